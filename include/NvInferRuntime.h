@@ -1,0 +1,1021 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ *
+ * NvInferRuntime.h -- the runtime-side API: symbolic dimension expressions, the V3 plugin capability interfaces
+ * (core, build, runtime), IPluginV2DynamicExt, IPluginCreatorV3One, the logger, the GPU allocators, the
+ * output allocator, stream readers/writers, the registry entry point and static plugin registration.
+ *
+ * A V3 plugin is one class with four bases; the engine asks it for each capability:
+ *
+ *     class PadPlugin : public nvinfer1::IPluginV3, public nvinfer1::IPluginV3OneCore,
+ *                       public nvinfer1::IPluginV3OneBuild, public nvinfer1::IPluginV3OneRuntime { ... };
+ *
+ *     class PadPluginCreator : public nvinfer1::IPluginCreatorV3One { ... };
+ *     REGISTER_TENSORRT_PLUGIN(PadPluginCreator);   // registers in getPluginRegistry() under namespace ""
+ *
+ * Builder, network and runtime classes (IRuntime, ICudaEngine, IExecutionContext, ...) are declared by the
+ * parts of kiln that implement them.
+ */
+
+#ifndef NV_INFER_RUNTIME_H
+#define NV_INFER_RUNTIME_H
+
+#include "NvInferImpl.h"
+#define NV_INFER_INTERNAL_INCLUDE 1
+#include "NvInferPluginBase.h"
+#undef NV_INFER_INTERNAL_INCLUDE
+#include "NvInferRuntimeCommon.h"
+
+namespace nvinfer1
+{
+
+KILN_IGNORE_DEPRECATED_BEGIN
+
+//! Base of the library-owned API objects: not copyable or movable.
+class INoCopy
+{
+protected:
+    INoCopy() = default;
+    virtual ~INoCopy() = default;
+    INoCopy(INoCopy const& other) = delete;
+    INoCopy& operator=(INoCopy const& other) = delete;
+    INoCopy(INoCopy&& other) = delete;
+    INoCopy& operator=(INoCopy&& other) = delete;
+};
+
+//! What an engine is built for.
+enum class EngineCapability : int32_t
+{
+    kSTANDARD = 0,        //!< Any layer, any backend.
+    kSAFETY = 1,          //!< The safety-certified subset.
+    kDLA_STANDALONE = 2,  //!< DLA loadables.
+};
+
+template <>
+constexpr inline int32_t EnumMax<EngineCapability>() noexcept
+{
+    return 3;
+}
+
+//! An array of weights. Does not own the values.
+class Weights
+{
+public:
+    DataType type;       //!< The element type.
+    void const* values;  //!< The values.
+    int64_t count;       //!< The number of values.
+};
+
+//! Operations on dimension expressions.
+enum class DimensionOperation : int32_t
+{
+    kSUM = 0,       //!< first + second.
+    kPROD = 1,      //!< first * second.
+    kMAX = 2,       //!< The larger of the two.
+    kMIN = 3,       //!< The smaller of the two.
+    kSUB = 4,       //!< first - second.
+    kEQUAL = 5,     //!< 1 if equal, else 0.
+    kLESS = 6,      //!< 1 if first < second, else 0.
+    kFLOOR_DIV = 7, //!< first / second rounded down.
+    kCEIL_DIV = 8,  //!< first / second rounded up.
+};
+
+template <>
+constexpr inline int32_t EnumMax<DimensionOperation>() noexcept
+{
+    return 9;
+}
+
+//! Where a tensor's data lives.
+enum class TensorLocation : int32_t
+{
+    kDEVICE = 0, //!< Device memory.
+    kHOST = 1,   //!< Host memory.
+};
+
+template <>
+constexpr inline int32_t EnumMax<TensorLocation>() noexcept
+{
+    return 2;
+}
+
+//! A dimension as a symbolic expression over input extents and shape values. Owned by the library.
+class IDimensionExpr : public INoCopy
+{
+public:
+    //! Whether the value is known at build time.
+    bool isConstant() const noexcept
+    {
+        return mImpl->isConstant();
+    }
+
+    //! The value if isConstant(), else the smallest int64_t.
+    int64_t getConstantValue() const noexcept
+    {
+        return mImpl->getConstantValue();
+    }
+
+protected:
+    apiv::VDimensionExpr* mImpl;
+    virtual ~IDimensionExpr() noexcept = default;
+
+public:
+    //! Whether this expression is the value of a size tensor (from IExprBuilder::declareSizeTensor).
+    bool isSizeTensor() const noexcept
+    {
+        return mImpl->isSizeTensor();
+    }
+};
+
+//! Makes dimension expressions for plugins' output shapes. Owned by the library; valid during the call only.
+class IExprBuilder : public INoCopy
+{
+public:
+    //! The expression for a constant.
+    IDimensionExpr const* constant(int64_t value) noexcept
+    {
+        return mImpl->constant(value);
+    }
+
+    //! The expression op(first, second); nullptr for an invalid op.
+    IDimensionExpr const* operation(
+        DimensionOperation op, IDimensionExpr const& first, IDimensionExpr const& second) noexcept
+    {
+        return mImpl->operation(op, first, second);
+    }
+
+protected:
+    apiv::VExprBuilder* mImpl;
+    virtual ~IExprBuilder() noexcept = default;
+
+public:
+    //! Declares output outputIndex a 0-D size tensor whose value is an extent with optimum opt and bound upper;
+    //! returns that extent for use in other outputs' shapes.
+    IDimensionExpr const* declareSizeTensor(int32_t outputIndex, IDimensionExpr const& opt, IDimensionExpr const& upper)
+    {
+        return mImpl->declareSizeTensor(outputIndex, opt, upper);
+    }
+};
+
+//! A shape whose extents are dimension expressions.
+class DimsExprs
+{
+public:
+    int32_t nbDims;                          //!< The rank.
+    IDimensionExpr const* d[Dims::MAX_DIMS]; //!< The extents; owned by the IExprBuilder.
+};
+
+//! A tensor descriptor at build time: the descriptor plus the optimization profile's bounds.
+struct DynamicPluginTensorDesc
+{
+    PluginTensorDesc desc; //!< The descriptor; run-time extents are -1.
+    Dims min;              //!< The profile's smallest shape.
+    Dims max;              //!< The profile's largest shape.
+    Dims opt;              //!< The profile's optimum shape.
+};
+
+//! The V2 plugin for dynamic shapes: symbolic output shapes and per-tensor descriptors. Deprecated in favour of
+//! IPluginV3. Destroy with destroy(); its destructor is protected.
+class TRT_DEPRECATED IPluginV2DynamicExt : public nvinfer1::IPluginV2Ext
+{
+public:
+    //! A copy in the same configured state; nullptr on failure.
+    IPluginV2DynamicExt* clone() const noexcept override = 0;
+
+    //! The shape of output outputIndex as expressions over the inputs' shapes.
+    virtual DimsExprs getOutputDimensions(
+        int32_t outputIndex, DimsExprs const* inputs, int32_t nbInputs, IExprBuilder& exprBuilder) noexcept
+        = 0;
+
+    //! The most format combinations the builder tries.
+    static constexpr int32_t kFORMAT_COMBINATION_LIMIT = 100;
+
+    //! Whether inOut[pos] may have its type and format, given inOut[0..pos-1]; inputs first, then outputs.
+    virtual bool supportsFormatCombination(
+        int32_t pos, PluginTensorDesc const* inOut, int32_t nbInputs, int32_t nbOutputs) noexcept
+        = 0;
+
+    //! Fixes types and formats; in[i].min/max/opt are the profile's bounds.
+    virtual void configurePlugin(DynamicPluginTensorDesc const* in, int32_t nbInputs,
+        DynamicPluginTensorDesc const* out, int32_t nbOutputs) noexcept
+        = 0;
+
+    //! Scratch bytes enqueue() needs for these tensors.
+    virtual size_t getWorkspaceSize(PluginTensorDesc const* inputs, int32_t nbInputs, PluginTensorDesc const* outputs,
+        int32_t nbOutputs) const noexcept
+        = 0;
+
+    //! Runs the layer on stream; returns 0 on success.
+    virtual int32_t enqueue(PluginTensorDesc const* inputDesc, PluginTensorDesc const* outputDesc,
+        void const* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept
+        = 0;
+
+protected:
+    //! Reports the kV2_DYNAMICEXT level.
+    int32_t getTensorRTVersion() const noexcept override
+    {
+        return (static_cast<int32_t>(PluginVersion::kV2_DYNAMICEXT) << 24 | (NV_TENSORRT_VERSION & 0xFFFFFF));
+    }
+
+    virtual ~IPluginV2DynamicExt() noexcept {}
+
+private:
+    // The implicit-batch methods are replaced; overriding them is a compile error.
+    Dims getOutputDimensions(int32_t /*index*/, Dims const* /*inputs*/, int32_t /*nbInputDims*/) noexcept final
+    {
+        return Dims{-1, {}};
+    }
+
+    TRT_DEPRECATED bool isOutputBroadcastAcrossBatch(
+        int32_t /*outputIndex*/, bool const* /*inputIsBroadcasted*/, int32_t /*nbInputs*/) const noexcept final
+    {
+        return false;
+    }
+
+    TRT_DEPRECATED bool canBroadcastInputAcrossBatch(int32_t /*inputIndex*/) const noexcept final
+    {
+        return true;
+    }
+
+    bool supportsFormat(DataType /*type*/, PluginFormat /*format*/) const noexcept final
+    {
+        return false;
+    }
+
+    void configurePlugin(Dims const* /*inputDims*/, int32_t /*nbInputs*/, Dims const* /*outputDims*/,
+        int32_t /*nbOutputs*/, DataType const* /*inputTypes*/, DataType const* /*outputTypes*/,
+        bool const* /*inputIsBroadcast*/, bool const* /*outputIsBroadcast*/, PluginFormat /*floatFormat*/,
+        int32_t /*maxBatchSize*/) noexcept final
+    {
+    }
+
+    size_t getWorkspaceSize(int32_t /*maxBatchSize*/) const noexcept final
+    {
+        return 0;
+    }
+
+    int32_t enqueue(int32_t /*batchSize*/, void const* const* /*inputs*/, void* const* /*outputs*/,
+        void* /*workspace*/, cudaStream_t /*stream*/) noexcept final
+    {
+        return 1;
+    }
+};
+
+namespace v_1_0
+{
+//! Reads a serialized engine piece by piece; implemented by the application.
+class IStreamReader : public IVersionedInterface
+{
+public:
+    ~IStreamReader() override = default;
+    IStreamReader() = default;
+
+    //! Reports {"IStreamReader", 1, 0}.
+    InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return InterfaceInfo{"IStreamReader", 1, 0};
+    }
+
+    //! Reads up to nbBytes into destination; returns the number read.
+    virtual int64_t read(void* destination, int64_t nbBytes) = 0;
+
+protected:
+    IStreamReader(IStreamReader const&) = default;
+    IStreamReader(IStreamReader&&) = default;
+    IStreamReader& operator=(IStreamReader const&) & = default;
+    IStreamReader& operator=(IStreamReader&&) & = default;
+};
+} // namespace v_1_0
+
+using IStreamReader = v_1_0::IStreamReader; //!< The stream reader interface.
+
+//! Origins for IStreamReaderV2::seek.
+enum class SeekPosition : int32_t
+{
+    kSET = 0, //!< From the start.
+    kCUR = 1, //!< From the current position.
+    kEND = 2, //!< From the end.
+};
+
+namespace v_1_0
+{
+//! Reads a serialized engine, possibly straight into device memory; implemented by the application.
+class IStreamReaderV2 : public IVersionedInterface
+{
+public:
+    ~IStreamReaderV2() override = default;
+    IStreamReaderV2() = default;
+
+    //! Reports {"IStreamReaderV2", 1, 0}.
+    InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return InterfaceInfo{"IStreamReaderV2", 1, 0};
+    }
+
+    //! Reads up to nbBytes into destination (host or device memory), ordered on stream; returns the number read.
+    virtual int64_t read(void* destination, int64_t nbBytes, cudaStream_t stream) noexcept = 0;
+
+    //! Moves the read position; returns true on success.
+    virtual bool seek(int64_t offset, SeekPosition where) noexcept = 0;
+
+protected:
+    IStreamReaderV2(IStreamReaderV2 const&) = default;
+    IStreamReaderV2(IStreamReaderV2&&) = default;
+    IStreamReaderV2& operator=(IStreamReaderV2 const&) & = default;
+    IStreamReaderV2& operator=(IStreamReaderV2&&) & = default;
+};
+
+//! Receives a serialized engine piece by piece; implemented by the application.
+class IStreamWriter : public IVersionedInterface
+{
+public:
+    ~IStreamWriter() override = default;
+    IStreamWriter() = default;
+
+    //! Reports {"IStreamWriter", 1, 0}.
+    InterfaceInfo getInterfaceInfo() const noexcept final
+    {
+        return InterfaceInfo{"IStreamWriter", 1, 0};
+    }
+
+    //! Writes nbBytes from data; returns the number written.
+    virtual int64_t write(void const* data, int64_t nbBytes) = 0;
+
+protected:
+    IStreamWriter(IStreamWriter const&) = default;
+    IStreamWriter(IStreamWriter&&) = default;
+    IStreamWriter& operator=(IStreamWriter const&) & = default;
+    IStreamWriter& operator=(IStreamWriter&&) & = default;
+};
+} // namespace v_1_0
+
+using IStreamReaderV2 = v_1_0::IStreamReaderV2; //!< The stream reader interface with seek and device reads.
+using IStreamWriter = v_1_0::IStreamWriter;     //!< The stream writer interface.
+
+//! What an execution context offers the plugins attached to it. A distinct object per context.
+class IPluginResourceContext
+{
+public:
+    //! The context's GPU allocator.
+    virtual IGpuAllocator* getGpuAllocator() const noexcept = 0;
+    //! The context's error recorder.
+    virtual IErrorRecorder* getErrorRecorder() const noexcept = 0;
+    virtual ~IPluginResourceContext() noexcept = default;
+
+protected:
+    IPluginResourceContext() = default;
+    IPluginResourceContext(IPluginResourceContext const&) = default;
+    IPluginResourceContext(IPluginResourceContext&&) = default;
+    IPluginResourceContext& operator=(IPluginResourceContext const&) & = default;
+    IPluginResourceContext& operator=(IPluginResourceContext&&) & = default;
+};
+
+namespace v_1_0
+{
+//! A V3 plugin's identity: name, version and namespace, equal to its creator's.
+class IPluginV3OneCore : public IPluginCapability
+{
+public:
+    //! Reports {"PLUGIN_V3ONE_CORE", 1, 0}.
+    InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return InterfaceInfo{"PLUGIN_V3ONE_CORE", 1, 0};
+    }
+
+    //! The plugin's name (at most 1024 bytes with the NUL).
+    virtual AsciiChar const* getPluginName() const noexcept = 0;
+    //! The plugin's version.
+    virtual AsciiChar const* getPluginVersion() const noexcept = 0;
+    //! The plugin's namespace.
+    virtual AsciiChar const* getPluginNamespace() const noexcept = 0;
+
+protected:
+    IPluginV3OneCore() = default;
+    IPluginV3OneCore(IPluginV3OneCore const&) = default;
+    IPluginV3OneCore(IPluginV3OneCore&&) = default;
+    IPluginV3OneCore& operator=(IPluginV3OneCore const&) & = default;
+    IPluginV3OneCore& operator=(IPluginV3OneCore&&) & = default;
+};
+
+//! What a V3 plugin tells the builder: outputs, formats, workspace, tactics.
+class IPluginV3OneBuild : public IPluginCapability
+{
+public:
+    //! The default of getFormatCombinationLimit().
+    static constexpr int32_t kDEFAULT_FORMAT_COMBINATION_LIMIT = 100;
+
+    //! Reports {"PLUGIN_V3ONE_BUILD", 1, 0}.
+    InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return InterfaceInfo{"PLUGIN_V3ONE_BUILD", 1, 0};
+    }
+
+    //! Fixes types and formats for a profile; in[i].min/opt/max are its bounds. Non-zero stops the build.
+    virtual int32_t configurePlugin(DynamicPluginTensorDesc const* in, int32_t nbInputs,
+        DynamicPluginTensorDesc const* out, int32_t nbOutputs) noexcept
+        = 0;
+
+    //! Writes the nbOutputs output types given the input types; returns 0 on success.
+    virtual int32_t getOutputDataTypes(
+        DataType* outputTypes, int32_t nbOutputs, const DataType* inputTypes, int32_t nbInputs) const noexcept
+        = 0;
+
+    //! Writes the output shapes as expressions over input shapes and shape-input values; returns 0 on success.
+    virtual int32_t getOutputShapes(DimsExprs const* inputs, int32_t nbInputs, DimsExprs const* shapeInputs,
+        int32_t nbShapeInputs, DimsExprs* outputs, int32_t nbOutputs, IExprBuilder& exprBuilder) noexcept
+        = 0;
+
+    //! Whether inOut[pos] may have its type and format, given inOut[0..pos-1]; inputs first, then outputs.
+    virtual bool supportsFormatCombination(
+        int32_t pos, DynamicPluginTensorDesc const* inOut, int32_t nbInputs, int32_t nbOutputs) noexcept
+        = 0;
+
+    //! The number of outputs.
+    virtual int32_t getNbOutputs() const noexcept = 0;
+
+    //! Scratch bytes enqueue() needs for these tensors.
+    virtual size_t getWorkspaceSize(DynamicPluginTensorDesc const* /*inputs*/, int32_t /*nbInputs*/,
+        DynamicPluginTensorDesc const* /*outputs*/, int32_t /*nbOutputs*/) const noexcept
+    {
+        return 0;
+    }
+
+    //! Writes up to nbTactics custom tactics (unique, non-zero) for the current configuration; returns 0 on success.
+    virtual int32_t getValidTactics(int32_t* /*tactics*/, int32_t /*nbTactics*/) noexcept
+    {
+        return 0;
+    }
+
+    //! The number of custom tactics.
+    virtual int32_t getNbTactics() noexcept
+    {
+        return 0;
+    }
+
+    //! The creation-state part of the timing-cache key; nullptr turns timing caching off for this plugin.
+    virtual char const* getTimingCacheID() noexcept
+    {
+        return nullptr;
+    }
+
+    //! The most format combinations the builder tries.
+    virtual int32_t getFormatCombinationLimit() noexcept
+    {
+        return kDEFAULT_FORMAT_COMBINATION_LIMIT;
+    }
+
+    //! Free text recorded with the layer in the engine, or nullptr.
+    virtual char const* getMetadataString() noexcept
+    {
+        return nullptr;
+    }
+
+protected:
+    IPluginV3OneBuild() = default;
+    IPluginV3OneBuild(IPluginV3OneBuild const&) = default;
+    IPluginV3OneBuild(IPluginV3OneBuild&&) = default;
+    IPluginV3OneBuild& operator=(IPluginV3OneBuild const&) & = default;
+    IPluginV3OneBuild& operator=(IPluginV3OneBuild&&) & = default;
+};
+
+//! What a V3 plugin does at run time: tactic, shape changes, execution, context attachment, serialization.
+class IPluginV3OneRuntime : public IPluginCapability
+{
+public:
+    //! Reports {"PLUGIN_V3ONE_RUNTIME", 1, 0}.
+    InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return InterfaceInfo{"PLUGIN_V3ONE_RUNTIME", 1, 0};
+    }
+
+    //! Selects the tactic to run with (0 is the default tactic); returns 0 on success.
+    virtual int32_t setTactic(int32_t /*tactic*/) noexcept
+    {
+        return 0;
+    }
+
+    //! Tells the plugin the concrete shapes of the next enqueue(); returns 0 on success.
+    virtual int32_t onShapeChange(
+        PluginTensorDesc const* in, int32_t nbInputs, PluginTensorDesc const* out, int32_t nbOutputs) noexcept
+        = 0;
+
+    //! Runs the layer on stream; returns 0 on success.
+    virtual int32_t enqueue(PluginTensorDesc const* inputDesc, PluginTensorDesc const* outputDesc,
+        void const* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept
+        = 0;
+
+    //! A clone of the whole plugin bound to an execution context's resources; nullptr on failure.
+    virtual IPluginV3* attachToContext(IPluginResourceContext* context) noexcept = 0;
+
+    //! The fields that createPlugin(..., kRUNTIME) receives when the engine is deserialized.
+    virtual PluginFieldCollection const* getFieldsToSerialize() noexcept = 0;
+
+protected:
+    IPluginV3OneRuntime() = default;
+    IPluginV3OneRuntime(IPluginV3OneRuntime const&) = default;
+    IPluginV3OneRuntime(IPluginV3OneRuntime&&) = default;
+    IPluginV3OneRuntime& operator=(IPluginV3OneRuntime const&) & = default;
+    IPluginV3OneRuntime& operator=(IPluginV3OneRuntime&&) & = default;
+};
+} // namespace v_1_0
+
+namespace v_2_0
+{
+//! The V3 build capability, second version: adds input/output aliasing.
+class IPluginV3OneBuild : public v_1_0::IPluginV3OneBuild
+{
+public:
+    //! Reports {"PLUGIN_V3ONE_BUILD", 2, 0}.
+    InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return InterfaceInfo{"PLUGIN_V3ONE_BUILD", 2, 0};
+    }
+
+    //! The input that output outputIndex writes in place, or -1; asked only with kALIASED_PLUGIN_IO_10_03 on.
+    virtual int32_t getAliasedInput(int32_t /*outputIndex*/) noexcept
+    {
+        return -1;
+    }
+};
+} // namespace v_2_0
+
+using IPluginV3OneCore = v_1_0::IPluginV3OneCore;       //!< The V3 core capability.
+using IPluginV3OneBuild = v_1_0::IPluginV3OneBuild;     //!< The V3 build capability.
+using IPluginV3OneRuntime = v_1_0::IPluginV3OneRuntime; //!< The V3 runtime capability.
+using IPluginV3OneBuildV2 = v_2_0::IPluginV3OneBuild;   //!< The V3 build capability with aliasing.
+
+namespace v_1_0
+{
+//! Receives per-layer timings from an execution context; implemented by the application.
+class IProfiler
+{
+public:
+    //! Reports that layerName took ms milliseconds.
+    virtual void reportLayerTime(char const* layerName, float ms) noexcept = 0;
+    virtual ~IProfiler() noexcept {}
+};
+} // namespace v_1_0
+
+using IProfiler = v_1_0::IProfiler; //!< The profiler interface.
+
+//! The role of a set of weights in a layer.
+enum class WeightsRole : int32_t
+{
+    kKERNEL = 0,   //!< Convolution or matrix kernel.
+    kBIAS = 1,     //!< Bias.
+    kSHIFT = 2,    //!< Scale-layer shift.
+    kSCALE = 3,    //!< Scale-layer scale.
+    kCONSTANT = 4, //!< Constant-layer values.
+    kANY = 5,      //!< Any role.
+};
+
+template <>
+constexpr inline int32_t EnumMax<WeightsRole>() noexcept
+{
+    return 6;
+}
+
+//! The kind of device a layer runs on.
+enum class DeviceType : int32_t
+{
+    kGPU = 0, //!< The GPU.
+    kDLA = 1, //!< A deep-learning accelerator.
+};
+
+template <>
+constexpr inline int32_t EnumMax<DeviceType>() noexcept
+{
+    return 2;
+}
+
+//! What the runtime may do with temporary files.
+enum class TempfileControlFlag : int32_t
+{
+    kALLOW_IN_MEMORY_FILES = 0,   //!< Anonymous in-memory files.
+    kALLOW_TEMPORARY_FILES = 1,   //!< Files in the temporary directory.
+};
+
+template <>
+constexpr inline int32_t EnumMax<TempfileControlFlag>() noexcept
+{
+    return 2;
+}
+
+using TempfileControlFlags = uint32_t; //!< A bit mask of TempfileControlFlag.
+
+//! Memory layouts of tensors. Vector formats pack a group of channels together.
+enum class TensorFormat : int32_t
+{
+    kLINEAR = 0,     //!< Row-major.
+    kCHW2 = 1,       //!< Channels in vectors of 2, vector dimension third-to-last.
+    kHWC8 = 2,       //!< Channels last, padded to a multiple of 8.
+    kCHW4 = 3,       //!< Channels in vectors of 4.
+    kCHW16 = 4,      //!< Channels in vectors of 16.
+    kCHW32 = 5,      //!< Channels in vectors of 32.
+    kDHWC8 = 6,      //!< Channels last over depth, height, width, padded to a multiple of 8.
+    kCDHW32 = 7,     //!< Channels in vectors of 32, vector dimension fourth-to-last.
+    kHWC = 8,        //!< Channels last, unpadded.
+    kDLA_LINEAR = 9, //!< DLA planar.
+    kDLA_HWC4 = 10,  //!< DLA image format.
+    kHWC16 = 11,     //!< Channels last, padded to a multiple of 16.
+    kDHWC = 12,      //!< Channels last over depth, height, width, unpadded.
+};
+
+template <>
+constexpr inline int32_t EnumMax<TensorFormat>() noexcept
+{
+    return 13;
+}
+
+using TensorFormats = uint32_t; //!< A bit mask of TensorFormat.
+
+//! How an execution context gets its activation memory.
+enum class ExecutionContextAllocationStrategy : int32_t
+{
+    kSTATIC = 0,            //!< Enough for every profile, allocated with the context.
+    kON_PROFILE_CHANGE = 1, //!< Enough for the selected profile, reallocated when it changes.
+    kUSER_MANAGED = 2,      //!< Supplied by the user with setDeviceMemory.
+};
+
+template <>
+constexpr inline int32_t EnumMax<ExecutionContextAllocationStrategy>() noexcept
+{
+    return 3;
+}
+
+//! Properties of memory asked of an IGpuAllocator.
+enum class AllocatorFlag : int32_t
+{
+    kRESIZABLE = 0, //!< The memory may later be grown with reallocate().
+};
+
+template <>
+constexpr inline int32_t EnumMax<AllocatorFlag>() noexcept
+{
+    return 1;
+}
+
+using AllocatorFlags = uint32_t; //!< A bit mask of AllocatorFlag.
+
+//! Receives the library's messages; implemented by the application.
+class ILogger
+{
+public:
+    //! How severe a message is.
+    enum class Severity : int32_t
+    {
+        kINTERNAL_ERROR = 0, //!< A bug inside the library; the state may be unusable.
+        kERROR = 1,          //!< An error the application must handle.
+        kWARNING = 2,        //!< Something suspicious that did not stop the call.
+        kINFO = 3,           //!< Information.
+        kVERBOSE = 4,        //!< Details for debugging.
+    };
+
+    //! Receives one message; may be called from several threads at once.
+    virtual void log(Severity severity, AsciiChar const* msg) noexcept = 0;
+
+    ILogger() = default;
+    virtual ~ILogger() = default;
+
+protected:
+    ILogger(ILogger const&) = default;
+    ILogger(ILogger&&) = default;
+    ILogger& operator=(ILogger const&) & = default;
+    ILogger& operator=(ILogger&&) & = default;
+};
+
+template <>
+constexpr inline int32_t EnumMax<ILogger::Severity>() noexcept
+{
+    return 5;
+}
+
+namespace v_1_0
+{
+//! Allocates device memory for the library; implemented by the application or by the library's default.
+class IGpuAllocator : public IVersionedInterface
+{
+public:
+    //! size bytes aligned to alignment, or nullptr. Deprecated: implement allocateAsync.
+    TRT_DEPRECATED virtual void* allocate(
+        uint64_t const size, uint64_t const alignment, AllocatorFlags const flags) noexcept
+        = 0;
+
+    ~IGpuAllocator() override = default;
+    IGpuAllocator() = default;
+
+    //! Grows a kRESIZABLE block to newSize bytes, moving it if needed; nullptr when unsupported or on failure.
+    virtual void* reallocate(void* const /*baseAddr*/, uint64_t /*alignment*/, uint64_t /*newSize*/) noexcept
+    {
+        return nullptr;
+    }
+
+    //! Frees memory from allocate(); returns true on success. Deprecated: implement deallocateAsync.
+    TRT_DEPRECATED virtual bool deallocate(void* const memory) noexcept = 0;
+
+    //! size bytes aligned to alignment, ordered on stream, or nullptr.
+    virtual void* allocateAsync(
+        uint64_t const size, uint64_t const alignment, AllocatorFlags const flags, cudaStream_t /*stream*/) noexcept
+    {
+        return allocate(size, alignment, flags);
+    }
+
+    //! Frees memory ordered on stream; returns true on success.
+    virtual bool deallocateAsync(void* const memory, cudaStream_t /*stream*/) noexcept
+    {
+        return deallocate(memory);
+    }
+
+    //! Reports {"IGpuAllocator", 1, 0}.
+    InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return {"IGpuAllocator", 1, 0};
+    }
+
+protected:
+    IGpuAllocator(IGpuAllocator const&) = default;
+    IGpuAllocator(IGpuAllocator&&) = default;
+    IGpuAllocator& operator=(IGpuAllocator const&) & = default;
+    IGpuAllocator& operator=(IGpuAllocator&&) & = default;
+};
+} // namespace v_1_0
+
+//! Which end of an optimization profile's range.
+enum class OptProfileSelector : int32_t
+{
+    kMIN = 0, //!< The smallest shape or value.
+    kOPT = 1, //!< The shape or value to optimize for.
+    kMAX = 2, //!< The largest shape or value.
+};
+
+template <>
+constexpr inline int32_t EnumMax<OptProfileSelector>() noexcept
+{
+    return 3;
+}
+
+//! Libraries the builder may draw tactics from.
+enum class TacticSource : int32_t
+{
+    kCUBLAS TRT_DEPRECATED_ENUM = 0,    //!< cuBLAS.
+    kCUBLAS_LT TRT_DEPRECATED_ENUM = 1, //!< cuBLASLt.
+    kCUDNN TRT_DEPRECATED_ENUM = 2,     //!< cuDNN.
+    kEDGE_MASK_CONVOLUTIONS = 3,        //!< Edge-mask convolution kernels.
+    kJIT_CONVOLUTIONS = 4,              //!< Just-in-time compiled convolutions.
+};
+
+template <>
+constexpr inline int32_t EnumMax<TacticSource>() noexcept
+{
+    return 5;
+}
+
+using TacticSources = uint32_t; //!< A bit mask of TacticSource.
+
+//! How much layer detail an engine records.
+enum class ProfilingVerbosity : int32_t
+{
+    kLAYER_NAMES_ONLY = 0, //!< Layer names.
+    kNONE = 1,             //!< Nothing.
+    kDETAILED = 2,         //!< Names, tactics, formats and parameters.
+};
+
+template <>
+constexpr inline int32_t EnumMax<ProfilingVerbosity>() noexcept
+{
+    return 3;
+}
+
+//! Options of engine serialization.
+enum class SerializationFlag : int32_t
+{
+    kEXCLUDE_WEIGHTS = 0,      //!< Leave refittable weights out.
+    kEXCLUDE_LEAN_RUNTIME = 1, //!< Leave the embedded lean runtime out.
+    kINCLUDE_REFIT = 2,        //!< Keep refit information.
+};
+
+template <>
+constexpr inline int32_t EnumMax<SerializationFlag>() noexcept
+{
+    return 3;
+}
+
+using SerializationFlags = uint32_t; //!< A bit mask of SerializationFlag.
+
+//! Engine statistics that can be queried.
+enum class EngineStat : int32_t
+{
+    kTOTAL_WEIGHTS_SIZE = 0,    //!< Bytes of all weights.
+    kSTRIPPED_WEIGHTS_SIZE = 1, //!< Bytes of the weights left in a stripped plan.
+};
+
+template <>
+constexpr inline int32_t EnumMax<EngineStat>() noexcept
+{
+    return 2;
+}
+
+namespace v_1_0
+{
+//! Provides memory for outputs whose size is known only at run time; implemented by the application.
+class IOutputAllocator : public IVersionedInterface
+{
+public:
+    //! Reports {"IOutputAllocator", 1, 0}.
+    InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return {"IOutputAllocator", 1, 0};
+    }
+
+    //! A buffer of at least size bytes for tensorName, or nullptr. Deprecated: implement reallocateOutputAsync.
+    TRT_DEPRECATED virtual void* reallocateOutput(char const* /*tensorName*/, void* /*currentMemory*/,
+        uint64_t /*size*/, uint64_t /*alignment*/) noexcept
+    {
+        return nullptr;
+    }
+
+    //! A buffer of at least size bytes for tensorName, ordered on stream, or nullptr.
+    virtual void* reallocateOutputAsync(
+        char const* tensorName, void* currentMemory, uint64_t size, uint64_t alignment, cudaStream_t /*stream*/)
+    {
+        return reallocateOutput(tensorName, currentMemory, size, alignment);
+    }
+
+    //! Tells the final shape of tensorName.
+    virtual void notifyShape(char const* tensorName, Dims const& dims) noexcept = 0;
+};
+
+//! Receives tensors marked for debugging as they are computed; implemented by the application.
+class IDebugListener : public IVersionedInterface
+{
+public:
+    //! Reports {"IDebugListener", 1, 0}.
+    InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return InterfaceInfo{"IDebugListener", 1, 0};
+    }
+
+    //! Receives one tensor's data; returns true on success.
+    virtual bool processDebugTensor(void const* addr, TensorLocation location, DataType type, Dims const& shape,
+        char const* name, cudaStream_t stream)
+        = 0;
+
+    ~IDebugListener() override = default;
+};
+} // namespace v_1_0
+
+using IGpuAllocator = v_1_0::IGpuAllocator;       //!< The GPU allocator interface.
+using IOutputAllocator = v_1_0::IOutputAllocator; //!< The output allocator interface.
+using IDebugListener = v_1_0::IDebugListener;     //!< The debug listener interface.
+
+KILN_IGNORE_DEPRECATED_END
+
+} // namespace nvinfer1
+
+//! The process-wide plugin registry.
+extern "C" TENSORRTAPI nvinfer1::IPluginRegistry* getPluginRegistry() noexcept;
+
+//! The library's logger: the one given to the most recent builder or runtime, or a default that prints
+//! warnings and errors to stderr.
+extern "C" TENSORRTAPI nvinfer1::ILogger* getLogger() noexcept;
+
+namespace nvinfer1
+{
+
+KILN_IGNORE_DEPRECATED_BEGIN
+
+//! Registers a default-constructed T in the process-wide registry under namespace "" when constructed.
+template <typename T>
+class PluginRegistrar
+{
+public:
+    PluginRegistrar()
+    {
+        getPluginRegistry()->registerCreator(instance, "");
+    }
+
+private:
+    T instance{};
+};
+
+KILN_IGNORE_DEPRECATED_END
+
+} // namespace nvinfer1
+
+//! Registers creator class `name` when the library or program that contains it is loaded.
+#define REGISTER_TENSORRT_PLUGIN(name) static nvinfer1::PluginRegistrar<name> pluginRegistrar##name {}
+
+namespace nvinfer1
+{
+
+KILN_IGNORE_DEPRECATED_BEGIN
+
+//! Finds the logger of the library that loaded a plugin library; given to its setLoggerFinder entry point.
+class ILoggerFinder
+{
+public:
+    //! The current logger; call it from the thread that runs the plugin method.
+    virtual ILogger* findLogger() = 0;
+
+protected:
+    virtual ~ILoggerFinder() = default;
+};
+
+namespace v_1_0
+{
+//! A GPU allocator whose only required methods are the stream-ordered ones.
+class IGpuAsyncAllocator : public IGpuAllocator
+{
+public:
+    IGpuAsyncAllocator() = default;
+    ~IGpuAsyncAllocator() override = default;
+
+    //! size bytes aligned to alignment, ordered on stream, or nullptr.
+    void* allocateAsync(uint64_t const size, uint64_t const alignment, AllocatorFlags const flags,
+        cudaStream_t /*stream*/) noexcept override
+        = 0;
+
+    //! Frees memory ordered on stream; returns true on success.
+    bool deallocateAsync(void* const memory, cudaStream_t /*stream*/) noexcept override = 0;
+
+    //! Forwards to allocateAsync on the default stream.
+    TRT_DEPRECATED void* allocate(uint64_t const size, uint64_t const alignment, AllocatorFlags const flags) noexcept
+        override
+    {
+        return allocateAsync(size, alignment, flags, nullptr);
+    }
+
+    //! Forwards to deallocateAsync on the default stream.
+    TRT_DEPRECATED bool deallocate(void* const memory) noexcept override
+    {
+        return deallocateAsync(memory, nullptr);
+    }
+
+    //! Reports {"IGpuAllocator", 1, 0}.
+    InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return {"IGpuAllocator", 1, 0};
+    }
+
+protected:
+    IGpuAsyncAllocator(IGpuAsyncAllocator const&) = default;
+    IGpuAsyncAllocator(IGpuAsyncAllocator&&) = default;
+    IGpuAsyncAllocator& operator=(IGpuAsyncAllocator const&) & = default;
+    IGpuAsyncAllocator& operator=(IGpuAsyncAllocator&&) & = default;
+};
+
+//! The factory of a V3 plugin, registered in the plugin registry.
+class IPluginCreatorV3One : public IPluginCreatorInterface
+{
+public:
+    //! Reports {"PLUGIN CREATOR_V3ONE", 1, 0}.
+    InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return InterfaceInfo{"PLUGIN CREATOR_V3ONE", 1, 0};
+    }
+
+    //! A new plugin from fc: attributes for kBUILD, getFieldsToSerialize() output for kRUNTIME. nullptr on failure.
+    virtual IPluginV3* createPlugin(AsciiChar const* name, PluginFieldCollection const* fc, TensorRTPhase phase) noexcept
+        = 0;
+
+    //! The fields createPlugin() understands at build time.
+    virtual PluginFieldCollection const* getFieldNames() noexcept = 0;
+
+    //! The plugin name this creator makes.
+    virtual AsciiChar const* getPluginName() const noexcept = 0;
+    //! The plugin version this creator makes.
+    virtual AsciiChar const* getPluginVersion() const noexcept = 0;
+    //! The namespace this creator reports.
+    virtual AsciiChar const* getPluginNamespace() const noexcept = 0;
+
+    IPluginCreatorV3One() = default;
+    virtual ~IPluginCreatorV3One() = default;
+
+protected:
+    IPluginCreatorV3One(IPluginCreatorV3One const&) = default;
+    IPluginCreatorV3One(IPluginCreatorV3One&&) = default;
+    IPluginCreatorV3One& operator=(IPluginCreatorV3One const&) & = default;
+    IPluginCreatorV3One& operator=(IPluginCreatorV3One&&) & = default;
+};
+} // namespace v_1_0
+
+using IGpuAsyncAllocator = v_1_0::IGpuAsyncAllocator;   //!< The stream-ordered GPU allocator interface.
+using IPluginCreatorV3One = v_1_0::IPluginCreatorV3One; //!< The V3 plugin creator.
+
+KILN_IGNORE_DEPRECATED_END
+
+} // namespace nvinfer1
+
+extern "C"
+{
+    //! The major version of the loaded library's TensorRT compatibility (10).
+    TENSORRTAPI int32_t getInferLibMajorVersion() noexcept;
+    //! The minor version (16).
+    TENSORRTAPI int32_t getInferLibMinorVersion() noexcept;
+    //! The patch version (0).
+    TENSORRTAPI int32_t getInferLibPatchVersion() noexcept;
+    //! The build number (72).
+    TENSORRTAPI int32_t getInferLibBuildVersion() noexcept;
+}
+
+#endif // NV_INFER_RUNTIME_H
