@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// kiln's plugin registry: creators keyed by name/version/namespace, loaded plugin libraries, shared resources.
+#pragma once
+
+#include "core/error.h"
+#include "plugin/library_loader.h"
+#include "plugin/resource_store.h"
+
+#include <atomic>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace kiln
+{
+
+//! The generations of plugin creator, told apart by their interface-info kind string.
+enum class CreatorKind
+{
+    kV2,    //!< "PLUGIN CREATOR_V1": IPluginCreator, makes IPluginV2 plugins.
+    kV3One, //!< "PLUGIN CREATOR_V3ONE": IPluginCreatorV3One, makes IPluginV3 plugins.
+};
+
+//! The kind of a creator, or an error naming the kind string it reported.
+Expected<CreatorKind> classifyCreator(nvinfer1::IPluginCreatorInterface const& creator);
+
+//! A thread-safe implementation of IPluginRegistry. One instance is process-wide (getPluginRegistry());
+//! others are private registries with an optional parent (kilnCreatePluginRegistry).
+class PluginRegistry final : public nvinfer1::IPluginRegistry
+{
+public:
+    explicit PluginRegistry(nvinfer1::IPluginRegistry* parent = nullptr);
+    ~PluginRegistry() noexcept override;
+
+    bool registerCreator(nvinfer1::IPluginCreator& creator, char const* const pluginNamespace) noexcept override;
+    nvinfer1::IPluginCreator* const* getPluginCreatorList(int32_t* const numCreators) const noexcept override;
+    nvinfer1::IPluginCreator* getPluginCreator(char const* const pluginName, char const* const pluginVersion,
+        char const* const pluginNamespace = "") noexcept override;
+    void setErrorRecorder(nvinfer1::IErrorRecorder* const recorder) noexcept override;
+    nvinfer1::IErrorRecorder* getErrorRecorder() const noexcept override;
+    bool deregisterCreator(nvinfer1::IPluginCreator const& creator) noexcept override;
+    bool isParentSearchEnabled() const override;
+    void setParentSearchEnabled(bool const enabled) override;
+    PluginLibraryHandle loadLibrary(char const* pluginPath) noexcept override;
+    void deregisterLibrary(PluginLibraryHandle handle) noexcept override;
+    bool registerCreator(nvinfer1::IPluginCreatorInterface& creator, char const* const pluginNamespace) noexcept override;
+    nvinfer1::IPluginCreatorInterface* const* getAllCreators(int32_t* const numCreators) const noexcept override;
+    nvinfer1::IPluginCreatorInterface* getCreator(char const* const pluginName, char const* const pluginVersion,
+        char const* const pluginNamespace = "") noexcept override;
+    bool deregisterCreator(nvinfer1::IPluginCreatorInterface const& creator) noexcept override;
+    nvinfer1::IPluginResource* acquirePluginResource(char const* key, nvinfer1::IPluginResource* resource) noexcept override;
+    int32_t releasePluginResource(char const* key) noexcept override;
+    nvinfer1::IPluginCreatorInterface* const* getAllCreatorsRecursive(int32_t* const numCreators) noexcept override;
+
+private:
+    struct Key
+    {
+        std::string name;
+        std::string version;
+        std::string pluginNamespace;
+        bool operator==(Key const&) const = default;
+    };
+
+    struct Entry
+    {
+        Key key;
+        nvinfer1::IPluginCreatorInterface* creator{};
+        CreatorKind kind{};
+        void const* library{}; //!< The PluginLibrary that provided the creator, or nullptr.
+    };
+
+    struct PluginLibrary
+    {
+        std::unique_ptr<SharedLibrary> library;
+        std::vector<nvinfer1::IPluginCreatorInterface*> creators;
+    };
+
+    //! A creator's key and kind, read from the creator, or an error naming what was wrong with it.
+    static Expected<Entry> describe(nvinfer1::IPluginCreatorInterface& creator, char const* pluginNamespace);
+
+    bool registerEntry(Entry entry, char const* operation) noexcept;
+    bool deregister(nvinfer1::IPluginCreatorInterface const& creator, char const* operation) noexcept;
+    Entry const* findLocked(Key const& key) const;
+
+    //! Keeps a snapshot alive for as long as the registry lives, reusing the newest equal one, and returns it.
+    template <typename T>
+    T* const* publish(std::vector<std::unique_ptr<std::vector<T*>>>& history, std::vector<T*> snapshot,
+        int32_t* numCreators) const;
+
+    //! Logs the error and reports it to the error recorder.
+    void report(Error const& error, char const* operation) const noexcept;
+
+    nvinfer1::IPluginRegistry* const mParent;
+    std::atomic<bool> mParentSearch{true};
+
+    mutable std::mutex mMutex; // guards everything below but the resource store and the recorder
+    std::vector<Entry> mEntries;
+    std::list<PluginLibrary> mLibraries;
+    mutable std::vector<std::unique_ptr<std::vector<nvinfer1::IPluginCreatorInterface*>>> mAllSnapshots;
+    mutable std::vector<std::unique_ptr<std::vector<nvinfer1::IPluginCreator*>>> mV2Snapshots;
+
+    mutable std::mutex mRecorderMutex;
+    nvinfer1::IErrorRecorder* mRecorder{};
+
+    ResourceStore mResources;
+};
+
+} // namespace kiln

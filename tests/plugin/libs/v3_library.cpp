@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+// A plugin library in the current form: setLoggerFinder and getCreators with two V3 creators.
+#include "support/probe_plugins.h"
+
+namespace
+{
+nvinfer1::ILoggerFinder* gFinder{nullptr};
+kiln::test::ProbeV3Creator gFirst{"LibV3First", "1", "kilnTest", &gFinder};
+kiln::test::ProbeV3Creator gSecond{"LibV3Second", "2", "kilnTest", &gFinder};
+nvinfer1::IPluginCreatorInterface* const gCreators[] = {&gFirst, &gSecond};
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) void setLoggerFinder(nvinfer1::ILoggerFinder* finder)
+{
+    gFinder = finder;
+}
+
+extern "C" __attribute__((visibility("default"))) nvinfer1::IPluginCreatorInterface* const* getCreators(
+    int32_t& nbCreators)
+{
+    nbCreators = 2;
+    return gCreators;
+}
