@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# kiln's test command: installs what the build needs (Debian/Ubuntu, as root), builds kiln and its tests, runs
+# them, then rebuilds the registry tests under ThreadSanitizer and AddressSanitizer+UBSan and runs those.
+#   bash scripts/test.sh                 # everything
+#   KILN_SKIP_SANITIZERS=1 bash scripts/test.sh   # the plain build only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends \
+        g++ cmake ninja-build ccache binutils libgtest-dev libgmock-dev >/dev/null
+fi
+
+jobs=$(nproc)
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/kiln-ccache}"
+
+echo "== build and test (Release)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$jobs"
+ctest --test-dir build -j "$jobs" --output-on-failure
+
+if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
+    for sanitizer in thread "address;undefined"; do
+        dir="build-${sanitizer%%;*}"
+        echo "== registry tests under -fsanitize=${sanitizer}"
+        cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DKILN_SANITIZE=${sanitizer}"
+        cmake --build "$dir" -j "$jobs"
+        TSAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+            ctest --test-dir "$dir" -j "$jobs" -L "registry|core" --output-on-failure
+    done
+fi
