@@ -193,3 +193,23 @@ TEST_F(LibraryTest, StaticallyRegisteringLibraryStaysMappedAfterDeregistration)
 
 } // namespace
 } // namespace kiln::test
+
+namespace kiln::test
+{
+namespace
+{
+
+TEST_F(LibraryTest, LibraryLinkedAgainstLibnvinferSo10SharesTheProcessRegistry)
+{
+    // The library needs libnvinfer.so.10, which is kiln's libkiln under TensorRT's name: the loader must map the
+    // already-loaded libkiln, so the library's static registration lands in this process's registry.
+    auto* handle = mRegistry->loadLibrary(libraryPath("tensorrt_linked_library").c_str());
+    ASSERT_NE(handle, nullptr) << mLog.text();
+    auto* creator = getPluginRegistry()->getCreator("LinkedV3", "1", "");
+    ASSERT_NE(creator, nullptr) << "registered into another copy of the library?";
+    EXPECT_STREQ(static_cast<nvinfer1::IPluginCreatorV3One*>(creator)->getPluginName(), "LinkedV3");
+    mRegistry->deregisterLibrary(handle);
+}
+
+} // namespace
+} // namespace kiln::test
