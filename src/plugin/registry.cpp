@@ -273,24 +273,34 @@ bool PluginRegistry::deregisterCreator(IPluginCreator const& creator) noexcept
     return deregister(static_cast<IPluginCreatorInterface const&>(creator), "deregisterCreator");
 }
 
+Expected<std::optional<PluginRegistry::Entry>> PluginRegistry::findOwn(
+    char const* pluginName, char const* pluginVersion, char const* pluginNamespace) const
+{
+    if (pluginName == nullptr || pluginVersion == nullptr)
+    {
+        return Error{ErrorCode::kINVALID_ARGUMENT,
+            "asked for " + describePlugin(pluginName, pluginVersion, pluginNamespace)
+                + "; the plugin name and version must not be null"};
+    }
+    std::lock_guard<std::mutex> lock(mMutex);
+    Entry const* entry = findLocked(Key{pluginName, pluginVersion, orEmpty(pluginNamespace)});
+    return entry != nullptr ? std::optional<Entry>(*entry) : std::nullopt;
+}
+
 IPluginCreatorInterface* PluginRegistry::getCreator(
     char const* const pluginName, char const* const pluginVersion, char const* const pluginNamespace) noexcept
 {
     auto const reportHere = [&](Error const& error) { report(error, "getCreator"); };
     return guarded(reportHere, static_cast<IPluginCreatorInterface*>(nullptr), [&]() -> IPluginCreatorInterface* {
-        if (pluginName == nullptr || pluginVersion == nullptr)
+        auto const own = findOwn(pluginName, pluginVersion, pluginNamespace);
+        if (!own)
         {
-            reportHere(Error{ErrorCode::kINVALID_ARGUMENT,
-                "asked for " + describePlugin(pluginName, pluginVersion, pluginNamespace)
-                    + "; the plugin name and version must not be null"});
+            reportHere(own.error());
             return nullptr;
         }
+        if (own.value())
         {
-            std::lock_guard<std::mutex> lock(mMutex);
-            if (Entry const* entry = findLocked(Key{pluginName, pluginVersion, orEmpty(pluginNamespace)}))
-            {
-                return entry->creator;
-            }
+            return own.value()->creator;
         }
         if (mParent != nullptr && mParentSearch.load())
         {
@@ -307,28 +317,23 @@ IPluginCreator* PluginRegistry::getPluginCreator(
 {
     auto const reportHere = [&](Error const& error) { report(error, "getPluginCreator"); };
     return guarded(reportHere, static_cast<IPluginCreator*>(nullptr), [&]() -> IPluginCreator* {
-        if (pluginName == nullptr || pluginVersion == nullptr)
+        auto const own = findOwn(pluginName, pluginVersion, pluginNamespace);
+        if (!own)
         {
-            reportHere(Error{ErrorCode::kINVALID_ARGUMENT,
-                "asked for " + describePlugin(pluginName, pluginVersion, pluginNamespace)
-                    + "; the plugin name and version must not be null"});
+            reportHere(own.error());
             return nullptr;
         }
+        if (own.value() && own.value()->kind == CreatorKind::kV2)
         {
-            std::lock_guard<std::mutex> lock(mMutex);
-            if (Entry const* entry = findLocked(Key{pluginName, pluginVersion, orEmpty(pluginNamespace)}))
-            {
-                if (entry->kind == CreatorKind::kV2)
-                {
-                    return static_cast<IPluginCreator*>(entry->creator);
-                }
-                log(Severity::kWARNING,
-                    "IPluginRegistry::getPluginCreator: "
-                        + describePlugin(pluginName, pluginVersion, pluginNamespace)
-                        + " has a V3 creator (IPluginCreatorV3One); getPluginCreator returns V2 creators only, use "
-                          "getCreator");
-                return nullptr;
-            }
+            return static_cast<IPluginCreator*>(own.value()->creator);
+        }
+        if (own.value())
+        {
+            log(Severity::kWARNING,
+                "IPluginRegistry::getPluginCreator: " + describePlugin(pluginName, pluginVersion, pluginNamespace)
+                    + " has a V3 creator (IPluginCreatorV3One); getPluginCreator returns V2 creators only, use "
+                      "getCreator");
+            return nullptr;
         }
         if (mParent != nullptr && mParentSearch.load())
         {

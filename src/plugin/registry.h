@@ -10,6 +10,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,10 @@ private:
     bool registerEntry(Entry entry, char const* operation) noexcept;
     bool deregister(nvinfer1::IPluginCreatorInterface const& creator, char const* operation) noexcept;
     Entry const* findLocked(Key const& key) const;
+    //! A copy of this registry's own entry for the key, std::nullopt when absent, an error for a null name or
+    //! version.
+    Expected<std::optional<Entry>> findOwn(char const* pluginName, char const* pluginVersion,
+        char const* pluginNamespace) const;
 
     //! Keeps a snapshot alive for as long as the registry lives, reusing the newest equal one, and returns it.
     template <typename T>
