@@ -27,7 +27,7 @@ if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
         dir="build-${sanitizer%%;*}"
         echo "== registry tests under -fsanitize=${sanitizer}"
         cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DKILN_SANITIZE=${sanitizer}"
-        cmake --build "$dir" -j "$jobs"
+        cmake --build "$dir" -j "$jobs" --target kiln plugin_registry_test plugin_concurrency_test
         TSAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
             ctest --test-dir "$dir" -j "$jobs" -L "registry|core" --output-on-failure
     done
