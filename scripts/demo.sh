@@ -5,7 +5,11 @@
 # (Building and running an engine from a bundled ONNX model replaces this once the engine issues land.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+missing() {
+    for tool in g++ cmake ninja; do command -v "$tool" >/dev/null 2>&1 || return 0; done
+    return 1
+}
+if missing && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends g++ cmake ninja-build ccache >/dev/null

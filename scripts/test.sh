@@ -7,7 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+missing() {
+    for tool in g++ cmake ninja nm; do command -v "$tool" >/dev/null 2>&1 || return 0; done
+    [ -f /usr/include/gtest/gtest.h ] || return 0
+    command -v ccache >/dev/null 2>&1 || [ "${CI:-}" != true ] || return 0 # CI wants its compiler cache
+    return 1
+}
+if missing && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends \
