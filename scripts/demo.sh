@@ -14,6 +14,6 @@ if missing && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends g++ cmake ninja-build ccache >/dev/null
 fi
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=OFF
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_EXAMPLES=ON
 cmake --build build -j "$(nproc)" --target plugin_library_tour kiln_example_plugins
 ./build/examples/plugin_library/plugin_library_tour ./build/examples/plugin_library/libkiln_example_plugins.so

@@ -24,7 +24,7 @@ jobs=$(nproc)
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/kiln-ccache}"
 
 echo "== build and test (Release)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON -DKILN_BUILD_EXAMPLES=ON
 cmake --build build -j "$jobs"
 ctest --test-dir build -j "$jobs" --output-on-failure
 
