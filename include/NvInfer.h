@@ -43,36 +43,36 @@ using NetworkDefinitionCreationFlags = uint32_t; //!< A bit mask of NetworkDefin
 //! Builder options; combine as (1U << static_cast<uint32_t>(flag)).
 enum class BuilderFlag : int32_t
 {
-    kFP16 TRT_DEPRECATED_ENUM = 0,                        //!< Allow FP16 kernels.
-    kINT8 TRT_DEPRECATED_ENUM = 1,                        //!< Allow INT8 kernels.
-    kDEBUG = 2,                                           //!< Synchronize after each layer.
-    kGPU_FALLBACK = 3,                                    //!< Fall back to the GPU from DLA.
-    kREFIT = 4,                                           //!< Make weights refittable.
-    kDISABLE_TIMING_CACHE = 5,                            //!< Do not use a timing cache.
-    kTF32 = 6,                                            //!< Allow TF32 math for FP32.
-    kSPARSE_WEIGHTS = 7,                                  //!< Allow structured-sparsity kernels.
-    kSAFETY_SCOPE TRT_DEPRECATED_ENUM = 8,                //!< Restrict to the safety scope.
-    kOBEY_PRECISION_CONSTRAINTS TRT_DEPRECATED_ENUM = 9,  //!< Layer precisions are requirements.
+    kFP16 TRT_DEPRECATED_ENUM = 0,                          //!< Allow FP16 kernels.
+    kINT8 TRT_DEPRECATED_ENUM = 1,                          //!< Allow INT8 kernels.
+    kDEBUG = 2,                                             //!< Synchronize after each layer.
+    kGPU_FALLBACK = 3,                                      //!< Fall back to the GPU from DLA.
+    kREFIT = 4,                                             //!< Make weights refittable.
+    kDISABLE_TIMING_CACHE = 5,                              //!< Do not use a timing cache.
+    kTF32 = 6,                                              //!< Allow TF32 math for FP32.
+    kSPARSE_WEIGHTS = 7,                                    //!< Allow structured-sparsity kernels.
+    kSAFETY_SCOPE TRT_DEPRECATED_ENUM = 8,                  //!< Restrict to the safety scope.
+    kOBEY_PRECISION_CONSTRAINTS TRT_DEPRECATED_ENUM = 9,    //!< Layer precisions are requirements.
     kPREFER_PRECISION_CONSTRAINTS TRT_DEPRECATED_ENUM = 10, //!< Layer precisions are preferences.
-    kDIRECT_IO TRT_DEPRECATED_ENUM = 11,                  //!< No reformatting at engine I/O.
-    kREJECT_EMPTY_ALGORITHMS TRT_DEPRECATED_ENUM = 12,    //!< Fail when an algorithm selector rejects all.
-    kVERSION_COMPATIBLE = 13,                             //!< Build a version-compatible engine.
-    kEXCLUDE_LEAN_RUNTIME = 14,                           //!< Do not embed the lean runtime.
-    kFP8 TRT_DEPRECATED_ENUM = 15,                        //!< Allow FP8 kernels.
-    kERROR_ON_TIMING_CACHE_MISS = 16,                     //!< Fail when a tactic is not in the timing cache.
-    kBF16 TRT_DEPRECATED_ENUM = 17,                       //!< Allow BF16 kernels.
-    kDISABLE_COMPILATION_CACHE = 18,                      //!< Do not cache compiled kernels.
-    kSTRIP_PLAN = 19,                                     //!< Leave refittable weights out of the plan.
-    kWEIGHTLESS TRT_DEPRECATED_ENUM = kSTRIP_PLAN,        //!< Old name of kSTRIP_PLAN.
-    kREFIT_IDENTICAL = 20,                                //!< Refit only with identical weights.
-    kWEIGHT_STREAMING = 21,                               //!< Allow streaming weights from host memory.
-    kINT4 TRT_DEPRECATED_ENUM = 22,                       //!< Allow INT4 weight-only kernels.
-    kREFIT_INDIVIDUAL = 23,                               //!< Choose refittable weights one by one.
-    kSTRICT_NANS = 24,                                    //!< Keep NaN semantics exact.
-    kMONITOR_MEMORY = 25,                                 //!< Track memory during the build.
-    kFP4 TRT_DEPRECATED_ENUM = 26,                        //!< Allow FP4 kernels.
-    kEDITABLE_TIMING_CACHE = 27,                          //!< Allow editing the timing cache.
-    kDISTRIBUTIVE_INDEPENDENCE = 28,                      //!< Keep results independent of batch distribution.
+    kDIRECT_IO TRT_DEPRECATED_ENUM = 11,                    //!< No reformatting at engine I/O.
+    kREJECT_EMPTY_ALGORITHMS TRT_DEPRECATED_ENUM = 12,      //!< Fail when an algorithm selector rejects all.
+    kVERSION_COMPATIBLE = 13,                               //!< Build a version-compatible engine.
+    kEXCLUDE_LEAN_RUNTIME = 14,                             //!< Do not embed the lean runtime.
+    kFP8 TRT_DEPRECATED_ENUM = 15,                          //!< Allow FP8 kernels.
+    kERROR_ON_TIMING_CACHE_MISS = 16,                       //!< Fail when a tactic is not in the timing cache.
+    kBF16 TRT_DEPRECATED_ENUM = 17,                         //!< Allow BF16 kernels.
+    kDISABLE_COMPILATION_CACHE = 18,                        //!< Do not cache compiled kernels.
+    kSTRIP_PLAN = 19,                                       //!< Leave refittable weights out of the plan.
+    kWEIGHTLESS TRT_DEPRECATED_ENUM = kSTRIP_PLAN,          //!< Old name of kSTRIP_PLAN.
+    kREFIT_IDENTICAL = 20,                                  //!< Refit only with identical weights.
+    kWEIGHT_STREAMING = 21,                                 //!< Allow streaming weights from host memory.
+    kINT4 TRT_DEPRECATED_ENUM = 22,                         //!< Allow INT4 weight-only kernels.
+    kREFIT_INDIVIDUAL = 23,                                 //!< Choose refittable weights one by one.
+    kSTRICT_NANS = 24,                                      //!< Keep NaN semantics exact.
+    kMONITOR_MEMORY = 25,                                   //!< Track memory during the build.
+    kFP4 TRT_DEPRECATED_ENUM = 26,                          //!< Allow FP4 kernels.
+    kEDITABLE_TIMING_CACHE = 27,                            //!< Allow editing the timing cache.
+    kDISTRIBUTIVE_INDEPENDENCE = 28,                        //!< Keep results independent of batch distribution.
 };
 
 template <>
@@ -132,8 +132,8 @@ constexpr inline int32_t EnumMax<HardwareCompatibilityLevel>() noexcept
 //! The platform an engine will run on.
 enum class RuntimePlatform : int32_t
 {
-    kSAME_AS_BUILD = 0,  //!< The build platform.
-    kWINDOWS_AMD64 = 1,  //!< Windows on x86-64.
+    kSAME_AS_BUILD = 0, //!< The build platform.
+    kWINDOWS_AMD64 = 1, //!< Windows on x86-64.
 };
 
 template <>
@@ -167,10 +167,7 @@ public:
     ~IProgressMonitor() noexcept override = default;
 
     //! Reports {"IProgressMonitor", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"IProgressMonitor", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"IProgressMonitor", 1, 0}; }
 
     //! A phase with nbSteps steps begins inside parentPhase (nullptr at top level).
     virtual void phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept = 0;

@@ -59,28 +59,16 @@ public:
     }
 
     //! The height (extent 0).
-    int64_t& h()
-    {
-        return d[0];
-    }
+    int64_t& h() { return d[0]; }
 
     //! The height (extent 0).
-    int64_t h() const
-    {
-        return d[0];
-    }
+    int64_t h() const { return d[0]; }
 
     //! The width (extent 1).
-    int64_t& w()
-    {
-        return d[1];
-    }
+    int64_t& w() { return d[1]; }
 
     //! The width (extent 1).
-    int64_t w() const
-    {
-        return d[1];
-    }
+    int64_t w() const { return d[1]; }
 };
 
 //! A shape of rank 3.

@@ -49,10 +49,10 @@ enum class PluginFieldType : int32_t
 class PluginField
 {
 public:
-    AsciiChar const* name;    //!< The field's name.
-    void const* data;         //!< The field's values.
-    PluginFieldType type;     //!< The type of the values.
-    int32_t length;           //!< The number of values (bytes for kUNKNOWN).
+    AsciiChar const* name; //!< The field's name.
+    void const* data;      //!< The field's values.
+    PluginFieldType type;  //!< The type of the values.
+    int32_t length;        //!< The number of values (bytes for kUNKNOWN).
 
     //! A field naming length values of the given type at data.
     PluginField(AsciiChar const* const name_ = nullptr, void const* const data_ = nullptr,
@@ -68,8 +68,8 @@ public:
 //! An array of plugin fields. Does not own them.
 struct PluginFieldCollection
 {
-    int32_t nbFields{};            //!< The number of fields.
-    PluginField const* fields{};   //!< The fields.
+    int32_t nbFields{};          //!< The number of fields.
+    PluginField const* fields{}; //!< The fields.
 };
 
 //! The phase in which a V3 plugin is created.
@@ -100,10 +100,7 @@ class IPluginResource : public IVersionedInterface
 {
 public:
     //! Reports {"IPluginResource", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"IPluginResource", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"IPluginResource", 1, 0}; }
 
     //! Frees what this clone holds; called once when the last user releases it. Returns 0 on success.
     virtual int32_t release() noexcept = 0;
@@ -139,10 +136,7 @@ class IPluginV3 : public IVersionedInterface
 {
 public:
     //! Reports {"PLUGIN", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"PLUGIN", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"PLUGIN", 1, 0}; }
 
     //! The capability interface of the given type, or nullptr when the plugin lacks it.
     virtual IPluginCapability* getCapabilityInterface(PluginCapabilityType type) noexcept = 0;

@@ -23,14 +23,14 @@ namespace plugin
 //! Parameters of the PriorBox plugin.
 struct PriorBoxParameters
 {
-    float *minSize, *maxSize, *aspectRatios; //!< Box sizes and aspect ratios.
+    float *minSize, *maxSize, *aspectRatios;         //!< Box sizes and aspect ratios.
     int32_t numMinSize, numMaxSize, numAspectRatios; //!< Their counts.
-    bool flip;                               //!< Also add the inverse aspect ratios.
-    bool clip;                               //!< Clip boxes to [0, 1].
-    float variance[4];                       //!< Variances of the box coordinates.
-    int32_t imgH, imgW;                      //!< Image size.
-    float stepH, stepW;                      //!< Step between cells.
-    float offset;                            //!< Offset of box centres within a cell.
+    bool flip;                                       //!< Also add the inverse aspect ratios.
+    bool clip;                                       //!< Clip boxes to [0, 1].
+    float variance[4];                               //!< Variances of the box coordinates.
+    int32_t imgH, imgW;                              //!< Image size.
+    float stepH, stepW;                              //!< Step between cells.
+    float offset;                                    //!< Offset of box centres within a cell.
 };
 
 //! Parameters of the RPROI plugin.
@@ -51,13 +51,13 @@ struct RPROIParams
 //! Parameters of the GridAnchor plugin.
 struct GridAnchorParameters
 {
-    float minSize;         //!< Smallest box scale.
-    float maxSize;         //!< Largest box scale.
-    float* aspectRatios;   //!< Aspect ratios.
+    float minSize;           //!< Smallest box scale.
+    float maxSize;           //!< Largest box scale.
+    float* aspectRatios;     //!< Aspect ratios.
     int32_t numAspectRatios; //!< Their count.
-    int32_t H;             //!< Feature-map height.
-    int32_t W;             //!< Feature-map width.
-    float variance[4];     //!< Variances of the box coordinates.
+    int32_t H;               //!< Feature-map height.
+    int32_t W;               //!< Feature-map width.
+    float variance[4];       //!< Variances of the box coordinates.
 };
 
 //! How detection boxes are encoded.
@@ -72,14 +72,14 @@ enum class CodeTypeSSD : int32_t
 //! Parameters of the DetectionOutput plugin.
 struct DetectionOutputParameters
 {
-    bool shareLocation, varianceEncodedInTarget; //!< Box-sharing and variance options.
+    bool shareLocation, varianceEncodedInTarget;           //!< Box-sharing and variance options.
     int32_t backgroundLabelId, numClasses, topK, keepTopK; //!< Class and selection counts.
-    float confidenceThreshold, nmsThreshold;      //!< Thresholds.
-    CodeTypeSSD codeType;                         //!< Box encoding.
-    int32_t inputOrder[3];                        //!< Order of the loc, conf and prior inputs.
-    bool confSigmoid;                             //!< Apply a sigmoid to confidences.
-    bool isNormalized;                            //!< Boxes are normalized.
-    bool isBatchAgnostic{true};                   //!< Priors are shared across the batch.
+    float confidenceThreshold, nmsThreshold;               //!< Thresholds.
+    CodeTypeSSD codeType;                                  //!< Box encoding.
+    int32_t inputOrder[3];                                 //!< Order of the loc, conf and prior inputs.
+    bool confSigmoid;                                      //!< Apply a sigmoid to confidences.
+    bool isNormalized;                                     //!< Boxes are normalized.
+    bool isBatchAgnostic{true};                            //!< Priors are shared across the batch.
 };
 
 //! A softmax tree for the Region plugin.

@@ -46,9 +46,9 @@ protected:
 //! What an engine is built for.
 enum class EngineCapability : int32_t
 {
-    kSTANDARD = 0,        //!< Any layer, any backend.
-    kSAFETY = 1,          //!< The safety-certified subset.
-    kDLA_STANDALONE = 2,  //!< DLA loadables.
+    kSTANDARD = 0,       //!< Any layer, any backend.
+    kSAFETY = 1,         //!< The safety-certified subset.
+    kDLA_STANDALONE = 2, //!< DLA loadables.
 };
 
 template <>
@@ -61,9 +61,9 @@ constexpr inline int32_t EnumMax<EngineCapability>() noexcept
 class Weights
 {
 public:
-    DataType type;       //!< The element type.
-    void const* values;  //!< The values.
-    int64_t count;       //!< The number of values.
+    DataType type;      //!< The element type.
+    void const* values; //!< The values.
+    int64_t count;      //!< The number of values.
 };
 
 //! Operations on dimension expressions.
@@ -104,16 +104,10 @@ class IDimensionExpr : public INoCopy
 {
 public:
     //! Whether the value is known at build time.
-    bool isConstant() const noexcept
-    {
-        return mImpl->isConstant();
-    }
+    bool isConstant() const noexcept { return mImpl->isConstant(); }
 
     //! The value if isConstant(), else the smallest int64_t.
-    int64_t getConstantValue() const noexcept
-    {
-        return mImpl->getConstantValue();
-    }
+    int64_t getConstantValue() const noexcept { return mImpl->getConstantValue(); }
 
 protected:
     apiv::VDimensionExpr* mImpl;
@@ -121,10 +115,7 @@ protected:
 
 public:
     //! Whether this expression is the value of a size tensor (from IExprBuilder::declareSizeTensor).
-    bool isSizeTensor() const noexcept
-    {
-        return mImpl->isSizeTensor();
-    }
+    bool isSizeTensor() const noexcept { return mImpl->isSizeTensor(); }
 };
 
 //! Makes dimension expressions for plugins' output shapes. Owned by the library; valid during the call only.
@@ -132,10 +123,7 @@ class IExprBuilder : public INoCopy
 {
 public:
     //! The expression for a constant.
-    IDimensionExpr const* constant(int64_t value) noexcept
-    {
-        return mImpl->constant(value);
-    }
+    IDimensionExpr const* constant(int64_t value) noexcept { return mImpl->constant(value); }
 
     //! The expression op(first, second); nullptr for an invalid op.
     IDimensionExpr const* operation(
@@ -184,31 +172,26 @@ public:
 
     //! The shape of output outputIndex as expressions over the inputs' shapes.
     virtual DimsExprs getOutputDimensions(
-        int32_t outputIndex, DimsExprs const* inputs, int32_t nbInputs, IExprBuilder& exprBuilder) noexcept
-        = 0;
+        int32_t outputIndex, DimsExprs const* inputs, int32_t nbInputs, IExprBuilder& exprBuilder) noexcept = 0;
 
     //! The most format combinations the builder tries.
     static constexpr int32_t kFORMAT_COMBINATION_LIMIT = 100;
 
     //! Whether inOut[pos] may have its type and format, given inOut[0..pos-1]; inputs first, then outputs.
     virtual bool supportsFormatCombination(
-        int32_t pos, PluginTensorDesc const* inOut, int32_t nbInputs, int32_t nbOutputs) noexcept
-        = 0;
+        int32_t pos, PluginTensorDesc const* inOut, int32_t nbInputs, int32_t nbOutputs) noexcept = 0;
 
     //! Fixes types and formats; in[i].min/max/opt are the profile's bounds.
     virtual void configurePlugin(DynamicPluginTensorDesc const* in, int32_t nbInputs,
-        DynamicPluginTensorDesc const* out, int32_t nbOutputs) noexcept
-        = 0;
+        DynamicPluginTensorDesc const* out, int32_t nbOutputs) noexcept = 0;
 
     //! Scratch bytes enqueue() needs for these tensors.
     virtual size_t getWorkspaceSize(PluginTensorDesc const* inputs, int32_t nbInputs, PluginTensorDesc const* outputs,
-        int32_t nbOutputs) const noexcept
-        = 0;
+        int32_t nbOutputs) const noexcept = 0;
 
     //! Runs the layer on stream; returns 0 on success.
     virtual int32_t enqueue(PluginTensorDesc const* inputDesc, PluginTensorDesc const* outputDesc,
-        void const* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept
-        = 0;
+        void const* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept = 0;
 
 protected:
     //! Reports the kV2_DYNAMICEXT level.
@@ -232,15 +215,9 @@ private:
         return false;
     }
 
-    TRT_DEPRECATED bool canBroadcastInputAcrossBatch(int32_t /*inputIndex*/) const noexcept final
-    {
-        return true;
-    }
+    TRT_DEPRECATED bool canBroadcastInputAcrossBatch(int32_t /*inputIndex*/) const noexcept final { return true; }
 
-    bool supportsFormat(DataType /*type*/, PluginFormat /*format*/) const noexcept final
-    {
-        return false;
-    }
+    bool supportsFormat(DataType /*type*/, PluginFormat /*format*/) const noexcept final { return false; }
 
     void configurePlugin(Dims const* /*inputDims*/, int32_t /*nbInputs*/, Dims const* /*outputDims*/,
         int32_t /*nbOutputs*/, DataType const* /*inputTypes*/, DataType const* /*outputTypes*/,
@@ -249,13 +226,10 @@ private:
     {
     }
 
-    size_t getWorkspaceSize(int32_t /*maxBatchSize*/) const noexcept final
-    {
-        return 0;
-    }
+    size_t getWorkspaceSize(int32_t /*maxBatchSize*/) const noexcept final { return 0; }
 
-    int32_t enqueue(int32_t /*batchSize*/, void const* const* /*inputs*/, void* const* /*outputs*/,
-        void* /*workspace*/, cudaStream_t /*stream*/) noexcept final
+    int32_t enqueue(int32_t /*batchSize*/, void const* const* /*inputs*/, void* const* /*outputs*/, void* /*workspace*/,
+        cudaStream_t /*stream*/) noexcept final
     {
         return 1;
     }
@@ -271,10 +245,7 @@ public:
     IStreamReader() = default;
 
     //! Reports {"IStreamReader", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"IStreamReader", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"IStreamReader", 1, 0}; }
 
     //! Reads up to nbBytes into destination; returns the number read.
     virtual int64_t read(void* destination, int64_t nbBytes) = 0;
@@ -307,10 +278,7 @@ public:
     IStreamReaderV2() = default;
 
     //! Reports {"IStreamReaderV2", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"IStreamReaderV2", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"IStreamReaderV2", 1, 0}; }
 
     //! Reads up to nbBytes into destination (host or device memory), ordered on stream; returns the number read.
     virtual int64_t read(void* destination, int64_t nbBytes, cudaStream_t stream) noexcept = 0;
@@ -333,10 +301,7 @@ public:
     IStreamWriter() = default;
 
     //! Reports {"IStreamWriter", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept final
-    {
-        return InterfaceInfo{"IStreamWriter", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept final { return InterfaceInfo{"IStreamWriter", 1, 0}; }
 
     //! Writes nbBytes from data; returns the number written.
     virtual int64_t write(void const* data, int64_t nbBytes) = 0;
@@ -377,10 +342,7 @@ class IPluginV3OneCore : public IPluginCapability
 {
 public:
     //! Reports {"PLUGIN_V3ONE_CORE", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"PLUGIN_V3ONE_CORE", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"PLUGIN_V3ONE_CORE", 1, 0}; }
 
     //! The plugin's name (at most 1024 bytes with the NUL).
     virtual AsciiChar const* getPluginName() const noexcept = 0;
@@ -405,30 +367,23 @@ public:
     static constexpr int32_t kDEFAULT_FORMAT_COMBINATION_LIMIT = 100;
 
     //! Reports {"PLUGIN_V3ONE_BUILD", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"PLUGIN_V3ONE_BUILD", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"PLUGIN_V3ONE_BUILD", 1, 0}; }
 
     //! Fixes types and formats for a profile; in[i].min/opt/max are its bounds. Non-zero stops the build.
     virtual int32_t configurePlugin(DynamicPluginTensorDesc const* in, int32_t nbInputs,
-        DynamicPluginTensorDesc const* out, int32_t nbOutputs) noexcept
-        = 0;
+        DynamicPluginTensorDesc const* out, int32_t nbOutputs) noexcept = 0;
 
     //! Writes the nbOutputs output types given the input types; returns 0 on success.
     virtual int32_t getOutputDataTypes(
-        DataType* outputTypes, int32_t nbOutputs, const DataType* inputTypes, int32_t nbInputs) const noexcept
-        = 0;
+        DataType* outputTypes, int32_t nbOutputs, const DataType* inputTypes, int32_t nbInputs) const noexcept = 0;
 
     //! Writes the output shapes as expressions over input shapes and shape-input values; returns 0 on success.
     virtual int32_t getOutputShapes(DimsExprs const* inputs, int32_t nbInputs, DimsExprs const* shapeInputs,
-        int32_t nbShapeInputs, DimsExprs* outputs, int32_t nbOutputs, IExprBuilder& exprBuilder) noexcept
-        = 0;
+        int32_t nbShapeInputs, DimsExprs* outputs, int32_t nbOutputs, IExprBuilder& exprBuilder) noexcept = 0;
 
     //! Whether inOut[pos] may have its type and format, given inOut[0..pos-1]; inputs first, then outputs.
     virtual bool supportsFormatCombination(
-        int32_t pos, DynamicPluginTensorDesc const* inOut, int32_t nbInputs, int32_t nbOutputs) noexcept
-        = 0;
+        int32_t pos, DynamicPluginTensorDesc const* inOut, int32_t nbInputs, int32_t nbOutputs) noexcept = 0;
 
     //! The number of outputs.
     virtual int32_t getNbOutputs() const noexcept = 0;
@@ -441,34 +396,19 @@ public:
     }
 
     //! Writes up to nbTactics custom tactics (unique, non-zero) for the current configuration; returns 0 on success.
-    virtual int32_t getValidTactics(int32_t* /*tactics*/, int32_t /*nbTactics*/) noexcept
-    {
-        return 0;
-    }
+    virtual int32_t getValidTactics(int32_t* /*tactics*/, int32_t /*nbTactics*/) noexcept { return 0; }
 
     //! The number of custom tactics.
-    virtual int32_t getNbTactics() noexcept
-    {
-        return 0;
-    }
+    virtual int32_t getNbTactics() noexcept { return 0; }
 
     //! The creation-state part of the timing-cache key; nullptr turns timing caching off for this plugin.
-    virtual char const* getTimingCacheID() noexcept
-    {
-        return nullptr;
-    }
+    virtual char const* getTimingCacheID() noexcept { return nullptr; }
 
     //! The most format combinations the builder tries.
-    virtual int32_t getFormatCombinationLimit() noexcept
-    {
-        return kDEFAULT_FORMAT_COMBINATION_LIMIT;
-    }
+    virtual int32_t getFormatCombinationLimit() noexcept { return kDEFAULT_FORMAT_COMBINATION_LIMIT; }
 
     //! Free text recorded with the layer in the engine, or nullptr.
-    virtual char const* getMetadataString() noexcept
-    {
-        return nullptr;
-    }
+    virtual char const* getMetadataString() noexcept { return nullptr; }
 
 protected:
     IPluginV3OneBuild() = default;
@@ -483,26 +423,18 @@ class IPluginV3OneRuntime : public IPluginCapability
 {
 public:
     //! Reports {"PLUGIN_V3ONE_RUNTIME", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"PLUGIN_V3ONE_RUNTIME", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"PLUGIN_V3ONE_RUNTIME", 1, 0}; }
 
     //! Selects the tactic to run with (0 is the default tactic); returns 0 on success.
-    virtual int32_t setTactic(int32_t /*tactic*/) noexcept
-    {
-        return 0;
-    }
+    virtual int32_t setTactic(int32_t /*tactic*/) noexcept { return 0; }
 
     //! Tells the plugin the concrete shapes of the next enqueue(); returns 0 on success.
     virtual int32_t onShapeChange(
-        PluginTensorDesc const* in, int32_t nbInputs, PluginTensorDesc const* out, int32_t nbOutputs) noexcept
-        = 0;
+        PluginTensorDesc const* in, int32_t nbInputs, PluginTensorDesc const* out, int32_t nbOutputs) noexcept = 0;
 
     //! Runs the layer on stream; returns 0 on success.
     virtual int32_t enqueue(PluginTensorDesc const* inputDesc, PluginTensorDesc const* outputDesc,
-        void const* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept
-        = 0;
+        void const* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept = 0;
 
     //! A clone of the whole plugin bound to an execution context's resources; nullptr on failure.
     virtual IPluginV3* attachToContext(IPluginResourceContext* context) noexcept = 0;
@@ -526,16 +458,10 @@ class IPluginV3OneBuild : public v_1_0::IPluginV3OneBuild
 {
 public:
     //! Reports {"PLUGIN_V3ONE_BUILD", 2, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"PLUGIN_V3ONE_BUILD", 2, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"PLUGIN_V3ONE_BUILD", 2, 0}; }
 
     //! The input that output outputIndex writes in place, or -1; asked only with kALIASED_PLUGIN_IO_10_03 on.
-    virtual int32_t getAliasedInput(int32_t /*outputIndex*/) noexcept
-    {
-        return -1;
-    }
+    virtual int32_t getAliasedInput(int32_t /*outputIndex*/) noexcept { return -1; }
 };
 } // namespace v_2_0
 
@@ -591,8 +517,8 @@ constexpr inline int32_t EnumMax<DeviceType>() noexcept
 //! What the runtime may do with temporary files.
 enum class TempfileControlFlag : int32_t
 {
-    kALLOW_IN_MEMORY_FILES = 0,   //!< Anonymous in-memory files.
-    kALLOW_TEMPORARY_FILES = 1,   //!< Files in the temporary directory.
+    kALLOW_IN_MEMORY_FILES = 0, //!< Anonymous in-memory files.
+    kALLOW_TEMPORARY_FILES = 1, //!< Files in the temporary directory.
 };
 
 template <>
@@ -698,8 +624,7 @@ class IGpuAllocator : public IVersionedInterface
 public:
     //! size bytes aligned to alignment, or nullptr. Deprecated: implement allocateAsync.
     TRT_DEPRECATED virtual void* allocate(
-        uint64_t const size, uint64_t const alignment, AllocatorFlags const flags) noexcept
-        = 0;
+        uint64_t const size, uint64_t const alignment, AllocatorFlags const flags) noexcept = 0;
 
     ~IGpuAllocator() override = default;
     IGpuAllocator() = default;
@@ -721,16 +646,10 @@ public:
     }
 
     //! Frees memory ordered on stream; returns true on success.
-    virtual bool deallocateAsync(void* const memory, cudaStream_t /*stream*/) noexcept
-    {
-        return deallocate(memory);
-    }
+    virtual bool deallocateAsync(void* const memory, cudaStream_t /*stream*/) noexcept { return deallocate(memory); }
 
     //! Reports {"IGpuAllocator", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return {"IGpuAllocator", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return {"IGpuAllocator", 1, 0}; }
 
 protected:
     IGpuAllocator(IGpuAllocator const&) = default;
@@ -822,14 +741,11 @@ class IOutputAllocator : public IVersionedInterface
 {
 public:
     //! Reports {"IOutputAllocator", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return {"IOutputAllocator", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return {"IOutputAllocator", 1, 0}; }
 
     //! A buffer of at least size bytes for tensorName, or nullptr. Deprecated: implement reallocateOutputAsync.
-    TRT_DEPRECATED virtual void* reallocateOutput(char const* /*tensorName*/, void* /*currentMemory*/,
-        uint64_t /*size*/, uint64_t /*alignment*/) noexcept
+    TRT_DEPRECATED virtual void* reallocateOutput(
+        char const* /*tensorName*/, void* /*currentMemory*/, uint64_t /*size*/, uint64_t /*alignment*/) noexcept
     {
         return nullptr;
     }
@@ -850,10 +766,7 @@ class IDebugListener : public IVersionedInterface
 {
 public:
     //! Reports {"IDebugListener", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"IDebugListener", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"IDebugListener", 1, 0}; }
 
     //! Receives one tensor's data; returns true on success.
     virtual bool processDebugTensor(void const* addr, TensorLocation location, DataType type, Dims const& shape,
@@ -889,10 +802,7 @@ template <typename T>
 class PluginRegistrar
 {
 public:
-    PluginRegistrar()
-    {
-        getPluginRegistry()->registerCreator(instance, "");
-    }
+    PluginRegistrar() { getPluginRegistry()->registerCreator(instance, ""); }
 
 private:
     T instance{};
@@ -903,7 +813,8 @@ KILN_IGNORE_DEPRECATED_END
 } // namespace nvinfer1
 
 //! Registers creator class `name` when the library or program that contains it is loaded.
-#define REGISTER_TENSORRT_PLUGIN(name) static nvinfer1::PluginRegistrar<name> pluginRegistrar##name {}
+#define REGISTER_TENSORRT_PLUGIN(name)                                                                                 \
+    static nvinfer1::PluginRegistrar<name> pluginRegistrar##name {}
 
 namespace nvinfer1
 {
@@ -932,30 +843,23 @@ public:
 
     //! size bytes aligned to alignment, ordered on stream, or nullptr.
     void* allocateAsync(uint64_t const size, uint64_t const alignment, AllocatorFlags const flags,
-        cudaStream_t /*stream*/) noexcept override
-        = 0;
+        cudaStream_t /*stream*/) noexcept override = 0;
 
     //! Frees memory ordered on stream; returns true on success.
     bool deallocateAsync(void* const memory, cudaStream_t /*stream*/) noexcept override = 0;
 
     //! Forwards to allocateAsync on the default stream.
-    TRT_DEPRECATED void* allocate(uint64_t const size, uint64_t const alignment, AllocatorFlags const flags) noexcept
-        override
+    TRT_DEPRECATED void* allocate(
+        uint64_t const size, uint64_t const alignment, AllocatorFlags const flags) noexcept override
     {
         return allocateAsync(size, alignment, flags, nullptr);
     }
 
     //! Forwards to deallocateAsync on the default stream.
-    TRT_DEPRECATED bool deallocate(void* const memory) noexcept override
-    {
-        return deallocateAsync(memory, nullptr);
-    }
+    TRT_DEPRECATED bool deallocate(void* const memory) noexcept override { return deallocateAsync(memory, nullptr); }
 
     //! Reports {"IGpuAllocator", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return {"IGpuAllocator", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return {"IGpuAllocator", 1, 0}; }
 
 protected:
     IGpuAsyncAllocator(IGpuAsyncAllocator const&) = default;
@@ -969,14 +873,11 @@ class IPluginCreatorV3One : public IPluginCreatorInterface
 {
 public:
     //! Reports {"PLUGIN CREATOR_V3ONE", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"PLUGIN CREATOR_V3ONE", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"PLUGIN CREATOR_V3ONE", 1, 0}; }
 
     //! A new plugin from fc: attributes for kBUILD, getFieldsToSerialize() output for kRUNTIME. nullptr on failure.
-    virtual IPluginV3* createPlugin(AsciiChar const* name, PluginFieldCollection const* fc, TensorRTPhase phase) noexcept
-        = 0;
+    virtual IPluginV3* createPlugin(
+        AsciiChar const* name, PluginFieldCollection const* fc, TensorRTPhase phase) noexcept = 0;
 
     //! The fields createPlugin() understands at build time.
     virtual PluginFieldCollection const* getFieldNames() noexcept = 0;

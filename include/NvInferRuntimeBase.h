@@ -93,7 +93,7 @@ typedef struct CUevent_st* cudaEvent_t;   //!< A CUDA event handle.
 
 // The headers use their own deprecated declarations; only users' uses should warn.
 #if defined(__GNUC__)
-#define KILN_IGNORE_DEPRECATED_BEGIN                                                                                  \
+#define KILN_IGNORE_DEPRECATED_BEGIN                                                                                   \
     _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wdeprecated-declarations\"")
 #define KILN_IGNORE_DEPRECATED_END _Pragma("GCC diagnostic pop")
 #elif defined(_MSC_VER)
@@ -218,10 +218,7 @@ class IVersionedInterface
 {
 public:
     //! The implementation language; only the Python bindings override this.
-    virtual APILanguage getAPILanguage() const noexcept
-    {
-        return APILanguage::kCPP;
-    }
+    virtual APILanguage getAPILanguage() const noexcept { return APILanguage::kCPP; }
 
     //! The kind string and version of this interface.
     virtual InterfaceInfo getInterfaceInfo() const noexcept = 0;
@@ -239,17 +236,17 @@ protected:
 //! Error categories reported to an IErrorRecorder.
 enum class ErrorCode : int32_t
 {
-    kSUCCESS = 0,              //!< No error.
-    kUNSPECIFIED_ERROR = 1,    //!< An error that fits no other category.
-    kINTERNAL_ERROR = 2,       //!< A bug inside the library.
-    kINVALID_ARGUMENT = 3,     //!< An argument was out of range or malformed.
-    kINVALID_CONFIG = 4,       //!< A configuration is inconsistent.
-    kFAILED_ALLOCATION = 5,    //!< Memory could not be allocated.
+    kSUCCESS = 0,               //!< No error.
+    kUNSPECIFIED_ERROR = 1,     //!< An error that fits no other category.
+    kINTERNAL_ERROR = 2,        //!< A bug inside the library.
+    kINVALID_ARGUMENT = 3,      //!< An argument was out of range or malformed.
+    kINVALID_CONFIG = 4,        //!< A configuration is inconsistent.
+    kFAILED_ALLOCATION = 5,     //!< Memory could not be allocated.
     kFAILED_INITIALIZATION = 6, //!< A component failed to initialise.
-    kFAILED_EXECUTION = 7,     //!< Execution failed.
-    kFAILED_COMPUTATION = 8,   //!< A computation produced an invalid result.
-    kINVALID_STATE = 9,        //!< An object was used in a state that does not allow the call.
-    kUNSUPPORTED_STATE = 10,   //!< The requested state is not supported.
+    kFAILED_EXECUTION = 7,      //!< Execution failed.
+    kFAILED_COMPUTATION = 8,    //!< A computation produced an invalid result.
+    kINVALID_STATE = 9,         //!< An object was used in a state that does not allow the call.
+    kUNSUPPORTED_STATE = 10,    //!< The requested state is not supported.
 };
 
 namespace impl
@@ -272,10 +269,7 @@ public:
     using RefCount = int32_t;                       //!< Reference counts are 32-bit.
 
     //! Reports {"IErrorRecorder", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"IErrorRecorder", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"IErrorRecorder", 1, 0}; }
 
     IErrorRecorder() = default;
     ~IErrorRecorder() noexcept override = default;

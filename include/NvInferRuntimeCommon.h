@@ -34,16 +34,15 @@ public:
 
     //! Registers a V2 creator under pluginNamespace; false (and a logged error) if that name/version/namespace
     //! is already registered.
-    TRT_DEPRECATED virtual bool registerCreator(IPluginCreator& creator, AsciiChar const* const pluginNamespace) noexcept
-        = 0;
+    TRT_DEPRECATED virtual bool registerCreator(
+        IPluginCreator& creator, AsciiChar const* const pluginNamespace) noexcept = 0;
 
     //! The registered V2 creators; numCreators receives their count.
     TRT_DEPRECATED virtual IPluginCreator* const* getPluginCreatorList(int32_t* const numCreators) const noexcept = 0;
 
     //! The V2 creator with this name, version and namespace, or nullptr.
     TRT_DEPRECATED virtual IPluginCreator* getPluginCreator(AsciiChar const* const pluginName,
-        AsciiChar const* const pluginVersion, AsciiChar const* const pluginNamespace = "") noexcept
-        = 0;
+        AsciiChar const* const pluginVersion, AsciiChar const* const pluginNamespace = "") noexcept = 0;
 
     IPluginRegistry() = default;
     IPluginRegistry(IPluginRegistry const&) = delete;
@@ -78,16 +77,14 @@ public:
     virtual void deregisterLibrary(PluginLibraryHandle handle) noexcept = 0;
 
     //! Registers a V2 or V3 creator under pluginNamespace; false if that name/version/namespace is taken.
-    virtual bool registerCreator(IPluginCreatorInterface& creator, AsciiChar const* const pluginNamespace) noexcept
-        = 0;
+    virtual bool registerCreator(IPluginCreatorInterface& creator, AsciiChar const* const pluginNamespace) noexcept = 0;
 
     //! Every registered creator, V2 and V3; numCreators receives their count; nullptr when there are none.
     virtual IPluginCreatorInterface* const* getAllCreators(int32_t* const numCreators) const noexcept = 0;
 
     //! The creator (V2 or V3) with this name, version and namespace, or nullptr.
-    virtual IPluginCreatorInterface* getCreator(AsciiChar const* const pluginName,
-        AsciiChar const* const pluginVersion, AsciiChar const* const pluginNamespace = "") noexcept
-        = 0;
+    virtual IPluginCreatorInterface* getCreator(AsciiChar const* const pluginName, AsciiChar const* const pluginVersion,
+        AsciiChar const* const pluginNamespace = "") noexcept = 0;
 
     //! Removes a creator registered earlier; false if it is not registered.
     virtual bool deregisterCreator(IPluginCreatorInterface const& creator) noexcept = 0;

@@ -48,17 +48,17 @@ KILN_IGNORE_DEPRECATED_BEGIN
 //! The V2 interface level a plugin implements; the top byte of IPluginV2::getTensorRTVersion().
 enum class PluginVersion : uint8_t
 {
-    kV2 TRT_DEPRECATED_ENUM = 0,             //!< IPluginV2.
-    kV2_EXT TRT_DEPRECATED_ENUM = 1,         //!< IPluginV2Ext.
-    kV2_IOEXT TRT_DEPRECATED_ENUM = 2,       //!< IPluginV2IOExt.
-    kV2_DYNAMICEXT TRT_DEPRECATED_ENUM = 3,  //!< IPluginV2DynamicExt.
+    kV2 TRT_DEPRECATED_ENUM = 0,                                                //!< IPluginV2.
+    kV2_EXT TRT_DEPRECATED_ENUM = 1,                                            //!< IPluginV2Ext.
+    kV2_IOEXT TRT_DEPRECATED_ENUM = 2,                                          //!< IPluginV2IOExt.
+    kV2_DYNAMICEXT TRT_DEPRECATED_ENUM = 3,                                     //!< IPluginV2DynamicExt.
     kV2_DYNAMICEXT_PYTHON TRT_DEPRECATED_ENUM = kPLUGIN_VERSION_PYTHON_BIT | 3, //!< IPluginV2DynamicExt in Python.
 };
 
 //! The V2 creator level.
 enum class PluginCreatorVersion : int32_t
 {
-    kV1 TRT_DEPRECATED_ENUM = 0,                                //!< IPluginCreator.
+    kV1 TRT_DEPRECATED_ENUM = 0,                                 //!< IPluginCreator.
     kV1_PYTHON TRT_DEPRECATED_ENUM = kPLUGIN_VERSION_PYTHON_BIT, //!< IPluginCreator in Python.
 };
 
@@ -67,10 +67,7 @@ class TRT_DEPRECATED IPluginV2
 {
 public:
     //! The API level and TensorRT version the plugin was compiled against. Do not override.
-    virtual int32_t getTensorRTVersion() const noexcept
-    {
-        return NV_TENSORRT_VERSION;
-    }
+    virtual int32_t getTensorRTVersion() const noexcept { return NV_TENSORRT_VERSION; }
 
     //! The plugin's type name; matches its creator's getPluginName().
     virtual AsciiChar const* getPluginType() const noexcept = 0;
@@ -83,9 +80,8 @@ public:
     //! Whether the plugin runs with this type and format.
     virtual bool supportsFormat(DataType type, PluginFormat format) const noexcept = 0;
     //! Fixes shapes, type and format before initialize().
-    virtual void configureWithFormat(Dims const* inputDims, int32_t nbInputs, Dims const* outputDims,
-        int32_t nbOutputs, DataType type, PluginFormat format, int32_t maxBatchSize) noexcept
-        = 0;
+    virtual void configureWithFormat(Dims const* inputDims, int32_t nbInputs, Dims const* outputDims, int32_t nbOutputs,
+        DataType type, PluginFormat format, int32_t maxBatchSize) noexcept = 0;
     //! Acquires execution resources; returns 0 on success.
     virtual int32_t initialize() noexcept = 0;
     //! Frees what initialize() acquired.
@@ -94,8 +90,7 @@ public:
     virtual size_t getWorkspaceSize(int32_t maxBatchSize) const noexcept = 0;
     //! Runs the layer for batchSize samples on stream; returns 0 on success.
     virtual int32_t enqueue(int32_t batchSize, void const* const* inputs, void* const* outputs, void* workspace,
-        cudaStream_t stream) noexcept
-        = 0;
+        cudaStream_t stream) noexcept = 0;
     //! The number of bytes serialize() writes.
     virtual size_t getSerializationSize() const noexcept = 0;
     //! Writes getSerializationSize() bytes to buffer.
@@ -125,13 +120,11 @@ class TRT_DEPRECATED IPluginV2Ext : public IPluginV2
 public:
     //! The type of output index given the input types.
     virtual nvinfer1::DataType getOutputDataType(
-        int32_t index, nvinfer1::DataType const* inputTypes, int32_t nbInputs) const noexcept
-        = 0;
+        int32_t index, nvinfer1::DataType const* inputTypes, int32_t nbInputs) const noexcept = 0;
 
     //! Whether an output is the same for every batch item (implicit batch only).
     TRT_DEPRECATED virtual bool isOutputBroadcastAcrossBatch(
-        int32_t outputIndex, bool const* inputIsBroadcasted, int32_t nbInputs) const noexcept
-        = 0;
+        int32_t outputIndex, bool const* inputIsBroadcasted, int32_t nbInputs) const noexcept = 0;
 
     //! Whether the plugin can take an input broadcast across the batch (implicit batch only).
     TRT_DEPRECATED virtual bool canBroadcastInputAcrossBatch(int32_t inputIndex) const noexcept = 0;
@@ -139,14 +132,14 @@ public:
     //! Fixes shapes, types and format before initialize().
     virtual void configurePlugin(Dims const* inputDims, int32_t nbInputs, Dims const* outputDims, int32_t nbOutputs,
         DataType const* inputTypes, DataType const* outputTypes, bool const* inputIsBroadcast,
-        bool const* outputIsBroadcast, PluginFormat floatFormat, int32_t maxBatchSize) noexcept
-        = 0;
+        bool const* outputIsBroadcast, PluginFormat floatFormat, int32_t maxBatchSize) noexcept = 0;
 
     IPluginV2Ext() = default;
     ~IPluginV2Ext() override = default;
 
     //! Gives the plugin the execution context's handles and allocator (the handles may be null).
-    virtual void attachToContext(cudnnContext* /*cudnn*/, cublasContext* /*cublas*/, IGpuAllocator* /*allocator*/) noexcept
+    virtual void attachToContext(
+        cudnnContext* /*cudnn*/, cublasContext* /*cublas*/, IGpuAllocator* /*allocator*/) noexcept
     {
     }
 
@@ -182,13 +175,11 @@ class TRT_DEPRECATED IPluginV2IOExt : public IPluginV2Ext
 public:
     //! Fixes each tensor's shape, type and format before initialize().
     virtual void configurePlugin(
-        PluginTensorDesc const* in, int32_t nbInput, PluginTensorDesc const* out, int32_t nbOutput) noexcept
-        = 0;
+        PluginTensorDesc const* in, int32_t nbInput, PluginTensorDesc const* out, int32_t nbOutput) noexcept = 0;
 
     //! Whether inOut[pos] may have its type and format, given inOut[0..pos-1]; inputs first, then outputs.
     virtual bool supportsFormatCombination(
-        int32_t pos, PluginTensorDesc const* inOut, int32_t nbInputs, int32_t nbOutputs) const noexcept
-        = 0;
+        int32_t pos, PluginTensorDesc const* inOut, int32_t nbInputs, int32_t nbOutputs) const noexcept = 0;
 
     IPluginV2IOExt() = default;
     ~IPluginV2IOExt() override = default;
@@ -213,10 +204,7 @@ private:
     {
     }
 
-    bool supportsFormat(DataType, PluginFormat) const noexcept final
-    {
-        return false;
-    }
+    bool supportsFormat(DataType, PluginFormat) const noexcept final { return false; }
 };
 
 namespace v_1_0
@@ -234,8 +222,8 @@ public:
     //! A new plugin configured from fc; nullptr on failure.
     virtual IPluginV2* createPlugin(AsciiChar const* name, PluginFieldCollection const* fc) noexcept = 0;
     //! A plugin restored from the bytes its serialize() wrote; nullptr on failure.
-    virtual IPluginV2* deserializePlugin(AsciiChar const* name, void const* serialData, size_t serialLength) noexcept
-        = 0;
+    virtual IPluginV2* deserializePlugin(
+        AsciiChar const* name, void const* serialData, size_t serialLength) noexcept = 0;
     //! Sets the namespace this creator and its plugins report.
     virtual void setPluginNamespace(AsciiChar const* pluginNamespace) noexcept = 0;
     //! The namespace this creator reports.
@@ -252,10 +240,7 @@ protected:
 
 public:
     //! Reports {"PLUGIN CREATOR_V1", 1, 0}.
-    InterfaceInfo getInterfaceInfo() const noexcept override
-    {
-        return InterfaceInfo{"PLUGIN CREATOR_V1", 1, 0};
-    }
+    InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"PLUGIN CREATOR_V1", 1, 0}; }
 };
 } // namespace v_1_0
 

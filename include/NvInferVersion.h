@@ -31,13 +31,13 @@
 #define NV_TENSORRT_LWS_MINOR 0 //!< Lean/light-weight-safety minor version (unused, always 0).
 #define NV_TENSORRT_LWS_PATCH 0 //!< Lean/light-weight-safety patch version (unused, always 0).
 
-#define NV_TENSORRT_RELEASE_TYPE_EARLY_ACCESS 0         //!< Release type: early access.
-#define NV_TENSORRT_RELEASE_TYPE_RELEASE_CANDIDATE 1    //!< Release type: release candidate.
-#define NV_TENSORRT_RELEASE_TYPE_GENERAL_AVAILABILITY 2 //!< Release type: general availability.
+#define NV_TENSORRT_RELEASE_TYPE_EARLY_ACCESS 0                                //!< Release type: early access.
+#define NV_TENSORRT_RELEASE_TYPE_RELEASE_CANDIDATE 1                           //!< Release type: release candidate.
+#define NV_TENSORRT_RELEASE_TYPE_GENERAL_AVAILABILITY 2                        //!< Release type: general availability.
 #define NV_TENSORRT_RELEASE_TYPE NV_TENSORRT_RELEASE_TYPE_GENERAL_AVAILABILITY //!< This release's type.
 
 //! Packs a version as one integer: 10.16.0 -> 101600.
-#define NV_TENSORRT_VERSION_INT(major, minor, patch) ((major) *10000L + (minor) *100L + (patch) *1L)
+#define NV_TENSORRT_VERSION_INT(major, minor, patch) ((major)*10000L + (minor)*100L + (patch)*1L)
 
 //! The packed TensorRT version; compiled into plugins through IPluginV2::getTensorRTVersion().
 #define NV_TENSORRT_VERSION NV_TENSORRT_VERSION_INT(NV_TENSORRT_MAJOR, NV_TENSORRT_MINOR, NV_TENSORRT_PATCH)

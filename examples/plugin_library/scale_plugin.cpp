@@ -26,7 +26,10 @@ constexpr char const* kName = "ScalePlugin";
 constexpr char const* kVersion = "1";
 constexpr char const* kNamespace = "example";
 
-class ScalePlugin final : public IPluginV3, public IPluginV3OneCore, public IPluginV3OneBuild, public IPluginV3OneRuntime
+class ScalePlugin final : public IPluginV3,
+                          public IPluginV3OneCore,
+                          public IPluginV3OneBuild,
+                          public IPluginV3OneRuntime
 {
 public:
     explicit ScalePlugin(float scale)
@@ -51,7 +54,8 @@ public:
     char const* getPluginNamespace() const noexcept override { return kNamespace; }
 
     int32_t getNbOutputs() const noexcept override { return 1; }
-    int32_t getOutputDataTypes(DataType* outputTypes, int32_t, DataType const* inputTypes, int32_t) const noexcept override
+    int32_t getOutputDataTypes(
+        DataType* outputTypes, int32_t, DataType const* inputTypes, int32_t) const noexcept override
     {
         outputTypes[0] = inputTypes[0];
         return 0;
@@ -62,16 +66,21 @@ public:
         outputs[0] = inputs[0];
         return 0;
     }
-    bool supportsFormatCombination(int32_t pos, DynamicPluginTensorDesc const* inOut, int32_t, int32_t) noexcept override
+    bool supportsFormatCombination(
+        int32_t pos, DynamicPluginTensorDesc const* inOut, int32_t, int32_t) noexcept override
     {
         return inOut[pos].desc.type == DataType::kFLOAT && inOut[pos].desc.format == TensorFormat::kLINEAR;
     }
-    int32_t configurePlugin(DynamicPluginTensorDesc const*, int32_t, DynamicPluginTensorDesc const*, int32_t) noexcept override
+    int32_t configurePlugin(
+        DynamicPluginTensorDesc const*, int32_t, DynamicPluginTensorDesc const*, int32_t) noexcept override
     {
         return 0;
     }
 
-    int32_t onShapeChange(PluginTensorDesc const*, int32_t, PluginTensorDesc const*, int32_t) noexcept override { return 0; }
+    int32_t onShapeChange(PluginTensorDesc const*, int32_t, PluginTensorDesc const*, int32_t) noexcept override
+    {
+        return 0;
+    }
     int32_t enqueue(PluginTensorDesc const* inputDesc, PluginTensorDesc const*, void const* const* inputs,
         void* const* outputs, void*, cudaStream_t) noexcept override
     {

@@ -76,10 +76,7 @@ std::atomic<nvinfer1::ILogger*> gLogger{nullptr};
 class CurrentLoggerFinder final : public nvinfer1::ILoggerFinder
 {
 public:
-    nvinfer1::ILogger* findLogger() override
-    {
-        return &currentLogger();
-    }
+    nvinfer1::ILogger* findLogger() override { return &currentLogger(); }
 };
 
 } // namespace

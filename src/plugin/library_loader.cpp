@@ -10,8 +10,8 @@ namespace kiln
 namespace
 {
 // The entry points a plugin library exports (no header declares them; library authors write them).
-using GetCreatorsFn = nvinfer1::IPluginCreatorInterface* const* (*) (int32_t&);
-using GetPluginCreatorsFn = nvinfer1::IPluginCreator* const* (*) (int32_t&);
+using GetCreatorsFn = nvinfer1::IPluginCreatorInterface* const* (*)(int32_t&);
+using GetPluginCreatorsFn = nvinfer1::IPluginCreator* const* (*)(int32_t&);
 using SetLoggerFinderFn = void (*)(nvinfer1::ILoggerFinder*);
 
 constexpr char const* kGetCreators = "getCreators";
@@ -116,8 +116,9 @@ Expected<PluginLibraryCreators> readPluginLibrary(SharedLibrary const& library, 
     else
     {
         return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT,
-            where + " exports neither the symbol getCreators nor getPluginCreators; a plugin library must define "
-                    "extern \"C\" IPluginCreatorInterface* const* getCreators(int32_t& nbCreators)"};
+            where
+                + " exports neither the symbol getCreators nor getPluginCreators; a plugin library must define "
+                  "extern \"C\" IPluginCreatorInterface* const* getCreators(int32_t& nbCreators)"};
     }
 
     if (count < 0)

@@ -167,10 +167,11 @@ Expected<PluginRegistry::Entry> PluginRegistry::describe(IPluginCreatorInterface
         return kind.error();
     }
     CreatorNames const names = namesOf(creator, kind.value());
-    char const* const registeredNamespace = pluginNamespace != nullptr ? pluginNamespace : orEmpty(names.pluginNamespace);
+    char const* const registeredNamespace
+        = pluginNamespace != nullptr ? pluginNamespace : orEmpty(names.pluginNamespace);
     auto const withPlugin = [&](Error error) {
-        error.message = "creator of " + describePlugin(names.name, names.version, registeredNamespace) + ": "
-            + error.message;
+        error.message
+            = "creator of " + describePlugin(names.name, names.version, registeredNamespace) + ": " + error.message;
         return error;
     };
     if (auto error = checkString(names.name, "plugin name (getPluginName())", true))
@@ -231,8 +232,8 @@ bool PluginRegistry::registerCreator(IPluginCreatorInterface& creator, char cons
         {
             log(Severity::kWARNING,
                 "IPluginRegistry::registerCreator: the creator of "
-                    + describePlugin(names.name, names.version, names.pluginNamespace) + " is registered under namespace "
-                    + quoted(entry.value().key.pluginNamespace.c_str())
+                    + describePlugin(names.name, names.version, names.pluginNamespace)
+                    + " is registered under namespace " + quoted(entry.value().key.pluginNamespace.c_str())
                     + ", which differs from the namespace it reports; look-ups by the plugin's own namespace will not "
                       "find it");
         }
@@ -307,7 +308,8 @@ IPluginCreatorInterface* PluginRegistry::getCreator(
             return mParent->getCreator(pluginName, pluginVersion, pluginNamespace);
         }
         log(Severity::kVERBOSE,
-            "IPluginRegistry::getCreator: no creator for " + describePlugin(pluginName, pluginVersion, pluginNamespace));
+            "IPluginRegistry::getCreator: no creator for "
+                + describePlugin(pluginName, pluginVersion, pluginNamespace));
         return nullptr;
     });
 }
@@ -363,8 +365,8 @@ T* const* PluginRegistry::publish(
 IPluginCreatorInterface* const* PluginRegistry::getAllCreators(int32_t* const numCreators) const noexcept
 {
     auto const reportHere = [&](Error const& error) { report(error, "getAllCreators"); };
-    return guarded(reportHere, static_cast<IPluginCreatorInterface* const*>(nullptr),
-        [&]() -> IPluginCreatorInterface* const* {
+    return guarded(
+        reportHere, static_cast<IPluginCreatorInterface* const*>(nullptr), [&]() -> IPluginCreatorInterface* const* {
             if (numCreators == nullptr)
             {
                 reportHere(Error{ErrorCode::kINVALID_ARGUMENT, "numCreators is null"});
@@ -405,8 +407,8 @@ IPluginCreator* const* PluginRegistry::getPluginCreatorList(int32_t* const numCr
 IPluginCreatorInterface* const* PluginRegistry::getAllCreatorsRecursive(int32_t* const numCreators) noexcept
 {
     auto const reportHere = [&](Error const& error) { report(error, "getAllCreatorsRecursive"); };
-    return guarded(reportHere, static_cast<IPluginCreatorInterface* const*>(nullptr),
-        [&]() -> IPluginCreatorInterface* const* {
+    return guarded(
+        reportHere, static_cast<IPluginCreatorInterface* const*>(nullptr), [&]() -> IPluginCreatorInterface* const* {
             if (numCreators == nullptr)
             {
                 reportHere(Error{ErrorCode::kINVALID_ARGUMENT, "numCreators is null"});
@@ -510,8 +512,8 @@ nvinfer1::IPluginRegistry::PluginLibraryHandle PluginRegistry::loadLibrary(char 
         for (std::size_t i = 0; i < entries.size(); ++i)
         {
             Key const& key = entries[i].key;
-            bool const repeated = std::any_of(
-                entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(i), [&](Entry const& e) { return e.key == key; });
+            bool const repeated = std::any_of(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(i),
+                [&](Entry const& e) { return e.key == key; });
             if (repeated || findLocked(key) != nullptr)
             {
                 reportHere(Error{ErrorCode::kINVALID_ARGUMENT,
@@ -531,8 +533,8 @@ nvinfer1::IPluginRegistry::PluginLibraryHandle PluginRegistry::loadLibrary(char 
         }
         gRegistrationEpoch.fetch_add(1);
         log(Severity::kINFO,
-            "IPluginRegistry::loadLibrary: registered " + std::to_string(loaded.creators.size())
-                + " creator(s) from " + where + " through " + found.value().entryPoint);
+            "IPluginRegistry::loadLibrary: registered " + std::to_string(loaded.creators.size()) + " creator(s) from "
+                + where + " through " + found.value().entryPoint);
         return &loaded;
     });
 }
@@ -556,8 +558,9 @@ void PluginRegistry::deregisterLibrary(PluginLibraryHandle handle) noexcept
         if (unloading == nullptr)
         {
             reportHere(Error{ErrorCode::kINVALID_ARGUMENT,
-                "handle " + describeHandle(handle) + " was not returned by loadLibrary of this registry (or was "
-                    "deregistered already)"});
+                "handle " + describeHandle(handle)
+                    + " was not returned by loadLibrary of this registry (or was "
+                      "deregistered already)"});
         }
         return 0; // the library is unloaded here, outside the lock
     });
@@ -567,26 +570,25 @@ nvinfer1::IPluginResource* PluginRegistry::acquirePluginResource(
     char const* key, nvinfer1::IPluginResource* resource) noexcept
 {
     auto const reportHere = [&](Error const& error) { report(error, "acquirePluginResource"); };
-    return guarded(reportHere, static_cast<nvinfer1::IPluginResource*>(nullptr),
-        [&]() -> nvinfer1::IPluginResource* {
-            if (auto error = checkString(key, "resource key", true))
-            {
-                reportHere(*error);
-                return nullptr;
-            }
-            if (resource == nullptr)
-            {
-                reportHere(Error{ErrorCode::kINVALID_ARGUMENT, "the resource for key " + quoted(key) + " is null"});
-                return nullptr;
-            }
-            auto acquired = mResources.acquire(key, *resource);
-            if (!acquired)
-            {
-                reportHere(acquired.error());
-                return nullptr;
-            }
-            return acquired.value();
-        });
+    return guarded(reportHere, static_cast<nvinfer1::IPluginResource*>(nullptr), [&]() -> nvinfer1::IPluginResource* {
+        if (auto error = checkString(key, "resource key", true))
+        {
+            reportHere(*error);
+            return nullptr;
+        }
+        if (resource == nullptr)
+        {
+            reportHere(Error{ErrorCode::kINVALID_ARGUMENT, "the resource for key " + quoted(key) + " is null"});
+            return nullptr;
+        }
+        auto acquired = mResources.acquire(key, *resource);
+        if (!acquired)
+        {
+            reportHere(acquired.error());
+            return nullptr;
+        }
+        return acquired.value();
+    });
 }
 
 int32_t PluginRegistry::releasePluginResource(char const* key) noexcept

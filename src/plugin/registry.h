@@ -46,12 +46,14 @@ public:
     void setParentSearchEnabled(bool const enabled) override;
     PluginLibraryHandle loadLibrary(char const* pluginPath) noexcept override;
     void deregisterLibrary(PluginLibraryHandle handle) noexcept override;
-    bool registerCreator(nvinfer1::IPluginCreatorInterface& creator, char const* const pluginNamespace) noexcept override;
+    bool registerCreator(
+        nvinfer1::IPluginCreatorInterface& creator, char const* const pluginNamespace) noexcept override;
     nvinfer1::IPluginCreatorInterface* const* getAllCreators(int32_t* const numCreators) const noexcept override;
     nvinfer1::IPluginCreatorInterface* getCreator(char const* const pluginName, char const* const pluginVersion,
         char const* const pluginNamespace = "") noexcept override;
     bool deregisterCreator(nvinfer1::IPluginCreatorInterface const& creator) noexcept override;
-    nvinfer1::IPluginResource* acquirePluginResource(char const* key, nvinfer1::IPluginResource* resource) noexcept override;
+    nvinfer1::IPluginResource* acquirePluginResource(
+        char const* key, nvinfer1::IPluginResource* resource) noexcept override;
     int32_t releasePluginResource(char const* key) noexcept override;
     nvinfer1::IPluginCreatorInterface* const* getAllCreatorsRecursive(int32_t* const numCreators) noexcept override;
 
@@ -86,13 +88,13 @@ private:
     Entry const* findLocked(Key const& key) const;
     //! A copy of this registry's own entry for the key, std::nullopt when absent, an error for a null name or
     //! version.
-    Expected<std::optional<Entry>> findOwn(char const* pluginName, char const* pluginVersion,
-        char const* pluginNamespace) const;
+    Expected<std::optional<Entry>> findOwn(
+        char const* pluginName, char const* pluginVersion, char const* pluginNamespace) const;
 
     //! Keeps a snapshot alive for as long as the registry lives, reusing the newest equal one, and returns it.
     template <typename T>
-    T* const* publish(std::vector<std::unique_ptr<std::vector<T*>>>& history, std::vector<T*> snapshot,
-        int32_t* numCreators) const;
+    T* const* publish(
+        std::vector<std::unique_ptr<std::vector<T*>>>& history, std::vector<T*> snapshot, int32_t* numCreators) const;
 
     //! Logs the error and reports it to the error recorder.
     void report(Error const& error, char const* operation) const noexcept;

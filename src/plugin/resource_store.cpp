@@ -52,8 +52,8 @@ Expected<int32_t> ResourceStore::release(std::string const& key)
     auto found = mEntries.find(key);
     if (found == mEntries.end())
     {
-        return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT,
-            "no plugin resource is acquired under key " + quoted(key.c_str())};
+        return Error{
+            nvinfer1::ErrorCode::kINVALID_ARGUMENT, "no plugin resource is acquired under key " + quoted(key.c_str())};
     }
     if (--found->second.users > 0)
     {

@@ -82,8 +82,8 @@ TEST(ApiSurface, CEntryPointTypes)
     EXPECT_TRUE((std::is_same_v<decltype(&getInferLibMinorVersion), int32_t (*)() noexcept>));
     EXPECT_TRUE((std::is_same_v<decltype(&getInferLibPatchVersion), int32_t (*)() noexcept>));
     EXPECT_TRUE((std::is_same_v<decltype(&getInferLibBuildVersion), int32_t (*)() noexcept>));
-    EXPECT_TRUE((std::is_same_v<decltype(&getPluginRegistry), IPluginRegistry* (*) () noexcept>));
-    EXPECT_TRUE((std::is_same_v<decltype(&getLogger), ILogger* (*) () noexcept>));
+    EXPECT_TRUE((std::is_same_v<decltype(&getPluginRegistry), IPluginRegistry* (*)() noexcept>));
+    EXPECT_TRUE((std::is_same_v<decltype(&getLogger), ILogger* (*)() noexcept>));
     // initLibNvInferPlugins has no noexcept (spec 5.4).
     EXPECT_TRUE((std::is_same_v<decltype(&initLibNvInferPlugins), bool (*)(void*, char const*)>));
 }

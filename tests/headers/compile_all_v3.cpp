@@ -22,14 +22,14 @@
 #include "NvInferRuntimeBase.h"
 
 // Include-guard macros (spec 1.2) and attribute/export macros (spec 1.4).
-#if !defined(NV_INFER_H) || !defined(NV_INFER_IMPL_H) || !defined(NV_INFER_LEGACY_DIMS_H)                            \
-    || !defined(NV_INFER_PLUGIN_H) || !defined(NV_INFER_PLUGIN_BASE_H) || !defined(NV_INFER_PLUGIN_UTILS_H)           \
-    || !defined(NV_INFER_RUNTIME_H) || !defined(NV_INFER_RUNTIME_BASE_H) || !defined(NV_INFER_RUNTIME_COMMON_H)       \
+#if !defined(NV_INFER_H) || !defined(NV_INFER_IMPL_H) || !defined(NV_INFER_LEGACY_DIMS_H)                              \
+    || !defined(NV_INFER_PLUGIN_H) || !defined(NV_INFER_PLUGIN_BASE_H) || !defined(NV_INFER_PLUGIN_UTILS_H)            \
+    || !defined(NV_INFER_RUNTIME_H) || !defined(NV_INFER_RUNTIME_BASE_H) || !defined(NV_INFER_RUNTIME_COMMON_H)        \
     || !defined(NV_INFER_RUNTIME_PLUGIN_H) || !defined(NV_INFER_VERSION_H)
 #error "an include-guard macro differs from TensorRT's"
 #endif
 #if !defined(TRT_DEPRECATED) || !defined(TRT_DEPRECATED_BECAUSE) || !defined(TRT_DEPRECATED_ENUM)                      \
-    || !defined(TRT_DEPRECATED_API) || !defined(TRT_NODISCARD) || !defined(TRT_NODISCARD_BECAUSE)                     \
+    || !defined(TRT_DEPRECATED_API) || !defined(TRT_NODISCARD) || !defined(TRT_NODISCARD_BECAUSE)                      \
     || !defined(TENSORRTAPI) || !defined(TRTNOEXCEPT)
 #error "an attribute or export macro is missing"
 #endif
@@ -90,9 +90,8 @@ int32_t kilnMakeCallbacks()
     kiln_test::FullPluginResourceContext context(&allocator, &recorder);
     kiln_test::TestExprBuilder builder;
     nvinfer1::IExprBuilder& exprBuilder = builder;
-    nvinfer1::IDimensionExpr const* const extent = exprBuilder.declareSizeTensor(
-        0, *exprBuilder.constant(4), *exprBuilder.operation(nvinfer1::DimensionOperation::kMAX,
-                                         *exprBuilder.constant(1), *exprBuilder.constant(8)));
+    nvinfer1::IDimensionExpr const* const extent = exprBuilder.declareSizeTensor(0, *exprBuilder.constant(4),
+        *exprBuilder.operation(nvinfer1::DimensionOperation::kMAX, *exprBuilder.constant(1), *exprBuilder.constant(8)));
     return extent->isSizeTensor() ? 1 : 0;
 }
 

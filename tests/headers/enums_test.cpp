@@ -35,7 +35,7 @@ template <typename Enum, typename Underlying>
 
 } // namespace
 
-#define KILN_ENUM(Enum, enumerator, value)                                                                            \
+#define KILN_ENUM(Enum, enumerator, value)                                                                             \
     EXPECT_EQ(static_cast<int64_t>(Enum::enumerator), static_cast<int64_t>(value)) << #Enum "::" #enumerator
 
 #define KILN_ENUM_TYPE(Enum, Underlying) EXPECT_TRUE((isScopedEnumOf<Enum, Underlying>(#Enum)))

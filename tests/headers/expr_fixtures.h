@@ -31,20 +31,11 @@ public:
 
     ~FullDimensionExprImpl() noexcept override = default;
 
-    bool isConstant() const override
-    {
-        return mConstant;
-    }
+    bool isConstant() const override { return mConstant; }
 
-    int64_t getConstantValue() const override
-    {
-        return mConstant ? mValue : std::numeric_limits<int64_t>::min();
-    }
+    int64_t getConstantValue() const override { return mConstant ? mValue : std::numeric_limits<int64_t>::min(); }
 
-    bool isSizeTensor() const override
-    {
-        return mSizeTensor;
-    }
+    bool isSizeTensor() const override { return mSizeTensor; }
 
 private:
     LiveCounter mCounter;
@@ -66,10 +57,7 @@ public:
     ~TestDimensionExpr() noexcept override = default;
 
     //! The implementation pointer, for layout checks.
-    nvinfer1::apiv::VDimensionExpr* impl() const noexcept
-    {
-        return mImpl;
-    }
+    nvinfer1::apiv::VDimensionExpr* impl() const noexcept { return mImpl; }
 
     //! Where mImpl lies inside the object, in bytes.
     std::ptrdiff_t implOffset() const noexcept
@@ -87,10 +75,7 @@ class FullExprBuilderImpl : public nvinfer1::apiv::VExprBuilder
 public:
     ~FullExprBuilderImpl() noexcept override = default;
 
-    nvinfer1::IDimensionExpr const* constant(int64_t value) override
-    {
-        return make(true, value, false);
-    }
+    nvinfer1::IDimensionExpr const* constant(int64_t value) override { return make(true, value, false); }
 
     nvinfer1::IDimensionExpr const* operation(nvinfer1::DimensionOperation op, nvinfer1::IDimensionExpr const& first,
         nvinfer1::IDimensionExpr const& second) override
@@ -124,20 +109,11 @@ public:
         return make(false, 0, true);
     }
 
-    int32_t lastSizeTensorOutput() const noexcept
-    {
-        return mLastSizeTensorOutput;
-    }
+    int32_t lastSizeTensorOutput() const noexcept { return mLastSizeTensorOutput; }
 
-    int64_t lastSizeTensorOpt() const noexcept
-    {
-        return mLastSizeTensorOpt;
-    }
+    int64_t lastSizeTensorOpt() const noexcept { return mLastSizeTensorOpt; }
 
-    int64_t lastSizeTensorUpper() const noexcept
-    {
-        return mLastSizeTensorUpper;
-    }
+    int64_t lastSizeTensorUpper() const noexcept { return mLastSizeTensorUpper; }
 
 private:
     static int64_t evaluate(nvinfer1::DimensionOperation op, int64_t a, int64_t b) noexcept
@@ -174,17 +150,11 @@ private:
 class TestExprBuilder : public nvinfer1::IExprBuilder
 {
 public:
-    TestExprBuilder() noexcept
-    {
-        mImpl = &mImplementation;
-    }
+    TestExprBuilder() noexcept { mImpl = &mImplementation; }
 
     ~TestExprBuilder() noexcept override = default;
 
-    FullExprBuilderImpl& implementation() noexcept
-    {
-        return mImplementation;
-    }
+    FullExprBuilderImpl& implementation() noexcept { return mImplementation; }
 
     //! Where mImpl lies inside the object, in bytes.
     std::ptrdiff_t implOffset() const noexcept

@@ -20,22 +20,13 @@ inline int32_t& liveObjects() noexcept
 class LiveCounter
 {
 public:
-    LiveCounter() noexcept
-    {
-        ++liveObjects();
-    }
+    LiveCounter() noexcept { ++liveObjects(); }
 
-    LiveCounter(LiveCounter const& /*other*/) noexcept
-    {
-        ++liveObjects();
-    }
+    LiveCounter(LiveCounter const& /*other*/) noexcept { ++liveObjects(); }
 
     LiveCounter& operator=(LiveCounter const& /*other*/) noexcept = default;
 
-    ~LiveCounter()
-    {
-        --liveObjects();
-    }
+    ~LiveCounter() { --liveObjects(); }
 };
 
 // Values the fixtures return, so a test can tell which override a call through a base pointer reached.

@@ -22,16 +22,10 @@ namespace kiln_test
 class CallRecorder
 {
 public:
-    char const* lastCall() const noexcept
-    {
-        return mLastCall;
-    }
+    char const* lastCall() const noexcept { return mLastCall; }
 
 protected:
-    void record(char const* method) const noexcept
-    {
-        mLastCall = method;
-    }
+    void record(char const* method) const noexcept { mLastCall = method; }
 
 private:
     mutable char const* mLastCall{""};
@@ -47,15 +41,9 @@ public:
         mLastMessage = msg;
     }
 
-    Severity lastSeverity() const noexcept
-    {
-        return mLastSeverity;
-    }
+    Severity lastSeverity() const noexcept { return mLastSeverity; }
 
-    char const* lastMessage() const noexcept
-    {
-        return mLastMessage;
-    }
+    char const* lastMessage() const noexcept { return mLastMessage; }
 
 private:
     LiveCounter mCounter;
@@ -128,10 +116,7 @@ public:
         return true;
     }
 
-    nvinfer1::AllocatorFlags lastFlags() const noexcept
-    {
-        return mLastFlags;
-    }
+    nvinfer1::AllocatorFlags lastFlags() const noexcept { return mLastFlags; }
 
 private:
     LiveCounter mCounter;
@@ -182,10 +167,7 @@ public:
         return true;
     }
 
-    cudaStream_t lastStream() const noexcept
-    {
-        return mLastStream;
-    }
+    cudaStream_t lastStream() const noexcept { return mLastStream; }
 
 private:
     LiveCounter mCounter;
@@ -255,10 +237,7 @@ public:
     }
 
 private:
-    bool inRange(int32_t errorIdx) const noexcept
-    {
-        return errorIdx >= 0 && errorIdx < mNbErrors;
-    }
+    bool inRange(int32_t errorIdx) const noexcept { return errorIdx >= 0 && errorIdx < mNbErrors; }
 
     LiveCounter mCounter;
     nvinfer1::ErrorCode mCodes[kCAPACITY]{};
@@ -298,15 +277,9 @@ public:
         mLastShape = dims;
     }
 
-    nvinfer1::Dims const& lastShape() const noexcept
-    {
-        return mLastShape;
-    }
+    nvinfer1::Dims const& lastShape() const noexcept { return mLastShape; }
 
-    void* buffer() noexcept
-    {
-        return mBuffer;
-    }
+    void* buffer() noexcept { return mBuffer; }
 
 private:
     LiveCounter mCounter;
@@ -347,10 +320,7 @@ public:
         return where != nvinfer1::SeekPosition::kEND;
     }
 
-    int64_t position() const noexcept
-    {
-        return mPosition;
-    }
+    int64_t position() const noexcept { return mPosition; }
 
 private:
     LiveCounter mCounter;
@@ -368,10 +338,7 @@ public:
         return nbBytes;
     }
 
-    int64_t written() const noexcept
-    {
-        return mWritten;
-    }
+    int64_t written() const noexcept { return mWritten; }
 
 private:
     LiveCounter mCounter;
@@ -406,10 +373,7 @@ public:
         mTotalMs += ms;
     }
 
-    float totalMs() const noexcept
-    {
-        return mTotalMs;
-    }
+    float totalMs() const noexcept { return mTotalMs; }
 
 private:
     LiveCounter mCounter;
@@ -461,10 +425,7 @@ public:
         return new FullPluginResource();
     }
 
-    bool released() const noexcept
-    {
-        return mReleased;
-    }
+    bool released() const noexcept { return mReleased; }
 
 private:
     LiveCounter mCounter;
@@ -474,8 +435,8 @@ private:
 class FullPluginResourceContext : public nvinfer1::IPluginResourceContext, public CallRecorder
 {
 public:
-    FullPluginResourceContext(nvinfer1::IGpuAllocator* allocator = nullptr,
-        nvinfer1::IErrorRecorder* recorder = nullptr) noexcept
+    FullPluginResourceContext(
+        nvinfer1::IGpuAllocator* allocator = nullptr, nvinfer1::IErrorRecorder* recorder = nullptr) noexcept
         : mAllocator(allocator)
         , mRecorder(recorder)
     {

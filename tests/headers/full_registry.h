@@ -178,15 +178,9 @@ public:
     }
 
     // Test accessors.
-    char const* lastCall() const noexcept
-    {
-        return mLastCall;
-    }
+    char const* lastCall() const noexcept { return mLastCall; }
 
-    char const* lastNamespace() const noexcept
-    {
-        return mLastNamespace;
-    }
+    char const* lastNamespace() const noexcept { return mLastNamespace; }
 
 private:
     struct Resource

@@ -27,20 +27,11 @@ public:
 
     ~FullV2Plugin() override = default;
 
-    nvinfer1::AsciiChar const* getPluginType() const noexcept override
-    {
-        return "KilnFullV2";
-    }
+    nvinfer1::AsciiChar const* getPluginType() const noexcept override { return "KilnFullV2"; }
 
-    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override
-    {
-        return kV2PluginVersion;
-    }
+    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override { return kV2PluginVersion; }
 
-    int32_t getNbOutputs() const noexcept override
-    {
-        return kV2NbOutputs;
-    }
+    int32_t getNbOutputs() const noexcept override { return kV2NbOutputs; }
 
     nvinfer1::Dims getOutputDimensions(
         int32_t index, nvinfer1::Dims const* inputs, int32_t nbInputDims) noexcept override
@@ -64,15 +55,9 @@ public:
         mConfigured = nbInputs + nbOutputs + maxBatchSize;
     }
 
-    int32_t initialize() noexcept override
-    {
-        return kV2InitializeResult;
-    }
+    int32_t initialize() noexcept override { return kV2InitializeResult; }
 
-    void terminate() noexcept override
-    {
-        mConfigured = 0;
-    }
+    void terminate() noexcept override { mConfigured = 0; }
 
     size_t getWorkspaceSize(int32_t maxBatchSize) const noexcept override
     {
@@ -89,40 +74,22 @@ public:
         return kV2EnqueueResult + batchSize;
     }
 
-    size_t getSerializationSize() const noexcept override
-    {
-        return sizeof(mValue);
-    }
+    size_t getSerializationSize() const noexcept override { return sizeof(mValue); }
 
-    void serialize(void* buffer) const noexcept override
-    {
-        std::memcpy(buffer, &mValue, sizeof(mValue));
-    }
+    void serialize(void* buffer) const noexcept override { std::memcpy(buffer, &mValue, sizeof(mValue)); }
 
-    void destroy() noexcept override
-    {
-        delete this;
-    }
+    void destroy() noexcept override { delete this; }
 
-    nvinfer1::IPluginV2* clone() const noexcept override
-    {
-        return new FullV2Plugin(*this);
-    }
+    nvinfer1::IPluginV2* clone() const noexcept override { return new FullV2Plugin(*this); }
 
     void setPluginNamespace(nvinfer1::AsciiChar const* pluginNamespace) noexcept override
     {
         mNamespace = pluginNamespace;
     }
 
-    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override
-    {
-        return mNamespace;
-    }
+    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override { return mNamespace; }
 
-    int32_t configured() const noexcept
-    {
-        return mConfigured;
-    }
+    int32_t configured() const noexcept { return mConfigured; }
 
 private:
     LiveCounter mCounter;
@@ -144,20 +111,11 @@ public:
     ~FullV2ExtPlugin() override = default;
 
     // IPluginV2.
-    nvinfer1::AsciiChar const* getPluginType() const noexcept override
-    {
-        return "KilnFullV2Ext";
-    }
+    nvinfer1::AsciiChar const* getPluginType() const noexcept override { return "KilnFullV2Ext"; }
 
-    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override
-    {
-        return kV2PluginVersion;
-    }
+    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override { return kV2PluginVersion; }
 
-    int32_t getNbOutputs() const noexcept override
-    {
-        return kV2NbOutputs;
-    }
+    int32_t getNbOutputs() const noexcept override { return kV2NbOutputs; }
 
     nvinfer1::Dims getOutputDimensions(
         int32_t index, nvinfer1::Dims const* inputs, int32_t nbInputDims) noexcept override
@@ -170,15 +128,9 @@ public:
         return type == nvinfer1::DataType::kHALF && format == nvinfer1::PluginFormat::kLINEAR;
     }
 
-    int32_t initialize() noexcept override
-    {
-        return kV2InitializeResult;
-    }
+    int32_t initialize() noexcept override { return kV2InitializeResult; }
 
-    void terminate() noexcept override
-    {
-        mAllocator = nullptr;
-    }
+    void terminate() noexcept override { mAllocator = nullptr; }
 
     size_t getWorkspaceSize(int32_t maxBatchSize) const noexcept override
     {
@@ -195,30 +147,18 @@ public:
         return kV2EnqueueResult + batchSize;
     }
 
-    size_t getSerializationSize() const noexcept override
-    {
-        return sizeof(mValue);
-    }
+    size_t getSerializationSize() const noexcept override { return sizeof(mValue); }
 
-    void serialize(void* buffer) const noexcept override
-    {
-        std::memcpy(buffer, &mValue, sizeof(mValue));
-    }
+    void serialize(void* buffer) const noexcept override { std::memcpy(buffer, &mValue, sizeof(mValue)); }
 
-    void destroy() noexcept override
-    {
-        delete this;
-    }
+    void destroy() noexcept override { delete this; }
 
     void setPluginNamespace(nvinfer1::AsciiChar const* pluginNamespace) noexcept override
     {
         mNamespace = pluginNamespace;
     }
 
-    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override
-    {
-        return mNamespace;
-    }
+    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override { return mNamespace; }
 
     // IPluginV2Ext.
     nvinfer1::DataType getOutputDataType(
@@ -234,10 +174,7 @@ public:
         return outputIndex < nbInputs && inputIsBroadcasted[outputIndex];
     }
 
-    bool canBroadcastInputAcrossBatch(int32_t inputIndex) const noexcept override
-    {
-        return inputIndex == 0;
-    }
+    bool canBroadcastInputAcrossBatch(int32_t inputIndex) const noexcept override { return inputIndex == 0; }
 
     void configurePlugin(nvinfer1::Dims const* inputDims, int32_t nbInputs, nvinfer1::Dims const* outputDims,
         int32_t nbOutputs, nvinfer1::DataType const* inputTypes, nvinfer1::DataType const* outputTypes,
@@ -262,25 +199,13 @@ public:
         mAllocator = allocator;
     }
 
-    void detachFromContext() noexcept override
-    {
-        mAllocator = nullptr;
-    }
+    void detachFromContext() noexcept override { mAllocator = nullptr; }
 
-    nvinfer1::IPluginV2Ext* clone() const noexcept override
-    {
-        return new FullV2ExtPlugin(*this);
-    }
+    nvinfer1::IPluginV2Ext* clone() const noexcept override { return new FullV2ExtPlugin(*this); }
 
-    int32_t configured() const noexcept
-    {
-        return mConfigured;
-    }
+    int32_t configured() const noexcept { return mConfigured; }
 
-    nvinfer1::IGpuAllocator* allocator() const noexcept
-    {
-        return mAllocator;
-    }
+    nvinfer1::IGpuAllocator* allocator() const noexcept { return mAllocator; }
 
 private:
     LiveCounter mCounter;

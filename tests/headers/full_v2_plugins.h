@@ -27,55 +27,28 @@ public:
     ~FullV2DynamicPlugin() override = default;
 
     // IPluginV2.
-    nvinfer1::AsciiChar const* getPluginType() const noexcept override
-    {
-        return "KilnFullV2Dynamic";
-    }
+    nvinfer1::AsciiChar const* getPluginType() const noexcept override { return "KilnFullV2Dynamic"; }
 
-    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override
-    {
-        return kV2PluginVersion;
-    }
+    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override { return kV2PluginVersion; }
 
-    int32_t getNbOutputs() const noexcept override
-    {
-        return kV2NbOutputs;
-    }
+    int32_t getNbOutputs() const noexcept override { return kV2NbOutputs; }
 
-    int32_t initialize() noexcept override
-    {
-        return kV2InitializeResult;
-    }
+    int32_t initialize() noexcept override { return kV2InitializeResult; }
 
-    void terminate() noexcept override
-    {
-        mAllocator = nullptr;
-    }
+    void terminate() noexcept override { mAllocator = nullptr; }
 
-    size_t getSerializationSize() const noexcept override
-    {
-        return sizeof(mValue);
-    }
+    size_t getSerializationSize() const noexcept override { return sizeof(mValue); }
 
-    void serialize(void* buffer) const noexcept override
-    {
-        std::memcpy(buffer, &mValue, sizeof(mValue));
-    }
+    void serialize(void* buffer) const noexcept override { std::memcpy(buffer, &mValue, sizeof(mValue)); }
 
-    void destroy() noexcept override
-    {
-        delete this;
-    }
+    void destroy() noexcept override { delete this; }
 
     void setPluginNamespace(nvinfer1::AsciiChar const* pluginNamespace) noexcept override
     {
         mNamespace = pluginNamespace;
     }
 
-    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override
-    {
-        return mNamespace;
-    }
+    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override { return mNamespace; }
 
     // IPluginV2Ext.
     nvinfer1::DataType getOutputDataType(
@@ -93,16 +66,10 @@ public:
         mAllocator = allocator;
     }
 
-    void detachFromContext() noexcept override
-    {
-        mAllocator = nullptr;
-    }
+    void detachFromContext() noexcept override { mAllocator = nullptr; }
 
     // IPluginV2DynamicExt.
-    nvinfer1::IPluginV2DynamicExt* clone() const noexcept override
-    {
-        return new FullV2DynamicPlugin(*this);
-    }
+    nvinfer1::IPluginV2DynamicExt* clone() const noexcept override { return new FullV2DynamicPlugin(*this); }
 
     //! Output outputIndex has the shape of input 0 with outputIndex added to its first extent.
     nvinfer1::DimsExprs getOutputDimensions(int32_t outputIndex, nvinfer1::DimsExprs const* inputs, int32_t nbInputs,
@@ -153,20 +120,11 @@ public:
     }
 
     // Test accessors.
-    int32_t value() const noexcept
-    {
-        return mValue;
-    }
+    int32_t value() const noexcept { return mValue; }
 
-    int32_t configured() const noexcept
-    {
-        return mConfigured;
-    }
+    int32_t configured() const noexcept { return mConfigured; }
 
-    nvinfer1::IGpuAllocator* allocator() const noexcept
-    {
-        return mAllocator;
-    }
+    nvinfer1::IGpuAllocator* allocator() const noexcept { return mAllocator; }
 
 private:
     LiveCounter mCounter;
@@ -188,20 +146,11 @@ public:
     ~FullV2IOExtPlugin() override = default;
 
     // IPluginV2.
-    nvinfer1::AsciiChar const* getPluginType() const noexcept override
-    {
-        return "KilnFullV2IOExt";
-    }
+    nvinfer1::AsciiChar const* getPluginType() const noexcept override { return "KilnFullV2IOExt"; }
 
-    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override
-    {
-        return kV2PluginVersion;
-    }
+    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override { return kV2PluginVersion; }
 
-    int32_t getNbOutputs() const noexcept override
-    {
-        return kV2NbOutputs;
-    }
+    int32_t getNbOutputs() const noexcept override { return kV2NbOutputs; }
 
     nvinfer1::Dims getOutputDimensions(
         int32_t index, nvinfer1::Dims const* inputs, int32_t nbInputDims) noexcept override
@@ -209,15 +158,9 @@ public:
         return (nbInputDims > 0) ? inputs[0] : nvinfer1::Dims{1, {index}};
     }
 
-    int32_t initialize() noexcept override
-    {
-        return kV2InitializeResult;
-    }
+    int32_t initialize() noexcept override { return kV2InitializeResult; }
 
-    void terminate() noexcept override
-    {
-        mAllocator = nullptr;
-    }
+    void terminate() noexcept override { mAllocator = nullptr; }
 
     size_t getWorkspaceSize(int32_t maxBatchSize) const noexcept override
     {
@@ -234,35 +177,20 @@ public:
         return kV2EnqueueResult + batchSize;
     }
 
-    size_t getSerializationSize() const noexcept override
-    {
-        return sizeof(mValue);
-    }
+    size_t getSerializationSize() const noexcept override { return sizeof(mValue); }
 
-    void serialize(void* buffer) const noexcept override
-    {
-        std::memcpy(buffer, &mValue, sizeof(mValue));
-    }
+    void serialize(void* buffer) const noexcept override { std::memcpy(buffer, &mValue, sizeof(mValue)); }
 
-    void destroy() noexcept override
-    {
-        delete this;
-    }
+    void destroy() noexcept override { delete this; }
 
-    nvinfer1::IPluginV2IOExt* clone() const noexcept override
-    {
-        return new FullV2IOExtPlugin(*this);
-    }
+    nvinfer1::IPluginV2IOExt* clone() const noexcept override { return new FullV2IOExtPlugin(*this); }
 
     void setPluginNamespace(nvinfer1::AsciiChar const* pluginNamespace) noexcept override
     {
         mNamespace = pluginNamespace;
     }
 
-    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override
-    {
-        return mNamespace;
-    }
+    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override { return mNamespace; }
 
     // IPluginV2Ext.
     nvinfer1::DataType getOutputDataType(
@@ -278,10 +206,7 @@ public:
         return outputIndex < nbInputs && inputIsBroadcasted[outputIndex];
     }
 
-    bool canBroadcastInputAcrossBatch(int32_t inputIndex) const noexcept override
-    {
-        return inputIndex == 1;
-    }
+    bool canBroadcastInputAcrossBatch(int32_t inputIndex) const noexcept override { return inputIndex == 1; }
 
     void attachToContext(
         cudnnContext* cudnn, cublasContext* cublas, nvinfer1::IGpuAllocator* allocator) noexcept override
@@ -291,10 +216,7 @@ public:
         mAllocator = allocator;
     }
 
-    void detachFromContext() noexcept override
-    {
-        mAllocator = nullptr;
-    }
+    void detachFromContext() noexcept override { mAllocator = nullptr; }
 
     // IPluginV2IOExt.
     void configurePlugin(nvinfer1::PluginTensorDesc const* in, int32_t nbInput, nvinfer1::PluginTensorDesc const* out,
@@ -303,8 +225,7 @@ public:
         mConfigured = (in != nullptr && out != nullptr) ? nbInput * 10 + nbOutput : -1;
     }
 
-    bool supportsFormatCombination(
-        int32_t pos, nvinfer1::PluginTensorDesc const* inOut, int32_t nbInputs,
+    bool supportsFormatCombination(int32_t pos, nvinfer1::PluginTensorDesc const* inOut, int32_t nbInputs,
         int32_t nbOutputs) const noexcept override
     {
         return pos < nbInputs + nbOutputs && inOut[pos].type == nvinfer1::DataType::kINT8
@@ -312,15 +233,9 @@ public:
     }
 
     // Test accessors.
-    int32_t configured() const noexcept
-    {
-        return mConfigured;
-    }
+    int32_t configured() const noexcept { return mConfigured; }
 
-    nvinfer1::IGpuAllocator* allocator() const noexcept
-    {
-        return mAllocator;
-    }
+    nvinfer1::IGpuAllocator* allocator() const noexcept { return mAllocator; }
 
 private:
     LiveCounter mCounter;
@@ -345,20 +260,11 @@ public:
 
     ~FullV2Creator() override = default;
 
-    nvinfer1::AsciiChar const* getPluginName() const noexcept override
-    {
-        return "KilnFullV2Dynamic";
-    }
+    nvinfer1::AsciiChar const* getPluginName() const noexcept override { return "KilnFullV2Dynamic"; }
 
-    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override
-    {
-        return kV2PluginVersion;
-    }
+    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override { return kV2PluginVersion; }
 
-    nvinfer1::PluginFieldCollection const* getFieldNames() noexcept override
-    {
-        return &mFieldNames;
-    }
+    nvinfer1::PluginFieldCollection const* getFieldNames() noexcept override { return &mFieldNames; }
 
     nvinfer1::IPluginV2* createPlugin(
         nvinfer1::AsciiChar const* name, nvinfer1::PluginFieldCollection const* fc) noexcept override
@@ -416,10 +322,7 @@ public:
         mNamespace = pluginNamespace;
     }
 
-    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override
-    {
-        return mNamespace;
-    }
+    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override { return mNamespace; }
 
 private:
     LiveCounter mCounter;

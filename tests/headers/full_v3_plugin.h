@@ -66,26 +66,14 @@ public:
         return nullptr;
     }
 
-    nvinfer1::IPluginV3* clone() noexcept override
-    {
-        return new FullV3Plugin(*this);
-    }
+    nvinfer1::IPluginV3* clone() noexcept override { return new FullV3Plugin(*this); }
 
     // IPluginV3OneCore (slots 4-6).
-    nvinfer1::AsciiChar const* getPluginName() const noexcept override
-    {
-        return kV3PluginName;
-    }
+    nvinfer1::AsciiChar const* getPluginName() const noexcept override { return kV3PluginName; }
 
-    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override
-    {
-        return kV3PluginVersion;
-    }
+    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override { return kV3PluginVersion; }
 
-    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override
-    {
-        return mNamespace;
-    }
+    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override { return mNamespace; }
 
     // IPluginV3OneBuild (slots 4-14).
     int32_t configurePlugin(nvinfer1::DynamicPluginTensorDesc const* in, int32_t nbInputs,
@@ -96,8 +84,8 @@ public:
         return kV3ConfigureResult;
     }
 
-    int32_t getOutputDataTypes(nvinfer1::DataType* outputTypes, int32_t nbOutputs,
-        const nvinfer1::DataType* inputTypes, int32_t nbInputs) const noexcept override
+    int32_t getOutputDataTypes(nvinfer1::DataType* outputTypes, int32_t nbOutputs, const nvinfer1::DataType* inputTypes,
+        int32_t nbInputs) const noexcept override
     {
         for (int32_t i = 0; i < nbOutputs; ++i)
         {
@@ -107,9 +95,9 @@ public:
     }
 
     //! Output 0 has the shape of input 0 with its first extent doubled.
-    int32_t getOutputShapes(nvinfer1::DimsExprs const* inputs, int32_t nbInputs,
-        nvinfer1::DimsExprs const* shapeInputs, int32_t nbShapeInputs, nvinfer1::DimsExprs* outputs,
-        int32_t nbOutputs, nvinfer1::IExprBuilder& exprBuilder) noexcept override
+    int32_t getOutputShapes(nvinfer1::DimsExprs const* inputs, int32_t nbInputs, nvinfer1::DimsExprs const* shapeInputs,
+        int32_t nbShapeInputs, nvinfer1::DimsExprs* outputs, int32_t nbOutputs,
+        nvinfer1::IExprBuilder& exprBuilder) noexcept override
     {
         static_cast<void>(shapeInputs);
         static_cast<void>(nbShapeInputs);
@@ -123,18 +111,14 @@ public:
         return kV3OutputShapesResult;
     }
 
-    bool supportsFormatCombination(
-        int32_t pos, nvinfer1::DynamicPluginTensorDesc const* inOut, int32_t nbInputs,
+    bool supportsFormatCombination(int32_t pos, nvinfer1::DynamicPluginTensorDesc const* inOut, int32_t nbInputs,
         int32_t nbOutputs) noexcept override
     {
         return pos < nbInputs + nbOutputs && inOut[pos].desc.format == nvinfer1::TensorFormat::kLINEAR
             && inOut[pos].desc.type == nvinfer1::DataType::kFLOAT;
     }
 
-    int32_t getNbOutputs() const noexcept override
-    {
-        return kV3NbOutputs;
-    }
+    int32_t getNbOutputs() const noexcept override { return kV3NbOutputs; }
 
     size_t getWorkspaceSize(nvinfer1::DynamicPluginTensorDesc const* inputs, int32_t nbInputs,
         nvinfer1::DynamicPluginTensorDesc const* outputs, int32_t nbOutputs) const noexcept override
@@ -156,31 +140,16 @@ public:
         return kV3ValidTacticsResult;
     }
 
-    int32_t getNbTactics() noexcept override
-    {
-        return kV3NbTactics;
-    }
+    int32_t getNbTactics() noexcept override { return kV3NbTactics; }
 
-    char const* getTimingCacheID() noexcept override
-    {
-        return "kiln-timing-cache-id";
-    }
+    char const* getTimingCacheID() noexcept override { return "kiln-timing-cache-id"; }
 
-    int32_t getFormatCombinationLimit() noexcept override
-    {
-        return kV3FormatCombinationLimit;
-    }
+    int32_t getFormatCombinationLimit() noexcept override { return kV3FormatCombinationLimit; }
 
-    char const* getMetadataString() noexcept override
-    {
-        return "kiln-metadata";
-    }
+    char const* getMetadataString() noexcept override { return "kiln-metadata"; }
 
     // v_2_0::IPluginV3OneBuild (slot 15): output 0 is written in place of input 0.
-    int32_t getAliasedInput(int32_t outputIndex) noexcept override
-    {
-        return (outputIndex == 0) ? 0 : -1;
-    }
+    int32_t getAliasedInput(int32_t outputIndex) noexcept override { return (outputIndex == 0) ? 0 : -1; }
 
     // IPluginV3OneRuntime (slots 4-8).
     int32_t setTactic(int32_t tactic) noexcept override
@@ -216,36 +185,18 @@ public:
         return copy;
     }
 
-    nvinfer1::PluginFieldCollection const* getFieldsToSerialize() noexcept override
-    {
-        return &mFieldCollection;
-    }
+    nvinfer1::PluginFieldCollection const* getFieldsToSerialize() noexcept override { return &mFieldCollection; }
 
     // Test accessors.
-    float scale() const noexcept
-    {
-        return mScale;
-    }
+    float scale() const noexcept { return mScale; }
 
-    int32_t tactic() const noexcept
-    {
-        return mTactic;
-    }
+    int32_t tactic() const noexcept { return mTactic; }
 
-    int32_t lastNbInputs() const noexcept
-    {
-        return mLastNbInputs;
-    }
+    int32_t lastNbInputs() const noexcept { return mLastNbInputs; }
 
-    int32_t lastNbOutputs() const noexcept
-    {
-        return mLastNbOutputs;
-    }
+    int32_t lastNbOutputs() const noexcept { return mLastNbOutputs; }
 
-    nvinfer1::IPluginResourceContext* context() const noexcept
-    {
-        return mContext;
-    }
+    nvinfer1::IPluginResourceContext* context() const noexcept { return mContext; }
 
 private:
     LiveCounter mCounter;
@@ -294,36 +245,18 @@ public:
         return new FullV3Plugin(scale, mNamespace);
     }
 
-    nvinfer1::PluginFieldCollection const* getFieldNames() noexcept override
-    {
-        return &mFieldNames;
-    }
+    nvinfer1::PluginFieldCollection const* getFieldNames() noexcept override { return &mFieldNames; }
 
-    nvinfer1::AsciiChar const* getPluginName() const noexcept override
-    {
-        return kV3PluginName;
-    }
+    nvinfer1::AsciiChar const* getPluginName() const noexcept override { return kV3PluginName; }
 
-    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override
-    {
-        return kV3PluginVersion;
-    }
+    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override { return kV3PluginVersion; }
 
-    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override
-    {
-        return mNamespace;
-    }
+    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override { return mNamespace; }
 
     //! Not part of the interface: TensorRT's own V3 creators add it for initLibNvInferPlugins.
-    void setPluginNamespace(char const* pluginNamespace) noexcept
-    {
-        mNamespace = pluginNamespace;
-    }
+    void setPluginNamespace(char const* pluginNamespace) noexcept { mNamespace = pluginNamespace; }
 
-    nvinfer1::TensorRTPhase lastPhase() const noexcept
-    {
-        return mLastPhase;
-    }
+    nvinfer1::TensorRTPhase lastPhase() const noexcept { return mLastPhase; }
 
 private:
     LiveCounter mCounter;

@@ -30,11 +30,11 @@ struct InfoRow
 
 } // namespace
 
-#define KILN_INFO(Interface, object, kind, major, minor)                                                              \
-    InfoRow                                                                                                           \
-    {                                                                                                                 \
-        #Interface, static_cast<IVersionedInterface const*>(static_cast<Interface const*>(&(object))), kind, major,   \
-            minor                                                                                                     \
+#define KILN_INFO(Interface, object, kind, major, minor)                                                               \
+    InfoRow                                                                                                            \
+    {                                                                                                                  \
+#Interface, static_cast < IVersionedInterface const*>(static_cast <Interface const*>(&(object))), kind, major, \
+            minor                                                                                                      \
     }
 
 TEST(InterfaceInfo, KindStringsAndVersions)

@@ -12,17 +12,17 @@
 
 using namespace nvinfer1;
 
-#define KILN_EXPECT_SIZE(Type, size, align)                                                                           \
-    do                                                                                                                \
-    {                                                                                                                 \
-        EXPECT_EQ(sizeof(Type), static_cast<size_t>(size)) << "sizeof(" #Type ")";                                    \
-        EXPECT_EQ(alignof(Type), static_cast<size_t>(align)) << "alignof(" #Type ")";                                 \
+#define KILN_EXPECT_SIZE(Type, size, align)                                                                            \
+    do                                                                                                                 \
+    {                                                                                                                  \
+        EXPECT_EQ(sizeof(Type), static_cast<size_t>(size)) << "sizeof(" #Type ")";                                     \
+        EXPECT_EQ(alignof(Type), static_cast<size_t>(align)) << "alignof(" #Type ")";                                  \
     } while (false)
 
-#define KILN_EXPECT_OFFSET(Type, member, offset)                                                                      \
+#define KILN_EXPECT_OFFSET(Type, member, offset)                                                                       \
     EXPECT_EQ(offsetof(Type, member), static_cast<size_t>(offset)) << "offsetof(" #Type ", " #member ")"
 
-#define KILN_EXPECT_MEMBER_TYPE(Type, member, MemberType)                                                             \
+#define KILN_EXPECT_MEMBER_TYPE(Type, member, MemberType)                                                              \
     EXPECT_TRUE((std::is_same_v<decltype(Type::member), MemberType>)) << #Type "::" #member " is not " #MemberType
 
 TEST(Layout, Dims64)
@@ -93,7 +93,7 @@ TEST(Layout, DimsExprs)
     KILN_EXPECT_SIZE(DimsExprs, 72, 8);
     KILN_EXPECT_OFFSET(DimsExprs, nbDims, 0);
     KILN_EXPECT_OFFSET(DimsExprs, d, 8);
-    KILN_EXPECT_MEMBER_TYPE(DimsExprs, d, IDimensionExpr const* [Dims::MAX_DIMS]);
+    KILN_EXPECT_MEMBER_TYPE(DimsExprs, d, IDimensionExpr const * [Dims::MAX_DIMS]);
 }
 
 TEST(Layout, PluginField)

@@ -31,25 +31,13 @@ public:
         return nullptr;
     }
 
-    nvinfer1::IPluginV3* clone() noexcept override
-    {
-        return new MinimalV3Plugin(*this);
-    }
+    nvinfer1::IPluginV3* clone() noexcept override { return new MinimalV3Plugin(*this); }
 
-    nvinfer1::AsciiChar const* getPluginName() const noexcept override
-    {
-        return "KilnMinimalV3";
-    }
+    nvinfer1::AsciiChar const* getPluginName() const noexcept override { return "KilnMinimalV3"; }
 
-    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override
-    {
-        return "1";
-    }
+    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override { return "1"; }
 
-    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override
-    {
-        return "";
-    }
+    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override { return ""; }
 
     int32_t configurePlugin(nvinfer1::DynamicPluginTensorDesc const* /*in*/, int32_t /*nbInputs*/,
         nvinfer1::DynamicPluginTensorDesc const* /*out*/, int32_t /*nbOutputs*/) noexcept override
@@ -76,10 +64,7 @@ public:
         return true;
     }
 
-    int32_t getNbOutputs() const noexcept override
-    {
-        return 1;
-    }
+    int32_t getNbOutputs() const noexcept override { return 1; }
 
     int32_t onShapeChange(nvinfer1::PluginTensorDesc const* /*in*/, int32_t /*nbInputs*/,
         nvinfer1::PluginTensorDesc const* /*out*/, int32_t /*nbOutputs*/) noexcept override
@@ -99,10 +84,7 @@ public:
         return clone();
     }
 
-    nvinfer1::PluginFieldCollection const* getFieldsToSerialize() noexcept override
-    {
-        return &mFields;
-    }
+    nvinfer1::PluginFieldCollection const* getFieldsToSerialize() noexcept override { return &mFields; }
 
 private:
     LiveCounter mCounter;
@@ -113,46 +95,25 @@ private:
 class MinimalV2DynamicPlugin : public nvinfer1::IPluginV2DynamicExt
 {
 public:
-    nvinfer1::AsciiChar const* getPluginType() const noexcept override
-    {
-        return "KilnMinimalV2";
-    }
+    nvinfer1::AsciiChar const* getPluginType() const noexcept override { return "KilnMinimalV2"; }
 
-    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override
-    {
-        return "1";
-    }
+    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override { return "1"; }
 
-    int32_t getNbOutputs() const noexcept override
-    {
-        return 1;
-    }
+    int32_t getNbOutputs() const noexcept override { return 1; }
 
-    int32_t initialize() noexcept override
-    {
-        return 0;
-    }
+    int32_t initialize() noexcept override { return 0; }
 
     void terminate() noexcept override {}
 
-    size_t getSerializationSize() const noexcept override
-    {
-        return 0;
-    }
+    size_t getSerializationSize() const noexcept override { return 0; }
 
     void serialize(void* /*buffer*/) const noexcept override {}
 
-    void destroy() noexcept override
-    {
-        delete this;
-    }
+    void destroy() noexcept override { delete this; }
 
     void setPluginNamespace(nvinfer1::AsciiChar const* /*pluginNamespace*/) noexcept override {}
 
-    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override
-    {
-        return "";
-    }
+    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override { return ""; }
 
     nvinfer1::DataType getOutputDataType(
         int32_t /*index*/, nvinfer1::DataType const* /*inputTypes*/, int32_t /*nbInputs*/) const noexcept override
@@ -160,10 +121,7 @@ public:
         return nvinfer1::DataType::kFLOAT;
     }
 
-    nvinfer1::IPluginV2DynamicExt* clone() const noexcept override
-    {
-        return new MinimalV2DynamicPlugin(*this);
-    }
+    nvinfer1::IPluginV2DynamicExt* clone() const noexcept override { return new MinimalV2DynamicPlugin(*this); }
 
     nvinfer1::DimsExprs getOutputDimensions(int32_t /*outputIndex*/, nvinfer1::DimsExprs const* inputs,
         int32_t /*nbInputs*/, nvinfer1::IExprBuilder& /*exprBuilder*/) noexcept override
@@ -203,8 +161,8 @@ private:
 class MinimalGpuAllocator : public nvinfer1::IGpuAllocator
 {
 public:
-    void* allocate(uint64_t const size, uint64_t const /*alignment*/, nvinfer1::AllocatorFlags const flags) noexcept
-        override
+    void* allocate(
+        uint64_t const size, uint64_t const /*alignment*/, nvinfer1::AllocatorFlags const flags) noexcept override
     {
         ++mAllocations;
         mLastFlags = flags;
@@ -217,20 +175,11 @@ public:
         return memory == mBlock;
     }
 
-    int32_t allocations() const noexcept
-    {
-        return mAllocations;
-    }
+    int32_t allocations() const noexcept { return mAllocations; }
 
-    int32_t deallocations() const noexcept
-    {
-        return mDeallocations;
-    }
+    int32_t deallocations() const noexcept { return mDeallocations; }
 
-    nvinfer1::AllocatorFlags lastFlags() const noexcept
-    {
-        return mLastFlags;
-    }
+    nvinfer1::AllocatorFlags lastFlags() const noexcept { return mLastFlags; }
 
 private:
     alignas(16) unsigned char mBlock[64]{};
@@ -258,15 +207,9 @@ public:
         return memory == mBlock;
     }
 
-    int32_t calls() const noexcept
-    {
-        return mCalls;
-    }
+    int32_t calls() const noexcept { return mCalls; }
 
-    cudaStream_t lastStream() const noexcept
-    {
-        return mLastStream;
-    }
+    cudaStream_t lastStream() const noexcept { return mLastStream; }
 
 private:
     alignas(16) unsigned char mBlock[64]{};
@@ -285,18 +228,15 @@ public:
 class LegacyOutputAllocator : public nvinfer1::IOutputAllocator
 {
 public:
-    void* reallocateOutput(char const* /*tensorName*/, void* /*currentMemory*/, uint64_t size,
-        uint64_t /*alignment*/) noexcept override
+    void* reallocateOutput(
+        char const* /*tensorName*/, void* /*currentMemory*/, uint64_t size, uint64_t /*alignment*/) noexcept override
     {
         return (size <= sizeof(mBlock)) ? mBlock : nullptr;
     }
 
     void notifyShape(char const* /*tensorName*/, nvinfer1::Dims const& /*dims*/) noexcept override {}
 
-    void* block() noexcept
-    {
-        return mBlock;
-    }
+    void* block() noexcept { return mBlock; }
 
 private:
     alignas(16) unsigned char mBlock[64]{};

@@ -21,10 +21,7 @@ namespace
 
 struct Destroyer
 {
-    void operator()(IPluginV2* plugin) const noexcept
-    {
-        plugin->destroy();
-    }
+    void operator()(IPluginV2* plugin) const noexcept { plugin->destroy(); }
 };
 
 using V2Ptr = std::unique_ptr<IPluginV2, Destroyer>;
@@ -66,10 +63,7 @@ protected:
         mV2Creator->setPluginNamespace("kiln.v2");
     }
 
-    void TearDown() override
-    {
-        EXPECT_EQ(liveObjects(), mLiveBefore) << "a plugin was leaked or destroyed twice";
-    }
+    void TearDown() override { EXPECT_EQ(liveObjects(), mLiveBefore) << "a plugin was leaked or destroyed twice"; }
 
     V2Ptr create(int32_t level, int32_t value)
     {

@@ -40,10 +40,7 @@ DynamicPluginTensorDesc linearFloat()
 
 struct PluginDeleter
 {
-    void operator()(IPluginV3* plugin) const noexcept
-    {
-        delete plugin;
-    }
+    void operator()(IPluginV3* plugin) const noexcept { delete plugin; }
 };
 
 using PluginPtr = std::unique_ptr<IPluginV3, PluginDeleter>;

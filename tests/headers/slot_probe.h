@@ -164,9 +164,8 @@ inline void expectVtable(char const* interfaceName, int32_t actualTotal, int32_t
     std::multiset<int32_t> covered;
     for (SlotRow const& row : rows)
     {
-        EXPECT_EQ(row.actual, row.expected)
-            << interfaceName << "::" << row.member << " is in slot " << row.actual << "; the spec says slot "
-            << row.expected;
+        EXPECT_EQ(row.actual, row.expected) << interfaceName << "::" << row.member << " is in slot " << row.actual
+                                            << "; the spec says slot " << row.expected;
         EXPECT_FALSE(row.addsNoexcept) << interfaceName << "::" << row.member
                                        << " is noexcept in the headers; the spec declares it without noexcept";
         covered.insert(row.expected);
@@ -177,34 +176,34 @@ inline void expectVtable(char const* interfaceName, int32_t actualTotal, int32_t
     }
     for (int32_t slot = firstOwnSlot; slot < totalSlots; ++slot)
     {
-        EXPECT_EQ(covered.count(slot), 1U) << interfaceName << ": slot " << slot
-                                           << " must be described by exactly one row of the table";
+        EXPECT_EQ(covered.count(slot), 1U)
+            << interfaceName << ": slot " << slot << " must be described by exactly one row of the table";
     }
 }
 
 } // namespace kiln_test
 
 //! A row: slot, class, member, then the member's full function type (variadic because it contains commas).
-#define KILN_SLOT(slot, Class, member, ...)                                                                           \
-    ::kiln_test::SlotRow                                                                                              \
-    {                                                                                                                 \
-        #member, slot, ::kiln_test::slotOf<__VA_ARGS__, Class>(&Class::member), false,                                \
-            ::kiln_test::addsNoexcept<__VA_ARGS__, Class>(                                                            \
-                [](auto tag) -> decltype(::kiln_test::implicitly<typename decltype(tag)::type>(&Class::member)) {   \
-                    return {};                                                                                        \
-                })                                                                                                    \
+#define KILN_SLOT(slot, Class, member, ...)                                                                            \
+    ::kiln_test::SlotRow                                                                                               \
+    {                                                                                                                  \
+#member, slot, ::kiln_test::slotOf < __VA_ARGS__, Class>(&Class::member), false,                               \
+            ::kiln_test::addsNoexcept < __VA_ARGS__,                                                                   \
+            Class>([](auto tag) -> decltype(::kiln_test::implicitly <typename decltype(tag)::type>(&Class::member)) {  \
+                return {};                                                                                             \
+            })                                                                                                         \
     }
 
 //! A row for the two destructor entries (D1 complete-object, D0 deleting) at slot and slot + 1. A destructor cannot
 //! be addressed; vtable_destructor_test.cpp calls these entries to check them.
-#define KILN_DTOR(slot)                                                                                               \
-    ::kiln_test::SlotRow                                                                                              \
-    {                                                                                                                 \
-        "~ (D1, D0)", slot, slot, true, false                                                                         \
+#define KILN_DTOR(slot)                                                                                                \
+    ::kiln_test::SlotRow                                                                                               \
+    {                                                                                                                  \
+        "~ (D1, D0)", slot, slot, true, false                                                                          \
     }
 
 //! Checks the table of Class: total slots, first slot the class itself adds, then the rows.
-#define KILN_EXPECT_VTABLE(Class, totalSlots, firstOwnSlot, ...)                                                      \
+#define KILN_EXPECT_VTABLE(Class, totalSlots, firstOwnSlot, ...)                                                       \
     ::kiln_test::expectVtable(#Class, ::kiln_test::slotCount<Class>(), totalSlots, firstOwnSlot, {__VA_ARGS__})
 
 #endif // KILN_TESTS_HEADERS_SLOT_PROBE_H

@@ -32,10 +32,7 @@ public:
     {
     }
 
-    ~Flagged() override
-    {
-        *mFlag = true;
-    }
+    ~Flagged() override { *mFlag = true; }
 
 private:
     bool* mFlag;
@@ -96,11 +93,11 @@ struct DestructorRow
 };
 
 //! A row: the interface, a concrete class implementing it, and the spec's D1 slot (D0 follows it).
-#define KILN_DTOR_ROW(Base, Concrete, slot)                                                                           \
-    DestructorRow                                                                                                     \
-    {                                                                                                                 \
-        #Base " in " #Concrete, slot, completeDestructorAt<Base, Concrete>(slot),                                     \
-            deletingDestructorAt<Base, Concrete>((slot) + 1)                                                          \
+#define KILN_DTOR_ROW(Base, Concrete, slot)                                                                            \
+    DestructorRow                                                                                                      \
+    {                                                                                                                  \
+#Base " in " #Concrete, slot, completeDestructorAt < Base, Concrete>(slot), deletingDestructorAt < Base,       \
+            Concrete>((slot) + 1)                                                                                      \
     }
 
 void expectRows(std::initializer_list<DestructorRow> rows)

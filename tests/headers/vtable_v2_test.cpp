@@ -35,8 +35,7 @@ struct V2DynamicExtProtected : IPluginV2DynamicExt
 TEST(VtableSlots, IPluginV2)
 {
     using C = IPluginV2;
-    KILN_EXPECT_VTABLE(IPluginV2, 19, 0,
-        KILN_SLOT(0, C, getTensorRTVersion, int32_t() const noexcept),
+    KILN_EXPECT_VTABLE(IPluginV2, 19, 0, KILN_SLOT(0, C, getTensorRTVersion, int32_t() const noexcept),
         KILN_SLOT(1, C, getPluginType, AsciiChar const*() const noexcept),
         KILN_SLOT(2, C, getPluginVersion, AsciiChar const*() const noexcept),
         KILN_SLOT(3, C, getNbOutputs, int32_t() const noexcept),
@@ -44,33 +43,29 @@ TEST(VtableSlots, IPluginV2)
         KILN_SLOT(5, C, supportsFormat, bool(DataType, PluginFormat) const noexcept),
         KILN_SLOT(6, C, configureWithFormat,
             void(Dims const*, int32_t, Dims const*, int32_t, DataType, PluginFormat, int32_t) noexcept),
-        KILN_SLOT(7, C, initialize, int32_t() noexcept),
-        KILN_SLOT(8, C, terminate, void() noexcept),
+        KILN_SLOT(7, C, initialize, int32_t() noexcept), KILN_SLOT(8, C, terminate, void() noexcept),
         KILN_SLOT(9, C, getWorkspaceSize, size_t(int32_t) const noexcept),
         KILN_SLOT(10, C, enqueue, int32_t(int32_t, void const* const*, void* const*, void*, cudaStream_t) noexcept),
         KILN_SLOT(11, C, getSerializationSize, size_t() const noexcept),
-        KILN_SLOT(12, C, serialize, void(void*) const noexcept),
-        KILN_SLOT(13, C, destroy, void() noexcept),
-        KILN_SLOT(14, C, clone, IPluginV2*() const noexcept),
+        KILN_SLOT(12, C, serialize, void(void*) const noexcept), KILN_SLOT(13, C, destroy, void() noexcept),
+        KILN_SLOT(14, C, clone, IPluginV2 * () const noexcept),
         KILN_SLOT(15, C, setPluginNamespace, void(AsciiChar const*) noexcept),
-        KILN_SLOT(16, C, getPluginNamespace, AsciiChar const*() const noexcept),
-        KILN_DTOR(17));
+        KILN_SLOT(16, C, getPluginNamespace, AsciiChar const*() const noexcept), KILN_DTOR(17));
 }
 
 TEST(VtableSlots, IPluginV2Ext)
 {
     using C = IPluginV2Ext;
-    KILN_EXPECT_VTABLE(IPluginV2Ext, 25, 19,
-        KILN_SLOT(0, V2ExtProtected, getTensorRTVersion, int32_t() const noexcept),
+    KILN_EXPECT_VTABLE(IPluginV2Ext, 25, 19, KILN_SLOT(0, V2ExtProtected, getTensorRTVersion, int32_t() const noexcept),
         KILN_SLOT(6, V2ExtProtected, configureWithFormat,
             void(Dims const*, int32_t, Dims const*, int32_t, DataType, PluginFormat, int32_t) noexcept),
-        KILN_SLOT(14, C, clone, IPluginV2Ext*() const noexcept),
+        KILN_SLOT(14, C, clone, IPluginV2Ext * () const noexcept),
         KILN_SLOT(19, C, getOutputDataType, DataType(int32_t, DataType const*, int32_t) const noexcept),
         KILN_SLOT(20, C, isOutputBroadcastAcrossBatch, bool(int32_t, bool const*, int32_t) const noexcept),
         KILN_SLOT(21, C, canBroadcastInputAcrossBatch, bool(int32_t) const noexcept),
         KILN_SLOT(22, C, configurePlugin,
-            void(Dims const*, int32_t, Dims const*, int32_t, DataType const*, DataType const*, bool const*,
-                bool const*, PluginFormat, int32_t) noexcept),
+            void(Dims const*, int32_t, Dims const*, int32_t, DataType const*, DataType const*, bool const*, bool const*,
+                PluginFormat, int32_t) noexcept),
         KILN_SLOT(23, C, attachToContext, void(cudnnContext*, cublasContext*, IGpuAllocator*) noexcept),
         KILN_SLOT(24, C, detachFromContext, void() noexcept));
 }
@@ -83,12 +78,12 @@ TEST(VtableSlots, IPluginV2IOExt)
         // Private `final` overrides, reached through the base that declares them public.
         KILN_SLOT(5, IPluginV2, supportsFormat, bool(DataType, PluginFormat) const noexcept),
         KILN_SLOT(22, IPluginV2Ext, configurePlugin,
-            void(Dims const*, int32_t, Dims const*, int32_t, DataType const*, DataType const*, bool const*,
-                bool const*, PluginFormat, int32_t) noexcept),
-        KILN_SLOT(25, C, configurePlugin,
-            void(PluginTensorDesc const*, int32_t, PluginTensorDesc const*, int32_t) noexcept),
-        KILN_SLOT(26, C, supportsFormatCombination,
-            bool(int32_t, PluginTensorDesc const*, int32_t, int32_t) const noexcept));
+            void(Dims const*, int32_t, Dims const*, int32_t, DataType const*, DataType const*, bool const*, bool const*,
+                PluginFormat, int32_t) noexcept),
+        KILN_SLOT(
+            25, C, configurePlugin, void(PluginTensorDesc const*, int32_t, PluginTensorDesc const*, int32_t) noexcept),
+        KILN_SLOT(
+            26, C, supportsFormatCombination, bool(int32_t, PluginTensorDesc const*, int32_t, int32_t) const noexcept));
 }
 
 TEST(VtableSlots, IPluginV2DynamicExt)
@@ -100,15 +95,15 @@ TEST(VtableSlots, IPluginV2DynamicExt)
         KILN_SLOT(4, IPluginV2, getOutputDimensions, Dims(int32_t, Dims const*, int32_t) noexcept),
         KILN_SLOT(5, IPluginV2, supportsFormat, bool(DataType, PluginFormat) const noexcept),
         KILN_SLOT(9, IPluginV2, getWorkspaceSize, size_t(int32_t) const noexcept),
-        KILN_SLOT(10, IPluginV2, enqueue,
-            int32_t(int32_t, void const* const*, void* const*, void*, cudaStream_t) noexcept),
+        KILN_SLOT(
+            10, IPluginV2, enqueue, int32_t(int32_t, void const* const*, void* const*, void*, cudaStream_t) noexcept),
         KILN_SLOT(20, IPluginV2Ext, isOutputBroadcastAcrossBatch, bool(int32_t, bool const*, int32_t) const noexcept),
         KILN_SLOT(21, IPluginV2Ext, canBroadcastInputAcrossBatch, bool(int32_t) const noexcept),
         KILN_SLOT(22, IPluginV2Ext, configurePlugin,
-            void(Dims const*, int32_t, Dims const*, int32_t, DataType const*, DataType const*, bool const*,
-                bool const*, PluginFormat, int32_t) noexcept),
+            void(Dims const*, int32_t, Dims const*, int32_t, DataType const*, DataType const*, bool const*, bool const*,
+                PluginFormat, int32_t) noexcept),
         // Covariant clone reuses slot 14.
-        KILN_SLOT(14, C, clone, IPluginV2DynamicExt*() const noexcept),
+        KILN_SLOT(14, C, clone, IPluginV2DynamicExt * () const noexcept),
         KILN_SLOT(25, C, getOutputDimensions, DimsExprs(int32_t, DimsExprs const*, int32_t, IExprBuilder&) noexcept),
         KILN_SLOT(26, C, supportsFormatCombination, bool(int32_t, PluginTensorDesc const*, int32_t, int32_t) noexcept),
         KILN_SLOT(27, C, configurePlugin,

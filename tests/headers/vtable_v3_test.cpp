@@ -12,10 +12,8 @@ using namespace nvinfer1;
 TEST(VtableSlots, IVersionedInterface)
 {
     using C = IVersionedInterface;
-    KILN_EXPECT_VTABLE(IVersionedInterface, 4, 0,
-        KILN_SLOT(0, C, getAPILanguage, APILanguage() const noexcept),
-        KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
-        KILN_DTOR(2));
+    KILN_EXPECT_VTABLE(IVersionedInterface, 4, 0, KILN_SLOT(0, C, getAPILanguage, APILanguage() const noexcept),
+        KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept), KILN_DTOR(2));
 }
 
 TEST(VtableSlots, IPluginCapability)
@@ -26,17 +24,15 @@ TEST(VtableSlots, IPluginCapability)
 TEST(VtableSlots, IPluginV3)
 {
     using C = v_1_0::IPluginV3;
-    KILN_EXPECT_VTABLE(v_1_0::IPluginV3, 6, 4,
-        KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
-        KILN_SLOT(4, C, getCapabilityInterface, IPluginCapability*(PluginCapabilityType) noexcept),
-        KILN_SLOT(5, C, clone, IPluginV3*() noexcept));
+    KILN_EXPECT_VTABLE(v_1_0::IPluginV3, 6, 4, KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
+        KILN_SLOT(4, C, getCapabilityInterface, IPluginCapability * (PluginCapabilityType) noexcept),
+        KILN_SLOT(5, C, clone, IPluginV3 * () noexcept));
 }
 
 TEST(VtableSlots, IPluginV3OneCore)
 {
     using C = v_1_0::IPluginV3OneCore;
-    KILN_EXPECT_VTABLE(v_1_0::IPluginV3OneCore, 7, 4,
-        KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
+    KILN_EXPECT_VTABLE(v_1_0::IPluginV3OneCore, 7, 4, KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
         KILN_SLOT(4, C, getPluginName, AsciiChar const*() const noexcept),
         KILN_SLOT(5, C, getPluginVersion, AsciiChar const*() const noexcept),
         KILN_SLOT(6, C, getPluginNamespace, AsciiChar const*() const noexcept));
@@ -52,14 +48,13 @@ TEST(VtableSlots, IPluginV3OneBuild)
         KILN_SLOT(5, C, getOutputDataTypes, int32_t(DataType*, int32_t, DataType const*, int32_t) const noexcept),
         KILN_SLOT(6, C, getOutputShapes,
             int32_t(DimsExprs const*, int32_t, DimsExprs const*, int32_t, DimsExprs*, int32_t, IExprBuilder&) noexcept),
-        KILN_SLOT(7, C, supportsFormatCombination,
-            bool(int32_t, DynamicPluginTensorDesc const*, int32_t, int32_t) noexcept),
+        KILN_SLOT(
+            7, C, supportsFormatCombination, bool(int32_t, DynamicPluginTensorDesc const*, int32_t, int32_t) noexcept),
         KILN_SLOT(8, C, getNbOutputs, int32_t() const noexcept),
         KILN_SLOT(9, C, getWorkspaceSize,
             size_t(DynamicPluginTensorDesc const*, int32_t, DynamicPluginTensorDesc const*, int32_t) const noexcept),
         KILN_SLOT(10, C, getValidTactics, int32_t(int32_t*, int32_t) noexcept),
-        KILN_SLOT(11, C, getNbTactics, int32_t() noexcept),
-        KILN_SLOT(12, C, getTimingCacheID, char const*() noexcept),
+        KILN_SLOT(11, C, getNbTactics, int32_t() noexcept), KILN_SLOT(12, C, getTimingCacheID, char const*() noexcept),
         KILN_SLOT(13, C, getFormatCombinationLimit, int32_t() noexcept),
         KILN_SLOT(14, C, getMetadataString, char const*() noexcept));
 }
@@ -79,12 +74,12 @@ TEST(VtableSlots, IPluginV3OneRuntime)
     KILN_EXPECT_VTABLE(v_1_0::IPluginV3OneRuntime, 9, 4,
         KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
         KILN_SLOT(4, C, setTactic, int32_t(int32_t) noexcept),
-        KILN_SLOT(5, C, onShapeChange,
-            int32_t(PluginTensorDesc const*, int32_t, PluginTensorDesc const*, int32_t) noexcept),
+        KILN_SLOT(
+            5, C, onShapeChange, int32_t(PluginTensorDesc const*, int32_t, PluginTensorDesc const*, int32_t) noexcept),
         KILN_SLOT(6, C, enqueue,
             int32_t(PluginTensorDesc const*, PluginTensorDesc const*, void const* const*, void* const*, void*,
                 cudaStream_t) noexcept),
-        KILN_SLOT(7, C, attachToContext, IPluginV3*(IPluginResourceContext*) noexcept),
+        KILN_SLOT(7, C, attachToContext, IPluginV3 * (IPluginResourceContext*) noexcept),
         KILN_SLOT(8, C, getFieldsToSerialize, PluginFieldCollection const*() noexcept));
 }
 
@@ -98,8 +93,8 @@ TEST(VtableSlots, IPluginCreatorV3One)
     using C = v_1_0::IPluginCreatorV3One;
     KILN_EXPECT_VTABLE(v_1_0::IPluginCreatorV3One, 9, 4,
         KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
-        KILN_SLOT(4, C, createPlugin,
-            IPluginV3*(AsciiChar const*, PluginFieldCollection const*, TensorRTPhase) noexcept),
+        KILN_SLOT(
+            4, C, createPlugin, IPluginV3 * (AsciiChar const*, PluginFieldCollection const*, TensorRTPhase) noexcept),
         KILN_SLOT(5, C, getFieldNames, PluginFieldCollection const*() noexcept),
         KILN_SLOT(6, C, getPluginName, AsciiChar const*() const noexcept),
         KILN_SLOT(7, C, getPluginVersion, AsciiChar const*() const noexcept),
@@ -109,13 +104,12 @@ TEST(VtableSlots, IPluginCreatorV3One)
 TEST(VtableSlots, IPluginCreator)
 {
     using C = v_1_0::IPluginCreator;
-    KILN_EXPECT_VTABLE(v_1_0::IPluginCreator, 11, 4,
-        KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
+    KILN_EXPECT_VTABLE(v_1_0::IPluginCreator, 11, 4, KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
         KILN_SLOT(4, C, getPluginName, AsciiChar const*() const noexcept),
         KILN_SLOT(5, C, getPluginVersion, AsciiChar const*() const noexcept),
         KILN_SLOT(6, C, getFieldNames, PluginFieldCollection const*() noexcept),
-        KILN_SLOT(7, C, createPlugin, IPluginV2*(AsciiChar const*, PluginFieldCollection const*) noexcept),
-        KILN_SLOT(8, C, deserializePlugin, IPluginV2*(AsciiChar const*, void const*, size_t) noexcept),
+        KILN_SLOT(7, C, createPlugin, IPluginV2 * (AsciiChar const*, PluginFieldCollection const*) noexcept),
+        KILN_SLOT(8, C, deserializePlugin, IPluginV2 * (AsciiChar const*, void const*, size_t) noexcept),
         KILN_SLOT(9, C, setPluginNamespace, void(AsciiChar const*) noexcept),
         KILN_SLOT(10, C, getPluginNamespace, AsciiChar const*() const noexcept));
 }
@@ -123,10 +117,8 @@ TEST(VtableSlots, IPluginCreator)
 TEST(VtableSlots, IPluginResource)
 {
     using C = v_1_0::IPluginResource;
-    KILN_EXPECT_VTABLE(v_1_0::IPluginResource, 6, 4,
-        KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
-        KILN_SLOT(4, C, release, int32_t() noexcept),
-        KILN_SLOT(5, C, clone, IPluginResource*() noexcept));
+    KILN_EXPECT_VTABLE(v_1_0::IPluginResource, 6, 4, KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
+        KILN_SLOT(4, C, release, int32_t() noexcept), KILN_SLOT(5, C, clone, IPluginResource * () noexcept));
 }
 
 #else

@@ -34,7 +34,8 @@ TEST_F(LibraryTest, LoadsGetCreatorsLibraryAndGivesItTheLoggerFinderFirst)
     ASSERT_NE(first, nullptr);
     ASSERT_NE(second, nullptr);
     EXPECT_STREQ(first->getInterfaceInfo().kind, "PLUGIN CREATOR_V3ONE");
-    EXPECT_TRUE(mLog.has(Severity::kINFO, {"registered 2 creator(s)", path, "getCreators"})) << mLog.text(Severity::kINFO);
+    EXPECT_TRUE(mLog.has(Severity::kINFO, {"registered 2 creator(s)", path, "getCreators"}))
+        << mLog.text(Severity::kINFO);
 
     // The library logs through the finder it was given, which finds kiln's current logger.
     std::unique_ptr<nvinfer1::IPluginV3> plugin{first->createPlugin("p", nullptr, nvinfer1::TensorRTPhase::kBUILD)};

@@ -32,8 +32,8 @@ public:
 class StaticProgramCreator final : public IPluginCreatorV3One
 {
 public:
-    nvinfer1::IPluginV3* createPlugin(char const*, nvinfer1::PluginFieldCollection const*, nvinfer1::TensorRTPhase) noexcept
-        override
+    nvinfer1::IPluginV3* createPlugin(
+        char const*, nvinfer1::PluginFieldCollection const*, nvinfer1::TensorRTPhase) noexcept override
     {
         return new ProbeV3Plugin("ProgramStatic", "3", "");
     }

@@ -72,8 +72,8 @@ TEST_F(ResourceTest, AFailedCloneStoresNothing)
 {
     CountedResource broken{mCounters, /*failClone=*/true};
     EXPECT_EQ(mRegistry->acquirePluginResource("W", &broken), nullptr);
-    EXPECT_TRUE(mLog.has(Severity::kERROR,
-        {"acquirePluginResource", "clone() of the plugin resource for key \"W\" returned nullptr"}))
+    EXPECT_TRUE(mLog.has(
+        Severity::kERROR, {"acquirePluginResource", "clone() of the plugin resource for key \"W\" returned nullptr"}))
         << mLog.text();
     EXPECT_NE(mRegistry->releasePluginResource("W"), 0) << "nothing was stored";
 

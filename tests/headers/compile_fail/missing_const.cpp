@@ -12,8 +12,8 @@
 class MutablePlugin : public kiln_test::FullV3Plugin
 {
 public:
-    int32_t getOutputDataTypes(nvinfer1::DataType* outputTypes, int32_t nbOutputs,
-        nvinfer1::DataType const* inputTypes, int32_t nbInputs) KILN_TEST_CONST noexcept override
+    int32_t getOutputDataTypes(nvinfer1::DataType* outputTypes, int32_t nbOutputs, nvinfer1::DataType const* inputTypes,
+        int32_t nbInputs) KILN_TEST_CONST noexcept override
     {
         return kiln_test::FullV3Plugin::getOutputDataTypes(outputTypes, nbOutputs, inputTypes, nbInputs);
     }

@@ -12,8 +12,5 @@
 class LaxPlugin : public kiln_test::FullV3Plugin
 {
 public:
-    nvinfer1::AsciiChar const* getPluginName() const KILN_TEST_NOEXCEPT override
-    {
-        return "LaxPlugin";
-    }
+    nvinfer1::AsciiChar const* getPluginName() const KILN_TEST_NOEXCEPT override { return "LaxPlugin"; }
 };

@@ -6,10 +6,7 @@
 class RenamedWriter : public nvinfer1::IStreamWriter
 {
 public:
-    int64_t write(void const* /*data*/, int64_t nbBytes) override
-    {
-        return nbBytes;
-    }
+    int64_t write(void const* /*data*/, int64_t nbBytes) override { return nbBytes; }
 
 #if !defined(KILN_CONTROL)
     nvinfer1::InterfaceInfo getInterfaceInfo() const noexcept override

@@ -15,8 +15,8 @@ public:
         return 0;
     }
 #else
-    int32_t enqueue(int32_t /*batchSize*/, void const* const* /*inputs*/, void* const* /*outputs*/,
-        void* /*workspace*/, cudaStream_t /*stream*/) noexcept override
+    int32_t enqueue(int32_t /*batchSize*/, void const* const* /*inputs*/, void* const* /*outputs*/, void* /*workspace*/,
+        cudaStream_t /*stream*/) noexcept override
     {
         return 0;
     }

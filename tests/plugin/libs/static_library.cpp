@@ -8,8 +8,8 @@ namespace
 class StaticV3Creator final : public nvinfer1::IPluginCreatorV3One
 {
 public:
-    nvinfer1::IPluginV3* createPlugin(char const*, nvinfer1::PluginFieldCollection const*, nvinfer1::TensorRTPhase) noexcept
-        override
+    nvinfer1::IPluginV3* createPlugin(
+        char const*, nvinfer1::PluginFieldCollection const*, nvinfer1::TensorRTPhase) noexcept override
     {
         return mCreator.createPlugin(nullptr, nullptr, nvinfer1::TensorRTPhase::kBUILD);
     }

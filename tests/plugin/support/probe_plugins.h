@@ -53,9 +53,8 @@ public:
     {
     }
 
-    nvinfer1::IPluginV3* createPlugin(
-        char const* /*name*/, nvinfer1::PluginFieldCollection const* /*fc*/, nvinfer1::TensorRTPhase /*phase*/) noexcept
-        override
+    nvinfer1::IPluginV3* createPlugin(char const* /*name*/, nvinfer1::PluginFieldCollection const* /*fc*/,
+        nvinfer1::TensorRTPhase /*phase*/) noexcept override
     {
         if (mFinder != nullptr && *mFinder != nullptr)
         {
