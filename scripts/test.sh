@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing() {
-    for tool in g++ cmake ninja nm; do command -v "$tool" >/dev/null 2>&1 || return 0; done
+    for tool in g++ cmake ninja nm git clang-format; do command -v "$tool" >/dev/null 2>&1 || return 0; done
     [ -f /usr/include/gtest/gtest.h ] || return 0
     command -v ccache >/dev/null 2>&1 || [ "${CI:-}" != true ] || return 0 # CI wants its compiler cache
     return 1
@@ -17,16 +17,16 @@ if missing && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends \
-        g++ cmake ninja-build ccache binutils libgtest-dev libgmock-dev >/dev/null
+        g++ cmake ninja-build ccache binutils git clang-format libgtest-dev libgmock-dev >/dev/null
 fi
 
 jobs=$(nproc)
-export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/kiln-ccache}"
+export CCACHE_DIR="${CCACHE_DIR:-${HOME:-/root}/.cache/kiln-ccache}"
 
 echo "== build and test (Release)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON -DKILN_BUILD_EXAMPLES=ON
 cmake --build build -j "$jobs"
-ctest --test-dir build -j "$jobs" --output-on-failure
+ctest --test-dir build -j "$jobs" --output-on-failure --no-tests=error --timeout 300
 
 if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
     for sanitizer in thread "address;undefined"; do
@@ -35,6 +35,6 @@ if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
         cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DKILN_SANITIZE=${sanitizer}"
         cmake --build "$dir" -j "$jobs" --target kiln plugin_registry_test plugin_concurrency_test
         TSAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-            ctest --test-dir "$dir" -j "$jobs" -L "registry|core" --output-on-failure
+            ctest --test-dir "$dir" -j "$jobs" -L "registry|core" --output-on-failure --no-tests=error --timeout 300
     done
 fi

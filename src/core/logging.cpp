@@ -65,10 +65,11 @@ private:
     Severity mThreshold{Severity::kWARNING};
 };
 
+// Never destroyed, like the finder below: pinned plugin libraries may log from their static destructors.
 StderrLogger& defaultLogger() noexcept
 {
-    static StderrLogger logger;
-    return logger;
+    static auto* logger = new StderrLogger;
+    return *logger;
 }
 
 std::atomic<nvinfer1::ILogger*> gLogger{nullptr};
@@ -107,8 +108,8 @@ void log(Severity severity, std::string_view message) noexcept
 
 nvinfer1::ILoggerFinder& loggerFinder() noexcept
 {
-    static CurrentLoggerFinder finder;
-    return finder;
+    static auto* finder = new CurrentLoggerFinder;
+    return *finder;
 }
 
 std::string quoted(char const* text)

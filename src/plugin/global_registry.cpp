@@ -4,6 +4,8 @@
 #include "kiln/kiln.h"
 #include "plugin/registry.h"
 
+#include <algorithm>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <sstream>
@@ -25,7 +27,7 @@ PluginRegistry& globalRegistry() noexcept
 struct PrivateRegistries
 {
     std::mutex mutex;
-    std::unordered_set<nvinfer1::IPluginRegistry*> live;
+    std::unordered_set<PluginRegistry*> live;
 };
 
 PrivateRegistries& privateRegistries() noexcept
@@ -34,7 +36,27 @@ PrivateRegistries& privateRegistries() noexcept
     return *registries;
 }
 
+std::string describeRegistry(void const* registry)
+{
+    std::ostringstream text;
+    text << "registry " << registry;
+    return text.str();
+}
+
 } // namespace
+
+bool isReferencedByAnyRegistry(SharedLibrary const& library)
+{
+    if (globalRegistry().refersInto(library))
+    {
+        return true;
+    }
+    auto& registries = privateRegistries();
+    std::lock_guard<std::mutex> lock(registries.mutex);
+    return std::any_of(registries.live.begin(), registries.live.end(),
+        [&](PluginRegistry const* registry) { return registry->refersInto(library); });
+}
+
 } // namespace kiln
 
 extern "C" TENSORRTAPI nvinfer1::IPluginRegistry* getPluginRegistry() noexcept
@@ -47,10 +69,10 @@ extern "C" TENSORRTAPI nvinfer1::IPluginRegistry* kilnCreatePluginRegistry(nvinf
     try
     {
         auto& registries = kiln::privateRegistries();
-        auto* registry = new kiln::PluginRegistry(parent);
+        auto registry = std::make_unique<kiln::PluginRegistry>(parent);
         std::lock_guard<std::mutex> lock(registries.mutex);
-        registries.live.insert(registry);
-        return registry;
+        registries.live.insert(registry.get());
+        return registry.release();
     }
     catch (std::bad_alloc const&)
     {
@@ -66,18 +88,35 @@ extern "C" TENSORRTAPI void kilnDestroyPluginRegistry(nvinfer1::IPluginRegistry*
         return;
     }
     auto& registries = kiln::privateRegistries();
+    kiln::PluginRegistry* destroying = nullptr;
+    char const* refusal = nullptr;
     {
         std::lock_guard<std::mutex> lock(registries.mutex);
-        if (registries.live.erase(registry) == 0)
+        auto const found = std::find_if(registries.live.begin(), registries.live.end(),
+            [&](kiln::PluginRegistry* r) { return static_cast<nvinfer1::IPluginRegistry*>(r) == registry; });
+        if (registry == &kiln::globalRegistry())
         {
-            std::ostringstream address;
-            address << static_cast<void const*>(registry);
-            kiln::log(kiln::Severity::kERROR,
-                "kilnDestroyPluginRegistry: registry " + address.str()
-                    + (registry == &kiln::globalRegistry() ? " is the process-wide registry, which is never destroyed"
-                                                           : " was not made by kilnCreatePluginRegistry"));
-            return;
+            refusal = " is the process-wide registry, which is never destroyed";
+        }
+        else if (found == registries.live.end())
+        {
+            refusal = " was not made by kilnCreatePluginRegistry (or was destroyed already)";
+        }
+        else if (std::any_of(registries.live.begin(), registries.live.end(),
+                     [&](kiln::PluginRegistry* r) { return r->parent() == registry; }))
+        {
+            refusal = " is still the parent of another registry; destroy the children first";
+        }
+        else
+        {
+            destroying = *found;
+            registries.live.erase(found);
         }
     }
-    delete static_cast<kiln::PluginRegistry*>(registry);
+    if (refusal != nullptr)
+    {
+        kiln::log(kiln::Severity::kERROR, "kilnDestroyPluginRegistry: " + kiln::describeRegistry(registry) + refusal);
+        return;
+    }
+    delete destroying;
 }

@@ -22,10 +22,11 @@ constexpr char const* kSetLoggerFinder = "setLoggerFinder";
 //! under its own loader lock, which sanitizers cannot see; this makes that order visible (a library's static
 //! destructors finish before a reload's constructors start), and keeps two registries from calling one
 //! library's entry points at once.
-std::mutex& loaderMutex()
+std::recursive_mutex& loaderMutex()
 {
-    static std::mutex mutex;
-    return mutex;
+    // Recursive: a library's static initialiser or entry point may itself load or unload libraries.
+    static auto* mutex = new std::recursive_mutex;
+    return *mutex;
 }
 
 std::string lastDlError()
@@ -37,7 +38,7 @@ std::string lastDlError()
 
 Expected<std::unique_ptr<SharedLibrary>> SharedLibrary::open(std::string path)
 {
-    std::lock_guard<std::mutex> lock(loaderMutex());
+    std::lock_guard<std::recursive_mutex> lock(loaderMutex());
     dlerror();
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr)
@@ -45,24 +46,40 @@ Expected<std::unique_ptr<SharedLibrary>> SharedLibrary::open(std::string path)
         return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT,
             "cannot load plugin library " + quoted(path.c_str()) + ": " + lastDlError()};
     }
-    return std::unique_ptr<SharedLibrary>(new SharedLibrary(handle, std::move(path)));
+    void* linkMap = nullptr;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &linkMap) != 0)
+    {
+        std::string const message = lastDlError();
+        dlclose(handle);
+        return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR,
+            "cannot inspect plugin library " + quoted(path.c_str()) + ": " + message};
+    }
+    return std::unique_ptr<SharedLibrary>(new SharedLibrary(handle, linkMap, std::move(path)));
 }
 
-SharedLibrary::SharedLibrary(void* handle, std::string path) noexcept
+SharedLibrary::SharedLibrary(void* handle, void* linkMap, std::string path) noexcept
     : mHandle(handle)
+    , mLinkMap(linkMap)
     , mPath(std::move(path))
 {
 }
 
+bool SharedLibrary::contains(void const* address) const noexcept
+{
+    Dl_info info{};
+    void* linkMap = nullptr;
+    return address != nullptr && dladdr1(address, &info, &linkMap, RTLD_DL_LINKMAP) != 0 && linkMap == mLinkMap;
+}
+
 SharedLibrary::~SharedLibrary()
 {
-    std::lock_guard<std::mutex> lock(loaderMutex());
+    std::lock_guard<std::recursive_mutex> lock(loaderMutex());
     dlclose(mHandle);
 }
 
 void SharedLibrary::pin() noexcept
 {
-    std::lock_guard<std::mutex> lock(loaderMutex());
+    std::lock_guard<std::recursive_mutex> lock(loaderMutex());
     // Re-opening with RTLD_NODELETE marks the already-loaded object as never to be unloaded.
     if (void* pinned = dlopen(mPath.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
     {
@@ -72,7 +89,9 @@ void SharedLibrary::pin() noexcept
 
 void* SharedLibrary::symbol(char const* name) const noexcept
 {
-    return dlsym(mHandle, name);
+    // dlsym also searches the library's dependencies; an entry point must be the library's own.
+    void* address = dlsym(mHandle, name);
+    return contains(address) ? address : nullptr;
 }
 
 Expected<PluginLibraryCreators> readPluginLibrary(SharedLibrary const& library, nvinfer1::ILoggerFinder& finder)
@@ -80,7 +99,7 @@ Expected<PluginLibraryCreators> readPluginLibrary(SharedLibrary const& library, 
     std::string const where = "plugin library " + quoted(library.path().c_str());
 
     // Entry points write library globals (the logger finder) without locks of their own: call one at a time.
-    std::lock_guard<std::mutex> lock(loaderMutex());
+    std::lock_guard<std::recursive_mutex> lock(loaderMutex());
     if (auto* setLoggerFinder = reinterpret_cast<SetLoggerFinderFn>(library.symbol(kSetLoggerFinder)))
     {
         setLoggerFinder(&finder);

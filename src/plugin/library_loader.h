@@ -22,8 +22,11 @@ public:
     SharedLibrary(SharedLibrary const&) = delete;
     SharedLibrary& operator=(SharedLibrary const&) = delete;
 
-    //! The address of an exported symbol, or nullptr.
+    //! The address of a symbol the library itself defines (not one of its dependencies), or nullptr.
     void* symbol(char const* name) const noexcept;
+
+    //! Whether address lies in this library's code or data.
+    bool contains(void const* address) const noexcept;
 
     std::string const& path() const noexcept { return mPath; }
 
@@ -31,9 +34,10 @@ public:
     void pin() noexcept;
 
 private:
-    SharedLibrary(void* handle, std::string path) noexcept;
+    SharedLibrary(void* handle, void* linkMap, std::string path) noexcept;
 
     void* mHandle;
+    void* mLinkMap; //!< The dynamic loader's record of the library, which identifies it for dladdr1.
     std::string mPath;
 };
 

@@ -24,9 +24,8 @@ constexpr char const* kV2CreatorKind = "PLUGIN CREATOR_V1";
 constexpr char const* kV3OneCreatorKind = "PLUGIN CREATOR_V3ONE";
 constexpr std::size_t kMaxStringBytes = 1024; // including the terminating NUL
 
-//! Counts successful registrations in every registry; a change while a library's static initialisers run means
-//! the library registered creators itself (REGISTER_TENSORRT_PLUGIN), so its code must never be unmapped.
-std::atomic<uint64_t> gRegistrationEpoch{0};
+//! How many listings of each kind stay valid after the registry changes (for readers on other threads).
+constexpr std::size_t kSnapshotsKept = 8;
 
 char const* orEmpty(char const* text) noexcept
 {
@@ -134,11 +133,54 @@ PluginRegistry::~PluginRegistry() noexcept
 {
     // While the registry is whole, so that a resource's release() may still call it.
     mResources.releaseAll();
-    std::lock_guard<std::mutex> lock(mRecorderMutex);
+    std::list<PluginLibrary> libraries;
+    {
+        std::lock_guard<std::mutex> lock(mMutex);
+        mEntries.clear();
+        libraries.swap(mLibraries);
+    }
+    for (PluginLibrary& library : libraries)
+    {
+        unload(std::move(library.library));
+    }
     if (mRecorder != nullptr)
     {
         mRecorder->decRefCount();
     }
+}
+
+void PluginRegistry::unload(std::unique_ptr<SharedLibrary> library) noexcept
+{
+    if (library != nullptr && isReferencedByAnyRegistry(*library))
+    {
+        log(Severity::kVERBOSE,
+            "IPluginRegistry: plugin library " + quoted(library->path().c_str())
+                + " stays loaded: a registry still holds a creator or resource whose code is in it");
+        library->pin();
+    }
+    library.reset();
+}
+
+bool PluginRegistry::refersInto(SharedLibrary const& library) const
+{
+    auto const inLibrary = [&](void const* object) {
+        // The object itself, or its vtable (the first word of a polymorphic object), may live in the library.
+        return library.contains(object) || library.contains(*static_cast<void const* const*>(object));
+    };
+    {
+        std::lock_guard<std::mutex> lock(mMutex);
+        for (Entry const& entry : mEntries)
+        {
+            // Creators that came with a library keep that library loaded themselves.
+            if (entry.library == nullptr && inLibrary(entry.creator))
+            {
+                return true;
+            }
+        }
+    }
+    bool found = false;
+    mResources.forEach([&](nvinfer1::IPluginResource const& resource) { found = found || inLibrary(&resource); });
+    return found;
 }
 
 void PluginRegistry::report(Error const& error, char const* operation) const noexcept
@@ -147,10 +189,24 @@ void PluginRegistry::report(Error const& error, char const* operation) const noe
     {
         std::string const message = std::string("IPluginRegistry::") + operation + ": " + error.message;
         log(Severity::kERROR, message);
-        std::lock_guard<std::mutex> lock(mRecorderMutex);
-        if (mRecorder != nullptr)
+
+        // The recorder is called with no lock held; the reference keeps it registered meanwhile.
+        nvinfer1::IErrorRecorder* recorder = nullptr;
         {
-            mRecorder->reportError(error.code, message.c_str());
+            std::lock_guard<std::mutex> lock(mRecorderMutex);
+            recorder = mRecorder;
+        }
+        if (recorder != nullptr)
+        {
+            recorder->incRefCount();
+            std::string description = message;
+            if (description.size() > nvinfer1::IErrorRecorder::kMAX_DESC_LENGTH)
+            {
+                description.resize(nvinfer1::IErrorRecorder::kMAX_DESC_LENGTH - 3);
+                description += "...";
+            }
+            recorder->reportError(error.code, description.c_str());
+            recorder->decRefCount();
         }
     }
     catch (...)
@@ -204,7 +260,6 @@ bool PluginRegistry::registerEntry(Entry entry, char const* operation) noexcept
             if (findLocked(entry.key) == nullptr)
             {
                 mEntries.push_back(entry);
-                gRegistrationEpoch.fetch_add(1);
                 return true;
             }
         }
@@ -347,19 +402,23 @@ IPluginCreator* PluginRegistry::getPluginCreator(
 
 template <typename T>
 T* const* PluginRegistry::publish(
-    std::vector<std::unique_ptr<std::vector<T*>>>& history, std::vector<T*> snapshot, int32_t* numCreators) const
+    std::deque<std::vector<T*>>& kept, std::vector<T*> snapshot, int32_t* numCreators) const
 {
     *numCreators = static_cast<int32_t>(snapshot.size());
     if (snapshot.empty())
     {
         return nullptr;
     }
-    // Arrays handed out stay valid while the registry lives, even after later changes.
-    if (history.empty() || *history.back() != snapshot)
+    // An unchanged listing returns the same array; a changed one keeps the previous few valid a while longer.
+    if (kept.empty() || kept.back() != snapshot)
     {
-        history.push_back(std::make_unique<std::vector<T*>>(std::move(snapshot)));
+        kept.push_back(std::move(snapshot));
+        if (kept.size() > kSnapshotsKept)
+        {
+            kept.pop_front();
+        }
     }
-    return history.back()->data();
+    return kept.back().data();
 }
 
 IPluginCreatorInterface* const* PluginRegistry::getAllCreators(int32_t* const numCreators) const noexcept
@@ -431,22 +490,25 @@ IPluginCreatorInterface* const* PluginRegistry::getAllCreatorsRecursive(int32_t*
                 snapshot.push_back(entry.creator);
             }
             snapshot.insert(snapshot.end(), inherited.begin(), inherited.end());
-            return publish(mAllSnapshots, std::move(snapshot), numCreators);
+            return publish(mRecursiveSnapshots, std::move(snapshot), numCreators);
         });
 }
 
 void PluginRegistry::setErrorRecorder(nvinfer1::IErrorRecorder* const recorder) noexcept
 {
-    std::lock_guard<std::mutex> lock(mRecorderMutex);
     if (recorder != nullptr)
     {
         recorder->incRefCount();
     }
-    if (mRecorder != nullptr)
+    nvinfer1::IErrorRecorder* previous = nullptr;
     {
-        mRecorder->decRefCount();
+        std::lock_guard<std::mutex> lock(mRecorderMutex);
+        previous = std::exchange(mRecorder, recorder);
     }
-    mRecorder = recorder;
+    if (previous != nullptr)
+    {
+        previous->decRefCount();
+    }
 }
 
 nvinfer1::IErrorRecorder* PluginRegistry::getErrorRecorder() const noexcept
@@ -476,66 +538,74 @@ nvinfer1::IPluginRegistry::PluginLibraryHandle PluginRegistry::loadLibrary(char 
         }
         std::string const where = "plugin library " + quoted(pluginPath);
 
-        uint64_t const epochBefore = gRegistrationEpoch.load();
-        auto library = SharedLibrary::open(pluginPath);
-        if (!library)
+        auto opened = SharedLibrary::open(pluginPath);
+        if (!opened)
         {
-            reportHere(library.error());
+            reportHere(opened.error());
             return nullptr;
         }
-        if (gRegistrationEpoch.load() != epochBefore)
-        {
-            // Its static initialisers registered creators somewhere; unmapping it would leave them dangling.
-            library.value()->pin();
-        }
+        std::unique_ptr<SharedLibrary> library = std::move(opened.value());
+        // Every way out of here without registering unloads the library, unless something still uses its code
+        // (its static initialisers may have registered creators themselves).
+        auto const refuse = [&](Error const& error) -> PluginLibraryHandle {
+            unload(std::move(library));
+            reportHere(error);
+            return nullptr;
+        };
 
-        auto found = readPluginLibrary(*library.value(), loggerFinder());
+        auto found = readPluginLibrary(*library, loggerFinder());
         if (!found)
         {
-            reportHere(found.error());
-            return nullptr;
+            return refuse(found.error());
         }
-
         std::vector<Entry> entries;
         for (IPluginCreatorInterface* creator : found.value().creators)
         {
             auto entry = describe(*creator, nullptr);
             if (!entry)
             {
-                reportHere(Error{entry.error().code, where + ": " + entry.error().message});
-                return nullptr;
+                return refuse(Error{entry.error().code, where + ": " + entry.error().message});
             }
             entries.push_back(std::move(entry.value()));
         }
 
-        std::lock_guard<std::mutex> lock(mMutex);
-        for (std::size_t i = 0; i < entries.size(); ++i)
+        PluginLibrary* loaded = nullptr;
+        std::optional<Error> conflict;
         {
-            Key const& key = entries[i].key;
-            bool const repeated = std::any_of(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(i),
-                [&](Entry const& e) { return e.key == key; });
-            if (repeated || findLocked(key) != nullptr)
+            std::lock_guard<std::mutex> lock(mMutex);
+            for (std::size_t i = 0; i < entries.size() && !conflict; ++i)
             {
-                reportHere(Error{ErrorCode::kINVALID_ARGUMENT,
-                    where + " provides a creator for "
-                        + describePlugin(key.name.c_str(), key.version.c_str(), key.pluginNamespace.c_str())
-                        + (repeated ? " twice" : ", which is already registered")
-                        + "; nothing from the library was registered"});
-                return nullptr;
+                Key const& key = entries[i].key;
+                bool const repeated = std::any_of(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(i),
+                    [&](Entry const& e) { return e.key == key; });
+                if (repeated || findLocked(key) != nullptr)
+                {
+                    conflict = Error{ErrorCode::kINVALID_ARGUMENT,
+                        where + " provides a creator for "
+                            + describePlugin(key.name.c_str(), key.version.c_str(), key.pluginNamespace.c_str())
+                            + (repeated ? " twice" : ", which is already registered")
+                            + "; nothing from the library was registered"};
+                }
+            }
+            if (!conflict)
+            {
+                loaded = &mLibraries.emplace_back(PluginLibrary{std::move(library), {}});
+                for (Entry& entry : entries)
+                {
+                    entry.library = loaded;
+                    loaded->creators.push_back(entry.creator);
+                    mEntries.push_back(std::move(entry));
+                }
             }
         }
-        PluginLibrary& loaded = mLibraries.emplace_back(PluginLibrary{std::move(library.value()), {}});
-        for (Entry& entry : entries)
+        if (conflict)
         {
-            entry.library = &loaded;
-            loaded.creators.push_back(entry.creator);
-            mEntries.push_back(std::move(entry));
+            return refuse(*conflict);
         }
-        gRegistrationEpoch.fetch_add(1);
         log(Severity::kINFO,
-            "IPluginRegistry::loadLibrary: registered " + std::to_string(loaded.creators.size()) + " creator(s) from "
-                + where + " through " + found.value().entryPoint);
-        return &loaded;
+            "IPluginRegistry::loadLibrary: registered " + std::to_string(entries.size()) + " creator(s) from " + where
+                + " through " + found.value().entryPoint);
+        return loaded;
     });
 }
 
@@ -559,10 +629,11 @@ void PluginRegistry::deregisterLibrary(PluginLibraryHandle handle) noexcept
         {
             reportHere(Error{ErrorCode::kINVALID_ARGUMENT,
                 "handle " + describeHandle(handle)
-                    + " was not returned by loadLibrary of this registry (or was "
-                      "deregistered already)"});
+                    + " was not returned by loadLibrary of this registry (or was deregistered already)"});
+            return 0;
         }
-        return 0; // the library is unloaded here, outside the lock
+        unload(std::move(unloading)); // outside the lock: the library's static destructors run here
+        return 0;
     });
 }
 

@@ -7,6 +7,7 @@
 #include "plugin/resource_store.h"
 
 #include <atomic>
+#include <deque>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -57,6 +58,13 @@ public:
     int32_t releasePluginResource(char const* key) noexcept override;
     nvinfer1::IPluginCreatorInterface* const* getAllCreatorsRecursive(int32_t* const numCreators) noexcept override;
 
+    //! The parent given at construction.
+    nvinfer1::IPluginRegistry* parent() const noexcept { return mParent; }
+
+    //! Whether a creator registered here without a library, or a stored resource, has its object or its vtable in
+    //! library's code: then unloading library would leave them dangling.
+    bool refersInto(SharedLibrary const& library) const;
+
 private:
     struct Key
     {
@@ -91,10 +99,13 @@ private:
     Expected<std::optional<Entry>> findOwn(
         char const* pluginName, char const* pluginVersion, char const* pluginNamespace) const;
 
-    //! Keeps a snapshot alive for as long as the registry lives, reusing the newest equal one, and returns it.
+    //! Returns a listing as an array that stays valid until the registry has changed kSnapshotsKept times
+    //! (an unchanged listing returns the same array).
     template <typename T>
-    T* const* publish(
-        std::vector<std::unique_ptr<std::vector<T*>>>& history, std::vector<T*> snapshot, int32_t* numCreators) const;
+    T* const* publish(std::deque<std::vector<T*>>& kept, std::vector<T*> snapshot, int32_t* numCreators) const;
+
+    //! Unloads a library, or keeps it mapped for good if some registry still refers into its code.
+    static void unload(std::unique_ptr<SharedLibrary> library) noexcept;
 
     //! Logs the error and reports it to the error recorder.
     void report(Error const& error, char const* operation) const noexcept;
@@ -105,13 +116,17 @@ private:
     mutable std::mutex mMutex; // guards everything below but the resource store and the recorder
     std::vector<Entry> mEntries;
     std::list<PluginLibrary> mLibraries;
-    mutable std::vector<std::unique_ptr<std::vector<nvinfer1::IPluginCreatorInterface*>>> mAllSnapshots;
-    mutable std::vector<std::unique_ptr<std::vector<nvinfer1::IPluginCreator*>>> mV2Snapshots;
+    mutable std::deque<std::vector<nvinfer1::IPluginCreatorInterface*>> mAllSnapshots;
+    mutable std::deque<std::vector<nvinfer1::IPluginCreatorInterface*>> mRecursiveSnapshots;
+    mutable std::deque<std::vector<nvinfer1::IPluginCreator*>> mV2Snapshots;
 
     mutable std::mutex mRecorderMutex;
     nvinfer1::IErrorRecorder* mRecorder{};
 
     ResourceStore mResources;
 };
+
+//! Whether the process-wide registry or any private one refers into library (see PluginRegistry::refersInto).
+bool isReferencedByAnyRegistry(SharedLibrary const& library);
 
 } // namespace kiln

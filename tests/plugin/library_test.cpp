@@ -5,6 +5,7 @@
 #include "support/capture.h"
 #include "support/probe_plugins.h"
 
+#include <algorithm>
 #include <memory>
 
 #if defined(__GNUC__)
@@ -209,6 +210,130 @@ TEST_F(LibraryTest, LibraryLinkedAgainstLibnvinferSo10SharesTheProcessRegistry)
     auto* creator = getPluginRegistry()->getCreator("LinkedV3", "1", "");
     ASSERT_NE(creator, nullptr) << "registered into another copy of the library?";
     EXPECT_STREQ(static_cast<nvinfer1::IPluginCreatorV3One*>(creator)->getPluginName(), "LinkedV3");
+    mRegistry->deregisterLibrary(handle);
+}
+
+} // namespace
+} // namespace kiln::test
+
+#include <cstdlib>
+#include <dlfcn.h>
+
+namespace kiln::test
+{
+namespace
+{
+
+//! Whether the library at path is mapped into the process now.
+bool isLoaded(std::string const& path)
+{
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    if (handle != nullptr)
+    {
+        dlclose(handle);
+    }
+    return handle != nullptr;
+}
+
+struct BadLibraryCase
+{
+    char const* mode;
+    std::vector<std::string> message;
+};
+
+class BadLibraryTest : public LibraryTest, public ::testing::WithParamInterface<BadLibraryCase>
+{
+};
+
+TEST_P(BadLibraryTest, IsRefusedWholeWithAMessage)
+{
+    setenv("KILN_TEST_BAD_LIBRARY", GetParam().mode, 1);
+    std::string const path = libraryPath("bad_library");
+    EXPECT_EQ(mRegistry->loadLibrary(path.c_str()), nullptr);
+    unsetenv("KILN_TEST_BAD_LIBRARY");
+    std::vector<std::string> fragments = GetParam().message;
+    fragments.push_back("IPluginRegistry::loadLibrary");
+    fragments.push_back(path);
+    EXPECT_TRUE(mLog.has(Severity::kERROR, fragments)) << mLog.text();
+    EXPECT_EQ(mRegistry->getCreator("BadLibGood", "1", ""), nullptr) << "all or nothing";
+    EXPECT_FALSE(isLoaded(path)) << "a refused library is unloaded again";
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, BadLibraryTest,
+    ::testing::Values(BadLibraryCase{"null-array", {"getCreators reported 2 creators but returned nullptr"}},
+        BadLibraryCase{"negative-count", {"getCreators reported a negative creator count (-1)"}},
+        BadLibraryCase{"null-creator", {"getCreators returned a null creator at index 1"}},
+        BadLibraryCase{"unknown-kind", {"interface kind \"PLUGIN CREATOR_V7\""}},
+        BadLibraryCase{"empty-name", {"plugin name (getPluginName()) is empty"}},
+        BadLibraryCase{"twice", {"plugin \"BadLibGood\" version \"1\" namespace \"\"", "twice"}}),
+    [](auto const& testInfo) {
+        std::string name = testInfo.param.mode;
+        std::replace(name.begin(), name.end(), '-', '_');
+        return name;
+    });
+
+TEST_F(LibraryTest, AnUnusedLibraryIsUnmappedAtDeregistration)
+{
+    std::string const path = libraryPath("v3_library");
+    auto* handle = mRegistry->loadLibrary(path.c_str());
+    ASSERT_NE(handle, nullptr);
+    EXPECT_TRUE(isLoaded(path));
+    mRegistry->deregisterLibrary(handle);
+    EXPECT_FALSE(isLoaded(path)) << "nothing refers into it, so it must not be pinned";
+}
+
+TEST_F(LibraryTest, ALibraryWhoseResourceIsStillStoredStaysMapped)
+{
+    std::string const path = libraryPath("v3_library");
+    auto* handle = mRegistry->loadLibrary(path.c_str());
+    ASSERT_NE(handle, nullptr);
+    void* self = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    ASSERT_NE(self, nullptr);
+    auto* makeResource = reinterpret_cast<nvinfer1::IPluginResource* (*)()>(dlsym(self, "kilnTestLibraryResource"));
+    ASSERT_NE(makeResource, nullptr);
+    // The stored clone's code is in the library.
+    ASSERT_NE(mRegistry->acquirePluginResource("fromLibrary", makeResource()), nullptr);
+    dlclose(self);
+
+    mRegistry->deregisterLibrary(handle);
+    EXPECT_TRUE(isLoaded(path)) << "unmapping it would leave the stored resource's code dangling";
+    EXPECT_EQ(mRegistry->releasePluginResource("fromLibrary"), 0);
+}
+
+//! A logger that uses the registry from inside log(), as an application's logger may.
+class ReentrantLogger final : public nvinfer1::ILogger
+{
+public:
+    explicit ReentrantLogger(nvinfer1::IPluginRegistry* registry)
+        : mRegistry(registry)
+    {
+        kilnSetLogger(this);
+    }
+    ~ReentrantLogger() override { kilnSetLogger(nullptr); }
+
+    void log(Severity, char const*) noexcept override
+    {
+        int32_t count = 0;
+        mRegistry->getAllCreators(&count);
+        ++mCalls;
+    }
+
+    std::atomic<int> mCalls{0};
+
+private:
+    nvinfer1::IPluginRegistry* mRegistry;
+};
+
+TEST_F(LibraryTest, ALoggerMayCallTheRegistryWhileItIsReporting)
+{
+    ReentrantLogger logger{mRegistry};
+    std::string const path = libraryPath("v3_library");
+    auto* handle = mRegistry->loadLibrary(path.c_str()); // logs its success
+    ASSERT_NE(handle, nullptr);
+    EXPECT_EQ(mRegistry->loadLibrary(path.c_str()), nullptr); // logs a refusal
+    ProbeV3Creator duplicate{"LibV3First", "1", "kilnTest"};
+    EXPECT_FALSE(mRegistry->registerCreator(duplicate, "kilnTest"));
+    EXPECT_GE(logger.mCalls, 3);
     mRegistry->deregisterLibrary(handle);
 }
 

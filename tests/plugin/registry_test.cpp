@@ -357,3 +357,96 @@ TEST(Logger, GetLoggerReturnsTheInstalledLogger)
 
 } // namespace
 } // namespace kiln::test
+
+namespace kiln::test
+{
+namespace
+{
+
+//! A recorder that asks the registry about itself while an error is being reported.
+class ReentrantRecorder final : public nvinfer1::IErrorRecorder
+{
+public:
+    explicit ReentrantRecorder(nvinfer1::IPluginRegistry* registry)
+        : mRegistry(registry)
+    {
+    }
+    int32_t getNbErrors() const noexcept override { return mErrors; }
+    nvinfer1::ErrorCode getErrorCode(int32_t) const noexcept override { return nvinfer1::ErrorCode::kSUCCESS; }
+    ErrorDesc getErrorDesc(int32_t) const noexcept override { return ""; }
+    bool hasOverflowed() const noexcept override { return false; }
+    void clear() noexcept override {}
+    bool reportError(nvinfer1::ErrorCode, ErrorDesc) noexcept override
+    {
+        mSawItself = mRegistry->getErrorRecorder() == this;
+        ++mErrors;
+        return true;
+    }
+    RefCount incRefCount() noexcept override { return ++mRefs; }
+    RefCount decRefCount() noexcept override { return --mRefs; }
+
+    bool mSawItself{false};
+    int32_t mErrors{0};
+    RefCount mRefs{0};
+
+private:
+    nvinfer1::IPluginRegistry* mRegistry;
+};
+
+TEST_F(RegistryTest, ARecorderMayCallTheRegistryWhileItIsReporting)
+{
+    ReentrantRecorder recorder{mRegistry};
+    mRegistry->setErrorRecorder(&recorder);
+    EXPECT_NE(mRegistry->releasePluginResource("absent"), 0);
+    EXPECT_EQ(recorder.mErrors, 1);
+    EXPECT_TRUE(recorder.mSawItself);
+    mRegistry->setErrorRecorder(nullptr);
+    EXPECT_EQ(recorder.mRefs, 0);
+}
+
+TEST_F(RegistryTest, RecorderDescriptionsFitTheDocumentedLength)
+{
+    RecordingErrorRecorder recorder;
+    mRegistry->setErrorRecorder(&recorder);
+    ProbeV3Creator creator{"APluginWithQuiteALongName", "12", "a.long.namespace.for.this.plugin"};
+    ASSERT_TRUE(mRegistry->registerCreator(creator, "a.long.namespace.for.this.plugin"));
+    EXPECT_FALSE(mRegistry->registerCreator(creator, "a.long.namespace.for.this.plugin"));
+    ASSERT_EQ(recorder.getNbErrors(), 1);
+    EXPECT_LE(std::strlen(recorder.getErrorDesc(0)), nvinfer1::IErrorRecorder::kMAX_DESC_LENGTH);
+    EXPECT_NE(std::strstr(recorder.getErrorDesc(0), "APluginWithQuiteALongName"), nullptr) << "the key comes first";
+    EXPECT_TRUE(mLog.has(Severity::kERROR, {"already registered; nothing changed"})) << "the logger gets it whole";
+    mRegistry->setErrorRecorder(nullptr);
+}
+
+TEST_F(RegistryTest, ListingsOfAnUnchangedRegistryAreReusedWhateverTheOrderOfCalls)
+{
+    ProbeV3Creator a{"A", "1", ""};
+    ProbeV2Creator b{"B", "1", ""};
+    ASSERT_TRUE(mRegistry->registerCreator(a, ""));
+    ASSERT_TRUE(mRegistry->registerCreator(b, ""));
+    int32_t count = 0;
+    auto* all = mRegistry->getAllCreators(&count);
+    auto* recursive = mRegistry->getAllCreatorsRecursive(&count);
+    auto* v2 = mRegistry->getPluginCreatorList(&count);
+    for (int i = 0; i < 1000; ++i)
+    {
+        ASSERT_EQ(mRegistry->getAllCreators(&count), all);
+        ASSERT_EQ(mRegistry->getAllCreatorsRecursive(&count), recursive);
+        ASSERT_EQ(mRegistry->getPluginCreatorList(&count), v2);
+    }
+}
+
+TEST_F(RegistryTest, AParentIsNotDestroyedWhileItHasChildren)
+{
+    nvinfer1::IPluginRegistry* child = kilnCreatePluginRegistry(mRegistry);
+    kilnDestroyPluginRegistry(mRegistry);
+    EXPECT_TRUE(mLog.has(Severity::kERROR, {"kilnDestroyPluginRegistry", "still the parent of another registry"}))
+        << mLog.text();
+    ProbeV3Creator creator{"Pad", "1", ""};
+    EXPECT_TRUE(mRegistry->registerCreator(creator, "")) << "the parent still works";
+    EXPECT_EQ(child->getCreator("Pad", "1"), &creator);
+    kilnDestroyPluginRegistry(child);
+}
+
+} // namespace
+} // namespace kiln::test

@@ -144,6 +144,34 @@ private:
     ResourceCounters* mCounters;
 };
 
+//! Like NestingResource, with an inner key of its own.
+class NestingResourceFor final : public nvinfer1::IPluginResource
+{
+public:
+    NestingResourceFor(nvinfer1::IPluginRegistry* registry, ResourceCounters& counters, std::string key)
+        : mRegistry(registry)
+        , mCounters(&counters)
+        , mKey(std::move(key))
+    {
+    }
+    std::string const& key() const { return mKey; }
+    int32_t release() noexcept override { return mRegistry->releasePluginResource((mKey + ".inner").c_str()); }
+    nvinfer1::IPluginResource* clone() noexcept override
+    {
+        CountedResource inner{*mCounters};
+        if (mRegistry->acquirePluginResource((mKey + ".inner").c_str(), &inner) == nullptr)
+        {
+            return nullptr;
+        }
+        return new NestingResourceFor(mRegistry, *mCounters, mKey);
+    }
+
+private:
+    nvinfer1::IPluginRegistry* mRegistry;
+    ResourceCounters* mCounters;
+    std::string mKey;
+};
+
 TEST_F(ResourceTest, ACloneMayAcquireAnotherResource)
 {
     NestingResource outer{mRegistry, mCounters};
@@ -162,6 +190,141 @@ TEST(GlobalRegistryResources, WorkThroughGetPluginRegistry)
     ASSERT_NE(stored, nullptr);
     EXPECT_EQ(getPluginRegistry()->releasePluginResource("kiln.test.global"), 0);
     EXPECT_EQ(counters.deletions, 1);
+}
+
+} // namespace
+} // namespace kiln::test
+
+#include <chrono>
+#include <thread>
+
+namespace kiln::test
+{
+namespace
+{
+
+//! A resource whose clone() acquires its own key: refused, not a deadlock.
+class SelfAcquiringResource final : public nvinfer1::IPluginResource
+{
+public:
+    explicit SelfAcquiringResource(nvinfer1::IPluginRegistry* registry)
+        : mRegistry(registry)
+    {
+    }
+    int32_t release() noexcept override { return 0; }
+    nvinfer1::IPluginResource* clone() noexcept override
+    {
+        mInner = mRegistry->acquirePluginResource("self", this);
+        return new SelfAcquiringResource(mRegistry);
+    }
+    nvinfer1::IPluginResource* mInner{reinterpret_cast<nvinfer1::IPluginResource*>(1)};
+
+private:
+    nvinfer1::IPluginRegistry* mRegistry;
+};
+
+TEST_F(ResourceTest, ACloneThatAcquiresItsOwnKeyIsRefused)
+{
+    SelfAcquiringResource resource{mRegistry};
+    ASSERT_NE(mRegistry->acquirePluginResource("self", &resource), nullptr);
+    EXPECT_EQ(resource.mInner, nullptr);
+    EXPECT_TRUE(
+        mLog.has(Severity::kERROR, {"acquirePluginResource of key \"self\" from inside that key's own clone()"}))
+        << mLog.text();
+    EXPECT_EQ(mRegistry->releasePluginResource("self"), 0);
+}
+
+//! A resource whose clone() and release() wait for another thread that uses another key.
+class WaitingResource final : public nvinfer1::IPluginResource
+{
+public:
+    WaitingResource(nvinfer1::IPluginRegistry* registry, ResourceCounters& counters)
+        : mRegistry(registry)
+        , mCounters(&counters)
+    {
+    }
+    int32_t release() noexcept override
+    {
+        std::thread([&] { mRegistry->releasePluginResource("helper"); }).join();
+        return 0;
+    }
+    nvinfer1::IPluginResource* clone() noexcept override
+    {
+        nvinfer1::IPluginResource* helper = nullptr;
+        std::thread([&] {
+            CountedResource original{*mCounters};
+            helper = mRegistry->acquirePluginResource("helper", &original);
+        }).join();
+        return helper != nullptr ? new WaitingResource(mRegistry, *mCounters) : nullptr;
+    }
+
+private:
+    nvinfer1::IPluginRegistry* mRegistry;
+    ResourceCounters* mCounters;
+};
+
+TEST_F(ResourceTest, CloneAndReleaseMayWaitForThreadsThatUseOtherKeys)
+{
+    WaitingResource resource{mRegistry, mCounters};
+    ASSERT_NE(mRegistry->acquirePluginResource("waiting", &resource), nullptr);
+    EXPECT_EQ(mCounters.clones, 1) << "the helper was acquired from another thread during clone()";
+    EXPECT_EQ(mRegistry->releasePluginResource("waiting"), 0);
+    EXPECT_EQ(mCounters.releases, 1) << "and released from another thread during release()";
+}
+
+TEST_F(ResourceTest, OtherAcquirersOfAKeyWaitForItsClone)
+{
+    //! A clone that takes a while; a second thread asking for the same key gets the same object.
+    class SlowResource final : public nvinfer1::IPluginResource
+    {
+    public:
+        explicit SlowResource(std::atomic<int>& clones)
+            : mClones(&clones)
+        {
+        }
+        int32_t release() noexcept override { return 0; }
+        nvinfer1::IPluginResource* clone() noexcept override
+        {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            ++*mClones;
+            return new SlowResource(*mClones);
+        }
+
+    private:
+        std::atomic<int>* mClones;
+    };
+    std::atomic<int> clones{0};
+    SlowResource first{clones};
+    SlowResource second{clones};
+    nvinfer1::IPluginResource* a = nullptr;
+    nvinfer1::IPluginResource* b = nullptr;
+    std::thread one([&] { a = mRegistry->acquirePluginResource("slow", &first); });
+    std::thread two([&] { b = mRegistry->acquirePluginResource("slow", &second); });
+    one.join();
+    two.join();
+    EXPECT_EQ(clones, 1);
+    EXPECT_NE(a, nullptr);
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(mRegistry->releasePluginResource("slow"), 0);
+    EXPECT_EQ(mRegistry->releasePluginResource("slow"), 0);
+}
+
+TEST_F(ResourceTest, DestructionReleasesNewestFirstSoDependenciesOutliveTheirUsers)
+{
+    // Each outer resource acquired its inner one in clone() and releases it in release(): the inner must still be
+    // there when the outer is released at destruction.
+    nvinfer1::IPluginRegistry* registry = kilnCreatePluginRegistry(nullptr);
+    std::vector<std::unique_ptr<NestingResourceFor>> outers;
+    for (int i = 0; i < 8; ++i)
+    {
+        outers.push_back(std::make_unique<NestingResourceFor>(registry, mCounters, "outer" + std::to_string(i)));
+        ASSERT_NE(registry->acquirePluginResource(outers.back()->key().c_str(), outers.back().get()), nullptr);
+    }
+    kilnDestroyPluginRegistry(registry);
+    EXPECT_EQ(mCounters.clones, 8);
+    EXPECT_EQ(mCounters.releases, 8) << "every inner resource released once";
+    EXPECT_EQ(mCounters.deletions, 8);
+    EXPECT_EQ(mLog.text(Severity::kERROR), "") << "no nested release found its key gone";
 }
 
 } // namespace

@@ -18,6 +18,14 @@ extern "C" __attribute__((visibility("default"))) void setLoggerFinder(nvinfer1:
 extern "C" __attribute__((visibility("default"))) nvinfer1::IPluginCreatorInterface* const* getCreators(
     int32_t& nbCreators)
 {
-    nbCreators = 2;
+    // The loader must hand over the logger finder first; refuse to work otherwise.
+    nbCreators = gFinder != nullptr ? 2 : -1;
     return gCreators;
+}
+
+//! A resource whose code lives in this library, for tests of unloading while a registry still holds it.
+extern "C" __attribute__((visibility("default"))) nvinfer1::IPluginResource* kilnTestLibraryResource()
+{
+    static kiln::test::ProbeResource resource;
+    return &resource;
 }

@@ -77,6 +77,14 @@ private:
     nvinfer1::PluginFieldCollection mFields{};
 };
 
+//! A resource that holds nothing; its clones' code lives wherever this header was compiled.
+class ProbeResource final : public nvinfer1::IPluginResource
+{
+public:
+    int32_t release() noexcept override { return 0; }
+    nvinfer1::IPluginResource* clone() noexcept override { return new ProbeResource; }
+};
+
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
