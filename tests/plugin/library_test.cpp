@@ -235,6 +235,19 @@ bool isLoaded(std::string const& path)
     return handle != nullptr;
 }
 
+//! Whether this platform can unload the library at all: glibc never unloads one with STB_GNU_UNIQUE symbols,
+//! which some toolchains give every library (a statically linked libstdc++, for one). Loads and unloads it once.
+bool platformCanUnload(std::string const& path)
+{
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr)
+    {
+        return false;
+    }
+    dlclose(handle);
+    return !isLoaded(path);
+}
+
 struct BadLibraryCase
 {
     char const* mode;
@@ -247,8 +260,9 @@ class BadLibraryTest : public LibraryTest, public ::testing::WithParamInterface<
 
 TEST_P(BadLibraryTest, IsRefusedWholeWithAMessage)
 {
-    setenv("KILN_TEST_BAD_LIBRARY", GetParam().mode, 1);
     std::string const path = libraryPath("bad_library");
+    bool const unloadable = platformCanUnload(path);
+    setenv("KILN_TEST_BAD_LIBRARY", GetParam().mode, 1);
     EXPECT_EQ(mRegistry->loadLibrary(path.c_str()), nullptr);
     unsetenv("KILN_TEST_BAD_LIBRARY");
     std::vector<std::string> fragments = GetParam().message;
@@ -256,7 +270,10 @@ TEST_P(BadLibraryTest, IsRefusedWholeWithAMessage)
     fragments.push_back(path);
     EXPECT_TRUE(mLog.has(Severity::kERROR, fragments)) << mLog.text();
     EXPECT_EQ(mRegistry->getCreator("BadLibGood", "1", ""), nullptr) << "all or nothing";
-    EXPECT_FALSE(isLoaded(path)) << "a refused library is unloaded again";
+    if (unloadable)
+    {
+        EXPECT_FALSE(isLoaded(path)) << "a refused library is unloaded again";
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, BadLibraryTest,
@@ -275,6 +292,10 @@ INSTANTIATE_TEST_SUITE_P(Modes, BadLibraryTest,
 TEST_F(LibraryTest, AnUnusedLibraryIsUnmappedAtDeregistration)
 {
     std::string const path = libraryPath("v3_library");
+    if (!platformCanUnload(path))
+    {
+        GTEST_SKIP() << "this toolchain makes " << path << " impossible to unload (STB_GNU_UNIQUE symbols)";
+    }
     auto* handle = mRegistry->loadLibrary(path.c_str());
     ASSERT_NE(handle, nullptr);
     EXPECT_TRUE(isLoaded(path));
