@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plan/container.h"
+
+#include "NvInferVersion.h"
+
+#include <array>
+#include <cstring>
+#include <sstream>
+
+namespace kiln
+{
+namespace
+{
+
+// Header layout (all little-endian):
+//   0  char[8]  magic "KILNPLAN"
+//   8  u32      format major      12 u32  format minor
+//   16 u32      header size (64)  20 u32  backend
+//   24 u64      payload size
+//   32 u64      payload CRC-64
+//   40 u32      TensorRT version  44 u32  kiln version
+//   48 u8[8]    reserved, zero
+//   56 u64      CRC-64 of bytes 0..55
+constexpr std::array<char, 8> kMagic{'K', 'I', 'L', 'N', 'P', 'L', 'A', 'N'};
+constexpr std::size_t kHeaderChecksumOffset = 56;
+
+constexpr std::array<uint64_t, 256> makeCrcTable() noexcept
+{
+    std::array<uint64_t, 256> table{};
+    constexpr uint64_t kPolynomial = 0xC96C5795D7870F42ULL; // ECMA-182, reflected
+    for (uint64_t i = 0; i < 256; ++i)
+    {
+        uint64_t value = i;
+        for (int bit = 0; bit < 8; ++bit)
+        {
+            value = (value & 1U) != 0 ? (value >> 1U) ^ kPolynomial : value >> 1U;
+        }
+        table[i] = value;
+    }
+    return table;
+}
+
+constexpr std::array<uint64_t, 256> kCrcTable = makeCrcTable();
+
+template <typename T>
+void put(std::vector<uint8_t>& out, std::size_t offset, T value)
+{
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+    {
+        out[offset + i] = static_cast<uint8_t>(static_cast<uint64_t>(value) >> (8U * i));
+    }
+}
+
+template <typename T>
+T get(uint8_t const* bytes, std::size_t offset)
+{
+    uint64_t value = 0;
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+    {
+        value |= static_cast<uint64_t>(bytes[offset + i]) << (8U * i);
+    }
+    return static_cast<T>(value);
+}
+
+std::string hex(uint64_t value)
+{
+    std::ostringstream text;
+    text << "0x" << std::hex << value;
+    return text.str();
+}
+
+Error planError(std::string message)
+{
+    return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT, "cannot load the plan: " + std::move(message)};
+}
+
+} // namespace
+
+uint64_t crc64(std::span<uint8_t const> bytes, uint64_t crc) noexcept
+{
+    crc = ~crc;
+    for (uint8_t byte : bytes)
+    {
+        crc = kCrcTable[(crc ^ byte) & 0xFFU] ^ (crc >> 8U);
+    }
+    return ~crc;
+}
+
+std::vector<uint8_t> writePlan(PlanInfo info, std::span<uint8_t const> payload)
+{
+    if (info.tensorrtVersion == 0)
+    {
+        info.tensorrtVersion = static_cast<uint32_t>(NV_TENSORRT_VERSION);
+    }
+    if (info.kilnVersion == 0)
+    {
+        info.kilnVersion = static_cast<uint32_t>(
+            NV_TENSORRT_VERSION_INT(KILN_VERSION_MAJOR, KILN_VERSION_MINOR, KILN_VERSION_PATCH));
+    }
+    std::vector<uint8_t> out(kPlanHeaderSize + payload.size(), 0);
+    std::memcpy(out.data(), kMagic.data(), kMagic.size());
+    put<uint32_t>(out, 8, info.formatMajor);
+    put<uint32_t>(out, 12, info.formatMinor);
+    put<uint32_t>(out, 16, static_cast<uint32_t>(kPlanHeaderSize));
+    put<uint32_t>(out, 20, static_cast<uint32_t>(info.backend));
+    put<uint64_t>(out, 24, payload.size());
+    put<uint64_t>(out, 32, crc64(payload));
+    put<uint32_t>(out, 40, info.tensorrtVersion);
+    put<uint32_t>(out, 44, info.kilnVersion);
+    put<uint64_t>(out, kHeaderChecksumOffset, crc64(std::span(out.data(), kHeaderChecksumOffset)));
+    if (!payload.empty())
+    {
+        std::memcpy(out.data() + kPlanHeaderSize, payload.data(), payload.size());
+    }
+    return out;
+}
+
+Expected<PlanView> readPlan(void const* data, std::size_t size)
+{
+    if (data == nullptr)
+    {
+        return planError("the plan pointer is null");
+    }
+    auto const* bytes = static_cast<uint8_t const*>(data);
+    if (size < kMagic.size() || std::memcmp(bytes, kMagic.data(), kMagic.size()) != 0)
+    {
+        return planError("this is not a kiln plan (it does not start with \"KILNPLAN\"); it may be a TensorRT "
+                         "engine or another file, which kiln cannot load");
+    }
+    if (size < kPlanHeaderSize)
+    {
+        return planError("the plan is truncated inside its header (" + std::to_string(size) + " of "
+            + std::to_string(kPlanHeaderSize) + " bytes)");
+    }
+    uint64_t const headerCrc = crc64(std::span(bytes, kHeaderChecksumOffset));
+    uint64_t const storedHeaderCrc = get<uint64_t>(bytes, kHeaderChecksumOffset);
+    if (headerCrc != storedHeaderCrc)
+    {
+        return planError("the plan header is corrupted (checksum " + hex(storedHeaderCrc) + " stored, " + hex(headerCrc)
+            + " computed over bytes 0-55)");
+    }
+
+    PlanView view;
+    view.info.formatMajor = get<uint32_t>(bytes, 8);
+    view.info.formatMinor = get<uint32_t>(bytes, 12);
+    uint32_t const headerSize = get<uint32_t>(bytes, 16);
+    uint32_t const backend = get<uint32_t>(bytes, 20);
+    uint64_t const payloadSize = get<uint64_t>(bytes, 24);
+    uint64_t const payloadCrc = get<uint64_t>(bytes, 32);
+    view.info.tensorrtVersion = get<uint32_t>(bytes, 40);
+    view.info.kilnVersion = get<uint32_t>(bytes, 44);
+
+    if (view.info.formatMajor != kPlanFormatMajor)
+    {
+        return planError("the plan has format version " + std::to_string(view.info.formatMajor) + "."
+            + std::to_string(view.info.formatMinor) + " (written by kiln " + std::to_string(view.info.kilnVersion)
+            + "); this kiln reads format " + std::to_string(kPlanFormatMajor) + ".x; rebuild the engine with this "
+            + "kiln");
+    }
+    if (headerSize != kPlanHeaderSize)
+    {
+        return planError("the plan header claims " + std::to_string(headerSize) + " bytes; format "
+            + std::to_string(kPlanFormatMajor) + " headers have " + std::to_string(kPlanHeaderSize));
+    }
+    if (backend > static_cast<uint32_t>(PlanBackend::kCUDA))
+    {
+        return planError("the plan names an unknown backend (" + std::to_string(backend) + ")");
+    }
+    view.info.backend = static_cast<PlanBackend>(backend);
+    if (payloadSize != size - kPlanHeaderSize)
+    {
+        return planError(payloadSize > size - kPlanHeaderSize
+                ? "the plan is truncated: its header announces " + std::to_string(payloadSize)
+                    + " bytes of payload, but only " + std::to_string(size - kPlanHeaderSize) + " follow"
+                : "the plan has " + std::to_string(size - kPlanHeaderSize - payloadSize)
+                    + " unexpected bytes after its payload of " + std::to_string(payloadSize) + " bytes");
+    }
+    view.payload = std::span(bytes + kPlanHeaderSize, static_cast<std::size_t>(payloadSize));
+    uint64_t const computed = crc64(view.payload);
+    if (computed != payloadCrc)
+    {
+        return planError("the plan payload is corrupted (checksum " + hex(payloadCrc) + " stored, " + hex(computed)
+            + " computed over bytes 64-" + std::to_string(size - 1) + ")");
+    }
+    return view;
+}
+
+} // namespace kiln

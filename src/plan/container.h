@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// The plan file's envelope: a fixed little-endian header (magic, format version, sizes, what built it, the
+// backend) protected by its own checksum, followed by the payload (the FlatBuffers-encoded engine) protected by a
+// CRC-64. Loading checks everything before a single payload byte is trusted, and refuses a truncated, corrupted,
+// foreign or too-new plan with a message that says which, and where. docs/plan-format.md is the policy.
+//
+//     std::vector<uint8_t> bytes = writePlan(PlanInfo{PlanBackend::kHOST}, payload);
+//     auto plan = readPlan(bytes.data(), bytes.size());   // Expected<PlanView>: header + payload span
+#pragma once
+
+#include "core/error.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace kiln
+{
+
+//! The backend a plan was built for.
+enum class PlanBackend : uint32_t
+{
+    kHOST = 0, //!< The host reference backend.
+    kCUDA = 1, //!< NVIDIA GPUs through CUDA.
+};
+
+//! The version of the plan format this kiln writes. A reader accepts its own major version and any minor version
+//! (minor versions only add what older readers may ignore); other majors are refused.
+constexpr uint32_t kPlanFormatMajor = 1;
+constexpr uint32_t kPlanFormatMinor = 0;
+
+//! What the header records besides the payload.
+struct PlanInfo
+{
+    PlanBackend backend{PlanBackend::kHOST};
+    uint32_t formatMajor{kPlanFormatMajor};
+    uint32_t formatMinor{kPlanFormatMinor};
+    uint32_t tensorrtVersion{}; //!< NV_TENSORRT_VERSION of the builder (101600).
+    uint32_t kilnVersion{};     //!< KILN_VERSION_* of the builder, packed like NV_TENSORRT_VERSION_INT.
+};
+
+//! A validated plan: its header and a view of its payload inside the caller's buffer.
+struct PlanView
+{
+    PlanInfo info;
+    std::span<uint8_t const> payload;
+};
+
+//! The size of the header in bytes.
+constexpr std::size_t kPlanHeaderSize = 64;
+
+//! The CRC-64/XZ checksum of bytes (check value of "123456789": 0x995DC9BBDF1939FA).
+uint64_t crc64(std::span<uint8_t const> bytes, uint64_t crc = 0) noexcept;
+
+//! The whole plan file: header, then payload. tensorrtVersion and kilnVersion are filled in when zero.
+std::vector<uint8_t> writePlan(PlanInfo info, std::span<uint8_t const> payload);
+
+//! Validates a plan file held in memory; never reads outside [data, data + size).
+Expected<PlanView> readPlan(void const* data, std::size_t size);
+
+} // namespace kiln
