@@ -9,7 +9,16 @@
  *     using namespace nvinfer1;
  *     static_assert(NV_TENSORRT_MAJOR == 10, "kiln implements the TensorRT 10 API");
  *
- * The network, builder, config and timing-cache classes are declared by the parts of kiln that implement them.
+ * It also declares the classes an application builds a plan with: IBuilder (from createInferBuilder()), IBuilderConfig,
+ * INetworkDefinition with ITensor and the layer classes, and ITimingCache. Like the runtime classes they are
+ * wrappers whose inline methods forward to NvInferImpl.h's implementation interfaces; only the layers kiln offers
+ * so far have classes and add* methods:
+ *
+ *     std::unique_ptr<nvinfer1::IBuilder> builder{nvinfer1::createInferBuilder(logger)};
+ *     std::unique_ptr<nvinfer1::INetworkDefinition> network{builder->createNetworkV2(
+ *         1U << static_cast<uint32_t>(nvinfer1::NetworkDefinitionCreationFlag::kSTRONGLY_TYPED))};
+ *     nvinfer1::ITensor* x = network->addInput("x", nvinfer1::DataType::kFLOAT, nvinfer1::Dims{2, {-1, 16}});
+ *     network->markOutput(*network->addActivation(*x, nvinfer1::ActivationType::kRELU)->getOutput(0));
  */
 
 #ifndef NV_INFER_H
@@ -206,6 +215,1597 @@ using TimingCacheValue = v_1_0::TimingCacheValue; //!< A timing-cache value.
 
 KILN_IGNORE_DEPRECATED_END
 
+} // namespace nvinfer1
+
+namespace nvinfer1
+{
+
+KILN_IGNORE_DEPRECATED_BEGIN
+
+using QuantizationFlags = uint32_t; //!< A bit mask of QuantizationFlag.
+
+//! Options of implicit INT8 quantization. Deprecated with implicit quantization.
+enum class QuantizationFlag : int32_t
+{
+    kCALIBRATE_BEFORE_FUSION TRT_DEPRECATED_ENUM = 0, //!< Calibrate before layer fusion.
+};
+
+template <>
+constexpr inline int32_t EnumMax<QuantizationFlag>() noexcept
+{
+    return 1;
+}
+
+//! The kind of a layer, as ILayer::getType() reports it. kiln declares the classes of only some kinds so far.
+enum class LayerType : int32_t
+{
+    kCONVOLUTION = 0,         //!< IConvolutionLayer.
+    kCAST = 1,                //!< ICastLayer.
+    kACTIVATION = 2,          //!< IActivationLayer.
+    kPOOLING = 3,             //!< IPoolingLayer.
+    kLRN = 4,                 //!< Local response normalization.
+    kSCALE = 5,               //!< Scale, shift and power.
+    kSOFTMAX = 6,             //!< ISoftMaxLayer.
+    kDECONVOLUTION = 7,       //!< Transposed convolution.
+    kCONCATENATION = 8,       //!< IConcatenationLayer.
+    kELEMENTWISE = 9,         //!< IElementWiseLayer.
+    kPLUGIN = 10,             //!< The legacy IPlugin layer.
+    kUNARY = 11,              //!< IUnaryLayer.
+    kPADDING = 12,            //!< Padding.
+    kSHUFFLE = 13,            //!< IShuffleLayer.
+    kREDUCE = 14,             //!< IReduceLayer.
+    kTOPK = 15,               //!< Top-K.
+    kGATHER = 16,             //!< IGatherLayer.
+    kMATRIX_MULTIPLY = 17,    //!< IMatrixMultiplyLayer.
+    kRAGGED_SOFTMAX = 18,     //!< Softmax over ragged sequences.
+    kCONSTANT = 19,           //!< IConstantLayer.
+    kIDENTITY = 20,           //!< IIdentityLayer.
+    kPLUGIN_V2 = 21,          //!< IPluginV2Layer.
+    kSLICE = 22,              //!< ISliceLayer.
+    kSHAPE = 23,              //!< IShapeLayer.
+    kPARAMETRIC_RELU = 24,    //!< Parametric ReLU.
+    kRESIZE = 25,             //!< Resize.
+    kTRIP_LIMIT = 26,         //!< Loop trip limit.
+    kRECURRENCE = 27,         //!< Loop recurrence.
+    kITERATOR = 28,           //!< Loop iterator.
+    kLOOP_OUTPUT = 29,        //!< Loop output.
+    kSELECT = 30,             //!< ISelectLayer.
+    kFILL = 31,               //!< IFillLayer.
+    kQUANTIZE = 32,           //!< Quantize.
+    kDEQUANTIZE = 33,         //!< Dequantize.
+    kCONDITION = 34,          //!< Condition of an if-conditional.
+    kCONDITIONAL_INPUT = 35,  //!< Input of an if-conditional.
+    kCONDITIONAL_OUTPUT = 36, //!< Output of an if-conditional.
+    kSCATTER = 37,            //!< Scatter.
+    kEINSUM = 38,             //!< Einsum.
+    kASSERTION = 39,          //!< Assertion.
+    kONE_HOT = 40,            //!< One-hot.
+    kNON_ZERO = 41,           //!< Non-zero.
+    kGRID_SAMPLE = 42,        //!< Grid sample.
+    kNMS = 43,                //!< Non-maximum suppression.
+    kREVERSE_SEQUENCE = 44,   //!< Reverse sequence.
+    kNORMALIZATION = 45,      //!< Normalization.
+    kPLUGIN_V3 = 46,          //!< IPluginV3Layer.
+    kSQUEEZE = 47,            //!< Squeeze.
+    kUNSQUEEZE = 48,          //!< Unsqueeze.
+    kCUMULATIVE = 49,         //!< Cumulative sum or product.
+    kDYNAMIC_QUANTIZE = 50,   //!< Dynamic quantize.
+    kATTENTION_INPUT = 51,    //!< Input of an attention block.
+    kATTENTION_OUTPUT = 52,   //!< Output of an attention block.
+    kROTARY_EMBEDDING = 53,   //!< Rotary position embedding.
+    kKVCACHE_UPDATE = 54,     //!< KV-cache update.
+    kMOE = 55,                //!< Mixture of experts.
+    kDIST_COLLECTIVE = 56,    //!< Multi-device collective.
+};
+
+template <>
+constexpr inline int32_t EnumMax<LayerType>() noexcept
+{
+    return 57;
+}
+
+//! The functions of IActivationLayer.
+enum class ActivationType : int32_t
+{
+    kRELU = 0,              //!< max(x, 0).
+    kSIGMOID = 1,           //!< 1 / (1 + exp(-x)).
+    kTANH = 2,              //!< tanh(x).
+    kLEAKY_RELU = 3,        //!< x if x >= 0, else alpha * x.
+    kELU = 4,               //!< x if x >= 0, else alpha * (exp(x) - 1).
+    kSELU = 5,              //!< beta * x if x > 0, else beta * alpha * (exp(x) - 1).
+    kSOFTSIGN = 6,          //!< x / (1 + |x|).
+    kSOFTPLUS = 7,          //!< alpha * log(exp(beta * x) + 1).
+    kCLIP = 8,              //!< x clamped to [alpha, beta].
+    kHARD_SIGMOID = 9,      //!< alpha * x + beta clamped to [0, 1].
+    kSCALED_TANH = 10,      //!< alpha * tanh(beta * x).
+    kTHRESHOLDED_RELU = 11, //!< x if x > alpha, else 0.
+    kGELU_ERF = 12,         //!< GELU with the error function.
+    kGELU_TANH = 13,        //!< GELU with the tanh approximation.
+};
+
+namespace impl
+{
+template <>
+struct EnumMaxImpl<ActivationType>
+{
+    static constexpr int32_t kVALUE = 14;
+};
+} // namespace impl
+
+//! A tensor of a network definition. Owned by the network.
+class ITensor : public INoCopy
+{
+public:
+    //! Names the tensor (copied); I/O tensor names must be unique.
+    void setName(char const* name) noexcept { mImpl->setName(name); }
+
+    //! The tensor's name.
+    char const* getName() const noexcept { return mImpl->getName(); }
+
+    //! Sets the shape of a network input; other shapes are inferred.
+    void setDimensions(Dims const& dimensions) noexcept { mImpl->setDimensions(dimensions); }
+
+    //! The shape, -1 where an extent is known only at run time.
+    Dims getDimensions() const noexcept { return mImpl->getDimensions(); }
+
+    //! Sets the element type of a network input or output. Deprecated: strongly typed networks infer types.
+    TRT_DEPRECATED void setType(DataType type) noexcept { mImpl->setType(type); }
+
+    //! The element type.
+    DataType getType() const noexcept { return mImpl->getType(); }
+
+    //! Sets a symmetric INT8 range. Deprecated: use explicit quantization.
+    TRT_DEPRECATED bool setDynamicRange(float min, float max) noexcept { return mImpl->setDynamicRange(min, max); }
+
+    //! Whether the tensor is a network input.
+    bool isNetworkInput() const noexcept { return mImpl->isNetworkInput(); }
+
+    //! Whether the tensor is a network output.
+    bool isNetworkOutput() const noexcept { return mImpl->isNetworkOutput(); }
+
+    //! Has no effect. Deprecated: there is no implicit batch dimension in TensorRT 10.
+    TRT_DEPRECATED void setBroadcastAcrossBatch(bool broadcastAcrossBatch) noexcept
+    {
+        mImpl->setBroadcastAcrossBatch(broadcastAcrossBatch);
+    }
+
+    //! Always false. Deprecated: there is no implicit batch dimension in TensorRT 10.
+    TRT_DEPRECATED bool getBroadcastAcrossBatch() const noexcept { return mImpl->getBroadcastAcrossBatch(); }
+
+    //! Where the tensor's data lives.
+    TensorLocation getLocation() const noexcept { return mImpl->getLocation(); }
+
+    //! Sets where the tensor's data lives. Deprecated: always kDEVICE in TensorRT 10.
+    TRT_DEPRECATED void setLocation(TensorLocation location) noexcept { mImpl->setLocation(location); }
+
+    //! Whether setDynamicRange() was called. Deprecated: use explicit quantization.
+    TRT_DEPRECATED bool dynamicRangeIsSet() const noexcept { return mImpl->dynamicRangeIsSet(); }
+
+    //! Undoes setDynamicRange().
+    void resetDynamicRange() noexcept { mImpl->resetDynamicRange(); }
+
+    //! The lower end of the dynamic range, or NaN.
+    float getDynamicRangeMin() const noexcept { return mImpl->getDynamicRangeMin(); }
+
+    //! The upper end of the dynamic range, or NaN.
+    float getDynamicRangeMax() const noexcept { return mImpl->getDynamicRangeMax(); }
+
+    //! Restricts the formats of an I/O tensor to a bit mask of TensorFormat (default: all).
+    void setAllowedFormats(TensorFormats formats) noexcept { mImpl->setAllowedFormats(formats); }
+
+    //! The formats set with setAllowedFormats().
+    TensorFormats getAllowedFormats() const noexcept { return mImpl->getAllowedFormats(); }
+
+    //! Whether the tensor takes part in shape calculations; reliable once the network is complete.
+    bool isShapeTensor() const noexcept { return mImpl->isShapeTensor(); }
+
+    //! Whether the tensor's values are computed at run time; reliable once the network is complete.
+    bool isExecutionTensor() const noexcept { return mImpl->isExecutionTensor(); }
+
+    //! Names extent index of an input (copied); extents with the same name are equal at run time. nullptr clears.
+    void setDimensionName(int32_t index, char const* name) noexcept { mImpl->setDimensionName(index, name); }
+
+    //! The name of extent index, or nullptr.
+    char const* getDimensionName(int32_t index) const noexcept { return mImpl->getDimensionName(index); }
+
+protected:
+    apiv::VTensor* mImpl;
+    virtual ~ITensor() noexcept = default;
+};
+
+//! The base of every layer of a network definition. Owned by the network. Its methods forward to mLayer; those of
+//! the derived layer classes to their own mImpl.
+class ILayer : public INoCopy
+{
+public:
+    //! The kind of layer.
+    LayerType getType() const noexcept { return mLayer->getType(); }
+
+    //! Names the layer (copied).
+    void setName(char const* name) noexcept { mLayer->setName(name); }
+
+    //! The layer's name.
+    char const* getName() const noexcept { return mLayer->getName(); }
+
+    //! The number of inputs.
+    int32_t getNbInputs() const noexcept { return mLayer->getNbInputs(); }
+
+    //! Input index, or nullptr when out of range or an absent optional input.
+    ITensor* getInput(int32_t index) const noexcept { return mLayer->getInput(index); }
+
+    //! The number of outputs.
+    int32_t getNbOutputs() const noexcept { return mLayer->getNbOutputs(); }
+
+    //! Output index, or nullptr.
+    ITensor* getOutput(int32_t index) const noexcept { return mLayer->getOutput(index); }
+
+    //! Replaces input index by tensor; layers with optional inputs also append.
+    void setInput(int32_t index, ITensor& tensor) noexcept { return mLayer->setInput(index, tensor); }
+
+    //! Asks for a compute precision in a weakly typed network. Deprecated: use strong typing.
+    TRT_DEPRECATED void setPrecision(DataType dataType) noexcept { mLayer->setPrecision(dataType); }
+
+    //! The compute precision.
+    DataType getPrecision() const noexcept { return mLayer->getPrecision(); }
+
+    //! Whether setPrecision() was called. Deprecated: use strong typing.
+    TRT_DEPRECATED bool precisionIsSet() const noexcept { return mLayer->precisionIsSet(); }
+
+    //! Undoes setPrecision(). Deprecated: use strong typing.
+    TRT_DEPRECATED void resetPrecision() noexcept { mLayer->resetPrecision(); }
+
+    //! Asks for an output type in a weakly typed network. Deprecated: use strong typing.
+    TRT_DEPRECATED void setOutputType(int32_t index, DataType dataType) noexcept
+    {
+        mLayer->setOutputType(index, dataType);
+    }
+
+    //! The type of output index.
+    DataType getOutputType(int32_t index) const noexcept { return mLayer->getOutputType(index); }
+
+    //! Whether setOutputType() was called for output index. Deprecated: use strong typing.
+    TRT_DEPRECATED bool outputTypeIsSet(int32_t index) const noexcept { return mLayer->outputTypeIsSet(index); }
+
+    //! Undoes setOutputType() for output index. Deprecated: use strong typing.
+    TRT_DEPRECATED void resetOutputType(int32_t index) noexcept { return mLayer->resetOutputType(index); }
+
+    //! Attaches free text (copied), reported by the engine inspector at kDETAILED verbosity.
+    void setMetadata(char const* metadata) noexcept { mLayer->setMetadata(metadata); }
+
+    //! The text set with setMetadata(), or "".
+    char const* getMetadata() const noexcept { return mLayer->getMetadata(); }
+
+    //! The number of ranks of a multi-device layer; 1 for every other layer.
+    bool setNbRanks(int32_t nbRanks) noexcept { return mLayer->setNbRanks(nbRanks); }
+
+    //! The number set with setNbRanks() (default 1).
+    int32_t getNbRanks() const noexcept { return mLayer->getNbRanks(); }
+
+protected:
+    virtual ~ILayer() noexcept = default;
+    apiv::VLayer* mLayer;
+};
+
+//! How convolution and pooling windows are padded; takes precedence over explicit pre/post padding.
+enum class PaddingMode : int32_t
+{
+    kEXPLICIT_ROUND_DOWN = 0, //!< Explicit padding, output size rounded down.
+    kEXPLICIT_ROUND_UP = 1,   //!< Explicit padding, output size rounded up.
+    kSAME_UPPER = 2,          //!< Output size ceil(input / stride); any odd padding goes at the end.
+    kSAME_LOWER = 3,          //!< Output size ceil(input / stride); any odd padding goes at the start.
+};
+
+namespace impl
+{
+template <>
+struct EnumMaxImpl<PaddingMode>
+{
+    static constexpr int32_t kVALUE = 4;
+};
+} // namespace impl
+
+//! A 2-D or 3-D convolution. Inputs: data, and optionally the kernel (1) and bias (2) as tensors.
+class IConvolutionLayer : public ILayer
+{
+public:
+    //! The number of output channels.
+    void setNbOutputMaps(int64_t nbOutputMaps) noexcept { mImpl->setNbOutputMaps(nbOutputMaps); }
+
+    //! The number of output channels.
+    int64_t getNbOutputMaps() const noexcept { return mImpl->getNbOutputMaps(); }
+
+    //! The number of groups (default 1).
+    void setNbGroups(int64_t nbGroups) noexcept { mImpl->setNbGroups(nbGroups); }
+
+    //! The number of groups.
+    int64_t getNbGroups() const noexcept { return mImpl->getNbGroups(); }
+
+    //! The kernel, in GKCRS order.
+    void setKernelWeights(Weights weights) noexcept { mImpl->setKernelWeights(weights); }
+
+    //! The kernel.
+    Weights getKernelWeights() const noexcept { return mImpl->getKernelWeights(); }
+
+    //! The per-output-channel bias; empty weights for none.
+    void setBiasWeights(Weights weights) noexcept { mImpl->setBiasWeights(weights); }
+
+    //! The bias.
+    Weights getBiasWeights() const noexcept { return mImpl->getBiasWeights(); }
+
+    //! Zero padding before the data in each spatial dimension.
+    void setPrePadding(Dims const& padding) noexcept { mImpl->setPrePadding(padding); }
+
+    //! The padding before the data.
+    Dims getPrePadding() const noexcept { return mImpl->getPrePadding(); }
+
+    //! Zero padding after the data in each spatial dimension.
+    void setPostPadding(Dims const& padding) noexcept { mImpl->setPostPadding(padding); }
+
+    //! The padding after the data.
+    Dims getPostPadding() const noexcept { return mImpl->getPostPadding(); }
+
+    //! The padding mode (default kEXPLICIT_ROUND_DOWN).
+    void setPaddingMode(PaddingMode paddingMode) noexcept { mImpl->setPaddingMode(paddingMode); }
+
+    //! The padding mode.
+    PaddingMode getPaddingMode() const noexcept { return mImpl->getPaddingMode(); }
+
+    //! The kernel's spatial extents.
+    void setKernelSizeNd(Dims const& kernelSize) noexcept { mImpl->setKernelSizeNd(kernelSize); }
+
+    //! The kernel's spatial extents.
+    Dims getKernelSizeNd() const noexcept { return mImpl->getKernelSizeNd(); }
+
+    //! The stride (default all 1).
+    void setStrideNd(Dims const& stride) noexcept { mImpl->setStrideNd(stride); }
+
+    //! The stride.
+    Dims getStrideNd() const noexcept { return mImpl->getStrideNd(); }
+
+    //! Symmetric zero padding (default all 0).
+    void setPaddingNd(Dims const& padding) noexcept { mImpl->setPaddingNd(padding); }
+
+    //! The padding; the pre-padding when asymmetric.
+    Dims getPaddingNd() const noexcept { return mImpl->getPaddingNd(); }
+
+    //! The dilation (default all 1).
+    void setDilationNd(Dims const& dilation) noexcept { mImpl->setDilationNd(dilation); }
+
+    //! The dilation.
+    Dims getDilationNd() const noexcept { return mImpl->getDilationNd(); }
+
+    //! Input 0 is the data, 1 the kernel and 2 the bias (their weights must then be empty).
+    using ILayer::setInput;
+
+protected:
+    virtual ~IConvolutionLayer() noexcept = default;
+    apiv::VConvolutionLayer* mImpl;
+};
+
+//! An element-wise activation function.
+class IActivationLayer : public ILayer
+{
+public:
+    //! The function.
+    void setActivationType(ActivationType type) noexcept { mImpl->setActivationType(type); }
+
+    //! The function.
+    ActivationType getActivationType() const noexcept { return mImpl->getActivationType(); }
+
+    //! The alpha parameter of the functions that have one.
+    void setAlpha(float alpha) noexcept { mImpl->setAlpha(alpha); }
+
+    //! The beta parameter of the functions that have one.
+    void setBeta(float beta) noexcept { mImpl->setBeta(beta); }
+
+    //! The alpha parameter.
+    float getAlpha() const noexcept { return mImpl->getAlpha(); }
+
+    //! The beta parameter.
+    float getBeta() const noexcept { return mImpl->getBeta(); }
+
+protected:
+    virtual ~IActivationLayer() noexcept = default;
+    apiv::VActivationLayer* mImpl;
+};
+
+//! The reductions of IPoolingLayer.
+enum class PoolingType : int32_t
+{
+    kMAX = 0,               //!< The maximum of the window.
+    kAVERAGE = 1,           //!< The average of the window.
+    kMAX_AVERAGE_BLEND = 2, //!< (1 - blendFactor) * max + blendFactor * average.
+};
+
+namespace impl
+{
+template <>
+struct EnumMaxImpl<PoolingType>
+{
+    static constexpr int32_t kVALUE = 3;
+};
+} // namespace impl
+
+//! A 2-D or 3-D pooling window.
+class IPoolingLayer : public ILayer
+{
+public:
+    //! The reduction.
+    void setPoolingType(PoolingType type) noexcept { mImpl->setPoolingType(type); }
+
+    //! The reduction.
+    PoolingType getPoolingType() const noexcept { return mImpl->getPoolingType(); }
+
+    //! The blend factor of kMAX_AVERAGE_BLEND, in [0, 1] (default 0).
+    void setBlendFactor(float blendFactor) noexcept { mImpl->setBlendFactor(blendFactor); }
+
+    //! The blend factor.
+    float getBlendFactor() const noexcept { return mImpl->getBlendFactor(); }
+
+    //! Whether averages count only elements inside the unpadded input (default true).
+    void setAverageCountExcludesPadding(bool exclusive) noexcept { mImpl->setAverageCountExcludesPadding(exclusive); }
+
+    //! The setting of setAverageCountExcludesPadding().
+    bool getAverageCountExcludesPadding() const noexcept { return mImpl->getAverageCountExcludesPadding(); }
+
+    //! Padding before the data in each spatial dimension.
+    void setPrePadding(Dims const& padding) noexcept { mImpl->setPrePadding(padding); }
+
+    //! The padding before the data.
+    Dims getPrePadding() const noexcept { return mImpl->getPrePadding(); }
+
+    //! Padding after the data in each spatial dimension.
+    void setPostPadding(Dims const& padding) noexcept { mImpl->setPostPadding(padding); }
+
+    //! The padding after the data.
+    Dims getPostPadding() const noexcept { return mImpl->getPostPadding(); }
+
+    //! The padding mode (default kEXPLICIT_ROUND_DOWN).
+    void setPaddingMode(PaddingMode paddingMode) noexcept { mImpl->setPaddingMode(paddingMode); }
+
+    //! The padding mode.
+    PaddingMode getPaddingMode() const noexcept { return mImpl->getPaddingMode(); }
+
+    //! The window's spatial extents.
+    void setWindowSizeNd(Dims const& windowSize) noexcept { mImpl->setWindowSizeNd(windowSize); }
+
+    //! The window's spatial extents.
+    Dims getWindowSizeNd() const noexcept { return mImpl->getWindowSizeNd(); }
+
+    //! The stride (default all 1).
+    void setStrideNd(Dims const& stride) noexcept { mImpl->setStrideNd(stride); }
+
+    //! The stride.
+    Dims getStrideNd() const noexcept { return mImpl->getStrideNd(); }
+
+    //! Symmetric padding (default all 0).
+    void setPaddingNd(Dims const& padding) noexcept { mImpl->setPaddingNd(padding); }
+
+    //! The padding; the pre-padding when asymmetric.
+    Dims getPaddingNd() const noexcept { return mImpl->getPaddingNd(); }
+
+protected:
+    virtual ~IPoolingLayer() noexcept = default;
+    apiv::VPoolingLayer* mImpl;
+};
+
+//! Softmax along one axis.
+class ISoftMaxLayer : public ILayer
+{
+public:
+    //! The axis, as a bit mask with one bit set (bit i for axis i).
+    void setAxes(uint32_t axes) noexcept { mImpl->setAxes(axes); }
+
+    //! The axis bit mask.
+    uint32_t getAxes() const noexcept { return mImpl->getAxes(); }
+
+protected:
+    virtual ~ISoftMaxLayer() noexcept = default;
+    apiv::VSoftMaxLayer* mImpl;
+};
+
+//! Concatenates its inputs along one axis.
+class IConcatenationLayer : public ILayer
+{
+public:
+    //! The axis (default: the rank minus 3, or 0).
+    void setAxis(int32_t axis) noexcept { mImpl->setAxis(axis); }
+
+    //! The axis.
+    int32_t getAxis() const noexcept { return mImpl->getAxis(); }
+
+protected:
+    virtual ~IConcatenationLayer() noexcept = default;
+    apiv::VConcatenationLayer* mImpl;
+};
+
+//! The binary operations of IElementWiseLayer. kAND, kOR and kXOR take kBOOL inputs.
+enum class ElementWiseOperation : int32_t
+{
+    kSUM = 0,       //!< a + b.
+    kPROD = 1,      //!< a * b.
+    kMAX = 2,       //!< max(a, b).
+    kMIN = 3,       //!< min(a, b).
+    kSUB = 4,       //!< a - b.
+    kDIV = 5,       //!< a / b.
+    kPOW = 6,       //!< a to the power b.
+    kFLOOR_DIV = 7, //!< a / b rounded down.
+    kAND = 8,       //!< a and b.
+    kOR = 9,        //!< a or b.
+    kXOR = 10,      //!< a xor b.
+    kEQUAL = 11,    //!< a == b.
+    kGREATER = 12,  //!< a > b.
+    kLESS = 13,     //!< a < b.
+};
+
+namespace impl
+{
+template <>
+struct EnumMaxImpl<ElementWiseOperation>
+{
+    static constexpr int32_t kVALUE = 14;
+};
+} // namespace impl
+
+//! A binary operation on two inputs of equal rank, broadcasting extents of 1.
+class IElementWiseLayer : public ILayer
+{
+public:
+    //! The operation.
+    void setOperation(ElementWiseOperation op) noexcept { return mImpl->setOperation(op); }
+
+    //! The operation.
+    ElementWiseOperation getOperation() const noexcept { return mImpl->getOperation(); }
+
+protected:
+    apiv::VElementWiseLayer* mImpl;
+    virtual ~IElementWiseLayer() noexcept = default;
+};
+
+//! The forms of IGatherLayer.
+enum class GatherMode : int32_t
+{
+    kDEFAULT = 0, //!< ONNX Gather.
+    kELEMENT = 1, //!< ONNX GatherElements.
+    kND = 2,      //!< ONNX GatherND.
+};
+
+template <>
+constexpr inline int32_t EnumMax<GatherMode>() noexcept
+{
+    return 3;
+}
+
+//! Gathers elements of the data input (0) at the indices input (1).
+class IGatherLayer : public ILayer
+{
+public:
+    //! The axis of kDEFAULT and kELEMENT (default 0).
+    void setGatherAxis(int32_t axis) noexcept { mImpl->setGatherAxis(axis); }
+
+    //! The axis.
+    int32_t getGatherAxis() const noexcept { return mImpl->getGatherAxis(); }
+
+    //! The number of leading dimensions handled element-wise (default 0).
+    void setNbElementWiseDims(int32_t elementWiseDims) noexcept { mImpl->setNbElementWiseDims(elementWiseDims); }
+
+    //! The number of element-wise dimensions.
+    int32_t getNbElementWiseDims() const noexcept { return mImpl->getNbElementWiseDims(); }
+
+    //! The form.
+    void setMode(GatherMode mode) noexcept { mImpl->setMode(mode); }
+
+    //! The form.
+    GatherMode getMode() const noexcept { return mImpl->getMode(); }
+
+protected:
+    apiv::VGatherLayer* mImpl;
+    virtual ~IGatherLayer() noexcept = default;
+};
+
+//! The layer of a V2 plugin. Deprecated: use IPluginV3Layer.
+class TRT_DEPRECATED IPluginV2Layer : public ILayer
+{
+public:
+    //! The plugin.
+    IPluginV2& getPlugin() noexcept { return mImpl->getPlugin(); }
+
+protected:
+    apiv::VPluginV2Layer* mImpl;
+    virtual ~IPluginV2Layer() noexcept = default;
+};
+
+//! The layer of a V3 plugin.
+class IPluginV3Layer : public ILayer
+{
+public:
+    //! The plugin.
+    IPluginV3& getPlugin() noexcept { return mImpl->getPlugin(); }
+
+protected:
+    apiv::VPluginV3Layer* mImpl;
+    virtual ~IPluginV3Layer() noexcept = default;
+};
+
+//! The operations of IUnaryLayer. kNOT takes kBOOL; kSIGN and kABS also integers; the rest floating point.
+enum class UnaryOperation : int32_t
+{
+    kEXP = 0,    //!< exp(x).
+    kLOG = 1,    //!< Natural logarithm.
+    kSQRT = 2,   //!< Square root.
+    kRECIP = 3,  //!< 1 / x.
+    kABS = 4,    //!< |x|.
+    kNEG = 5,    //!< -x.
+    kSIN = 6,    //!< Sine.
+    kCOS = 7,    //!< Cosine.
+    kTAN = 8,    //!< Tangent.
+    kSINH = 9,   //!< Hyperbolic sine.
+    kCOSH = 10,  //!< Hyperbolic cosine.
+    kASIN = 11,  //!< Arc sine.
+    kACOS = 12,  //!< Arc cosine.
+    kATAN = 13,  //!< Arc tangent.
+    kASINH = 14, //!< Inverse hyperbolic sine.
+    kACOSH = 15, //!< Inverse hyperbolic cosine.
+    kATANH = 16, //!< Inverse hyperbolic tangent.
+    kCEIL = 17,  //!< Round up.
+    kFLOOR = 18, //!< Round down.
+    kERF = 19,   //!< Error function.
+    kNOT = 20,   //!< Logical not.
+    kSIGN = 21,  //!< -1, 0 or 1.
+    kROUND = 22, //!< Round half to even.
+    kISINF = 23, //!< Whether x is an infinity.
+    kISNAN = 24, //!< Whether x is a NaN.
+};
+
+template <>
+constexpr inline int32_t EnumMax<UnaryOperation>() noexcept
+{
+    return 25;
+}
+
+//! A unary operation.
+class IUnaryLayer : public ILayer
+{
+public:
+    //! The operation.
+    void setOperation(UnaryOperation op) noexcept { mImpl->setOperation(op); }
+
+    //! The operation.
+    UnaryOperation getOperation() const noexcept { return mImpl->getOperation(); }
+
+protected:
+    apiv::VUnaryLayer* mImpl;
+    virtual ~IUnaryLayer() noexcept = default;
+};
+
+//! The reductions of IReduceLayer (and of multi-device collectives).
+enum class ReduceOperation : int32_t
+{
+    kSUM = 0,  //!< Sum.
+    kPROD = 1, //!< Product.
+    kMAX = 2,  //!< Maximum.
+    kMIN = 3,  //!< Minimum.
+    kAVG = 4,  //!< Average.
+    kNONE = 5, //!< No reduction (for collectives that need none).
+};
+
+template <>
+constexpr inline int32_t EnumMax<ReduceOperation>() noexcept
+{
+    return 6;
+}
+
+//! A reduction over a set of axes.
+class IReduceLayer : public ILayer
+{
+public:
+    //! The reduction.
+    void setOperation(ReduceOperation op) noexcept { mImpl->setOperation(op); }
+
+    //! The reduction.
+    ReduceOperation getOperation() const noexcept { return mImpl->getOperation(); }
+
+    //! The axes, as a bit mask (bit i for axis i).
+    void setReduceAxes(uint32_t reduceAxes) noexcept { mImpl->setReduceAxes(reduceAxes); }
+
+    //! The axes bit mask.
+    uint32_t getReduceAxes() const noexcept { return mImpl->getReduceAxes(); }
+
+    //! Whether reduced axes stay as extents of 1.
+    void setKeepDimensions(bool keepDimensions) noexcept { mImpl->setKeepDimensions(keepDimensions); }
+
+    //! Whether reduced axes stay.
+    bool getKeepDimensions() const noexcept { return mImpl->getKeepDimensions(); }
+
+protected:
+    apiv::VReduceLayer* mImpl;
+    virtual ~IReduceLayer() noexcept = default;
+};
+
+//! A permutation of dimensions: output dimension order[i] is input dimension i.
+struct Permutation
+{
+    int32_t order[Dims::MAX_DIMS]; //!< The permutation.
+};
+
+//! Transpose, reshape, transpose. An optional second input (1) gives the reshape dimensions at run time.
+class IShuffleLayer : public ILayer
+{
+public:
+    //! The permutation before the reshape (default identity).
+    void setFirstTranspose(Permutation permutation) noexcept { mImpl->setFirstTranspose(permutation); }
+
+    //! The permutation before the reshape.
+    Permutation getFirstTranspose() const noexcept { return mImpl->getFirstTranspose(); }
+
+    //! The reshape dimensions; 0 copies an input extent (see setZeroIsPlaceholder) and one -1 is inferred.
+    void setReshapeDimensions(Dims const& dimensions) noexcept { mImpl->setReshapeDimensions(dimensions); }
+
+    //! The reshape dimensions, or nbDims == -1 when input 1 gives them.
+    Dims getReshapeDimensions() const noexcept { return mImpl->getReshapeDimensions(); }
+
+    //! Input 0 is the data, input 1 the reshape dimensions as a 1-D Int32 or Int64 tensor.
+    using ILayer::setInput;
+
+    //! The permutation after the reshape (default identity).
+    void setSecondTranspose(Permutation permutation) noexcept { mImpl->setSecondTranspose(permutation); }
+
+    //! The permutation after the reshape.
+    Permutation getSecondTranspose() const noexcept { return mImpl->getSecondTranspose(); }
+
+    //! Whether 0 in the reshape dimensions copies the input extent (default true) or means a zero extent.
+    void setZeroIsPlaceholder(bool zeroIsPlaceholder) noexcept
+    {
+        return mImpl->setZeroIsPlaceholder(zeroIsPlaceholder);
+    }
+
+    //! The setting of setZeroIsPlaceholder().
+    bool getZeroIsPlaceholder() const noexcept { return mImpl->getZeroIsPlaceholder(); }
+
+protected:
+    apiv::VShuffleLayer* mImpl;
+    virtual ~IShuffleLayer() noexcept = default;
+};
+
+//! How ISliceLayer treats coordinates outside the input.
+enum class SampleMode : int32_t
+{
+    kSTRICT_BOUNDS = 0, //!< They are an error.
+    kWRAP = 1,          //!< They wrap around.
+    kCLAMP = 2,         //!< They are clamped to the edge.
+    kFILL = 3,          //!< They read the fill value (input 4).
+    kREFLECT = 4,       //!< They reflect at the edge.
+};
+
+template <>
+constexpr inline int32_t EnumMax<SampleMode>() noexcept
+{
+    return 5;
+}
+
+//! Copies a strided window of the input. Inputs 1-5 may give start, size, stride, fill value and axes as tensors.
+class ISliceLayer : public ILayer
+{
+public:
+    //! The start coordinates.
+    void setStart(Dims const& start) noexcept { mImpl->setStart(start); }
+
+    //! The start, or nbDims == -1 when input 1 gives it.
+    Dims getStart() const noexcept { return mImpl->getStart(); }
+
+    //! The output extents.
+    void setSize(Dims const& size) noexcept { return mImpl->setSize(size); }
+
+    //! The output extents, or nbDims == -1 when input 2 gives them.
+    Dims getSize() const noexcept { return mImpl->getSize(); }
+
+    //! The strides (any sign).
+    void setStride(Dims const& stride) noexcept { mImpl->setStride(stride); }
+
+    //! The strides, or nbDims == -1 when input 3 gives them.
+    Dims getStride() const noexcept { return mImpl->getStride(); }
+
+    //! The out-of-bounds mode.
+    void setMode(SampleMode mode) noexcept { mImpl->setMode(mode); }
+
+    //! The out-of-bounds mode.
+    SampleMode getMode() const noexcept { return mImpl->getMode(); }
+
+    //! Inputs: 0 data, 1 start, 2 size, 3 stride, 4 fill value (kFILL only), 5 axes.
+    using ILayer::setInput;
+
+    //! The axes start, size and stride apply to (default: all, in order).
+    void setAxes(Dims const& axes) noexcept { mImpl->setAxes(axes); }
+
+    //! The axes, or nbDims == -1 when input 5 gives them.
+    Dims getAxes() const noexcept { return mImpl->getAxes(); }
+
+protected:
+    apiv::VSliceLayer* mImpl;
+    virtual ~ISliceLayer() noexcept = default;
+};
+
+//! The shape of its input as a 1-D Int64 tensor.
+class IShapeLayer : public ILayer
+{
+protected:
+    apiv::VShapeLayer* mImpl;
+    virtual ~IShapeLayer() noexcept = default;
+};
+
+//! How IMatrixMultiplyLayer treats each input.
+enum class MatrixOperation : int32_t
+{
+    kNONE = 0,      //!< A matrix (or a batch of matrices in the last two dimensions).
+    kTRANSPOSE = 1, //!< A matrix, transposed.
+    kVECTOR = 2,    //!< A vector (or a batch of vectors in the last dimension).
+};
+
+template <>
+constexpr inline int32_t EnumMax<MatrixOperation>() noexcept
+{
+    return 3;
+}
+
+//! A (batched) matrix product of op0(input 0) and op1(input 1), broadcasting batch extents of 1.
+class IMatrixMultiplyLayer : public ILayer
+{
+public:
+    //! How input index (0 or 1) is treated.
+    void setOperation(int32_t index, MatrixOperation op) noexcept { mImpl->setOperation(index, op); }
+
+    //! How input index is treated.
+    MatrixOperation getOperation(int32_t index) const noexcept { return mImpl->getOperation(index); }
+
+protected:
+    apiv::VMatrixMultiplyLayer* mImpl;
+    virtual ~IMatrixMultiplyLayer() noexcept = default;
+};
+
+//! Copies its input (in a weakly typed network it may also convert the type).
+class IIdentityLayer : public ILayer
+{
+protected:
+    apiv::VIdentityLayer* mImpl;
+    virtual ~IIdentityLayer() noexcept = default;
+};
+
+//! Converts its input to another element type.
+class ICastLayer : public ILayer
+{
+public:
+    //! The output type.
+    void setToType(DataType toType) noexcept { mImpl->setToType(toType); }
+
+    //! The output type.
+    DataType getToType() const noexcept { return mImpl->getToType(); }
+
+protected:
+    apiv::VCastLayer* mImpl;
+    virtual ~ICastLayer() noexcept = default;
+};
+
+//! A constant tensor made of weights.
+class IConstantLayer : public ILayer
+{
+public:
+    //! The values; their type is the output type.
+    void setWeights(Weights weights) noexcept { mImpl->setWeights(weights); }
+
+    //! The values.
+    Weights getWeights() const noexcept { return mImpl->getWeights(); }
+
+    //! The output shape.
+    void setDimensions(Dims const& dimensions) noexcept { mImpl->setDimensions(dimensions); }
+
+    //! The output shape.
+    Dims getDimensions() const noexcept { return mImpl->getDimensions(); }
+
+protected:
+    apiv::VConstantLayer* mImpl;
+    virtual ~IConstantLayer() noexcept = default;
+};
+
+//! Element-wise condition ? then : else over three broadcast inputs.
+class ISelectLayer : public ILayer
+{
+protected:
+    virtual ~ISelectLayer() noexcept = default;
+    apiv::VSelectLayer* mImpl;
+};
+
+//! What IFillLayer generates.
+enum class FillOperation : int32_t
+{
+    kLINSPACE = 0,       //!< alpha + sum of beta[i] * index[i].
+    kRANDOM_UNIFORM = 1, //!< Uniform random values in [alpha, beta].
+    kRANDOM_NORMAL = 2,  //!< Normal random values, mean alpha, standard deviation beta.
+};
+
+template <>
+constexpr inline int32_t EnumMax<FillOperation>() noexcept
+{
+    return 3;
+}
+
+//! Generates a tensor. Inputs 0-2 may give the shape, alpha and beta as tensors.
+class IFillLayer : public ILayer
+{
+public:
+    //! The output shape.
+    void setDimensions(Dims const& dimensions) noexcept { mImpl->setDimensions(dimensions); }
+
+    //! The output shape, or nbDims == -1 when input 0 gives it.
+    Dims getDimensions() const noexcept { return mImpl->getDimensions(); }
+
+    //! What to generate.
+    void setOperation(FillOperation op) noexcept { mImpl->setOperation(op); }
+
+    //! What to generate.
+    FillOperation getOperation() const noexcept { return mImpl->getOperation(); }
+
+    //! The first parameter as a double (start, minimum or mean).
+    void setAlpha(double alpha) noexcept { mImpl->setAlpha(alpha); }
+
+    //! The first parameter, or -1 when input 1 gives it.
+    double getAlpha() const noexcept { return mImpl->getAlpha(); }
+
+    //! The second parameter as a double (delta, maximum or standard deviation).
+    void setBeta(double beta) noexcept { mImpl->setBeta(beta); }
+
+    //! The second parameter, or -1 when input 2 gives it.
+    double getBeta() const noexcept { return mImpl->getBeta(); }
+
+    //! Inputs: 0 shape, 1 alpha, 2 beta; 1 and 2 both or neither.
+    using ILayer::setInput;
+
+    //! The first parameter as an int64_t.
+    void setAlphaInt64(int64_t alpha) noexcept { mImpl->setAlphaInt64(alpha); }
+
+    //! The first parameter as an int64_t, or -1 when input 1 gives it.
+    int64_t getAlphaInt64() const noexcept { return mImpl->getAlphaInt64(); }
+
+    //! The second parameter as an int64_t.
+    void setBetaInt64(int64_t beta) noexcept { mImpl->setBetaInt64(beta); }
+
+    //! The second parameter as an int64_t, or -1 when input 2 gives it.
+    int64_t getBetaInt64() const noexcept { return mImpl->getBetaInt64(); }
+
+    //! Whether alpha and beta are int64_t rather than double.
+    bool isAlphaBetaInt64() const noexcept { return mImpl->isAlphaBetaInt64(); }
+
+    //! The output type (kFLOAT, kHALF, kINT32 or kINT64).
+    void setToType(DataType toType) noexcept { mImpl->setToType(toType); }
+
+    //! The output type (default kFLOAT).
+    DataType getToType() const noexcept { return mImpl->getToType(); }
+
+protected:
+    virtual ~IFillLayer() noexcept = default;
+    apiv::VFillLayer* mImpl;
+};
+
+//! A network to build: inputs, layers and outputs. Made by IBuilder::createNetworkV2(); delete it before the
+//! builder. It owns its tensors and layers. Only the add* methods of the layers kiln declares are here.
+class INetworkDefinition : public INoCopy
+{
+public:
+    virtual ~INetworkDefinition() noexcept = default;
+
+    //! Adds input name with type and shape (-1 for extents given at run time); nullptr on error.
+    ITensor* addInput(char const* name, DataType type, Dims const& dimensions) noexcept
+    {
+        return mImpl->addInput(name, type, dimensions);
+    }
+
+    //! Makes tensor a network output.
+    void markOutput(ITensor& tensor) noexcept { mImpl->markOutput(tensor); }
+
+    //! Makes tensor a debug tensor, reported to IDebugListener at run time.
+    bool markDebug(ITensor& tensor) noexcept { return mImpl->markDebug(tensor); }
+
+    //! Undoes markDebug().
+    bool unmarkDebug(ITensor& tensor) noexcept { return mImpl->unmarkDebug(tensor); }
+
+    //! Whether tensor is marked as a debug tensor.
+    bool isDebugTensor(ITensor const& tensor) const noexcept { return mImpl->isDebugTensor(tensor); }
+
+    //! Makes every tensor that survives fusion a debug tensor, without preventing fusion.
+    bool markUnfusedTensorsAsDebugTensors() noexcept { return mImpl->markUnfusedTensorsAsDebugTensors(); }
+
+    //! Undoes markUnfusedTensorsAsDebugTensors().
+    bool unmarkUnfusedTensorsAsDebugTensors() noexcept { return mImpl->unmarkUnfusedTensorsAsDebugTensors(); }
+
+    //! Adds an activation; set alpha and beta on the layer where the function has them.
+    IActivationLayer* addActivation(ITensor& input, ActivationType type) noexcept
+    {
+        return mImpl->addActivation(input, type);
+    }
+
+    //! Adds a softmax.
+    ISoftMaxLayer* addSoftMax(ITensor& input) noexcept { return mImpl->addSoftMax(input); }
+
+    //! Adds a concatenation of nbInputs tensors.
+    IConcatenationLayer* addConcatenation(ITensor* const* inputs, int32_t nbInputs) noexcept
+    {
+        return mImpl->addConcatenation(inputs, nbInputs);
+    }
+
+    //! Adds a binary element-wise operation.
+    IElementWiseLayer* addElementWise(ITensor& input1, ITensor& input2, ElementWiseOperation op) noexcept
+    {
+        return mImpl->addElementWise(input1, input2, op);
+    }
+
+    //! Adds a unary operation.
+    IUnaryLayer* addUnary(ITensor& input, UnaryOperation operation) noexcept
+    {
+        return mImpl->addUnary(input, operation);
+    }
+
+    //! Adds a shuffle (transpose, reshape, transpose).
+    IShuffleLayer* addShuffle(ITensor& input) noexcept { return mImpl->addShuffle(input); }
+
+    //! The number of layers.
+    int32_t getNbLayers() const noexcept { return mImpl->getNbLayers(); }
+
+    //! Layer index, or nullptr.
+    ILayer* getLayer(int32_t index) const noexcept { return mImpl->getLayer(index); }
+
+    //! The number of inputs.
+    int32_t getNbInputs() const noexcept { return mImpl->getNbInputs(); }
+
+    //! Input index, or nullptr.
+    ITensor* getInput(int32_t index) const noexcept { return mImpl->getInput(index); }
+
+    //! The number of outputs, shape outputs included.
+    int32_t getNbOutputs() const noexcept { return mImpl->getNbOutputs(); }
+
+    //! Output index, or nullptr.
+    ITensor* getOutput(int32_t index) const noexcept { return mImpl->getOutput(index); }
+
+    //! Adds a reduction over the axes in the bit mask reduceAxes.
+    IReduceLayer* addReduce(
+        ITensor& input, ReduceOperation operation, uint32_t reduceAxes, bool keepDimensions) noexcept
+    {
+        return mImpl->addReduce(input, operation, reduceAxes, keepDimensions);
+    }
+
+    //! Adds a kDEFAULT gather along axis.
+    IGatherLayer* addGather(ITensor& data, ITensor& indices, int32_t axis) noexcept
+    {
+        return mImpl->addGather(data, indices, axis);
+    }
+
+    //! Adds a gather of the given form along axis 0.
+    IGatherLayer* addGatherV2(ITensor& data, ITensor& indices, GatherMode mode) noexcept
+    {
+        return mImpl->addGatherV2(data, indices, mode);
+    }
+
+    //! Adds a matrix multiplication.
+    IMatrixMultiplyLayer* addMatrixMultiply(
+        ITensor& input0, MatrixOperation op0, ITensor& input1, MatrixOperation op1) noexcept
+    {
+        return mImpl->addMatrixMultiply(input0, op0, input1, op1);
+    }
+
+    //! Adds a constant of the given shape made of weights (which must outlive the build).
+    IConstantLayer* addConstant(Dims const& dimensions, Weights weights) noexcept
+    {
+        return mImpl->addConstant(dimensions, weights);
+    }
+
+    //! Adds an identity.
+    IIdentityLayer* addIdentity(ITensor& input) noexcept { return mImpl->addIdentity(input); }
+
+    //! Adds a cast to toType.
+    ICastLayer* addCast(ITensor& input, DataType toType) noexcept { return mImpl->addCast(input, toType); }
+
+    //! Removes a tensor that no layer uses.
+    void removeTensor(ITensor& tensor) noexcept { mImpl->removeTensor(tensor); }
+
+    //! Undoes markOutput().
+    void unmarkOutput(ITensor& tensor) noexcept { mImpl->unmarkOutput(tensor); }
+
+    //! Adds a V2 plugin layer. Deprecated: use addPluginV3.
+    TRT_DEPRECATED IPluginV2Layer* addPluginV2(ITensor* const* inputs, int32_t nbInputs, IPluginV2& plugin) noexcept
+    {
+        return mImpl->addPluginV2(inputs, nbInputs, plugin);
+    }
+
+    //! Adds a V3 plugin layer with nbInputs inputs and nbShapeInputs shape inputs (nullptr, 0 for none).
+    IPluginV3Layer* addPluginV3(ITensor* const* inputs, int32_t nbInputs, ITensor* const* shapeInputs,
+        int32_t nbShapeInputs, IPluginV3& plugin) noexcept
+    {
+        return mImpl->addPluginV3(inputs, nbInputs, shapeInputs, nbShapeInputs, plugin);
+    }
+
+    //! Adds a slice.
+    ISliceLayer* addSlice(ITensor& input, Dims const& start, Dims const& size, Dims const& stride) noexcept
+    {
+        return mImpl->addSlice(input, start, size, stride);
+    }
+
+    //! Names the network (copied); the engine reports it.
+    void setName(char const* name) noexcept { mImpl->setName(name); }
+
+    //! The network's name.
+    char const* getName() const noexcept { return mImpl->getName(); }
+
+    //! Adds a shape layer.
+    IShapeLayer* addShape(ITensor& input) noexcept { return mImpl->addShape(input); }
+
+    //! Always false. Deprecated: there is no implicit batch dimension in TensorRT 10.
+    TRT_DEPRECATED bool hasImplicitBatchDimension() const noexcept { return mImpl->hasImplicitBatchDimension(); }
+
+    //! The creation flags.
+    NetworkDefinitionCreationFlags getFlags() const noexcept { return mImpl->getFlags(); }
+
+    //! Whether a creation flag is set.
+    bool getFlag(NetworkDefinitionCreationFlag networkDefinitionCreationFlag) const noexcept
+    {
+        return mImpl->getFlag(networkDefinitionCreationFlag);
+    }
+
+    //! Makes tensor a shape output, computed by IExecutionContext::inferShapes(); false if already an output.
+    bool markOutputForShapes(ITensor& tensor) noexcept { return mImpl->markOutputForShapes(tensor); }
+
+    //! Undoes markOutputForShapes().
+    bool unmarkOutputForShapes(ITensor& tensor) noexcept { return mImpl->unmarkOutputForShapes(tensor); }
+
+    //! Adds a 2-D or 3-D convolution with nbOutputMaps output channels; empty biasWeights for no bias.
+    IConvolutionLayer* addConvolutionNd(ITensor& input, int64_t nbOutputMaps, Dims const& kernelSize,
+        Weights kernelWeights, Weights biasWeights) noexcept
+    {
+        return mImpl->addConvolutionNd(input, nbOutputMaps, kernelSize, kernelWeights, biasWeights);
+    }
+
+    //! Adds a 2-D or 3-D pooling.
+    IPoolingLayer* addPoolingNd(ITensor& input, PoolingType type, Dims const& windowSize) noexcept
+    {
+        return mImpl->addPoolingNd(input, type, windowSize);
+    }
+
+    //! Adds an element-wise select.
+    ISelectLayer* addSelect(ITensor& condition, ITensor& thenInput, ITensor& elseInput) noexcept
+    {
+        return mImpl->addSelect(condition, thenInput, elseInput);
+    }
+
+    //! Adds a fill with a kFLOAT output. Deprecated: use the overload with an output type.
+    TRT_DEPRECATED IFillLayer* addFill(Dims const& dimensions, FillOperation op) noexcept
+    {
+        return mImpl->addFill(dimensions, op);
+    }
+
+    //! Adds a fill with output type outputType.
+    IFillLayer* addFill(Dims const& dimensions, FillOperation op, DataType outputType) noexcept
+    {
+        return mImpl->addFillV2(dimensions, op, outputType);
+    }
+
+    //! Names every current use of weights (for refitting); nullptr clears the name.
+    bool setWeightsName(Weights weights, char const* name) noexcept { return mImpl->setWeightsName(weights, name); }
+
+    //! Sends errors to recorder as well as to the logger; nullptr detaches.
+    void setErrorRecorder(IErrorRecorder* recorder) noexcept { mImpl->setErrorRecorder(recorder); }
+
+    //! The recorder set with setErrorRecorder(), or nullptr.
+    IErrorRecorder* getErrorRecorder() const noexcept { return mImpl->getErrorRecorder(); }
+
+    //! The builder that made this network. Virtual, unlike the rest: its slot follows the destructor's two.
+    virtual IBuilder& getBuilder() const noexcept { return mImpl->getBuilder(); }
+
+    //! Makes weights name individually refittable (with BuilderFlag::kREFIT_INDIVIDUAL).
+    bool markWeightsRefittable(char const* name) noexcept { return mImpl->markWeightsRefittable(name); }
+
+    //! Undoes markWeightsRefittable().
+    bool unmarkWeightsRefittable(char const* name) noexcept { return mImpl->unmarkWeightsRefittable(name); }
+
+    //! Whether weights name are marked refittable.
+    bool areWeightsMarkedRefittable(char const* name) const noexcept { return mImpl->areWeightsMarkedRefittable(name); }
+
+protected:
+    apiv::VNetworkDefinition* mImpl;
+};
+
+//! Timings of tactics, shared by builds. Made by IBuilderConfig::createTimingCache(); delete it after the builds
+//! that use it.
+class ITimingCache : public INoCopy
+{
+public:
+    virtual ~ITimingCache() noexcept = default;
+
+    //! The cache as bytes.
+    nvinfer1::IHostMemory* serialize() const noexcept { return mImpl->serialize(); }
+
+    //! Adds the entries of inputCache that this one lacks; ignoreMismatch allows a cache from another device.
+    bool combine(ITimingCache const& inputCache, bool ignoreMismatch) noexcept
+    {
+        return mImpl->combine(inputCache, ignoreMismatch);
+    }
+
+    //! Removes every entry.
+    bool reset() noexcept { return mImpl->reset(); }
+
+    //! Writes up to capacity keys to keyBuffer (may be nullptr); returns the number of entries, or -1.
+    int64_t queryKeys(TimingCacheKey* keyBuffer, int64_t capacity) const noexcept
+    {
+        return mImpl->queryKeys(keyBuffer, capacity);
+    }
+
+    //! The value of key, or an invalid value.
+    TimingCacheValue query(TimingCacheKey const& key) const noexcept { return mImpl->query(key); }
+
+    //! Replaces the value of an existing key (a NaN time removes it); needs BuilderFlag::kEDITABLE_TIMING_CACHE.
+    bool update(TimingCacheKey const& key, TimingCacheValue const& value) noexcept { return mImpl->update(key, value); }
+
+protected:
+    apiv::VTimingCache* mImpl;
+};
+
+//! The options of one build. Made by IBuilder::createBuilderConfig(); delete it before the builder.
+class IBuilderConfig : public INoCopy
+{
+public:
+    virtual ~IBuilderConfig() noexcept = default;
+
+    //! The number of runs averaged when timing a tactic. Virtual, unlike the rest: its slot follows the destructor's.
+    virtual void setAvgTimingIterations(int32_t avgTiming) noexcept { mImpl->setAvgTimingIterations(avgTiming); }
+
+    //! The setting of setAvgTimingIterations() (default 1).
+    int32_t getAvgTimingIterations() const noexcept { return mImpl->getAvgTimingIterations(); }
+
+    //! The capability to build for (default kSTANDARD).
+    void setEngineCapability(EngineCapability capability) noexcept { mImpl->setEngineCapability(capability); }
+
+    //! The capability to build for.
+    EngineCapability getEngineCapability() const noexcept { return mImpl->getEngineCapability(); }
+
+    //! The INT8 calibrator. Deprecated: use explicit quantization.
+    TRT_DEPRECATED void setInt8Calibrator(IInt8Calibrator* calibrator) noexcept
+    {
+        mImpl->setInt8Calibrator(calibrator);
+    }
+
+    //! The INT8 calibrator. Deprecated: use explicit quantization.
+    TRT_DEPRECATED IInt8Calibrator* getInt8Calibrator() const noexcept { return mImpl->getInt8Calibrator(); }
+
+    //! Replaces all builder flags.
+    void setFlags(BuilderFlags builderFlags) noexcept { mImpl->setFlags(builderFlags); }
+
+    //! The builder flags as a bit mask (default 0).
+    BuilderFlags getFlags() const noexcept { return mImpl->getFlags(); }
+
+    //! Turns one flag off.
+    void clearFlag(BuilderFlag builderFlag) noexcept { mImpl->clearFlag(builderFlag); }
+
+    //! Turns one flag on.
+    void setFlag(BuilderFlag builderFlag) noexcept { mImpl->setFlag(builderFlag); }
+
+    //! Whether one flag is on.
+    bool getFlag(BuilderFlag builderFlag) const noexcept { return mImpl->getFlag(builderFlag); }
+
+    //! The device layer must run on.
+    void setDeviceType(ILayer const* layer, DeviceType deviceType) noexcept { mImpl->setDeviceType(layer, deviceType); }
+
+    //! The device layer runs on.
+    DeviceType getDeviceType(ILayer const* layer) const noexcept { return mImpl->getDeviceType(layer); }
+
+    //! Whether setDeviceType() was called for layer.
+    bool isDeviceTypeSet(ILayer const* layer) const noexcept { return mImpl->isDeviceTypeSet(layer); }
+
+    //! Undoes setDeviceType() for layer.
+    void resetDeviceType(ILayer const* layer) noexcept { mImpl->resetDeviceType(layer); }
+
+    //! Whether layer can run on DLA.
+    bool canRunOnDLA(ILayer const* layer) const noexcept { return mImpl->canRunOnDLA(layer); }
+
+    //! The DLA core to build for (default -1).
+    void setDLACore(int32_t dlaCore) noexcept { mImpl->setDLACore(dlaCore); }
+
+    //! The DLA core, or -1.
+    int32_t getDLACore() const noexcept { return mImpl->getDLACore(); }
+
+    //! The device of layers without setDeviceType() (default kGPU).
+    void setDefaultDeviceType(DeviceType deviceType) noexcept { mImpl->setDefaultDeviceType(deviceType); }
+
+    //! The default device.
+    DeviceType getDefaultDeviceType() const noexcept { return mImpl->getDefaultDeviceType(); }
+
+    //! Restores every default.
+    void reset() noexcept { mImpl->reset(); }
+
+    //! The stream tactics are timed on.
+    void setProfileStream(const cudaStream_t stream) noexcept { return mImpl->setProfileStream(stream); }
+
+    //! The stream set with setProfileStream(), or nullptr.
+    cudaStream_t getProfileStream() const noexcept { return mImpl->getProfileStream(); }
+
+    //! Adds a valid profile; returns its index, or -1. Needed when the network has run-time shapes.
+    int32_t addOptimizationProfile(IOptimizationProfile const* profile) noexcept
+    {
+        return mImpl->addOptimizationProfile(profile);
+    }
+
+    //! The number of profiles added.
+    int32_t getNbOptimizationProfiles() const noexcept { return mImpl->getNbOptimizationProfiles(); }
+
+    //! How much layer detail the engine records (default kLAYER_NAMES_ONLY).
+    void setProfilingVerbosity(ProfilingVerbosity verbosity) noexcept { mImpl->setProfilingVerbosity(verbosity); }
+
+    //! The profiling verbosity.
+    ProfilingVerbosity getProfilingVerbosity() const noexcept { return mImpl->getProfilingVerbosity(); }
+
+    //! The algorithm selector. Deprecated: use an editable timing cache.
+    TRT_DEPRECATED void setAlgorithmSelector(IAlgorithmSelector* selector) noexcept
+    {
+        mImpl->setAlgorithmSelector(selector);
+    }
+
+    //! The algorithm selector. Deprecated: use an editable timing cache.
+    TRT_DEPRECATED IAlgorithmSelector* getAlgorithmSelector() const noexcept { return mImpl->getAlgorithmSelector(); }
+
+    //! The profile used for INT8 calibration. Deprecated: use explicit quantization.
+    TRT_DEPRECATED bool setCalibrationProfile(IOptimizationProfile const* profile) noexcept
+    {
+        return mImpl->setCalibrationProfile(profile);
+    }
+
+    //! The calibration profile, or nullptr. Deprecated: use explicit quantization.
+    TRT_DEPRECATED IOptimizationProfile const* getCalibrationProfile() noexcept
+    {
+        return mImpl->getCalibrationProfile();
+    }
+
+    //! Replaces the quantization flags. Deprecated: use explicit quantization.
+    TRT_DEPRECATED void setQuantizationFlags(QuantizationFlags flags) noexcept { mImpl->setQuantizationFlags(flags); }
+
+    //! The quantization flags. Deprecated: use explicit quantization.
+    TRT_DEPRECATED QuantizationFlags getQuantizationFlags() const noexcept { return mImpl->getQuantizationFlags(); }
+
+    //! Turns one quantization flag off. Deprecated: use explicit quantization.
+    TRT_DEPRECATED void clearQuantizationFlag(QuantizationFlag flag) noexcept { mImpl->clearQuantizationFlag(flag); }
+
+    //! Turns one quantization flag on. Deprecated: use explicit quantization.
+    TRT_DEPRECATED void setQuantizationFlag(QuantizationFlag flag) noexcept { mImpl->setQuantizationFlag(flag); }
+
+    //! Whether one quantization flag is on. Deprecated: use explicit quantization.
+    TRT_DEPRECATED bool getQuantizationFlag(QuantizationFlag flag) const noexcept
+    {
+        return mImpl->getQuantizationFlag(flag);
+    }
+
+    //! The tactic sources the builder may use; false if the mask is invalid.
+    bool setTacticSources(TacticSources tacticSources) noexcept { return mImpl->setTacticSources(tacticSources); }
+
+    //! The tactic sources.
+    TacticSources getTacticSources() const noexcept { return mImpl->getTacticSources(); }
+
+    //! A timing cache from size bytes of a serialized one (size 0: a new, empty cache), owned by the caller.
+    nvinfer1::ITimingCache* createTimingCache(void const* blob, std::size_t size) const noexcept
+    {
+        return mImpl->createTimingCache(blob, size);
+    }
+
+    //! Uses cache for this build; ignoreMismatch accepts a cache from another device.
+    bool setTimingCache(ITimingCache const& cache, bool ignoreMismatch) noexcept
+    {
+        return mImpl->setTimingCache(cache, ignoreMismatch);
+    }
+
+    //! The cache set with setTimingCache(), or nullptr.
+    nvinfer1::ITimingCache const* getTimingCache() const noexcept { return mImpl->getTimingCache(); }
+
+    //! Limits a memory pool to poolSize bytes.
+    void setMemoryPoolLimit(MemoryPoolType pool, std::size_t poolSize) noexcept
+    {
+        mImpl->setMemoryPoolLimit(pool, poolSize);
+    }
+
+    //! The limit of a memory pool, or its default.
+    std::size_t getMemoryPoolLimit(MemoryPoolType pool) const noexcept { return mImpl->getMemoryPoolLimit(pool); }
+
+    //! Turns a preview feature on or off.
+    void setPreviewFeature(PreviewFeature feature, bool enable) noexcept { mImpl->setPreviewFeature(feature, enable); }
+
+    //! Whether a preview feature is on.
+    bool getPreviewFeature(PreviewFeature feature) const noexcept { return mImpl->getPreviewFeature(feature); }
+
+    //! How hard the builder searches, 0 to 5 (default 3).
+    void setBuilderOptimizationLevel(int32_t level) noexcept { mImpl->setBuilderOptimizationLevel(level); }
+
+    //! The optimization level. Not const, as in TensorRT.
+    int32_t getBuilderOptimizationLevel() noexcept { return mImpl->getBuilderOptimizationLevel(); }
+
+    //! Which other GPUs the engine must run on (default kNONE).
+    void setHardwareCompatibilityLevel(HardwareCompatibilityLevel hardwareCompatibilityLevel) noexcept
+    {
+        mImpl->setHardwareCompatibilityLevel(hardwareCompatibilityLevel);
+    }
+
+    //! The hardware compatibility level.
+    HardwareCompatibilityLevel getHardwareCompatibilityLevel() const noexcept
+    {
+        return mImpl->getHardwareCompatibilityLevel();
+    }
+
+    //! Plugin libraries to embed in a version-compatible plan (paths unique).
+    void setPluginsToSerialize(char const* const* paths, int32_t nbPaths) noexcept
+    {
+        mImpl->setPluginsToSerialize(paths, nbPaths);
+    }
+
+    //! Path index of the plugin libraries to embed.
+    char const* getPluginToSerialize(int32_t index) const noexcept { return mImpl->getPluginToSerialize(index); }
+
+    //! The number of plugin libraries to embed.
+    int32_t getNbPluginsToSerialize() const noexcept { return mImpl->getNbPluginsToSerialize(); }
+
+    //! The most auxiliary streams the engine may use (0: single stream).
+    void setMaxAuxStreams(int32_t nbStreams) noexcept { mImpl->setMaxAuxStreams(nbStreams); }
+
+    //! The setting of setMaxAuxStreams().
+    int32_t getMaxAuxStreams() const noexcept { return mImpl->getMaxAuxStreams(); }
+
+    //! Receives build progress and may cancel; nullptr detaches.
+    void setProgressMonitor(IProgressMonitor* monitor) noexcept { return mImpl->setProgressMonitor(monitor); }
+
+    //! The monitor set with setProgressMonitor(), or nullptr.
+    IProgressMonitor* getProgressMonitor() const noexcept { return mImpl->getProgressMonitor(); }
+
+    //! The platform the engine will run on (default kSAME_AS_BUILD).
+    void setRuntimePlatform(RuntimePlatform runtimePlatform) noexcept { mImpl->setRuntimePlatform(runtimePlatform); }
+
+    //! The target platform.
+    RuntimePlatform getRuntimePlatform() const noexcept { return mImpl->getRuntimePlatform(); }
+
+    //! The most tactics timed per choice (default -1: the builder decides).
+    void setMaxNbTactics(int32_t maxNbTactics) noexcept { mImpl->setMaxNbTactics(maxNbTactics); }
+
+    //! The setting of setMaxNbTactics().
+    int32_t getMaxNbTactics() const noexcept { return mImpl->getMaxNbTactics(); }
+
+    //! How hard the builder searches for tiled kernels (default kNONE).
+    bool setTilingOptimizationLevel(TilingOptimizationLevel level) noexcept
+    {
+        return mImpl->setTilingOptimizationLevel(level);
+    }
+
+    //! The tiling optimization level.
+    TilingOptimizationLevel getTilingOptimizationLevel() const noexcept { return mImpl->getTilingOptimizationLevel(); }
+
+    //! The L2 bytes tiled kernels may use.
+    bool setL2LimitForTiling(int64_t size) noexcept { return mImpl->setL2LimitForTiling(size); }
+
+    //! The setting of setL2LimitForTiling().
+    int64_t getL2LimitForTiling() const noexcept { return mImpl->getL2LimitForTiling(); }
+
+    //! The configuration string of remote auto-tuning (kSAFETY builds only).
+    bool setRemoteAutoTuningConfig(char const* config) noexcept { return mImpl->setRemoteAutoTuningConfig(config); }
+
+    //! The remote auto-tuning configuration, or nullptr.
+    char const* getRemoteAutoTuningConfig() const noexcept { return mImpl->getRemoteAutoTuningConfig(); }
+
+protected:
+    apiv::VBuilderConfig* mImpl;
+};
+
+//! Builds engines from networks. Create it with createInferBuilder(); delete it only after its networks and configs.
+class IBuilder : public INoCopy
+{
+public:
+    virtual ~IBuilder() noexcept = default;
+
+    //! Whether the GPU has fast FP16. Deprecated: ask CUDA.
+    TRT_DEPRECATED bool platformHasFastFp16() const noexcept { return mImpl->platformHasFastFp16(); }
+
+    //! Whether the GPU has fast INT8. Deprecated: ask CUDA.
+    TRT_DEPRECATED bool platformHasFastInt8() const noexcept { return mImpl->platformHasFastInt8(); }
+
+    //! The largest batch DLA supports.
+    int32_t getMaxDLABatchSize() const noexcept { return mImpl->getMaxDLABatchSize(); }
+
+    //! The number of DLA cores.
+    int32_t getNbDLACores() const noexcept { return mImpl->getNbDLACores(); }
+
+    //! The allocator for device memory of builds and the engines they make; nullptr restores the default.
+    void setGpuAllocator(IGpuAllocator* allocator) noexcept { mImpl->setGpuAllocator(allocator); }
+
+    //! A new builder config, owned by the caller.
+    nvinfer1::IBuilderConfig* createBuilderConfig() noexcept { return mImpl->createBuilderConfig(); }
+
+    //! A new network, owned by the caller; flags is a bit mask of NetworkDefinitionCreationFlag.
+    nvinfer1::INetworkDefinition* createNetworkV2(NetworkDefinitionCreationFlags flags) noexcept
+    {
+        return mImpl->createNetworkV2(flags);
+    }
+
+    //! A new optimization profile, owned by the builder.
+    nvinfer1::IOptimizationProfile* createOptimizationProfile() noexcept { return mImpl->createOptimizationProfile(); }
+
+    //! Sends errors to recorder as well as to the logger; nullptr detaches.
+    void setErrorRecorder(IErrorRecorder* recorder) noexcept { mImpl->setErrorRecorder(recorder); }
+
+    //! The recorder set with setErrorRecorder(), or nullptr.
+    IErrorRecorder* getErrorRecorder() const noexcept { return mImpl->getErrorRecorder(); }
+
+    //! Restores the builder's defaults.
+    void reset() noexcept { mImpl->reset(); }
+
+    //! Whether the GPU has TF32. Deprecated: ask CUDA.
+    TRT_DEPRECATED bool platformHasTf32() const noexcept { return mImpl->platformHasTf32(); }
+
+    //! Builds network as config says and returns the plan, or nullptr.
+    nvinfer1::IHostMemory* buildSerializedNetwork(INetworkDefinition& network, IBuilderConfig& config) noexcept
+    {
+        return mImpl->buildSerializedNetwork(network, config);
+    }
+
+    //! Builds network and writes the plan to writer.
+    bool buildSerializedNetworkToStream(
+        INetworkDefinition& network, IBuilderConfig& config, IStreamWriter& writer) noexcept
+    {
+        return mImpl->buildSerializedNetworkToStream(network, config, writer);
+    }
+
+    //! Builds network; kernelText receives the generated kernel source of a safety build, or nullptr.
+    nvinfer1::IHostMemory* buildSerializedNetwork(
+        INetworkDefinition& network, IBuilderConfig& config, IHostMemory*& kernelText) noexcept
+    {
+        return mImpl->buildSerializedNetworkWithKernelText(network, config, kernelText);
+    }
+
+    //! Builds network into an engine directly, or nullptr.
+    nvinfer1::ICudaEngine* buildEngineWithConfig(INetworkDefinition& network, IBuilderConfig& config) noexcept
+    {
+        return mImpl->buildEngineWithConfig(network, config);
+    }
+
+    //! Whether network fits the restrictions of config (a quick check, not a build).
+    bool isNetworkSupported(INetworkDefinition const& network, IBuilderConfig const& config) const noexcept
+    {
+        return mImpl->isNetworkSupported(network, config);
+    }
+
+    //! The logger given to createInferBuilder().
+    ILogger* getLogger() const noexcept { return mImpl->getLogger(); }
+
+    //! Allows up to maxThreads threads (default 1).
+    bool setMaxThreads(int32_t maxThreads) noexcept { return mImpl->setMaxThreads(maxThreads); }
+
+    //! The thread limit.
+    int32_t getMaxThreads() const noexcept { return mImpl->getMaxThreads(); }
+
+    //! This builder's plugin registry.
+    IPluginRegistry& getPluginRegistry() noexcept { return mImpl->getPluginRegistry(); }
+
+protected:
+    apiv::VBuilder* mImpl;
+};
+
+KILN_IGNORE_DEPRECATED_END
+
+} // namespace nvinfer1
+
+//! The library's builder factory behind createInferBuilder(): logger is an ILogger*, version NV_TENSORRT_VERSION;
+//! returns an IBuilder*, or nullptr.
+extern "C" TENSORRTAPI void* createInferBuilder_INTERNAL(void* logger, int32_t version) noexcept;
+
+namespace nvinfer1
+{
+// An unnamed namespace: each translation unit has its own copy, tied to the header version it was compiled with.
+namespace
+{
+
+//! A new builder that logs to logger; delete it when done. nullptr on failure.
+inline IBuilder* createInferBuilder(ILogger& logger) noexcept
+{
+    return static_cast<IBuilder*>(createInferBuilder_INTERNAL(&logger, NV_TENSORRT_VERSION));
+}
+
+} // namespace
 } // namespace nvinfer1
 
 #endif // NV_INFER_H

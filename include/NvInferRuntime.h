@@ -13,8 +13,14 @@
  *     class PadPluginCreator : public nvinfer1::IPluginCreatorV3One { ... };
  *     REGISTER_TENSORRT_PLUGIN(PadPluginCreator);   // registers in getPluginRegistry() under namespace ""
  *
- * Builder, network and runtime classes (IRuntime, ICudaEngine, IExecutionContext, ...) are declared by the
- * parts of kiln that implement them.
+ * It also declares the runtime classes an application uses to run a plan (IHostMemory, IRuntime, ICudaEngine,
+ * IExecutionContext, IOptimizationProfile, IRuntimeConfig, ISerializationConfig, IEngineInspector) and
+ * createInferRuntime(). They are wrappers: [vptr][apiv::V<Name>* mImpl] with inline methods that forward to the
+ * implementation interfaces of NvInferImpl.h. Objects the user owns have public destructors:
+ *
+ *     std::unique_ptr<nvinfer1::IRuntime> runtime{nvinfer1::createInferRuntime(logger)};
+ *     std::unique_ptr<nvinfer1::ICudaEngine> engine{runtime->deserializeCudaEngine(plan, planSize)};
+ *     std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
  */
 
 #ifndef NV_INFER_RUNTIME_H
@@ -64,6 +70,26 @@ public:
     DataType type;      //!< The element type.
     void const* values; //!< The values.
     int64_t count;      //!< The number of values.
+};
+
+//! A block of host memory the library allocated for the user (a serialized engine or timing cache). Delete it with
+//! delete when done.
+class IHostMemory : public INoCopy
+{
+public:
+    virtual ~IHostMemory() noexcept = default;
+
+    //! The bytes.
+    void* data() const noexcept { return mImpl->data(); }
+
+    //! The number of bytes.
+    std::size_t size() const noexcept { return mImpl->size(); }
+
+    //! The element type of the block (kUINT8 for serialized engines).
+    DataType type() const noexcept { return mImpl->type(); }
+
+protected:
+    apiv::VHostMemory* mImpl;
 };
 
 //! Operations on dimension expressions.
@@ -781,6 +807,694 @@ using IGpuAllocator = v_1_0::IGpuAllocator;       //!< The GPU allocator interfa
 using IOutputAllocator = v_1_0::IOutputAllocator; //!< The output allocator interface.
 using IDebugListener = v_1_0::IDebugListener;     //!< The debug listener interface.
 
+//! Deserializes engines. Create it with createInferRuntime(); delete it only after the engines it made.
+class IRuntime : public INoCopy
+{
+public:
+    virtual ~IRuntime() noexcept = default;
+
+    //! Selects the DLA core engines run on (-1, the default, for none).
+    void setDLACore(int32_t dlaCore) noexcept { mImpl->setDLACore(dlaCore); }
+
+    //! The DLA core set with setDLACore(), or -1.
+    int32_t getDLACore() const noexcept { return mImpl->getDLACore(); }
+
+    //! The number of DLA cores available; 0 without DLA.
+    int32_t getNbDLACores() const noexcept { return mImpl->getNbDLACores(); }
+
+    //! The allocator for all device memory this runtime and its engines take; nullptr restores the default.
+    void setGpuAllocator(IGpuAllocator* allocator) noexcept { mImpl->setGpuAllocator(allocator); }
+
+    //! Sends errors to recorder as well as to the logger; engines made afterwards inherit it. nullptr detaches.
+    void setErrorRecorder(IErrorRecorder* recorder) noexcept { mImpl->setErrorRecorder(recorder); }
+
+    //! The recorder set with setErrorRecorder(), or nullptr.
+    IErrorRecorder* getErrorRecorder() const noexcept { return mImpl->getErrorRecorder(); }
+
+    //! An engine from a serialized plan in host memory, or nullptr.
+    ICudaEngine* deserializeCudaEngine(void const* blob, std::size_t size) noexcept
+    {
+        return mImpl->deserializeCudaEngine(blob, size);
+    }
+
+    //! An engine read from streamReader, or nullptr. Deprecated: use the IStreamReaderV2 overload.
+    TRT_DEPRECATED ICudaEngine* deserializeCudaEngine(IStreamReader& streamReader)
+    {
+        return mImpl->deserializeCudaEngine(streamReader);
+    }
+
+    //! An engine read from streamReader, which may read straight into device memory, or nullptr.
+    ICudaEngine* deserializeCudaEngine(IStreamReaderV2& streamReader)
+    {
+        return mImpl->deserializeCudaEngineV2(streamReader);
+    }
+
+    //! The logger given to createInferRuntime().
+    ILogger* getLogger() const noexcept { return mImpl->getLogger(); }
+
+    //! Allows up to maxThreads threads (at least 1, the default, which is the calling thread).
+    bool setMaxThreads(int32_t maxThreads) noexcept { return mImpl->setMaxThreads(maxThreads); }
+
+    //! The thread limit set with setMaxThreads().
+    int32_t getMaxThreads() const noexcept { return mImpl->getMaxThreads(); }
+
+    //! The directory for temporary files; nullptr (the default) lets the library choose.
+    void setTemporaryDirectory(char const* path) noexcept { return mImpl->setTemporaryDirectory(path); }
+
+    //! The directory set with setTemporaryDirectory(), or nullptr.
+    char const* getTemporaryDirectory() const noexcept { return mImpl->getTemporaryDirectory(); }
+
+    //! Which kinds of temporary files the runtime may create (default: all).
+    void setTempfileControlFlags(TempfileControlFlags flags) noexcept { return mImpl->setTempfileControlFlags(flags); }
+
+    //! The flags set with setTempfileControlFlags().
+    TempfileControlFlags getTempfileControlFlags() const noexcept { return mImpl->getTempfileControlFlags(); }
+
+    //! This runtime's plugin registry.
+    IPluginRegistry& getPluginRegistry() noexcept { return mImpl->getPluginRegistry(); }
+
+    //! A runtime loaded from the lean runtime library at path, for version-compatible plans; nullptr on failure.
+    IRuntime* loadRuntime(char const* path) noexcept { return mImpl->loadRuntime(path); }
+
+    //! Whether plans with embedded host code may be deserialized (default false).
+    void setEngineHostCodeAllowed(bool allowed) noexcept { return mImpl->setEngineHostCodeAllowed(allowed); }
+
+    //! The setting of setEngineHostCodeAllowed().
+    bool getEngineHostCodeAllowed() const noexcept { return mImpl->getEngineHostCodeAllowed(); }
+
+protected:
+    apiv::VRuntime* mImpl;
+};
+
+//! The shape ranges (and shape-tensor value ranges) one engine profile supports. Made by IBuilder and owned by it.
+class IOptimizationProfile : public INoCopy
+{
+public:
+    //! Sets the smallest, optimum or largest shape of input inputName; false on an inconsistency.
+    bool setDimensions(char const* inputName, OptProfileSelector select, Dims const& dims) noexcept
+    {
+        return mImpl->setDimensions(inputName, select, dims);
+    }
+
+    //! The shape set with setDimensions(), or Dims{-1, {}}.
+    Dims getDimensions(char const* inputName, OptProfileSelector select) const noexcept
+    {
+        return mImpl->getDimensions(inputName, select);
+    }
+
+    //! Sets 32-bit values of shape input inputName. Deprecated: use setShapeValuesV2.
+    TRT_DEPRECATED bool setShapeValues(
+        char const* inputName, OptProfileSelector select, int32_t const* values, int32_t nbValues) noexcept
+    {
+        return mImpl->setShapeValues(inputName, select, values, nbValues);
+    }
+
+    //! The number of shape values set for inputName, or -1.
+    int32_t getNbShapeValues(char const* inputName) const noexcept { return mImpl->getNbShapeValues(inputName); }
+
+    //! The 32-bit values set with setShapeValues(), or nullptr. Deprecated: use getShapeValuesV2.
+    TRT_DEPRECATED int32_t const* getShapeValues(char const* inputName, OptProfileSelector select) const noexcept
+    {
+        return mImpl->getShapeValues(inputName, select);
+    }
+
+    //! Extra weight memory this profile may use, as a fraction in [0, 1] of the unconstrained amount.
+    bool setExtraMemoryTarget(float target) noexcept { return mImpl->setExtraMemoryTarget(target); }
+
+    //! The target set with setExtraMemoryTarget() (default 1).
+    float getExtraMemoryTarget() const noexcept { return mImpl->getExtraMemoryTarget(); }
+
+    //! Whether the profile is consistent enough to add to a builder config.
+    bool isValid() const noexcept { return mImpl->isValid(); }
+
+    //! Sets the smallest, optimum or largest values of shape input inputName (nbValues elements, row-major).
+    bool setShapeValuesV2(
+        char const* inputName, OptProfileSelector select, int64_t const* values, int32_t nbValues) noexcept
+    {
+        return mImpl->setShapeValuesV2(inputName, select, values, nbValues);
+    }
+
+    //! The values set with setShapeValuesV2(), or nullptr.
+    int64_t const* getShapeValuesV2(char const* inputName, OptProfileSelector select) const noexcept
+    {
+        return mImpl->getShapeValuesV2(inputName, select);
+    }
+
+protected:
+    apiv::VOptimizationProfile* mImpl;
+    virtual ~IOptimizationProfile() noexcept = default;
+};
+
+//! Options of ICudaEngine::serializeWithConfig(). Made by ICudaEngine::createSerializationConfig(); delete when done.
+class ISerializationConfig : public INoCopy
+{
+public:
+    virtual ~ISerializationConfig() noexcept = default;
+
+    //! Replaces all flags.
+    bool setFlags(SerializationFlags serializationFlags) noexcept { return mImpl->setFlags(serializationFlags); }
+
+    //! The flags as a bit mask.
+    SerializationFlags getFlags() const noexcept { return mImpl->getFlags(); }
+
+    //! Turns one flag off.
+    bool clearFlag(SerializationFlag serializationFlag) noexcept { return mImpl->clearFlag(serializationFlag); }
+
+    //! Turns one flag on.
+    bool setFlag(SerializationFlag serializationFlag) noexcept { return mImpl->setFlag(serializationFlag); }
+
+    //! Whether one flag is on.
+    bool getFlag(SerializationFlag serializationFlag) const noexcept { return mImpl->getFlag(serializationFlag); }
+
+protected:
+    apiv::VSerializationConfig* mImpl;
+};
+
+//! Options of execution-context creation. Made by ICudaEngine::createRuntimeConfig(); delete when done.
+class IRuntimeConfig : public INoCopy
+{
+public:
+    virtual ~IRuntimeConfig() noexcept = default;
+
+    //! How contexts made with this config get their activation memory (default kSTATIC).
+    void setExecutionContextAllocationStrategy(ExecutionContextAllocationStrategy strategy) noexcept
+    {
+        return mImpl->setExecutionContextAllocationStrategy(strategy);
+    }
+
+    //! The strategy set with setExecutionContextAllocationStrategy().
+    ExecutionContextAllocationStrategy getExecutionContextAllocationStrategy() const noexcept
+    {
+        return mImpl->getExecutionContextAllocationStrategy();
+    }
+
+protected:
+    apiv::VRuntimeConfig* mImpl;
+};
+
+//! A built network, ready to run. Tensors are named by the names of the network's inputs and outputs. Delete it after
+//! its execution contexts and before the runtime that made it.
+class ICudaEngine : public INoCopy
+{
+public:
+    virtual ~ICudaEngine() noexcept = default;
+
+    //! The shape of I/O tensor tensorName, -1 for run-time extents, or Dims{-1, {}} for an unknown name.
+    Dims getTensorShape(char const* tensorName) const noexcept { return mImpl->getTensorShape(tensorName); }
+
+    //! The element type of I/O tensor tensorName.
+    DataType getTensorDataType(char const* tensorName) const noexcept { return mImpl->getTensorDataType(tensorName); }
+
+    //! The number of layers of the optimized engine.
+    int32_t getNbLayers() const noexcept { return mImpl->getNbLayers(); }
+
+    //! The engine as a plan.
+    IHostMemory* serialize() const noexcept { return mImpl->serialize(); }
+
+    //! A new execution context using profile 0, with activation memory obtained as strategy says.
+    IExecutionContext* createExecutionContext(
+        ExecutionContextAllocationStrategy strategy = ExecutionContextAllocationStrategy::kSTATIC) noexcept
+    {
+        return mImpl->createExecutionContext(strategy);
+    }
+
+    //! Whether I/O tensor tensorName lives in device or host memory.
+    TensorLocation getTensorLocation(char const* tensorName) const noexcept
+    {
+        return mImpl->getTensorLocation(tensorName);
+    }
+
+    //! Whether tensorName is an input whose values shapes depend on, or an output computed by inferShapes().
+    bool isShapeInferenceIO(char const* tensorName) const noexcept { return mImpl->isShapeInferenceIO(tensorName); }
+
+    //! Whether tensorName is an input, an output or neither.
+    TensorIOMode getTensorIOMode(char const* tensorName) const noexcept { return mImpl->getTensorIOMode(tensorName); }
+
+    //! The input that output tensorName must share memory with, or nullptr.
+    TRT_NODISCARD char const* getAliasedInputTensor(char const* tensorName) const noexcept
+    {
+        return mImpl->getAliasedInputTensor(tensorName);
+    }
+
+    //! A context without activation memory. Deprecated: use createExecutionContext(kUSER_MANAGED).
+    TRT_DEPRECATED IExecutionContext* createExecutionContextWithoutDeviceMemory() noexcept
+    {
+        return mImpl->createExecutionContextWithoutDeviceMemory();
+    }
+
+    //! A new execution context configured by runtimeConfig.
+    IExecutionContext* createExecutionContext(IRuntimeConfig* runtimeConfig) noexcept
+    {
+        return mImpl->createExecutionContextWithRuntimeConfig(runtimeConfig);
+    }
+
+    //! A new runtime config, owned by the caller.
+    IRuntimeConfig* createRuntimeConfig() noexcept { return mImpl->createRuntimeConfig(); }
+
+    //! The largest activation memory over all profiles. Deprecated: use getDeviceMemorySizeV2.
+    TRT_DEPRECATED size_t getDeviceMemorySize() const noexcept { return mImpl->getDeviceMemorySize(); }
+
+    //! The activation memory of one profile. Deprecated: use getDeviceMemorySizeForProfileV2.
+    TRT_DEPRECATED size_t getDeviceMemorySizeForProfile(int32_t profileIndex) const noexcept
+    {
+        return mImpl->getDeviceMemorySizeForProfile(profileIndex);
+    }
+
+    //! The largest device memory a context needs over all profiles, weight-streaming scratch included.
+    int64_t getDeviceMemorySizeV2() const noexcept { return mImpl->getDeviceMemorySizeV2(); }
+
+    //! The device memory a context needs for one profile.
+    int64_t getDeviceMemorySizeForProfileV2(int32_t profileIndex) const noexcept
+    {
+        return mImpl->getDeviceMemorySizeForProfileV2(profileIndex);
+    }
+
+    //! Whether the engine can be refitted.
+    bool isRefittable() const noexcept { return mImpl->isRefittable(); }
+
+    //! Bytes per vector component of tensorName in profile 0, or -1 if not vectorized.
+    int32_t getTensorBytesPerComponent(char const* tensorName) const noexcept
+    {
+        return mImpl->getTensorBytesPerComponent(tensorName);
+    }
+
+    //! Bytes per vector component of tensorName in a profile, or -1 if not vectorized.
+    int32_t getTensorBytesPerComponent(char const* tensorName, int32_t profileIndex) const noexcept
+    {
+        return mImpl->getTensorBytesPerComponentV2(tensorName, profileIndex);
+    }
+
+    //! Components per vector of tensorName in profile 0, or -1 if not vectorized.
+    int32_t getTensorComponentsPerElement(char const* tensorName) const noexcept
+    {
+        return mImpl->getTensorComponentsPerElement(tensorName);
+    }
+
+    //! Components per vector of tensorName in a profile, or -1 if not vectorized.
+    int32_t getTensorComponentsPerElement(char const* tensorName, int32_t profileIndex) const noexcept
+    {
+        return mImpl->getTensorComponentsPerElementV2(tensorName, profileIndex);
+    }
+
+    //! The memory layout of tensorName in profile 0.
+    TensorFormat getTensorFormat(char const* tensorName) const noexcept { return mImpl->getTensorFormat(tensorName); }
+
+    //! The memory layout of tensorName in a profile.
+    TensorFormat getTensorFormat(char const* tensorName, int32_t profileIndex) const noexcept
+    {
+        return mImpl->getTensorFormatV2(tensorName, profileIndex);
+    }
+
+    //! A readable description of the layout of tensorName in profile 0.
+    char const* getTensorFormatDesc(char const* tensorName) const noexcept
+    {
+        return mImpl->getTensorFormatDesc(tensorName);
+    }
+
+    //! A readable description of the layout of tensorName in a profile.
+    char const* getTensorFormatDesc(char const* tensorName, int32_t profileIndex) const noexcept
+    {
+        return mImpl->getTensorFormatDescV2(tensorName, profileIndex);
+    }
+
+    //! The vectorized dimension of tensorName in profile 0, or -1.
+    int32_t getTensorVectorizedDim(char const* tensorName) const noexcept
+    {
+        return mImpl->getTensorVectorizedDim(tensorName);
+    }
+
+    //! The vectorized dimension of tensorName in a profile, or -1.
+    int32_t getTensorVectorizedDim(char const* tensorName, int32_t profileIndex) const noexcept
+    {
+        return mImpl->getTensorVectorizedDimV2(tensorName, profileIndex);
+    }
+
+    //! The name of the network the engine was built from.
+    char const* getName() const noexcept { return mImpl->getName(); }
+
+    //! The number of optimization profiles (at least 1).
+    int32_t getNbOptimizationProfiles() const noexcept { return mImpl->getNbOptimizationProfiles(); }
+
+    //! The smallest, optimum or largest shape of input tensorName in a profile, or Dims{-1, {}}.
+    Dims getProfileShape(char const* tensorName, int32_t profileIndex, OptProfileSelector select) const noexcept
+    {
+        return mImpl->getProfileShape(tensorName, profileIndex, select);
+    }
+
+    //! 32-bit shape-input values of a profile, or nullptr. Deprecated: use getProfileTensorValuesV2.
+    TRT_DEPRECATED int32_t const* getProfileTensorValues(
+        char const* tensorName, int32_t profileIndex, OptProfileSelector select) const noexcept
+    {
+        return mImpl->getProfileTensorValues(tensorName, profileIndex, select);
+    }
+
+    //! The capability the engine was built for.
+    EngineCapability getEngineCapability() const noexcept { return mImpl->getEngineCapability(); }
+
+    //! Sends errors to recorder as well as to the logger; contexts made afterwards inherit it. nullptr detaches.
+    void setErrorRecorder(IErrorRecorder* recorder) noexcept { return mImpl->setErrorRecorder(recorder); }
+
+    //! The recorder set with setErrorRecorder(), or nullptr.
+    IErrorRecorder* getErrorRecorder() const noexcept { return mImpl->getErrorRecorder(); }
+
+    //! Always false. Deprecated: there is no implicit batch dimension in TensorRT 10.
+    TRT_DEPRECATED bool hasImplicitBatchDimension() const noexcept { return mImpl->hasImplicitBatchDimension(); }
+
+    //! The tactic sources the engine needs.
+    TacticSources getTacticSources() const noexcept { return mImpl->getTacticSources(); }
+
+    //! The profiling verbosity the engine was built with.
+    ProfilingVerbosity getProfilingVerbosity() const noexcept { return mImpl->getProfilingVerbosity(); }
+
+    //! A new inspector of this engine's layers, owned by the caller.
+    IEngineInspector* createEngineInspector() const noexcept { return mImpl->createEngineInspector(); }
+
+    //! The number of I/O tensors.
+    int32_t getNbIOTensors() const noexcept { return mImpl->getNbIOTensors(); }
+
+    //! The name of I/O tensor index, in [0, getNbIOTensors()).
+    char const* getIOTensorName(int32_t index) const noexcept { return mImpl->getIOTensorName(index); }
+
+    //! The hardware compatibility level the engine was built with.
+    HardwareCompatibilityLevel getHardwareCompatibilityLevel() const noexcept
+    {
+        return mImpl->getHardwareCompatibilityLevel();
+    }
+
+    //! The number of auxiliary streams the engine uses.
+    int32_t getNbAuxStreams() const noexcept { return mImpl->getNbAuxStreams(); }
+
+    //! A new serialization config, owned by the caller.
+    ISerializationConfig* createSerializationConfig() noexcept { return mImpl->createSerializationConfig(); }
+
+    //! The engine as a plan, serialized as config says.
+    IHostMemory* serializeWithConfig(ISerializationConfig& config) const noexcept
+    {
+        return mImpl->serializeWithConfig(config);
+    }
+
+    //! Limits device memory for streamed weights. Deprecated: use setWeightStreamingBudgetV2.
+    TRT_DEPRECATED bool setWeightStreamingBudget(int64_t gpuMemoryBudget) noexcept
+    {
+        return mImpl->setWeightStreamingBudget(gpuMemoryBudget);
+    }
+
+    //! The budget set with setWeightStreamingBudget(). Deprecated: use getWeightStreamingBudgetV2.
+    TRT_DEPRECATED int64_t getWeightStreamingBudget() const noexcept { return mImpl->getWeightStreamingBudget(); }
+
+    //! The smallest budget weight streaming works with. Deprecated: the V2 budget may be 0.
+    TRT_DEPRECATED int64_t getMinimumWeightStreamingBudget() const noexcept
+    {
+        return mImpl->getMinimumWeightStreamingBudget();
+    }
+
+    //! Bytes of all weights that can be streamed.
+    int64_t getStreamableWeightsSize() const noexcept { return mImpl->getStreamableWeightsSize(); }
+
+    //! Limits the device memory weights occupy; streaming is off when the budget covers them all.
+    bool setWeightStreamingBudgetV2(int64_t gpuMemoryBudget) noexcept
+    {
+        return mImpl->setWeightStreamingBudgetV2(gpuMemoryBudget);
+    }
+
+    //! The budget set with setWeightStreamingBudgetV2().
+    int64_t getWeightStreamingBudgetV2() const noexcept { return mImpl->getWeightStreamingBudgetV2(); }
+
+    //! A budget the library picks from the free device memory.
+    int64_t getWeightStreamingAutomaticBudget() const noexcept { return mImpl->getWeightStreamingAutomaticBudget(); }
+
+    //! Scratch bytes each context needs for the current budget.
+    int64_t getWeightStreamingScratchMemorySize() const noexcept
+    {
+        return mImpl->getWeightStreamingScratchMemorySize();
+    }
+
+    //! Whether name was marked as a debug tensor at build time.
+    bool isDebugTensor(char const* name) const noexcept { return mImpl->isDebugTensor(name); }
+
+    //! The shape-input values of a profile, or nullptr.
+    int64_t const* getProfileTensorValuesV2(
+        char const* tensorName, int32_t profileIndex, OptProfileSelector select) const noexcept
+    {
+        return mImpl->getProfileTensorValuesV2(tensorName, profileIndex, select);
+    }
+
+    //! One engine statistic, or -1 when it does not apply.
+    int64_t getEngineStat(EngineStat stat) const noexcept { return mImpl->getEngineStat(stat); }
+
+protected:
+    apiv::VCudaEngine* mImpl;
+};
+
+//! Runs an engine: one set of tensor addresses and input shapes, one profile at a time. Made by
+//! ICudaEngine::createExecutionContext(); delete it before the engine.
+class IExecutionContext : public INoCopy
+{
+public:
+    virtual ~IExecutionContext() noexcept = default;
+
+    //! Whether executeV2() logs after each kernel.
+    void setDebugSync(bool sync) noexcept { mImpl->setDebugSync(sync); }
+
+    //! The setting of setDebugSync().
+    bool getDebugSync() const noexcept { return mImpl->getDebugSync(); }
+
+    //! Receives per-layer timings; nullptr detaches.
+    void setProfiler(IProfiler* profiler) noexcept { mImpl->setProfiler(profiler); }
+
+    //! The profiler set with setProfiler(), or nullptr.
+    IProfiler* getProfiler() const noexcept { return mImpl->getProfiler(); }
+
+    //! The engine this context runs.
+    ICudaEngine const& getEngine() const noexcept { return mImpl->getEngine(); }
+
+    //! Names the context (copied).
+    void setName(char const* name) noexcept { mImpl->setName(name); }
+
+    //! The name set with setName().
+    char const* getName() const noexcept { return mImpl->getName(); }
+
+    //! Supplies activation memory. Superseded by setDeviceMemoryV2 (which also covers weight-streaming scratch).
+    void setDeviceMemory(void* memory) noexcept { mImpl->setDeviceMemory(memory); }
+
+    //! Supplies size bytes of activation memory.
+    void setDeviceMemoryV2(void* memory, int64_t size) noexcept { return mImpl->setDeviceMemoryV2(memory, size); }
+
+    //! The strides, in elements, of I/O tensor tensorName, or Dims{-1, {}}.
+    Dims getTensorStrides(char const* tensorName) const noexcept { return mImpl->getTensorStrides(tensorName); }
+
+    //! The selected optimization profile.
+    int32_t getOptimizationProfile() const noexcept { return mImpl->getOptimizationProfile(); }
+
+    //! Sets the run-time shape of input tensorName.
+    bool setInputShape(char const* tensorName, Dims const& dims) noexcept
+    {
+        return mImpl->setInputShape(tensorName, dims);
+    }
+
+    //! The shape of I/O tensor tensorName given the shapes set so far; -1 where still unknown.
+    Dims getTensorShape(char const* tensorName) const noexcept { return mImpl->getTensorShape(tensorName); }
+
+    //! Whether every run-time input extent has been set.
+    bool allInputDimensionsSpecified() const noexcept { return mImpl->allInputDimensionsSpecified(); }
+
+    //! Always true in TensorRT 10. Deprecated.
+    TRT_DEPRECATED bool allInputShapesSpecified() const noexcept { return mImpl->allInputShapesSpecified(); }
+
+    //! Sends errors to recorder as well as to the logger; nullptr detaches.
+    void setErrorRecorder(IErrorRecorder* recorder) noexcept { mImpl->setErrorRecorder(recorder); }
+
+    //! The recorder set with setErrorRecorder(), or nullptr.
+    IErrorRecorder* getErrorRecorder() const noexcept { return mImpl->getErrorRecorder(); }
+
+    //! Runs synchronously with bindings[i] the address of I/O tensor i.
+    bool executeV2(void* const* bindings) noexcept { return mImpl->executeV2(bindings); }
+
+    //! Selects a profile; copies it may need are ordered on stream.
+    bool setOptimizationProfileAsync(int32_t profileIndex, cudaStream_t stream) noexcept
+    {
+        return mImpl->setOptimizationProfileAsync(profileIndex, stream);
+    }
+
+    //! Whether enqueueV3() reports layer timings itself (default) or leaves it to reportToProfiler().
+    void setEnqueueEmitsProfile(bool enqueueEmitsProfile) noexcept
+    {
+        mImpl->setEnqueueEmitsProfile(enqueueEmitsProfile);
+    }
+
+    //! The setting of setEnqueueEmitsProfile().
+    bool getEnqueueEmitsProfile() const noexcept { return mImpl->getEnqueueEmitsProfile(); }
+
+    //! Reports the timings of the last enqueueV3() to the profiler.
+    bool reportToProfiler() const noexcept { return mImpl->reportToProfiler(); }
+
+    //! Sets the address of I/O tensor tensorName (nullptr resets it).
+    bool setTensorAddress(char const* tensorName, void* data) noexcept
+    {
+        return mImpl->setTensorAddress(tensorName, data);
+    }
+
+    //! The address of I/O tensor tensorName, or nullptr.
+    void const* getTensorAddress(char const* tensorName) const noexcept { return mImpl->getTensorAddress(tensorName); }
+
+    //! Sets the address of output tensorName.
+    bool setOutputTensorAddress(char const* tensorName, void* data) noexcept
+    {
+        return mImpl->setOutputTensorAddress(tensorName, data);
+    }
+
+    //! Sets the address of input tensorName to read-only memory.
+    bool setInputTensorAddress(char const* tensorName, void const* data) noexcept
+    {
+        return mImpl->setInputTensorAddress(tensorName, data);
+    }
+
+    //! The address of output tensorName, or nullptr.
+    void* getOutputTensorAddress(char const* tensorName) const noexcept
+    {
+        return mImpl->getOutputTensorAddress(tensorName);
+    }
+
+    //! Computes shapes and shape outputs; returns 0, the number of under-specified inputs (names written to
+    //! tensorNames, at most nbMaxNames), or -1.
+    int32_t inferShapes(int32_t nbMaxNames, char const** tensorNames) noexcept
+    {
+        return mImpl->inferShapes(nbMaxNames, tensorNames);
+    }
+
+    //! Recomputes the activation memory for the current input shapes; returns the bytes, or 0 on error.
+    size_t updateDeviceMemorySizeForShapes() noexcept { return mImpl->updateDeviceMemorySizeForShapes(); }
+
+    //! An event recorded once the inputs may be reused; nullptr removes it.
+    bool setInputConsumedEvent(cudaEvent_t event) noexcept { return mImpl->setInputConsumedEvent(event); }
+
+    //! The event set with setInputConsumedEvent(), or nullptr.
+    cudaEvent_t getInputConsumedEvent() const noexcept { return mImpl->getInputConsumedEvent(); }
+
+    //! Provides memory for output tensorName when its size is known; nullptr removes it.
+    bool setOutputAllocator(char const* tensorName, IOutputAllocator* outputAllocator) noexcept
+    {
+        return mImpl->setOutputAllocator(tensorName, outputAllocator);
+    }
+
+    //! The allocator set for output tensorName, or nullptr.
+    IOutputAllocator* getOutputAllocator(char const* tensorName) const noexcept
+    {
+        return mImpl->getOutputAllocator(tensorName);
+    }
+
+    //! An upper bound in bytes of output tensorName for the current shapes, or -1.
+    int64_t getMaxOutputSize(char const* tensorName) const noexcept { return mImpl->getMaxOutputSize(tensorName); }
+
+    //! The allocator for temporary memory enqueueV3() cannot size in advance; nullptr restores the default.
+    bool setTemporaryStorageAllocator(IGpuAllocator* allocator) noexcept
+    {
+        return mImpl->setTemporaryStorageAllocator(allocator);
+    }
+
+    //! The allocator set with setTemporaryStorageAllocator(), or nullptr.
+    IGpuAllocator* getTemporaryStorageAllocator() const noexcept { return mImpl->getTemporaryStorageAllocator(); }
+
+    //! Enqueues the engine on stream.
+    bool enqueueV3(cudaStream_t stream) noexcept { return mImpl->enqueueV3(stream); }
+
+    //! The L2 bytes this context may keep persistent (default 0).
+    void setPersistentCacheLimit(size_t size) noexcept { mImpl->setPersistentCacheLimit(size); }
+
+    //! The limit set with setPersistentCacheLimit().
+    size_t getPersistentCacheLimit() const noexcept { return mImpl->getPersistentCacheLimit(); }
+
+    //! The detail of NVTX ranges; at most the engine's profiling verbosity.
+    bool setNvtxVerbosity(ProfilingVerbosity verbosity) noexcept { return mImpl->setNvtxVerbosity(verbosity); }
+
+    //! The setting of setNvtxVerbosity().
+    ProfilingVerbosity getNvtxVerbosity() const noexcept { return mImpl->getNvtxVerbosity(); }
+
+    //! Streams for the engine's auxiliary streams in the next enqueueV3().
+    void setAuxStreams(cudaStream_t* auxStreams, int32_t nbStreams) noexcept
+    {
+        mImpl->setAuxStreams(auxStreams, nbStreams);
+    }
+
+    //! Receives the debug tensors; nullptr detaches.
+    bool setDebugListener(IDebugListener* listener) noexcept { return mImpl->setDebugListener(listener); }
+
+    //! The listener set with setDebugListener(), or nullptr.
+    IDebugListener* getDebugListener() noexcept { return mImpl->getDebugListener(); }
+
+    //! Turns reporting of debug tensor name on or off.
+    bool setTensorDebugState(char const* name, bool flag) noexcept { return mImpl->setTensorDebugState(name, flag); }
+
+    //! Whether debug tensor name is reported.
+    bool getDebugState(char const* name) const noexcept { return mImpl->getDebugState(name); }
+
+    //! The runtime config the context was created with.
+    IRuntimeConfig* getRuntimeConfig() const noexcept { return mImpl->getRuntimeConfig(); }
+
+    //! Turns reporting of every debug tensor on or off.
+    bool setAllTensorsDebugState(bool flag) noexcept { return mImpl->setAllTensorsDebugState(flag); }
+
+    //! Turns reporting of the unfused tensors on or off.
+    bool setUnfusedTensorsDebugState(bool flag) noexcept { return mImpl->setUnfusedTensorsDebugState(flag); }
+
+    //! The setting of setUnfusedTensorsDebugState().
+    bool getUnfusedTensorsDebugState() const noexcept { return mImpl->getUnfusedTensorsDebugState(); }
+
+    //! The NCCL communicator (an initialized ncclComm_t) multi-device layers use; it must outlive the context.
+    bool setCommunicator(void* communicator) noexcept { return mImpl->setCommunicator(communicator); }
+
+protected:
+    apiv::VExecutionContext* mImpl;
+};
+
+//! How IEngineInspector formats layer information.
+enum class LayerInformationFormat : int32_t
+{
+    kONELINE = 0, //!< One line per layer.
+    kJSON = 1,    //!< JSON.
+};
+
+template <>
+constexpr inline int32_t EnumMax<LayerInformationFormat>() noexcept
+{
+    return 2;
+}
+
+//! Describes an engine's layers, with concrete shapes when a context is attached. Made by
+//! ICudaEngine::createEngineInspector(); delete when done.
+class IEngineInspector : public INoCopy
+{
+public:
+    virtual ~IEngineInspector() noexcept = default;
+
+    //! Takes shapes and formats from context (nullptr detaches).
+    bool setExecutionContext(IExecutionContext const* context) noexcept { return mImpl->setExecutionContext(context); }
+
+    //! The context set with setExecutionContext(), or nullptr.
+    IExecutionContext const* getExecutionContext() const noexcept { return mImpl->getExecutionContext(); }
+
+    //! One layer's description; valid until the next call.
+    char const* getLayerInformation(int32_t layerIndex, LayerInformationFormat format) const noexcept
+    {
+        return mImpl->getLayerInformation(layerIndex, format);
+    }
+
+    //! Every layer's description; valid until the next call.
+    char const* getEngineInformation(LayerInformationFormat format) const noexcept
+    {
+        return mImpl->getEngineInformation(format);
+    }
+
+    //! Sends errors to recorder as well as to the logger; nullptr detaches.
+    void setErrorRecorder(IErrorRecorder* recorder) noexcept { mImpl->setErrorRecorder(recorder); }
+
+    //! The recorder set with setErrorRecorder(), or nullptr.
+    IErrorRecorder* getErrorRecorder() const noexcept { return mImpl->getErrorRecorder(); }
+
+protected:
+    apiv::VEngineInspector* mImpl;
+};
+
 KILN_IGNORE_DEPRECATED_END
 
 } // namespace nvinfer1
@@ -791,6 +1505,25 @@ extern "C" TENSORRTAPI nvinfer1::IPluginRegistry* getPluginRegistry() noexcept;
 //! The library's logger: the one given to the most recent builder or runtime, or a default that prints
 //! warnings and errors to stderr.
 extern "C" TENSORRTAPI nvinfer1::ILogger* getLogger() noexcept;
+
+//! The library's runtime factory behind createInferRuntime(): logger is an ILogger*, version NV_TENSORRT_VERSION;
+//! returns an IRuntime*, or nullptr.
+extern "C" TENSORRTAPI void* createInferRuntime_INTERNAL(void* logger, int32_t version) noexcept;
+
+namespace nvinfer1
+{
+// An unnamed namespace: each translation unit has its own copy, tied to the header version it was compiled with.
+namespace
+{
+
+//! A new runtime that logs to logger; delete it when done. nullptr on failure.
+inline IRuntime* createInferRuntime(ILogger& logger) noexcept
+{
+    return static_cast<IRuntime*>(createInferRuntime_INTERNAL(&logger, NV_TENSORRT_VERSION));
+}
+
+} // namespace
+} // namespace nvinfer1
 
 namespace nvinfer1
 {
