@@ -1475,7 +1475,7 @@ public:
     //! Replaces all builder flags.
     void setFlags(BuilderFlags builderFlags) noexcept { mImpl->setFlags(builderFlags); }
 
-    //! The builder flags as a bit mask (default 0).
+    //! The builder flags as a bit mask (by default only kTF32 is set, as in TensorRT).
     BuilderFlags getFlags() const noexcept { return mImpl->getFlags(); }
 
     //! Turns one flag off.

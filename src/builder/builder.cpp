@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "builder/builder.h"
+
+#include "builder/builder_config.h"
+#include "network/network.h"
+
+namespace kiln
+{
+
+using nvinfer1::ErrorCode;
+using nvinfer1::NetworkDefinitionCreationFlag;
+
+Builder::Builder(nvinfer1::ILogger& logger)
+    : mLogger(logger)
+{
+    mImpl = &mImplObject;
+}
+
+Builder::~Builder() noexcept = default;
+
+bool Builder::Impl::platformHasFastFp16() const noexcept
+{
+    return false;
+}
+
+bool Builder::Impl::platformHasFastInt8() const noexcept
+{
+    return false;
+}
+
+int32_t Builder::Impl::getMaxDLABatchSize() const noexcept
+{
+    return 1;
+}
+
+int32_t Builder::Impl::getNbDLACores() const noexcept
+{
+    return 0;
+}
+
+void Builder::Impl::setGpuAllocator(nvinfer1::IGpuAllocator* allocator) noexcept
+{
+    mBuilder.mAllocator = allocator;
+}
+
+nvinfer1::IBuilderConfig* Builder::Impl::createBuilderConfig() noexcept
+{
+    return mBuilder.mReporter.guard("IBuilder::createBuilderConfig", static_cast<nvinfer1::IBuilderConfig*>(nullptr),
+        [&] { return new BuilderConfig(mBuilder.mReporter); });
+}
+
+nvinfer1::INetworkDefinition* Builder::Impl::createNetworkV2(nvinfer1::NetworkDefinitionCreationFlags flags) noexcept
+{
+    constexpr char const* kWhere = "IBuilder::createNetworkV2";
+    constexpr uint32_t kKnown = (1U << static_cast<uint32_t>(nvinfer1::EnumMax<NetworkDefinitionCreationFlag>())) - 1U;
+    constexpr uint32_t kBothPython
+        = (1U << static_cast<uint32_t>(NetworkDefinitionCreationFlag::kPREFER_JIT_PYTHON_PLUGINS))
+        | (1U << static_cast<uint32_t>(NetworkDefinitionCreationFlag::kPREFER_AOT_PYTHON_PLUGINS));
+    if ((flags & ~kKnown) != 0)
+    {
+        mBuilder.mReporter.error(ErrorCode::kINVALID_ARGUMENT, kWhere, ": flags ", flags,
+            " contain bits that are no NetworkDefinitionCreationFlag (mask ", kKnown, ")");
+        return nullptr;
+    }
+    if ((flags & kBothPython) == kBothPython)
+    {
+        mBuilder.mReporter.error(ErrorCode::kINVALID_ARGUMENT, kWhere,
+            ": kPREFER_JIT_PYTHON_PLUGINS and kPREFER_AOT_PYTHON_PLUGINS exclude each other");
+        return nullptr;
+    }
+    return mBuilder.mReporter.guard(kWhere, static_cast<nvinfer1::INetworkDefinition*>(nullptr), [&] {
+        std::string name = "Unnamed Network ";
+        name += std::to_string(mBuilder.mNetworksMade++);
+        return new Network(mBuilder, flags, std::move(name), mBuilder.mReporter.recorder());
+    });
+}
+
+nvinfer1::IOptimizationProfile* Builder::Impl::createOptimizationProfile() noexcept
+{
+    return mBuilder.mReporter.guard(
+        "IBuilder::createOptimizationProfile", static_cast<nvinfer1::IOptimizationProfile*>(nullptr), [&] {
+            mBuilder.mProfiles.push_back(std::make_unique<OptimizationProfile>(mBuilder.mReporter));
+            return mBuilder.mProfiles.back().get();
+        });
+}
+
+void Builder::Impl::setErrorRecorder(nvinfer1::IErrorRecorder* recorder) noexcept
+{
+    mBuilder.mReporter.setRecorder(recorder);
+}
+
+nvinfer1::IErrorRecorder* Builder::Impl::getErrorRecorder() const noexcept
+{
+    return mBuilder.mReporter.recorder();
+}
+
+void Builder::Impl::reset() noexcept
+{
+    mBuilder.mMaxThreads = 1;
+    mBuilder.mAllocator = nullptr;
+}
+
+bool Builder::Impl::platformHasTf32() const noexcept
+{
+    return false;
+}
+
+void Builder::Impl::buildStepMissing(char const* method, nvinfer1::INetworkDefinition const& network) const noexcept
+{
+    mBuilder.mReporter.error(ErrorCode::kUNSUPPORTED_STATE, "IBuilder::", method, ": network ",
+        quotedText(Network::of(network).name()),
+        ": the builder's build step is not implemented yet in kiln (shape analysis, tactic selection and plan "
+        "writing come next)");
+}
+
+nvinfer1::IHostMemory* Builder::Impl::buildSerializedNetwork(
+    nvinfer1::INetworkDefinition& network, nvinfer1::IBuilderConfig& /*config*/) noexcept
+{
+    buildStepMissing("buildSerializedNetwork", network);
+    return nullptr;
+}
+
+bool Builder::Impl::isNetworkSupported(
+    nvinfer1::INetworkDefinition const& network, nvinfer1::IBuilderConfig const& /*config*/) const noexcept
+{
+    buildStepMissing("isNetworkSupported", network);
+    return false;
+}
+
+nvinfer1::ILogger* Builder::Impl::getLogger() const noexcept
+{
+    return &mBuilder.mLogger;
+}
+
+bool Builder::Impl::setMaxThreads(int32_t maxThreads) noexcept
+{
+    if (maxThreads < 1)
+    {
+        mBuilder.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "IBuilder::setMaxThreads: maxThreads is ", maxThreads,
+            "; it must be at least 1");
+        return false;
+    }
+    mBuilder.mMaxThreads = maxThreads;
+    return true;
+}
+
+int32_t Builder::Impl::getMaxThreads() const noexcept
+{
+    return mBuilder.mMaxThreads;
+}
+
+nvinfer1::IPluginRegistry& Builder::Impl::getPluginRegistry() noexcept
+{
+    return *::getPluginRegistry();
+}
+
+nvinfer1::ICudaEngine* Builder::Impl::buildEngineWithConfig(
+    nvinfer1::INetworkDefinition& network, nvinfer1::IBuilderConfig& /*config*/) noexcept
+{
+    buildStepMissing("buildEngineWithConfig", network);
+    return nullptr;
+}
+
+bool Builder::Impl::buildSerializedNetworkToStream(nvinfer1::INetworkDefinition& network,
+    nvinfer1::IBuilderConfig& /*config*/, nvinfer1::IStreamWriter& /*writer*/) noexcept
+{
+    buildStepMissing("buildSerializedNetworkToStream", network);
+    return false;
+}
+
+nvinfer1::IHostMemory* Builder::Impl::buildSerializedNetworkWithKernelText(nvinfer1::INetworkDefinition& network,
+    nvinfer1::IBuilderConfig& /*config*/, nvinfer1::IHostMemory*& kernelText) noexcept
+{
+    kernelText = nullptr;
+    buildStepMissing("buildSerializedNetwork", network);
+    return nullptr;
+}
+
+} // namespace kiln
+
+extern "C" TENSORRTAPI void* createInferBuilder_INTERNAL(void* logger, int32_t version) noexcept
+{
+    using kiln::Severity;
+    if (logger == nullptr)
+    {
+        kiln::log(Severity::kERROR, "createInferBuilder: the logger is null");
+        return nullptr;
+    }
+    auto* const userLogger = static_cast<nvinfer1::ILogger*>(logger);
+    int32_t const major = version / 10000;
+    if (major != NV_TENSORRT_MAJOR)
+    {
+        std::string const message = "createInferBuilder: the application was compiled against TensorRT "
+            + std::to_string(major) + "." + std::to_string(version / 100 % 100) + "." + std::to_string(version % 100)
+            + " (NV_TENSORRT_VERSION " + std::to_string(version) + "); kiln implements the TensorRT "
+            + std::to_string(NV_TENSORRT_MAJOR) + " API";
+        userLogger->log(Severity::kERROR, message.c_str());
+        return nullptr;
+    }
+    kiln::setLogger(userLogger);
+    try
+    {
+        return static_cast<nvinfer1::IBuilder*>(new kiln::Builder(*userLogger));
+    }
+    catch (...)
+    {
+        kiln::log(Severity::kERROR, "createInferBuilder: out of memory");
+        return nullptr;
+    }
+}

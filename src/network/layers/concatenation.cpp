@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// Concatenation of its inputs along one axis.
+#include "network/checks.h"
+#include "network/network.h"
+
+namespace kiln
+{
+
+template <>
+class KindImpl<LayerType::kCONCATENATION> final : public nvinfer1::apiv::VConcatenationLayer, public KindBase
+{
+public:
+    using KindBase::KindBase;
+
+    void setAxis(int32_t axis) noexcept override
+    {
+        int32_t const rank = inputDims(0).nbDims;
+        if (axis < 0 || (rank >= 0 && axis >= rank))
+        {
+            mLayer.fail("setAxis", "axis ", axis, " is out of range for inputs of rank ", rank);
+            return;
+        }
+        p().axis = axis;
+    }
+    int32_t getAxis() const noexcept override { return p().axis; }
+
+    bool computesShapeValues() const noexcept { return true; }
+    DataType outputType(int32_t /*index*/) const noexcept { return inputType(0); }
+    Dims outputDims(int32_t /*index*/) const noexcept
+    {
+        Dims result = inputDims(0);
+        int32_t const axis = p().axis;
+        if (result.nbDims <= axis)
+        {
+            return result;
+        }
+        int64_t total = 0;
+        for (Tensor const* input : mLayer.inputs())
+        {
+            Dims const dims = input != nullptr ? input->dims() : kUnsetDims;
+            if (dims.nbDims != result.nbDims || dims.d[axis] < 0 || total < 0)
+            {
+                total = -1;
+                continue;
+            }
+            total += dims.d[axis];
+        }
+        result.d[axis] = total;
+        return result;
+    }
+
+private:
+    ConcatenationParams& p() const noexcept { return mLayer.paramsAs<ConcatenationParams>(); }
+};
+
+nvinfer1::IConcatenationLayer* NetworkApi::addConcatenation(nvinfer1::ITensor* const* inputs, int32_t nbInputs) noexcept
+{
+    constexpr char const* kWhere = "INetworkDefinition::addConcatenation";
+    return mNetwork.reporter().guard(
+        kWhere, static_cast<nvinfer1::IConcatenationLayer*>(nullptr), [&]() -> nvinfer1::IConcatenationLayer* {
+            if (nbInputs < 1)
+            {
+                return mNetwork.fail(kWhere, "nbInputs is ", nbInputs, "; a concatenation needs at least one input");
+            }
+            auto all = mNetwork.ownAll(inputs, nbInputs, kWhere, "inputs");
+            if (!all)
+            {
+                return nullptr;
+            }
+            std::vector<Tensor*> owned = std::move(*all);
+            int32_t const rank = owned.front()->dims().nbDims;
+            for (Tensor const* tensor : owned)
+            {
+                int32_t const other = tensor->dims().nbDims;
+                if (rank >= 0 && other >= 0 && other != rank)
+                {
+                    return mNetwork.fail(kWhere, "input ", quotedText(tensor->name()), " has rank ", other, " but ",
+                        quotedText(owned.front()->name()), " has rank ", rank, "; concatenated tensors have one rank");
+                }
+            }
+            auto const axis = defaultChannelAxis(rank);
+            return &mNetwork.addLayer<LayerType::kCONCATENATION>(std::move(owned), ConcatenationParams{axis}, 1);
+        });
+}
+
+} // namespace kiln

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// Constant: a tensor made of weights (their type is the output type); empty tensors included.
+#include "network/checks.h"
+#include "network/network.h"
+
+namespace kiln
+{
+
+template <>
+class KindImpl<LayerType::kCONSTANT> final : public nvinfer1::apiv::VConstantLayer, public KindBase
+{
+public:
+    using KindBase::KindBase;
+
+    void setWeights(Weights weights) noexcept override
+    {
+        if (char const* problem = weightsProblem(weights))
+        {
+            mLayer.fail("setWeights", "the weights are unusable: ", problem);
+            return;
+        }
+        p().weights = weights;
+    }
+    Weights getWeights() const noexcept override { return p().weights; }
+    void setDimensions(Dims const& dimensions) noexcept override
+    {
+        if (mLayer.checkDims("setDimensions", "the dimensions", dimensions, 0))
+        {
+            p().dims = dimensions;
+        }
+    }
+    Dims getDimensions() const noexcept override { return p().dims; }
+
+    int32_t inputCapacity() const noexcept { return 0; }
+    bool computesShapeValues() const noexcept { return true; }
+    DataType outputType(int32_t /*index*/) const noexcept { return p().weights.type; }
+    Dims outputDims(int32_t /*index*/) const noexcept { return p().dims; }
+
+private:
+    ConstantParams& p() const noexcept { return mLayer.paramsAs<ConstantParams>(); }
+};
+
+nvinfer1::IConstantLayer* NetworkApi::addConstant(Dims const& dimensions, Weights weights) noexcept
+{
+    constexpr char const* kWhere = "INetworkDefinition::addConstant";
+    return mNetwork.reporter().guard(
+        kWhere, static_cast<nvinfer1::IConstantLayer*>(nullptr), [&]() -> nvinfer1::IConstantLayer* {
+            if (dimensions.nbDims < 0 || dimensions.nbDims > Dims::MAX_DIMS)
+            {
+                return mNetwork.fail(kWhere, "the dimensions have rank ", dimensions.nbDims, "; a shape has 0 to ",
+                    Dims::MAX_DIMS, " dimensions");
+            }
+            auto const volume = staticVolume(dimensions);
+            if (!volume)
+            {
+                return mNetwork.fail(kWhere, "the dimensions ", dimensions,
+                    " are not a static shape (every extent at least 0, a volume that fits in int64_t)");
+            }
+            if (char const* problem = weightsProblem(weights))
+            {
+                return mNetwork.fail(kWhere, "the weights are unusable: ", problem);
+            }
+            if (weights.count != *volume)
+            {
+                return mNetwork.fail(kWhere, "the weights have ", weights.count, " values but the dimensions ",
+                    dimensions, " hold ", *volume);
+            }
+            return &mNetwork.addLayer<LayerType::kCONSTANT>({}, ConstantParams{dimensions, weights}, 1);
+        });
+}
+
+} // namespace kiln

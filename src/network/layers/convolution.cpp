@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// Convolution: N-d (2-D or 3-D) with groups, stride, padding modes and dilation. The kernel and bias come as
+// weights, or as tensor inputs 1 and 2 (setInput), in which case their weights are empty.
+#include "network/checks.h"
+#include "network/network.h"
+
+namespace kiln
+{
+
+template <>
+class KindImpl<LayerType::kCONVOLUTION> final : public nvinfer1::apiv::VConvolutionLayer, public KindBase
+{
+public:
+    using KindBase::KindBase;
+
+    void setNbOutputMaps(int64_t nbOutputMaps) noexcept override
+    {
+        if (nbOutputMaps < 1)
+        {
+            mLayer.fail("setNbOutputMaps", "nbOutputMaps is ", nbOutputMaps, "; it must be at least 1");
+            return;
+        }
+        p().nbOutputMaps = nbOutputMaps;
+    }
+    int64_t getNbOutputMaps() const noexcept override { return p().nbOutputMaps; }
+    void setNbGroups(int64_t nbGroups) noexcept override
+    {
+        if (nbGroups < 1)
+        {
+            mLayer.fail("setNbGroups", "nbGroups is ", nbGroups, "; it must be at least 1");
+            return;
+        }
+        p().nbGroups = nbGroups;
+    }
+    int64_t getNbGroups() const noexcept override { return p().nbGroups; }
+    void setKernelWeights(Weights weights) noexcept override
+    {
+        if (char const* problem = weightsProblem(weights))
+        {
+            mLayer.fail("setKernelWeights", "the kernel weights are unusable: ", problem);
+            return;
+        }
+        p().kernel = weights;
+    }
+    Weights getKernelWeights() const noexcept override { return p().kernel; }
+    void setBiasWeights(Weights weights) noexcept override
+    {
+        if (char const* problem = weightsProblem(weights))
+        {
+            mLayer.fail("setBiasWeights", "the bias weights are unusable: ", problem);
+            return;
+        }
+        p().bias = weights;
+    }
+    Weights getBiasWeights() const noexcept override { return p().bias; }
+    void setPrePadding(Dims const& padding) noexcept override
+    {
+        if (mLayer.checkDims("setPrePadding", "the padding", padding, 0, 1, 3))
+        {
+            p().prePadding = padding;
+        }
+    }
+    Dims getPrePadding() const noexcept override { return p().prePadding; }
+    void setPostPadding(Dims const& padding) noexcept override
+    {
+        if (mLayer.checkDims("setPostPadding", "the padding", padding, 0, 1, 3))
+        {
+            p().postPadding = padding;
+        }
+    }
+    Dims getPostPadding() const noexcept override { return p().postPadding; }
+    void setPaddingMode(nvinfer1::PaddingMode paddingMode) noexcept override
+    {
+        if (mLayer.checkEnum("setPaddingMode", "padding mode", paddingMode))
+        {
+            p().paddingMode = paddingMode;
+        }
+    }
+    nvinfer1::PaddingMode getPaddingMode() const noexcept override { return p().paddingMode; }
+    void setKernelSizeNd(Dims const& kernelSize) noexcept override
+    {
+        if (mLayer.checkDims("setKernelSizeNd", "the kernel size", kernelSize, 1, 2, 3))
+        {
+            p().kernelSize = kernelSize;
+        }
+    }
+    Dims getKernelSizeNd() const noexcept override { return p().kernelSize; }
+    void setStrideNd(Dims const& stride) noexcept override
+    {
+        if (mLayer.checkDims("setStrideNd", "the stride", stride, 1, 1, 3))
+        {
+            p().stride = stride;
+        }
+    }
+    Dims getStrideNd() const noexcept override { return p().stride; }
+    void setPaddingNd(Dims const& padding) noexcept override
+    {
+        if (mLayer.checkDims("setPaddingNd", "the padding", padding, 0, 1, 3))
+        {
+            p().prePadding = padding;
+            p().postPadding = padding;
+        }
+    }
+    Dims getPaddingNd() const noexcept override { return p().prePadding; }
+    void setDilationNd(Dims const& dilation) noexcept override
+    {
+        if (mLayer.checkDims("setDilationNd", "the dilation", dilation, 1, 1, 3))
+        {
+            p().dilation = dilation;
+        }
+    }
+    Dims getDilationNd() const noexcept override { return p().dilation; }
+
+    //! Inputs: 0 data, 1 kernel, 2 bias.
+    int32_t inputCapacity() const noexcept { return 3; }
+    DataType outputType(int32_t /*index*/) const noexcept { return inputType(0); }
+    Dims outputDims(int32_t /*index*/) const noexcept
+    {
+        ConvolutionParams const& params = p();
+        return windowOutputDims(inputDims(0), params.nbOutputMaps, params.kernelSize, params.stride, params.prePadding,
+            params.postPadding, params.dilation, params.paddingMode);
+    }
+
+private:
+    ConvolutionParams& p() const noexcept { return mLayer.paramsAs<ConvolutionParams>(); }
+};
+
+nvinfer1::IConvolutionLayer* NetworkApi::addConvolutionNd(nvinfer1::ITensor& input, int64_t nbOutputMaps,
+    Dims const& kernelSize, Weights kernelWeights, Weights biasWeights) noexcept
+{
+    constexpr char const* kWhere = "INetworkDefinition::addConvolutionNd";
+    return mNetwork.reporter().guard(
+        kWhere, static_cast<nvinfer1::IConvolutionLayer*>(nullptr), [&]() -> nvinfer1::IConvolutionLayer* {
+            Tensor* data = mNetwork.own(&input, kWhere, "input");
+            if (data == nullptr)
+            {
+                return nullptr;
+            }
+            if (nbOutputMaps < 1)
+            {
+                return mNetwork.fail(kWhere, "nbOutputMaps is ", nbOutputMaps, "; it must be at least 1");
+            }
+            if (kernelSize.nbDims < 2 || kernelSize.nbDims > 3)
+            {
+                return mNetwork.fail(kWhere, "the kernel size ", kernelSize, " has ", kernelSize.nbDims,
+                    " dimensions; a convolution is 2-D or 3-D");
+            }
+            for (int32_t i = 0; i < kernelSize.nbDims; ++i)
+            {
+                if (kernelSize.d[i] < 1)
+                {
+                    return mNetwork.fail(kWhere, "extent ", i, " of the kernel size ", kernelSize, " is ",
+                        kernelSize.d[i], "; kernel extents are at least 1");
+                }
+            }
+            if (char const* problem = weightsProblem(kernelWeights))
+            {
+                return mNetwork.fail(kWhere, "the kernel weights are unusable: ", problem);
+            }
+            if (char const* problem = weightsProblem(biasWeights))
+            {
+                return mNetwork.fail(kWhere, "the bias weights are unusable: ", problem);
+            }
+            int32_t const rank = data->dims().nbDims;
+            if (rank >= 0 && rank < kernelSize.nbDims + 2)
+            {
+                return mNetwork.fail(kWhere, "input ", quotedText(data->name()), " has shape ", data->dims(), "; a ",
+                    kernelSize.nbDims, "-D convolution needs batch, channel and ", kernelSize.nbDims,
+                    " spatial dimensions");
+            }
+            ConvolutionParams params;
+            params.nbOutputMaps = nbOutputMaps;
+            params.kernelSize = kernelSize;
+            params.stride = filledDims(kernelSize.nbDims, 1);
+            params.prePadding = filledDims(kernelSize.nbDims, 0);
+            params.postPadding = filledDims(kernelSize.nbDims, 0);
+            params.dilation = filledDims(kernelSize.nbDims, 1);
+            params.kernel = kernelWeights;
+            params.bias = biasWeights;
+            return &mNetwork.addLayer<LayerType::kCONVOLUTION>({data}, std::move(params), 1);
+        });
+}
+
+} // namespace kiln

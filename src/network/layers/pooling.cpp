@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// Pooling: 2-D or 3-D max, average or blended windows, with padding, stride and the average's padding rule.
+#include "network/checks.h"
+#include "network/network.h"
+
+namespace kiln
+{
+
+template <>
+class KindImpl<LayerType::kPOOLING> final : public nvinfer1::apiv::VPoolingLayer, public KindBase
+{
+public:
+    using KindBase::KindBase;
+
+    void setPoolingType(nvinfer1::PoolingType type) noexcept override
+    {
+        if (mLayer.checkEnum("setPoolingType", "pooling type", type))
+        {
+            p().type = type;
+        }
+    }
+    nvinfer1::PoolingType getPoolingType() const noexcept override { return p().type; }
+    void setBlendFactor(float blendFactor) noexcept override
+    {
+        if (!(blendFactor >= 0.F && blendFactor <= 1.F))
+        {
+            mLayer.fail("setBlendFactor", "the blend factor ", static_cast<double>(blendFactor), " is not in [0, 1]");
+            return;
+        }
+        p().blendFactor = blendFactor;
+    }
+    float getBlendFactor() const noexcept override { return p().blendFactor; }
+    void setAverageCountExcludesPadding(bool exclusive) noexcept override
+    {
+        p().averageCountExcludesPadding = exclusive;
+    }
+    bool getAverageCountExcludesPadding() const noexcept override { return p().averageCountExcludesPadding; }
+    void setPrePadding(Dims const& padding) noexcept override
+    {
+        if (mLayer.checkDims("setPrePadding", "the padding", padding, 0, 1, 3))
+        {
+            p().prePadding = padding;
+        }
+    }
+    Dims getPrePadding() const noexcept override { return p().prePadding; }
+    void setPostPadding(Dims const& padding) noexcept override
+    {
+        if (mLayer.checkDims("setPostPadding", "the padding", padding, 0, 1, 3))
+        {
+            p().postPadding = padding;
+        }
+    }
+    Dims getPostPadding() const noexcept override { return p().postPadding; }
+    void setPaddingMode(nvinfer1::PaddingMode paddingMode) noexcept override
+    {
+        if (mLayer.checkEnum("setPaddingMode", "padding mode", paddingMode))
+        {
+            p().paddingMode = paddingMode;
+        }
+    }
+    nvinfer1::PaddingMode getPaddingMode() const noexcept override { return p().paddingMode; }
+    void setWindowSizeNd(Dims const& windowSize) noexcept override
+    {
+        if (mLayer.checkDims("setWindowSizeNd", "the window size", windowSize, 1, 2, 3))
+        {
+            p().windowSize = windowSize;
+        }
+    }
+    Dims getWindowSizeNd() const noexcept override { return p().windowSize; }
+    void setStrideNd(Dims const& stride) noexcept override
+    {
+        if (mLayer.checkDims("setStrideNd", "the stride", stride, 1, 1, 3))
+        {
+            p().stride = stride;
+        }
+    }
+    Dims getStrideNd() const noexcept override { return p().stride; }
+    void setPaddingNd(Dims const& padding) noexcept override
+    {
+        if (mLayer.checkDims("setPaddingNd", "the padding", padding, 0, 1, 3))
+        {
+            p().prePadding = padding;
+            p().postPadding = padding;
+        }
+    }
+    Dims getPaddingNd() const noexcept override { return p().prePadding; }
+
+    DataType outputType(int32_t /*index*/) const noexcept { return inputType(0); }
+    Dims outputDims(int32_t /*index*/) const noexcept
+    {
+        PoolingParams const& params = p();
+        return windowOutputDims(inputDims(0), -2, params.windowSize, params.stride, params.prePadding,
+            params.postPadding, filledDims(params.windowSize.nbDims, 1), params.paddingMode);
+    }
+
+private:
+    PoolingParams& p() const noexcept { return mLayer.paramsAs<PoolingParams>(); }
+};
+
+nvinfer1::IPoolingLayer* NetworkApi::addPoolingNd(
+    nvinfer1::ITensor& input, nvinfer1::PoolingType type, Dims const& windowSize) noexcept
+{
+    constexpr char const* kWhere = "INetworkDefinition::addPoolingNd";
+    return mNetwork.reporter().guard(
+        kWhere, static_cast<nvinfer1::IPoolingLayer*>(nullptr), [&]() -> nvinfer1::IPoolingLayer* {
+            Tensor* data = mNetwork.own(&input, kWhere, "input");
+            if (data == nullptr)
+            {
+                return nullptr;
+            }
+            if (!isValidEnum(type))
+            {
+                return mNetwork.fail(kWhere, "pooling type ", type, " is not a valid PoolingType");
+            }
+            if (windowSize.nbDims < 2 || windowSize.nbDims > 3)
+            {
+                return mNetwork.fail(kWhere, "the window size ", windowSize, " has ", windowSize.nbDims,
+                    " dimensions; pooling is 2-D or 3-D");
+            }
+            for (int32_t i = 0; i < windowSize.nbDims; ++i)
+            {
+                if (windowSize.d[i] < 1)
+                {
+                    return mNetwork.fail(kWhere, "extent ", i, " of the window size ", windowSize, " is ",
+                        windowSize.d[i], "; window extents are at least 1");
+                }
+            }
+            int32_t const rank = data->dims().nbDims;
+            if (rank >= 0 && rank < windowSize.nbDims + 2)
+            {
+                return mNetwork.fail(kWhere, "input ", quotedText(data->name()), " has shape ", data->dims(), "; ",
+                    windowSize.nbDims, "-D pooling needs batch, channel and ", windowSize.nbDims,
+                    " spatial dimensions");
+            }
+            PoolingParams params;
+            params.type = type;
+            params.windowSize = windowSize;
+            params.stride = filledDims(windowSize.nbDims, 1);
+            params.prePadding = filledDims(windowSize.nbDims, 0);
+            params.postPadding = filledDims(windowSize.nbDims, 0);
+            return &mNetwork.addLayer<LayerType::kPOOLING>({data}, std::move(params), 1);
+        });
+}
+
+} // namespace kiln

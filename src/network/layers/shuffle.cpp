@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// Shuffle: transpose, reshape (0 copies an extent unless zeroIsPlaceholder is off, one -1 is inferred; or the shape
+// from tensor input 1), transpose.
+#include "network/checks.h"
+#include "network/network.h"
+
+namespace kiln
+{
+
+using nvinfer1::Permutation;
+
+template <>
+class KindImpl<LayerType::kSHUFFLE> final : public nvinfer1::apiv::VShuffleLayer, public KindBase
+{
+public:
+    using KindBase::KindBase;
+
+    void setFirstTranspose(Permutation const& permutation) noexcept override
+    {
+        int32_t const rank = inputDims(0).nbDims;
+        if (rank >= 0 && !isPermutation(permutation, rank))
+        {
+            mLayer.fail("setFirstTranspose", "the first ", rank,
+                " entries of the permutation are not a permutation of 0 to ", rank - 1, " (the input's rank is ", rank,
+                ")");
+            return;
+        }
+        p().firstTranspose = permutation;
+    }
+    Permutation const& getFirstTranspose() const noexcept override { return p().firstTranspose; }
+    void setReshapeDimensions(Dims const& dimensions) noexcept override
+    {
+        if (!mLayer.checkDims("setReshapeDimensions", "the reshape dimensions", dimensions, -1))
+        {
+            return;
+        }
+        int32_t inferred = 0;
+        for (int32_t i = 0; i < dimensions.nbDims; ++i)
+        {
+            inferred += dimensions.d[i] == -1 ? 1 : 0;
+        }
+        if (inferred > 1)
+        {
+            mLayer.fail("setReshapeDimensions", "the reshape dimensions ", dimensions,
+                " have more than one -1; at most one extent is inferred");
+            return;
+        }
+        p().reshape = dimensions;
+        mLayer.clearInput(1);
+    }
+    Dims getReshapeDimensions() const noexcept override
+    {
+        return mLayer.input(1) != nullptr ? kUnsetDims : p().reshape;
+    }
+    void setSecondTranspose(Permutation const& permutation) noexcept override
+    {
+        int32_t const rank = reshapedDims().nbDims;
+        if (rank >= 0 && !isPermutation(permutation, rank))
+        {
+            mLayer.fail("setSecondTranspose", "the first ", rank,
+                " entries of the permutation are not a permutation of 0 to ", rank - 1, " (the reshaped rank is ", rank,
+                ")");
+            return;
+        }
+        p().secondTranspose = permutation;
+    }
+    Permutation const& getSecondTranspose() const noexcept override { return p().secondTranspose; }
+    void setZeroIsPlaceholder(bool zeroIsPlaceholder) noexcept override { p().zeroIsPlaceholder = zeroIsPlaceholder; }
+    bool getZeroIsPlaceholder() const noexcept override { return p().zeroIsPlaceholder; }
+
+    //! Inputs: 0 data, 1 reshape dimensions.
+    int32_t inputCapacity() const noexcept { return 2; }
+    bool isShapeInput(int32_t index) const noexcept { return index == 1; }
+    bool computesShapeValues() const noexcept { return true; }
+    DataType outputType(int32_t /*index*/) const noexcept { return inputType(0); }
+    Dims outputDims(int32_t /*index*/) const noexcept
+    {
+        Dims const shaped = reshapedDims();
+        return shaped.nbDims < 0 ? kUnsetDims : permuteDims(shaped, p().secondTranspose);
+    }
+
+private:
+    ShuffleParams& p() const noexcept { return mLayer.paramsAs<ShuffleParams>(); }
+
+    //! The shape after the first transpose and the reshape.
+    Dims reshapedDims() const noexcept
+    {
+        Dims const input = inputDims(0);
+        Dims const transposed = input.nbDims < 0 ? kUnsetDims : permuteDims(input, p().firstTranspose);
+        if (mLayer.input(1) != nullptr)
+        {
+            Dims const shape = inputDims(1);
+            bool const known = shape.nbDims == 1 && shape.d[0] >= 0 && shape.d[0] <= Dims::MAX_DIMS;
+            return known ? filledDims(static_cast<int32_t>(shape.d[0]), -1) : kUnsetDims;
+        }
+        Dims result = p().reshape;
+        if (result.nbDims < 0)
+        {
+            return transposed;
+        }
+        int32_t inferred = -1;
+        int64_t known = 1;
+        for (int32_t i = 0; i < result.nbDims; ++i)
+        {
+            if (result.d[i] == 0 && p().zeroIsPlaceholder)
+            {
+                result.d[i] = i < transposed.nbDims ? transposed.d[i] : -1;
+            }
+            if (result.d[i] == -1 && p().reshape.d[i] == -1)
+            {
+                inferred = i;
+            }
+            else if (known >= 0)
+            {
+                if (result.d[i] < 0 || __builtin_mul_overflow(known, result.d[i], &known))
+                {
+                    known = -1;
+                }
+            }
+        }
+        if (inferred >= 0)
+        {
+            auto const volume = staticVolume(transposed);
+            result.d[inferred] = volume && known > 0 ? *volume / known : -1;
+        }
+        return result;
+    }
+};
+
+nvinfer1::IShuffleLayer* NetworkApi::addShuffle(nvinfer1::ITensor& input) noexcept
+{
+    constexpr char const* kWhere = "INetworkDefinition::addShuffle";
+    return mNetwork.reporter().guard(
+        kWhere, static_cast<nvinfer1::IShuffleLayer*>(nullptr), [&]() -> nvinfer1::IShuffleLayer* {
+            Tensor* data = mNetwork.own(&input, kWhere, "input");
+            if (data == nullptr)
+            {
+                return nullptr;
+            }
+            return &mNetwork.addLayer<LayerType::kSHUFFLE>({data}, ShuffleParams{}, 1);
+        });
+}
+
+} // namespace kiln

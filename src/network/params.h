@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: Apache-2.0
+// The typed parameters of each layer kind, as the network stores them and the builder reads them. Defaults are
+// TensorRT's. Weights are kept as given (the API requires their memory to stay valid until the build); nothing is
+// copied here. A Dims member with nbDims == -1 is "not set".
+#pragma once
+
+#include "NvInfer.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln
+{
+
+using nvinfer1::DataType;
+using nvinfer1::Dims;
+using nvinfer1::Weights;
+
+//! Dims with nbDims == -1: not set, or given by a tensor input.
+inline constexpr Dims kUnsetDims{-1, {}};
+
+//! Dims of rank nbDims with every extent value.
+constexpr Dims filledDims(int32_t nbDims, int64_t value) noexcept
+{
+    Dims dims{nbDims, {}};
+    for (int32_t i = 0; i < nbDims && i < Dims::MAX_DIMS; ++i)
+    {
+        dims.d[i] = value;
+    }
+    return dims;
+}
+
+//! The identity permutation.
+constexpr nvinfer1::Permutation identityPermutation() noexcept
+{
+    nvinfer1::Permutation permutation{};
+    for (int32_t i = 0; i < Dims::MAX_DIMS; ++i)
+    {
+        permutation.order[i] = i;
+    }
+    return permutation;
+}
+
+struct ConvolutionParams
+{
+    int64_t nbOutputMaps{};
+    Dims kernelSize{};  //!< 2 or 3 spatial extents.
+    Dims stride{};      //!< Default all 1.
+    Dims prePadding{};  //!< Default all 0.
+    Dims postPadding{}; //!< Default all 0.
+    Dims dilation{};    //!< Default all 1.
+    nvinfer1::PaddingMode paddingMode{nvinfer1::PaddingMode::kEXPLICIT_ROUND_DOWN};
+    int64_t nbGroups{1};
+    Weights kernel{}; //!< Empty when input 1 gives the kernel.
+    Weights bias{};   //!< Empty for no bias, or when input 2 gives it.
+};
+
+struct ActivationParams
+{
+    nvinfer1::ActivationType type{};
+    float alpha{0.F};
+    float beta{0.F};
+};
+
+struct PoolingParams
+{
+    nvinfer1::PoolingType type{};
+    Dims windowSize{};
+    Dims stride{};      //!< Default all 1.
+    Dims prePadding{};  //!< Default all 0.
+    Dims postPadding{}; //!< Default all 0.
+    nvinfer1::PaddingMode paddingMode{nvinfer1::PaddingMode::kEXPLICIT_ROUND_DOWN};
+    float blendFactor{0.F};
+    bool averageCountExcludesPadding{true};
+};
+
+struct SoftMaxParams
+{
+    uint32_t axes{}; //!< One bit; default 1 << max(0, rank - 3) for the input's rank at creation.
+};
+
+struct ConcatenationParams
+{
+    int32_t axis{}; //!< Default max(0, rank - 3) for the first input's rank at creation.
+};
+
+struct ElementWiseParams
+{
+    nvinfer1::ElementWiseOperation op{};
+};
+
+struct GatherParams
+{
+    nvinfer1::GatherMode mode{nvinfer1::GatherMode::kDEFAULT};
+    int32_t axis{};
+    int32_t nbElementWiseDims{};
+};
+
+//! Destroys a V2 plugin the V2 way.
+struct PluginV2Deleter
+{
+    void operator()(nvinfer1::IPluginV2* plugin) const noexcept
+    {
+        if (plugin != nullptr)
+        {
+            plugin->destroy();
+        }
+    }
+};
+
+//! The plugin's identity, copied when the layer was made (for messages and the plan).
+struct PluginIdentity
+{
+    std::string name;
+    std::string version;
+    std::string pluginNamespace;
+};
+
+struct PluginV2Params
+{
+    std::unique_ptr<nvinfer1::IPluginV2, PluginV2Deleter> plugin; //!< The network's clone.
+    int32_t level{}; //!< Top byte of getTensorRTVersion(): 0 IPluginV2 .. 3 IPluginV2DynamicExt.
+    PluginIdentity identity;
+    std::vector<DataType> outputTypes; //!< One per output, read when the layer was made or its inputs changed.
+};
+
+struct PluginV3Params
+{
+    std::unique_ptr<nvinfer1::IPluginV3> plugin; //!< The network's clone, deleted through IPluginV3*.
+    nvinfer1::IPluginV3OneBuild* build{};        //!< The clone's build capability (major 1 or 2).
+    PluginIdentity identity;
+    int32_t nbInputs{}; //!< The layer's first nbInputs inputs are data inputs, the rest shape inputs.
+    int32_t nbShapeInputs{};
+    std::vector<DataType> outputTypes;
+};
+
+struct UnaryParams
+{
+    nvinfer1::UnaryOperation op{};
+};
+
+struct ReduceParams
+{
+    nvinfer1::ReduceOperation op{};
+    uint32_t axes{};
+    bool keepDimensions{};
+};
+
+struct ShuffleParams
+{
+    nvinfer1::Permutation firstTranspose{identityPermutation()};
+    Dims reshape{kUnsetDims}; //!< Unset: no reshape (or input 1 gives it).
+    nvinfer1::Permutation secondTranspose{identityPermutation()};
+    bool zeroIsPlaceholder{true};
+};
+
+struct SliceParams
+{
+    Dims start{};
+    Dims size{};
+    Dims stride{};
+    nvinfer1::SampleMode mode{nvinfer1::SampleMode::kSTRICT_BOUNDS};
+    Dims axes{kUnsetDims}; //!< Unset: start, size and stride cover every axis in order.
+};
+
+struct ShapeParams
+{
+};
+
+struct MatrixMultiplyParams
+{
+    nvinfer1::MatrixOperation ops[2]{};
+};
+
+struct IdentityParams
+{
+};
+
+struct CastParams
+{
+    DataType toType{};
+};
+
+struct ConstantParams
+{
+    Dims dims{};
+    Weights weights{};
+};
+
+struct SelectParams
+{
+};
+
+struct FillParams
+{
+    Dims dims{}; //!< Unset when input 0 gives the shape.
+    nvinfer1::FillOperation op{};
+    double alpha{0.0};
+    double beta{1.0};
+    int64_t alphaInt64{0};
+    int64_t betaInt64{1};
+    bool alphaBetaInt64{}; //!< Whether the last setter used was an Int64 one.
+    DataType toType{DataType::kFLOAT};
+};
+
+} // namespace kiln

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+// The INetworkDefinition methods that add layers kiln does not offer yet. Each returns nullptr and reports that the
+// layer is not supported yet, naming the method. A kind joins kiln by adding a row to KILN_LAYER_KINDS and moving its
+// add method from here to src/network/layers/<stem>.cpp.
+#include "network/network.h"
+
+namespace kiln
+{
+
+std::nullptr_t NetworkApi::unsupported(char const* method) const noexcept
+{
+    mNetwork.reporter().error(nvinfer1::ErrorCode::kUNSUPPORTED_STATE, "INetworkDefinition::", method,
+        ": this layer is not supported yet by kiln; the layers kiln offers are listed in src/network/layer_kinds.h");
+    return nullptr;
+}
+
+nvinfer1::ILRNLayer* NetworkApi::addLRN(
+    nvinfer1::ITensor& /*input*/, int64_t /*window*/, float /*alpha*/, float /*beta*/, float /*k*/) noexcept
+{
+    return unsupported("addLRN");
+}
+
+nvinfer1::IScaleLayer* NetworkApi::addScale(nvinfer1::ITensor& /*input*/, nvinfer1::ScaleMode /*mode*/,
+    Weights /*shift*/, Weights /*scale*/, Weights /*power*/) noexcept
+{
+    return unsupported("addScale");
+}
+
+nvinfer1::ITopKLayer* NetworkApi::addTopK(
+    nvinfer1::ITensor& /*input*/, nvinfer1::TopKOperation /*op*/, int32_t /*k*/, uint32_t /*reduceAxes*/) noexcept
+{
+    return unsupported("addTopK");
+}
+
+nvinfer1::IRaggedSoftMaxLayer* NetworkApi::addRaggedSoftMax(
+    nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*bounds*/) noexcept
+{
+    return unsupported("addRaggedSoftMax");
+}
+
+nvinfer1::IParametricReLULayer* NetworkApi::addParametricReLU(
+    nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*slope*/) noexcept
+{
+    return unsupported("addParametricReLU");
+}
+
+nvinfer1::IDeconvolutionLayer* NetworkApi::addDeconvolutionNd(nvinfer1::ITensor& /*input*/, int64_t /*nbOutputMaps*/,
+    Dims const& /*kernelSize*/, Weights /*kernelWeights*/, Weights /*biasWeights*/) noexcept
+{
+    return unsupported("addDeconvolutionNd");
+}
+
+nvinfer1::IScaleLayer* NetworkApi::addScaleNd(nvinfer1::ITensor& /*input*/, nvinfer1::ScaleMode /*mode*/,
+    Weights /*shift*/, Weights /*scale*/, Weights /*power*/, int32_t /*channelAxis*/) noexcept
+{
+    return unsupported("addScaleNd");
+}
+
+nvinfer1::IResizeLayer* NetworkApi::addResize(nvinfer1::ITensor& /*input*/) noexcept
+{
+    return unsupported("addResize");
+}
+
+nvinfer1::ILoop* NetworkApi::addLoop() noexcept
+{
+    return unsupported("addLoop");
+}
+
+nvinfer1::IPaddingLayer* NetworkApi::addPaddingNd(
+    nvinfer1::ITensor& /*input*/, Dims const& /*prePadding*/, Dims const& /*postPadding*/) noexcept
+{
+    return unsupported("addPaddingNd");
+}
+
+nvinfer1::IDequantizeLayer* NetworkApi::addDequantize(
+    nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*scale*/) noexcept
+{
+    return unsupported("addDequantize");
+}
+
+nvinfer1::IQuantizeLayer* NetworkApi::addQuantize(nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*scale*/) noexcept
+{
+    return unsupported("addQuantize");
+}
+
+nvinfer1::IIfConditional* NetworkApi::addIfConditional() noexcept
+{
+    return unsupported("addIfConditional");
+}
+
+nvinfer1::IScatterLayer* NetworkApi::addScatter(nvinfer1::ITensor& /*data*/, nvinfer1::ITensor& /*indices*/,
+    nvinfer1::ITensor& /*updates*/, nvinfer1::ScatterMode /*mode*/) noexcept
+{
+    return unsupported("addScatter");
+}
+
+nvinfer1::IEinsumLayer* NetworkApi::addEinsum(
+    nvinfer1::ITensor* const* /*inputs*/, int32_t /*nbInputs*/, char const* /*equation*/) noexcept
+{
+    return unsupported("addEinsum");
+}
+
+nvinfer1::IAssertionLayer* NetworkApi::addAssertion(nvinfer1::ITensor& /*condition*/, char const* /*message*/) noexcept
+{
+    return unsupported("addAssertion");
+}
+
+nvinfer1::IOneHotLayer* NetworkApi::addOneHot(nvinfer1::ITensor& /*indices*/, nvinfer1::ITensor& /*values*/,
+    nvinfer1::ITensor& /*depth*/, int32_t /*axis*/) noexcept
+{
+    return unsupported("addOneHot");
+}
+
+nvinfer1::INonZeroLayer* NetworkApi::addNonZero(nvinfer1::ITensor& /*input*/) noexcept
+{
+    return unsupported("addNonZero");
+}
+
+nvinfer1::IGridSampleLayer* NetworkApi::addGridSample(
+    nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*grid*/) noexcept
+{
+    return unsupported("addGridSample");
+}
+
+nvinfer1::INMSLayer* NetworkApi::addNMS(
+    nvinfer1::ITensor& /*boxes*/, nvinfer1::ITensor& /*scores*/, nvinfer1::ITensor& /*maxOutputBoxesPerClass*/) noexcept
+{
+    return unsupported("addNMS");
+}
+
+nvinfer1::IReverseSequenceLayer* NetworkApi::addReverseSequence(
+    nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*sequenceLens*/) noexcept
+{
+    return unsupported("addReverseSequence");
+}
+
+nvinfer1::INormalizationLayer* NetworkApi::addNormalization(nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*scale*/,
+    nvinfer1::ITensor& /*bias*/, uint32_t /*axesMask*/) noexcept
+{
+    return unsupported("addNormalization");
+}
+
+nvinfer1::IQuantizeLayer* NetworkApi::addQuantizeV2(
+    nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*scale*/, DataType /*outputType*/) noexcept
+{
+    return unsupported("addQuantizeV2");
+}
+
+nvinfer1::IDequantizeLayer* NetworkApi::addDequantizeV2(
+    nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*scale*/, DataType /*outputType*/) noexcept
+{
+    return unsupported("addDequantizeV2");
+}
+
+nvinfer1::ISqueezeLayer* NetworkApi::addSqueeze(nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*axes*/) noexcept
+{
+    return unsupported("addSqueeze");
+}
+
+nvinfer1::IUnsqueezeLayer* NetworkApi::addUnsqueeze(nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*axes*/) noexcept
+{
+    return unsupported("addUnsqueeze");
+}
+
+nvinfer1::IDynamicQuantizeLayer* NetworkApi::addDynamicQuantize(nvinfer1::ITensor& /*input*/, int32_t /*axis*/,
+    int32_t /*blockSize*/, DataType /*toType*/, DataType /*scaleType*/) noexcept
+{
+    return unsupported("addDynamicQuantize");
+}
+
+nvinfer1::ICumulativeLayer* NetworkApi::addCumulative(nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*axis*/,
+    nvinfer1::CumulativeOperation /*operation*/, bool /*exclusive*/, bool /*reverse*/) noexcept
+{
+    return unsupported("addCumulative");
+}
+
+nvinfer1::ITopKLayer* NetworkApi::addTopKV2(nvinfer1::ITensor& /*input*/, nvinfer1::TopKOperation /*op*/, int32_t /*k*/,
+    uint32_t /*reduceAxes*/, DataType /*indicesType*/) noexcept
+{
+    return unsupported("addTopKV2");
+}
+
+nvinfer1::INonZeroLayer* NetworkApi::addNonZeroV2(nvinfer1::ITensor& /*input*/, DataType /*indicesType*/) noexcept
+{
+    return unsupported("addNonZeroV2");
+}
+
+nvinfer1::INMSLayer* NetworkApi::addNMSV2(nvinfer1::ITensor& /*boxes*/, nvinfer1::ITensor& /*scores*/,
+    nvinfer1::ITensor& /*maxOutputBoxesPerClass*/, DataType /*indicesType*/) noexcept
+{
+    return unsupported("addNMSV2");
+}
+
+nvinfer1::IAttention* NetworkApi::addAttention(nvinfer1::ITensor& /*query*/, nvinfer1::ITensor& /*key*/,
+    nvinfer1::ITensor& /*value*/, nvinfer1::AttentionNormalizationOp /*normOp*/, bool /*isCausal*/) noexcept
+{
+    return unsupported("addAttention");
+}
+
+nvinfer1::IRotaryEmbeddingLayer* NetworkApi::addRotaryEmbedding(nvinfer1::ITensor& /*input*/,
+    nvinfer1::ITensor& /*cosCache*/, nvinfer1::ITensor& /*sinCache*/, bool /*interleaved*/,
+    int32_t /*rotaryEmbeddingDim*/) noexcept
+{
+    return unsupported("addRotaryEmbedding");
+}
+
+nvinfer1::IDynamicQuantizeLayer* NetworkApi::addDynamicQuantizeV2(
+    nvinfer1::ITensor& /*input*/, Dims const& /*blockShape*/, DataType /*toType*/, DataType /*scaleType*/) noexcept
+{
+    return unsupported("addDynamicQuantizeV2");
+}
+
+nvinfer1::IKVCacheUpdateLayer* NetworkApi::addKVCacheUpdate(nvinfer1::ITensor& /*cache*/, nvinfer1::ITensor& /*update*/,
+    nvinfer1::ITensor& /*writeIndices*/, nvinfer1::KVCacheMode /*cacheMode*/) noexcept
+{
+    return unsupported("addKVCacheUpdate");
+}
+
+nvinfer1::INormalizationLayer* NetworkApi::addNormalizationV2(nvinfer1::ITensor& /*input*/,
+    nvinfer1::ITensor& /*scale*/, nvinfer1::ITensor& /*bias*/, uint32_t /*axesMask*/) noexcept
+{
+    return unsupported("addNormalizationV2");
+}
+
+nvinfer1::IMoELayer* NetworkApi::addMoE(nvinfer1::ITensor& /*hiddenStates*/,
+    nvinfer1::ITensor& /*selectedExpertsForTokens*/, nvinfer1::ITensor& /*scoresForSelectedExperts*/) noexcept
+{
+    return unsupported("addMoE");
+}
+
+nvinfer1::IDistCollectiveLayer* NetworkApi::addDistCollective(nvinfer1::ITensor& /*input*/,
+    nvinfer1::CollectiveOperation /*distCollectiveOp*/, nvinfer1::ReduceOperation /*reduceOp*/, int64_t /*root*/,
+    int64_t* /*groups*/, int64_t /*groupSize*/) noexcept
+{
+    return unsupported("addDistCollective");
+}
+
+} // namespace kiln
