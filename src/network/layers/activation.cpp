@@ -2,6 +2,10 @@
 // Activation: one element-wise function of ActivationType, with the alpha and beta some functions take.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -48,6 +52,13 @@ nvinfer1::IActivationLayer* NetworkApi::addActivation(nvinfer1::ITensor& input, 
             }
             return &mNetwork.addLayer<LayerType::kACTIVATION>({data}, ActivationParams{type, 0.F, 0.F}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(ActivationParams const& /*params*/, ShapeRuleContext& context)
+{
+    // Same shape as input 0.
+    return passThrough(context, false);
 }
 
 } // namespace kiln

@@ -2,6 +2,10 @@
 // Cast: converts its input to another element type.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -45,6 +49,13 @@ nvinfer1::ICastLayer* NetworkApi::addCast(nvinfer1::ITensor& input, DataType toT
             }
             return &mNetwork.addLayer<LayerType::kCAST>({data}, CastParams{toType}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(CastParams const& /*params*/, ShapeRuleContext& context)
+{
+    // Same shape; shape-tensor values pass through (the driver keeps them only for index types).
+    return passThrough(context, true);
 }
 
 } // namespace kiln

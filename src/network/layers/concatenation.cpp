@@ -2,6 +2,10 @@
 // Concatenation of its inputs along one axis.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -81,6 +85,68 @@ nvinfer1::IConcatenationLayer* NetworkApi::addConcatenation(nvinfer1::ITensor* c
             auto const axis = defaultChannelAxis(rank);
             return &mNetwork.addLayer<LayerType::kCONCATENATION>(std::move(owned), ConcatenationParams{axis}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(ConcatenationParams const& params, ShapeRuleContext& context)
+{
+    if (context.nbInputs() == 0 || !context.input(0).present())
+    {
+        return context.error("a concatenation needs at least one input");
+    }
+    int32_t const rank = context.input(0).rank();
+    int32_t const axis = params.axis;
+    if (axis < 0 || axis >= rank)
+    {
+        return context.error("axis ", axis, " is out of range for inputs of rank ", rank);
+    }
+    SymbolicDims out = *context.input(0).shape;
+    for (int32_t i = 1; i < context.nbInputs(); ++i)
+    {
+        SymbolicTensor const& input = context.input(i);
+        if (input.rank() != rank)
+        {
+            return context.error("input ", i, " has ", input.rank(), " dimensions and input 0 has ", rank,
+                "; concatenated inputs have one rank");
+        }
+        for (int32_t d = 0; d < rank; ++d)
+        {
+            auto const k = static_cast<std::size_t>(d);
+            if (d == axis)
+            {
+                out[k] = context.add(out[k], (*input.shape)[k]);
+                continue;
+            }
+            DimExpr const* other = (*input.shape)[k];
+            if (isConstantExpr(other) && !isConstantExpr(out[k]))
+            {
+                std::swap(out[k], other);
+            }
+            context.requireEqual(out[k], other,
+                "dimension " + std::to_string(d) + " is " + context.str((*context.input(0).shape)[k])
+                    + " in input 0 and " + context.str((*input.shape)[k]) + " in input " + std::to_string(i)
+                    + "; concatenated inputs must agree on every dimension but the axis " + std::to_string(axis));
+        }
+    }
+    SymbolicTensor result{out, std::nullopt, {}};
+    if (rank == 1)
+    {
+        SymbolicDims values;
+        bool known = true;
+        for (SymbolicTensor const& input : context.inputs())
+        {
+            known = known && input.values.has_value();
+            if (known)
+            {
+                values.insert(values.end(), input.values->begin(), input.values->end());
+            }
+        }
+        if (known && values.size() <= kMaxShapeValues)
+        {
+            result.values = std::move(values);
+        }
+    }
+    return context.finish({std::move(result)});
 }
 
 } // namespace kiln

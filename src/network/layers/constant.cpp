@@ -2,6 +2,10 @@
 // Constant: a tensor made of weights (their type is the output type); empty tensors included.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -67,6 +71,28 @@ nvinfer1::IConstantLayer* NetworkApi::addConstant(Dims const& dimensions, Weight
             }
             return &mNetwork.addLayer<LayerType::kCONSTANT>({}, ConstantParams{dimensions, weights}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(ConstantParams const& params, ShapeRuleContext& context)
+{
+    SymbolicTensor result{constantDims(context.exprs(), params.dims), std::nullopt, params.weights.type};
+    bool const index = params.weights.type == DataType::kINT32 || params.weights.type == DataType::kINT64;
+    if (index && params.dims.nbDims <= 1 && params.weights.count >= 0
+        && static_cast<std::size_t>(params.weights.count) <= kMaxShapeValues
+        && (params.weights.count == 0 || params.weights.values != nullptr))
+    {
+        SymbolicDims values;
+        for (int64_t i = 0; i < params.weights.count; ++i)
+        {
+            int64_t const value = params.weights.type == DataType::kINT32
+                ? static_cast<int32_t const*>(params.weights.values)[i]
+                : static_cast<int64_t const*>(params.weights.values)[i];
+            values.push_back(context.constant(value));
+        }
+        result.values = std::move(values);
+    }
+    return context.finish({std::move(result)});
 }
 
 } // namespace kiln

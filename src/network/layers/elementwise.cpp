@@ -2,6 +2,10 @@
 // Element-wise binary operations on two inputs of equal rank, broadcasting extents of 1. Comparisons give kBOOL.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -63,6 +67,93 @@ nvinfer1::IElementWiseLayer* NetworkApi::addElementWise(
             }
             return &mNetwork.addLayer<LayerType::kELEMENTWISE>({first, second}, ElementWiseParams{op}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+namespace
+{
+
+//! The values of op on shape-tensor values a and b, or nullopt for an operation kiln does not track.
+std::optional<DimExpr const*> elementValue(
+    ShapeRuleContext& context, ElementWiseOperation op, DimExpr const* a, DimExpr const* b)
+{
+    switch (op)
+    {
+    case ElementWiseOperation::kSUM: return context.add(a, b);
+    case ElementWiseOperation::kSUB: return context.sub(a, b);
+    case ElementWiseOperation::kPROD: return context.mul(a, b);
+    case ElementWiseOperation::kMAX: return context.max(a, b);
+    case ElementWiseOperation::kMIN: return context.min(a, b);
+    case ElementWiseOperation::kFLOOR_DIV: return context.floorDiv(a, b);
+    case ElementWiseOperation::kEQUAL: return context.eq(a, b);
+    case ElementWiseOperation::kLESS: return context.less(a, b);
+    case ElementWiseOperation::kGREATER: return context.less(b, a);
+    case ElementWiseOperation::kDIV:
+    {
+        // Integer kDIV truncates toward zero: floor division, plus 1 when the signs differ and it is inexact.
+        DimExpr const* floor = context.floorDiv(a, b);
+        if (isNonNegative(context.exprs(), a) && isNonNegative(context.exprs(), b))
+        {
+            return floor;
+        }
+        DimExpr const* zero = context.constant(0);
+        DimExpr const* one = context.constant(1);
+        DimExpr const* inexact = context.sub(one, context.eq(context.sub(a, context.mul(floor, b)), zero));
+        DimExpr const* aNegative = context.less(a, zero);
+        DimExpr const* bNegative = context.less(b, zero);
+        DimExpr const* signsDiffer = context.sub(
+            context.add(aNegative, bNegative), context.mul(context.constant(2), context.mul(aNegative, bNegative)));
+        return context.add(floor, context.mul(inexact, signsDiffer));
+    }
+    default: return std::nullopt;
+    }
+}
+
+} // namespace
+
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(ElementWiseParams const& params, ShapeRuleContext& context)
+{
+    SymbolicTensor const& a = context.input(0);
+    SymbolicTensor const& b = context.input(1);
+    if (!a.present() || !b.present())
+    {
+        return context.error("an element-wise layer has two inputs");
+    }
+    if (a.rank() != b.rank())
+    {
+        return context.error(
+            "input 0 has ", a.rank(), " dimensions and input 1 has ", b.rank(), "; element-wise inputs have one rank");
+    }
+    SymbolicDims out;
+    for (std::size_t i = 0; i < a.shape->size(); ++i)
+    {
+        out.push_back(
+            context.broadcast((*a.shape)[i], (*b.shape)[i], "dimension " + std::to_string(i), "input 0", "input 1"));
+    }
+    SymbolicTensor result{out, std::nullopt, {}};
+    // Shape-tensor values: 0-D or 1-D operands whose values are known, broadcast elementwise.
+    if (a.values && b.values && out.size() <= 1)
+    {
+        std::size_t const n = std::max(a.values->size(), b.values->size());
+        bool const fits
+            = (a.values->size() == n || a.values->size() == 1) && (b.values->size() == n || b.values->size() == 1);
+        SymbolicDims values;
+        for (std::size_t i = 0; fits && i < n; ++i)
+        {
+            auto value = elementValue(context, params.op, (*a.values)[a.values->size() == 1 ? 0 : i],
+                (*b.values)[b.values->size() == 1 ? 0 : i]);
+            if (!value)
+            {
+                break;
+            }
+            values.push_back(*value);
+        }
+        if (fits && values.size() == n)
+        {
+            result.values = std::move(values);
+        }
+    }
+    return context.finish({std::move(result)});
 }
 
 } // namespace kiln

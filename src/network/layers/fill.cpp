@@ -3,6 +3,10 @@
 // parameters or tensor inputs 0, 1 and 2; setting a parameter drops the tensor input that gave it.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -160,6 +164,35 @@ nvinfer1::IFillLayer* NetworkApi::addFillV2(Dims const& dimensions, FillOperatio
 nvinfer1::IFillLayer* NetworkApi::addFill(Dims const& dimensions, FillOperation op) noexcept
 {
     return addFillV2(dimensions, op, DataType::kFLOAT);
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(FillParams const& params, ShapeRuleContext& context)
+{
+    SymbolicTensor const& shape = context.input(0);
+    if (!shape.present())
+    {
+        return context.finish({SymbolicTensor{constantDims(context.exprs(), params.dims), std::nullopt, {}}});
+    }
+    int64_t length = 0;
+    if (shape.rank() != 1 || !isConstantExpr((*shape.shape)[0], &length))
+    {
+        return context.error("input 0 (the shape) has shape ", context.str(*shape.shape),
+            "; it must be a 1-D shape tensor of build-time length");
+    }
+    if (!shape.values)
+    {
+        return context.error("the values of input 0 (the shape) are not known symbolically");
+    }
+    for (std::size_t i = 0; i < shape.values->size(); ++i)
+    {
+        int64_t value = 0;
+        if (isConstantExpr((*shape.values)[i], &value) && value < 0)
+        {
+            return context.error("extent ", i, " of the shape given by input 0 is ", value, "; extents are at least 0");
+        }
+    }
+    return context.finish({SymbolicTensor{*shape.values, std::nullopt, {}}});
 }
 
 } // namespace kiln

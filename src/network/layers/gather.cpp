@@ -2,6 +2,10 @@
 // Gather in its three forms: kDEFAULT (ONNX Gather), kELEMENT (GatherElements) and kND (GatherND).
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -154,6 +158,121 @@ nvinfer1::IGatherLayer* NetworkApi::addGatherV2(
     constexpr char const* kWhere = "INetworkDefinition::addGatherV2";
     return mNetwork.reporter().guard(kWhere, static_cast<nvinfer1::IGatherLayer*>(nullptr),
         [&] { return addGatherLayer(mNetwork, kWhere, data, indices, mode, 0); });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(GatherParams const& params, ShapeRuleContext& context)
+{
+    SymbolicTensor const& data = context.input(0);
+    SymbolicTensor const& indices = context.input(1);
+    if (!data.present() || !indices.present())
+    {
+        return context.error("a gather has two inputs, data and indices");
+    }
+    int32_t const r = data.rank();
+    int32_t const q = indices.rank();
+    int32_t const k = params.nbElementWiseDims;
+    SymbolicDims const& d = *data.shape;
+    SymbolicDims const& ix = *indices.shape;
+    SymbolicDims out;
+    auto const elementwise = [&](int32_t count) {
+        for (int32_t i = 0; i < count; ++i)
+        {
+            context.requireEqual(d[static_cast<std::size_t>(i)], ix[static_cast<std::size_t>(i)],
+                "element-wise dimension " + std::to_string(i) + " is " + context.str(d[static_cast<std::size_t>(i)])
+                    + " in the data and " + context.str(ix[static_cast<std::size_t>(i)])
+                    + " in the indices; they must be equal");
+        }
+    };
+    switch (params.mode)
+    {
+    case GatherMode::kDEFAULT:
+    {
+        // data[:axis] + indices[k:] + data[axis + 1:]
+        if (params.axis < 0 || params.axis >= r)
+        {
+            return context.error("axis ", params.axis, " is out of range for data of rank ", r);
+        }
+        if (k > params.axis || k > q)
+        {
+            return context.error(
+                "nbElementWiseDims ", k, " must be at most the axis ", params.axis, " and the indices' rank ", q);
+        }
+        elementwise(k);
+        out.assign(d.begin(), d.begin() + params.axis);
+        out.insert(out.end(), ix.begin() + k, ix.end());
+        out.insert(out.end(), d.begin() + params.axis + 1, d.end());
+        break;
+    }
+    case GatherMode::kELEMENT:
+    {
+        if (q != r)
+        {
+            return context.error(
+                "kELEMENT: the indices have ", q, " dimensions and the data ", r, "; they must be equal");
+        }
+        if (params.axis < 0 || params.axis >= r)
+        {
+            return context.error("axis ", params.axis, " is out of range for data of rank ", r);
+        }
+        out = ix;
+        break;
+    }
+    case GatherMode::kND:
+    {
+        // indices[:q - 1] + data[k + m:], m = the indices' last extent.
+        int64_t m = 0;
+        if (q < 1 || !isConstantExpr(ix.back(), &m))
+        {
+            return context.error("kND: the indices' last extent must be a build-time constant; the indices have shape ",
+                context.str(ix));
+        }
+        if (m < 1 || m > r - k)
+        {
+            return context.error("kND: the indices' last extent is ", m, "; it must be 1 to ", r - k,
+                " (the data's rank ", r, " minus nbElementWiseDims ", k, ")");
+        }
+        if (k >= q)
+        {
+            return context.error("kND: nbElementWiseDims ", k, " must be less than the indices' rank ", q);
+        }
+        elementwise(k);
+        out.assign(ix.begin(), ix.end() - 1);
+        out.insert(out.end(), d.begin() + k + m, d.end());
+        break;
+    }
+    }
+    if (out.size() > static_cast<std::size_t>(Dims::MAX_DIMS))
+    {
+        return context.error("the output would have ", out.size(), " dimensions; at most ", Dims::MAX_DIMS);
+    }
+    SymbolicTensor result{out, std::nullopt, {}};
+    // Shape-tensor values: kDEFAULT along axis 0 of 1-D data with constant indices.
+    if (params.mode == GatherMode::kDEFAULT && params.axis == 0 && r == 1 && q <= 1 && data.values && indices.values)
+    {
+        SymbolicDims values;
+        auto const n = static_cast<int64_t>(data.values->size());
+        for (DimExpr const* index : *indices.values)
+        {
+            int64_t i = 0;
+            if (!isConstantExpr(index, &i))
+            {
+                break;
+            }
+            i = i < 0 ? i + n : i;
+            if (i < 0 || i >= n)
+            {
+                return context.error(
+                    "index ", context.str(index), " is out of range for shape-tensor data of ", n, " values");
+            }
+            values.push_back((*data.values)[static_cast<std::size_t>(i)]);
+        }
+        if (values.size() == indices.values->size())
+        {
+            result.values = std::move(values);
+        }
+    }
+    return context.finish({std::move(result)});
 }
 
 } // namespace kiln

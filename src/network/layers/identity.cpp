@@ -2,6 +2,10 @@
 // Identity: copies its input (in a weakly typed network setOutputType may make it convert).
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -29,6 +33,13 @@ nvinfer1::IIdentityLayer* NetworkApi::addIdentity(nvinfer1::ITensor& input) noex
             }
             return &mNetwork.addLayer<LayerType::kIDENTITY>({data}, IdentityParams{}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(IdentityParams const& /*params*/, ShapeRuleContext& context)
+{
+    // Same shape; shape-tensor values pass through (the driver keeps them only for index types).
+    return passThrough(context, true);
 }
 
 } // namespace kiln

@@ -3,6 +3,7 @@
 // extents of 1 broadcast.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
 
 #include <algorithm>
 
@@ -123,6 +124,56 @@ nvinfer1::IMatrixMultiplyLayer* NetworkApi::addMatrixMultiply(
             params.ops[1] = op1;
             return &mNetwork.addLayer<LayerType::kMATRIX_MULTIPLY>({first, second}, params, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(MatrixMultiplyParams const& params, ShapeRuleContext& context)
+{
+    SymbolicTensor const& a = context.input(0);
+    SymbolicTensor const& b = context.input(1);
+    MatrixOperation const opA = params.ops[0];
+    MatrixOperation const opB = params.ops[1];
+    for (int32_t i = 0; i < 2; ++i)
+    {
+        SymbolicTensor const& input = context.input(i);
+        int32_t const needed = minimumRank(params.ops[i]);
+        if (input.rank() < needed)
+        {
+            return context.error("input ", i, " has ", input.rank(), " dimensions; ",
+                params.ops[i] == MatrixOperation::kVECTOR ? "a vector needs at least 1" : "a matrix needs at least 2");
+        }
+    }
+    int32_t const batchA = a.rank() - minimumRank(opA);
+    int32_t const batchB = b.rank() - minimumRank(opB);
+    int32_t const batch = std::max(batchA, batchB);
+    DimExpr const* one = context.constant(1);
+    SymbolicDims out;
+    for (int32_t i = 0; i < batch; ++i)
+    {
+        int32_t const ia = i - (batch - batchA);
+        int32_t const ib = i - (batch - batchB);
+        DimExpr const* x = ia >= 0 ? (*a.shape)[static_cast<std::size_t>(ia)] : one;
+        DimExpr const* y = ib >= 0 ? (*b.shape)[static_cast<std::size_t>(ib)] : one;
+        out.push_back(context.broadcast(x, y, "batch dimension " + std::to_string(i), "input 0", "input 1"));
+    }
+    auto const at = [](SymbolicTensor const& t, int32_t fromEnd) { return (*t.shape)[t.shape->size() - fromEnd]; };
+    // op0: kNONE [M, K], kTRANSPOSE [K, M], kVECTOR [K]; op1: kNONE [K, N], kTRANSPOSE [N, K], kVECTOR [K].
+    DimExpr const* kA = opA == MatrixOperation::kNONE ? at(a, 1)
+        : opA == MatrixOperation::kTRANSPOSE          ? at(a, 2)
+                                                      : at(a, 1);
+    DimExpr const* kB = opB == MatrixOperation::kNONE ? at(b, 2) : at(b, 1);
+    context.requireEqual(kA, kB,
+        "the inner extents differ: " + context.str(kA) + " in input 0 and " + context.str(kB)
+            + " in input 1; they must be equal");
+    if (opA != MatrixOperation::kVECTOR)
+    {
+        out.push_back(opA == MatrixOperation::kNONE ? at(a, 2) : at(a, 1));
+    }
+    if (opB != MatrixOperation::kVECTOR)
+    {
+        out.push_back(opB == MatrixOperation::kNONE ? at(b, 1) : at(b, 2));
+    }
+    return context.finish({SymbolicTensor{std::move(out), std::nullopt, {}}});
 }
 
 } // namespace kiln

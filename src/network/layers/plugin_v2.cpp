@@ -5,6 +5,10 @@
 // else they are the first input's type.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -149,6 +153,113 @@ nvinfer1::IPluginV2Layer* NetworkApi::addPluginV2(
 {
     return mNetwork.reporter().guard("INetworkDefinition::addPluginV2", static_cast<nvinfer1::IPluginV2Layer*>(nullptr),
         [&] { return addPluginV2Layer(mNetwork, inputs, nbInputs, plugin); });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(PluginV2Params const& params, ShapeRuleContext& context)
+{
+    std::string const who = describeIdentity(params.identity);
+    int32_t const nbOutputs = context.nbOutputs();
+    std::vector<SymbolicTensor> results;
+    if (params.level == 3)
+    {
+        // IPluginV2DynamicExt: symbolic, one output at a time.
+        std::vector<nvinfer1::DimsExprs> inputs;
+        for (int32_t i = 0; i < context.nbInputs(); ++i)
+        {
+            SymbolicTensor const& input = context.input(i);
+            if (!input.present() || input.rank() > Dims::MAX_DIMS)
+            {
+                return context.error(
+                    who, ": input ", i, " is missing or has more than ", Dims::MAX_DIMS, " dimensions");
+            }
+            nvinfer1::DimsExprs dims{input.rank(), {}};
+            for (int32_t d = 0; d < input.rank(); ++d)
+            {
+                dims.d[d] = (*input.shape)[static_cast<std::size_t>(d)];
+            }
+            inputs.push_back(dims);
+        }
+        auto& plugin = static_cast<nvinfer1::IPluginV2DynamicExt&>(*params.plugin);
+        for (int32_t o = 0; o < nbOutputs; ++o)
+        {
+            PluginExprBuilder builder(context.exprs(), context.layerName());
+            nvinfer1::DimsExprs const dims
+                = plugin.getOutputDimensions(o, inputs.data(), static_cast<int32_t>(inputs.size()), builder);
+            if (!builder.errors().empty())
+            {
+                return context.error(who, ": getOutputDimensions(", o, "): ", builder.errors().front());
+            }
+            if (!builder.sizeTensors().empty())
+            {
+                return context.error(
+                    who, ": getOutputDimensions(", o, ") declared a size tensor; only V3 plugins have size tensors");
+            }
+            if (dims.nbDims < 0 || dims.nbDims > Dims::MAX_DIMS)
+            {
+                return context.error(who, ": getOutputDimensions(", o, ") returned ", dims.nbDims,
+                    " dimensions; outputs have 0 to ", Dims::MAX_DIMS);
+            }
+            SymbolicDims out;
+            for (int32_t d = 0; d < dims.nbDims; ++d)
+            {
+                DimExpr const* node = context.exprs().find(dims.d[d]);
+                if (node == nullptr)
+                {
+                    return context.error(who, ": getOutputDimensions(", o, ") gave extent ", d,
+                        " an expression that is neither an input's nor made by the IExprBuilder");
+                }
+                out.push_back(node);
+            }
+            results.push_back(SymbolicTensor{std::move(out), std::nullopt, {}});
+        }
+        return context.finish(std::move(results));
+    }
+    // IPluginV2, Ext and IOExt: Dims-based getOutputDimensions on the extents after the leading batch dimension,
+    // which must be build-time constants; the outputs get input 0's batch extent in front.
+    std::vector<Dims> inputs;
+    for (int32_t i = 0; i < context.nbInputs(); ++i)
+    {
+        SymbolicTensor const& input = context.input(i);
+        if (input.rank() < 1)
+        {
+            return context.error(who, ": input ", i, " has ", input.rank(), " dimensions; a V2 plugin of level ",
+                params.level, " sees inputs with a leading batch dimension");
+        }
+        Dims dims{input.rank() - 1, {}};
+        for (int32_t d = 1; d < input.rank(); ++d)
+        {
+            DimExpr const* extent = (*input.shape)[static_cast<std::size_t>(d)];
+            if (!isConstantExpr(extent, &dims.d[d - 1]))
+            {
+                return context.error(who, ": extent ", d, " of input ", i, " is ", context.str(extent),
+                    "; a V2 plugin without dynamic shapes (level ", params.level,
+                    ") needs build-time extents after the batch dimension");
+            }
+        }
+        inputs.push_back(dims);
+    }
+    DimExpr const* batch = context.nbInputs() > 0 ? context.input(0).shape->front() : context.constant(1);
+    for (int32_t o = 0; o < nbOutputs; ++o)
+    {
+        Dims const dims = params.plugin->getOutputDimensions(o, inputs.data(), static_cast<int32_t>(inputs.size()));
+        if (dims.nbDims < 0 || dims.nbDims >= Dims::MAX_DIMS)
+        {
+            return context.error(who, ": getOutputDimensions(", o, ") returned ", dims.nbDims, " dimensions; 0 to ",
+                Dims::MAX_DIMS - 1, " are possible after the batch dimension");
+        }
+        SymbolicDims out{batch};
+        for (int32_t d = 0; d < dims.nbDims; ++d)
+        {
+            if (dims.d[d] < 0)
+            {
+                return context.error(who, ": getOutputDimensions(", o, ") returned ", dims, "; extents are at least 0");
+            }
+            out.push_back(context.constant(dims.d[d]));
+        }
+        results.push_back(SymbolicTensor{std::move(out), std::nullopt, {}});
+    }
+    return context.finish(std::move(results));
 }
 
 } // namespace kiln

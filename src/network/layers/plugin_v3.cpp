@@ -5,6 +5,10 @@
 // inputs come first among the layer's inputs, then the shape inputs (which only getOutputShapes sees).
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 #include <cstring>
 
@@ -189,6 +193,120 @@ nvinfer1::IPluginV3Layer* NetworkApi::addPluginV3(nvinfer1::ITensor* const* inpu
 {
     return mNetwork.reporter().guard("INetworkDefinition::addPluginV3", static_cast<nvinfer1::IPluginV3Layer*>(nullptr),
         [&] { return addPluginV3Layer(mNetwork, inputs, nbInputs, shapeInputs, nbShapeInputs, plugin); });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+namespace
+{
+
+//! dims as plugins see them; nullopt above Dims::MAX_DIMS extents.
+std::optional<nvinfer1::DimsExprs> toDimsExprs(SymbolicDims const& dims) noexcept
+{
+    if (dims.size() > static_cast<std::size_t>(Dims::MAX_DIMS))
+    {
+        return std::nullopt;
+    }
+    nvinfer1::DimsExprs result{};
+    result.nbDims = static_cast<int32_t>(dims.size());
+    for (std::size_t i = 0; i < dims.size(); ++i)
+    {
+        result.d[i] = dims[i];
+    }
+    return result;
+}
+
+//! The nodes behind what a plugin returned for output index, or the error.
+Expected<SymbolicDims> fromDimsExprs(ShapeRuleContext& context, std::string const& who, char const* method,
+    nvinfer1::DimsExprs const& dims, int32_t index)
+{
+    if (dims.nbDims < 0 || dims.nbDims > Dims::MAX_DIMS)
+    {
+        return context.error(who, ": ", method, " gave output ", index, " ", dims.nbDims,
+            " dimensions; outputs have 0 to ", Dims::MAX_DIMS);
+    }
+    SymbolicDims result;
+    for (int32_t i = 0; i < dims.nbDims; ++i)
+    {
+        DimExpr const* node = context.exprs().find(dims.d[i]);
+        if (node == nullptr)
+        {
+            return context.error(who, ": ", method, " gave extent ", i, " of output ", index,
+                " an expression that is neither an input's nor made by the IExprBuilder");
+        }
+        result.push_back(node);
+    }
+    return result;
+}
+
+} // namespace
+
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(PluginV3Params const& params, ShapeRuleContext& context)
+{
+    std::string const who = describeIdentity(params.identity);
+    std::vector<nvinfer1::DimsExprs> inputs;
+    std::vector<nvinfer1::DimsExprs> shapeInputs;
+    for (int32_t i = 0; i < context.nbInputs(); ++i)
+    {
+        SymbolicTensor const& input = context.input(i);
+        bool const isShape = i >= params.nbInputs;
+        if (!input.present() || (isShape && !input.values))
+        {
+            return context.error(who, ": the ", isShape ? "values of shape input " : "shape of input ",
+                isShape ? i - params.nbInputs : i, " are not known symbolically");
+        }
+        auto dims = toDimsExprs(isShape ? *input.values : *input.shape);
+        if (!dims)
+        {
+            return context.error(who, ": input ", i, " has more than ", Dims::MAX_DIMS,
+                isShape ? " values; getOutputShapes() sees at most that many" : " dimensions");
+        }
+        (isShape ? shapeInputs : inputs).push_back(*dims);
+    }
+    int32_t const nbOutputs = context.nbOutputs();
+    std::vector<nvinfer1::DimsExprs> outputs(static_cast<std::size_t>(nbOutputs), nvinfer1::DimsExprs{-1, {}});
+    PluginExprBuilder builder(context.exprs(), context.layerName());
+    int32_t const status = params.build->getOutputShapes(inputs.data(), static_cast<int32_t>(inputs.size()),
+        shapeInputs.data(), static_cast<int32_t>(shapeInputs.size()), outputs.data(), nbOutputs, builder);
+    if (!builder.errors().empty())
+    {
+        std::string joined;
+        for (std::string const& error : builder.errors())
+        {
+            joined += (joined.empty() ? "" : "; ") + error;
+        }
+        return context.error(who, ": getOutputShapes(): ", joined);
+    }
+    if (status != 0)
+    {
+        return context.error(who, ": getOutputShapes() returned status ", status);
+    }
+    std::vector<SymbolicTensor> results;
+    for (int32_t i = 0; i < nbOutputs; ++i)
+    {
+        auto dims = fromDimsExprs(context, who, "getOutputShapes()", outputs[static_cast<std::size_t>(i)], i);
+        if (!dims)
+        {
+            return dims.error();
+        }
+        results.push_back(SymbolicTensor{std::move(dims.value()), std::nullopt, {}});
+    }
+    // A size tensor is a 0-D output whose one value is its size-tensor symbol.
+    for (auto const& [index, symbol] : builder.sizeTensors())
+    {
+        if (index < 0 || index >= nbOutputs)
+        {
+            return context.error(
+                who, ": declareSizeTensor() named output ", index, "; the plugin has ", nbOutputs, " outputs");
+        }
+        SymbolicTensor& output = results[static_cast<std::size_t>(index)];
+        if (!output.shape->empty())
+        {
+            return context.error(who, ": output ", index, " is declared a size tensor but has shape ",
+                context.str(*output.shape), "; a size tensor is 0-D");
+        }
+        output.values = SymbolicDims{symbol};
+    }
+    return context.finish(std::move(results));
 }
 
 } // namespace kiln

@@ -2,6 +2,10 @@
 // Pooling: 2-D or 3-D max, average or blended windows, with padding, stride and the average's padding rule.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -140,6 +144,36 @@ nvinfer1::IPoolingLayer* NetworkApi::addPoolingNd(
             params.postPadding = filledDims(windowSize.nbDims, 0);
             return &mNetwork.addLayer<LayerType::kPOOLING>({data}, std::move(params), 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(PoolingParams const& params, ShapeRuleContext& context)
+{
+    SymbolicTensor const& data = context.input(0);
+    int32_t const spatial = params.windowSize.nbDims;
+    if (data.rank() < spatial + 2)
+    {
+        return context.error("input 0 has ", data.rank(), " dimensions; a ", spatial, "-D pooling needs at least ",
+            spatial + 2, spatial == 3 ? " (N, C, D, H, W)" : " (N, C, H, W)");
+    }
+    for (auto const& [what, dims] : {std::pair<char const*, Dims const*>{"stride", &params.stride},
+             {"pre-padding", &params.prePadding}, {"post-padding", &params.postPadding}})
+    {
+        if (dims->nbDims != spatial)
+        {
+            return context.error(
+                "the ", what, " ", *dims, " has ", dims->nbDims, " dimensions; the window has ", spatial);
+        }
+    }
+    SymbolicDims out = *data.shape;
+    int32_t const first = data.rank() - spatial;
+    for (int32_t i = 0; i < spatial; ++i)
+    {
+        out[static_cast<std::size_t>(first + i)]
+            = windowExtent(context, out[static_cast<std::size_t>(first + i)], params.windowSize.d[i],
+                params.stride.d[i], params.prePadding.d[i], params.postPadding.d[i], 1, params.paddingMode, first + i);
+    }
+    return context.finish({SymbolicTensor{std::move(out), std::nullopt, {}}});
 }
 
 } // namespace kiln

@@ -2,6 +2,10 @@
 // Reduction over the axes of a bit mask, keeping reduced axes as extents of 1 or dropping them.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -112,6 +116,60 @@ nvinfer1::IReduceLayer* NetworkApi::addReduce(
             return &mNetwork.addLayer<LayerType::kREDUCE>(
                 {data}, ReduceParams{operation, reduceAxes, keepDimensions}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(ReduceParams const& params, ShapeRuleContext& context)
+{
+    SymbolicTensor const& data = context.input(0);
+    if (!data.present())
+    {
+        return context.error("input 0 is missing");
+    }
+    int32_t const rank = data.rank();
+    if (rank < 32 && (params.axes >> rank) != 0)
+    {
+        return context.error("the axes bit mask ", params.axes, " names an axis at or beyond the input's rank ", rank);
+    }
+    SymbolicDims out;
+    for (int32_t i = 0; i < rank; ++i)
+    {
+        if ((params.axes >> i) & 1U)
+        {
+            if (params.keepDimensions)
+            {
+                out.push_back(context.constant(1));
+            }
+        }
+        else
+        {
+            out.push_back((*data.shape)[static_cast<std::size_t>(i)]);
+        }
+    }
+    SymbolicTensor result{out, std::nullopt, {}};
+    // Shape-tensor values: a reduction of a 1-D tensor along its only axis.
+    if (rank == 1 && params.axes == 1U && data.values && !data.values->empty())
+    {
+        std::optional<DimensionOperation> op;
+        switch (params.op)
+        {
+        case ReduceOperation::kSUM: op = DimensionOperation::kSUM; break;
+        case ReduceOperation::kPROD: op = DimensionOperation::kPROD; break;
+        case ReduceOperation::kMAX: op = DimensionOperation::kMAX; break;
+        case ReduceOperation::kMIN: op = DimensionOperation::kMIN; break;
+        default: break;
+        }
+        if (op)
+        {
+            DimExpr const* value = data.values->front();
+            for (std::size_t i = 1; i < data.values->size(); ++i)
+            {
+                value = context.op(*op, value, (*data.values)[i]);
+            }
+            result.values = SymbolicDims{value};
+        }
+    }
+    return context.finish({std::move(result)});
 }
 
 } // namespace kiln

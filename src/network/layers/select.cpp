@@ -2,6 +2,10 @@
 // Select: condition ? then : else, element-wise over three broadcast inputs of one rank.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -51,6 +55,54 @@ nvinfer1::ISelectLayer* NetworkApi::addSelect(
             }
             return &mNetwork.addLayer<LayerType::kSELECT>({test, whenTrue, whenFalse}, SelectParams{}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(SelectParams const& /*params*/, ShapeRuleContext& context)
+{
+    static char const* const kNames[3] = {"input 0 (condition)", "input 1 (then)", "input 2 (else)"};
+    for (int32_t i = 0; i < 3; ++i)
+    {
+        if (!context.input(i).present())
+        {
+            return context.error(kNames[i], " is missing");
+        }
+        if (context.input(i).rank() != context.input(0).rank())
+        {
+            return context.error(kNames[i], " has ", context.input(i).rank(), " dimensions and ", kNames[0], " has ",
+                context.input(0).rank(), "; the inputs of a select have one rank");
+        }
+    }
+    SymbolicDims out = *context.input(0).shape;
+    for (std::size_t d = 0; d < out.size(); ++d)
+    {
+        for (int32_t i = 1; i < 3; ++i)
+        {
+            out[d] = context.broadcast(out[d], (*context.input(i).shape)[d], "dimension " + std::to_string(d),
+                i == 1 ? kNames[0] : "the broadcast of inputs 0 and 1", kNames[i]);
+        }
+    }
+    SymbolicTensor result{out, std::nullopt, {}};
+    SymbolicTensor const& c = context.input(0);
+    SymbolicTensor const& t = context.input(1);
+    SymbolicTensor const& e = context.input(2);
+    if (out.size() <= 1 && c.values && t.values && e.values)
+    {
+        std::size_t const n = out.empty() ? 1
+            : c.values->size() > 1        ? c.values->size()
+                                          : std::max(t.values->size(), e.values->size());
+        SymbolicDims values;
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            auto pick = [&](SymbolicDims const& v) { return v[v.size() == 1 ? 0 : std::min(i, v.size() - 1)]; };
+            // select(c, t, e) = e + (c != 0) * (t - e)
+            DimExpr const* nonZero = context.sub(context.constant(1), context.eq(pick(*c.values), context.constant(0)));
+            values.push_back(
+                context.add(pick(*e.values), context.mul(nonZero, context.sub(pick(*t.values), pick(*e.values)))));
+        }
+        result.values = std::move(values);
+    }
+    return context.finish({std::move(result)});
 }
 
 } // namespace kiln

@@ -2,6 +2,10 @@
 // Shape: the shape of its input as a 1-D kINT64 tensor.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -29,6 +33,19 @@ nvinfer1::IShapeLayer* NetworkApi::addShape(nvinfer1::ITensor& input) noexcept
             }
             return &mNetwork.addLayer<LayerType::kSHAPE>({data}, ShapeParams{}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(ShapeParams const& /*params*/, ShapeRuleContext& context)
+{
+    SymbolicTensor const& input = context.input(0);
+    if (!input.present())
+    {
+        return context.error("input 0 is missing");
+    }
+    // A 1-D kINT64 tensor of length rank whose values are the input's extents.
+    return context.finish(
+        {SymbolicTensor{SymbolicDims{context.constant(input.rank())}, input.shape, DataType::kINT64}});
 }
 
 } // namespace kiln

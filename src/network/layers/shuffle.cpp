@@ -3,6 +3,10 @@
 // from tensor input 1), transpose.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -139,6 +143,133 @@ nvinfer1::IShuffleLayer* NetworkApi::addShuffle(nvinfer1::ITensor& input) noexce
             }
             return &mNetwork.addLayer<LayerType::kSHUFFLE>({data}, ShuffleParams{}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(ShuffleParams const& params, ShapeRuleContext& context)
+{
+    SymbolicTensor const& data = context.input(0);
+    if (!data.present())
+    {
+        return context.error("input 0 is missing");
+    }
+    int32_t const rank = data.rank();
+    if (!isPermutation(params.firstTranspose, rank))
+    {
+        return context.error("the first transpose is not a permutation of the input's ", rank, " dimensions");
+    }
+    SymbolicDims transposed;
+    for (int32_t i = 0; i < rank; ++i)
+    {
+        transposed.push_back((*data.shape)[static_cast<std::size_t>(params.firstTranspose.order[i])]);
+    }
+
+    // The reshape dimensions: parameters, or the values of input 1 (a 1-D shape tensor of build-time length).
+    SymbolicDims requested;
+    bool reshaping = false;
+    if (SymbolicTensor const& shape = context.input(1); shape.present())
+    {
+        int64_t length = 0;
+        if (shape.rank() != 1 || !isConstantExpr((*shape.shape)[0], &length))
+        {
+            return context.error("input 1 (the reshape dimensions) has shape ", context.str(*shape.shape),
+                "; it must be a 1-D shape tensor of build-time length");
+        }
+        if (!shape.values)
+        {
+            return context.error("the values of input 1 (the reshape dimensions) are not known symbolically");
+        }
+        requested = *shape.values;
+        reshaping = true;
+    }
+    else if (params.reshape.nbDims >= 0)
+    {
+        requested = constantDims(context.exprs(), params.reshape);
+        reshaping = true;
+    }
+
+    SymbolicDims reshaped = transposed;
+    if (reshaping)
+    {
+        reshaped.clear();
+        int32_t inferred = -1;
+        DimExpr const* known = context.constant(1);
+        for (std::size_t i = 0; i < requested.size(); ++i)
+        {
+            int64_t value = 0;
+            bool const constant = isConstantExpr(requested[i], &value);
+            if (constant && value == 0 && params.zeroIsPlaceholder)
+            {
+                if (i >= transposed.size())
+                {
+                    return context.error("reshape dimension ", i,
+                        " is 0, which copies the input's extent, but the input has only ", transposed.size(),
+                        " dimensions");
+                }
+                reshaped.push_back(transposed[i]);
+            }
+            else if (constant && value == -1)
+            {
+                if (inferred >= 0)
+                {
+                    return context.error("reshape dimensions ", context.str(requested),
+                        " have more than one -1; at most one extent is inferred");
+                }
+                inferred = static_cast<int32_t>(i);
+                reshaped.push_back(nullptr);
+                continue;
+            }
+            else if (constant && value < 0)
+            {
+                return context.error("reshape dimension ", i, " is ", value, "; extents are at least 0 (or -1)");
+            }
+            else
+            {
+                reshaped.push_back(requested[i]);
+            }
+            known = context.mul(known, reshaped.back());
+        }
+        DimExpr const* total = context.volume(transposed);
+        std::string const what = "the input " + context.str(transposed) + " has " + context.str(total)
+            + " elements; reshape dimensions " + context.str(requested);
+        if (inferred >= 0)
+        {
+            int64_t k = 0;
+            int64_t t = 0;
+            if (isConstantExpr(known, &k) && k == 0)
+            {
+                return context.error(what, " cannot infer the -1: the other extents multiply to 0");
+            }
+            if (isConstantExpr(known, &k) && isConstantExpr(total, &t) && t % k != 0)
+            {
+                return context.error(what, " cannot infer the -1: ", t, " is not a multiple of ", k);
+            }
+            DimExpr const* extent = context.floorDiv(total, known);
+            reshaped[static_cast<std::size_t>(inferred)] = extent;
+            context.requireEqual(context.mul(extent, known), total, what + " cannot infer the -1 exactly");
+        }
+        else
+        {
+            context.requireEqual(known, total, what + " have " + context.str(known) + "; the counts must be equal");
+        }
+    }
+
+    if (!isPermutation(params.secondTranspose, static_cast<int32_t>(reshaped.size())))
+    {
+        return context.error(
+            "the second transpose is not a permutation of the reshaped ", reshaped.size(), " dimensions");
+    }
+    SymbolicDims out;
+    for (std::size_t i = 0; i < reshaped.size(); ++i)
+    {
+        out.push_back(reshaped[static_cast<std::size_t>(params.secondTranspose.order[i])]);
+    }
+    SymbolicTensor result{out, std::nullopt, {}};
+    if (data.values && rank <= 1 && out.size() <= 1)
+    {
+        result.values = data.values; // row-major order is kept by a reshape between 0-D and 1-D
+    }
+    return context.finish({std::move(result)});
 }
 
 } // namespace kiln

@@ -3,11 +3,17 @@
 // 5 (input 4 is the fill value of kFILL mode); setting a parameter drops the tensor input that gave it.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 #include <limits>
 
 namespace kiln
 {
+
+using nvinfer1::SampleMode;
 
 namespace
 {
@@ -161,6 +167,155 @@ nvinfer1::ISliceLayer* NetworkApi::addSlice(
             return &mNetwork.addLayer<LayerType::kSLICE>(
                 {data}, SliceParams{start, size, stride, nvinfer1::SampleMode::kSTRICT_BOUNDS, kUnsetDims}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+namespace
+{
+
+//! Start, size, stride or axes: from the parameter, or from the values of the given tensor input.
+std::optional<SymbolicDims> sliceOperand(ShapeRuleContext& context, int32_t index, Dims const& param, char const* what)
+{
+    SymbolicTensor const& tensor = context.input(index);
+    if (!tensor.present())
+    {
+        return param.nbDims < 0 ? std::nullopt : std::optional(constantDims(context.exprs(), param));
+    }
+    int64_t length = 0;
+    if (tensor.rank() != 1 || !isConstantExpr((*tensor.shape)[0], &length))
+    {
+        context.fail(context.error("input ", index, " (", what, ") has shape ", context.str(*tensor.shape),
+            "; it must be a 1-D shape tensor of build-time length"));
+        return std::nullopt;
+    }
+    if (!tensor.values)
+    {
+        context.fail(context.error("the values of input ", index, " (", what, ") are not known symbolically"));
+        return std::nullopt;
+    }
+    return tensor.values;
+}
+
+//! Index i of a 1-D tensor of extent n read by a slice in mode, or nullopt when it is not a plain index.
+std::optional<int64_t> sampledIndex(int64_t x, int64_t n, SampleMode mode) noexcept
+{
+    switch (mode)
+    {
+    case SampleMode::kSTRICT_BOUNDS: return x >= 0 && x < n ? std::optional(x) : std::nullopt;
+    case SampleMode::kWRAP: return n > 0 ? std::optional(((x % n) + n) % n) : std::nullopt;
+    case SampleMode::kCLAMP: return n > 0 ? std::optional(std::clamp<int64_t>(x, 0, n - 1)) : std::nullopt;
+    default: return std::nullopt;
+    }
+}
+
+} // namespace
+
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(SliceParams const& params, ShapeRuleContext& context)
+{
+    SymbolicTensor const& data = context.input(0);
+    if (!data.present())
+    {
+        return context.error("input 0 is missing");
+    }
+    int32_t const rank = data.rank();
+    auto start = sliceOperand(context, kStartInput, params.start, "start");
+    auto size = sliceOperand(context, kSizeInput, params.size, "size");
+    auto stride = sliceOperand(context, kStrideInput, params.stride, "stride");
+    auto axesExprs = sliceOperand(context, kAxesInput, params.axes, "axes");
+    if (context.failed())
+    {
+        return context.finish({});
+    }
+    // The axes the operands apply to: every axis in order, or the (constant) axes given.
+    std::vector<int32_t> axes;
+    if (axesExprs)
+    {
+        std::vector<bool> seen(static_cast<std::size_t>(rank), false);
+        for (DimExpr const* expr : *axesExprs)
+        {
+            int64_t axis = 0;
+            if (!isConstantExpr(expr, &axis))
+            {
+                return context.error("the axes must be build-time constants; one is ", context.str(expr));
+            }
+            int64_t const normal = axis < 0 ? axis + rank : axis;
+            if (normal < 0 || normal >= rank || seen[static_cast<std::size_t>(normal)])
+            {
+                return context.error("axis ", axis, " is out of range or repeated for an input of rank ", rank);
+            }
+            seen[static_cast<std::size_t>(normal)] = true;
+            axes.push_back(static_cast<int32_t>(normal));
+        }
+    }
+    else
+    {
+        for (int32_t i = 0; i < rank; ++i)
+        {
+            axes.push_back(i);
+        }
+    }
+    for (auto const& [operand, what] : {std::pair{&start, "start"}, {&size, "size"}, {&stride, "stride"}})
+    {
+        if (!*operand || (*operand)->size() != axes.size())
+        {
+            return context.error("the ", what, " has ", *operand ? static_cast<int64_t>((*operand)->size()) : -1,
+                " entries; it needs one per sliced axis (", axes.size(),
+                axesExprs ? " axes given)" : ", the input's rank)");
+        }
+    }
+    SymbolicDims out = *data.shape;
+    for (std::size_t i = 0; i < axes.size(); ++i)
+    {
+        DimExpr const* extent = (*size)[i];
+        int64_t value = 0;
+        if (isConstantExpr(extent, &value) && value < 0)
+        {
+            return context.error("the size of axis ", axes[i], " is ", value, "; extents are at least 0");
+        }
+        auto const axis = static_cast<std::size_t>(axes[i]);
+        // Strict bounds, all constant: the first and last sampled coordinates lie inside the input.
+        int64_t first = 0;
+        int64_t step = 0;
+        int64_t n = 0;
+        if (params.mode == SampleMode::kSTRICT_BOUNDS && value > 0 && isConstantExpr(extent)
+            && isConstantExpr((*start)[i], &first) && isConstantExpr((*stride)[i], &step)
+            && isConstantExpr((*data.shape)[axis], &n))
+        {
+            int64_t const last = first + (value - 1) * step;
+            if (first < 0 || first >= n || last < 0 || last >= n)
+            {
+                return context.error("axis ", axes[i], ": start ", first, ", size ", value, " and stride ", step,
+                    " read coordinates ", first, " to ", last, " of an extent of ", n,
+                    " (kSTRICT_BOUNDS needs them inside)");
+            }
+        }
+        out[axis] = extent;
+    }
+    SymbolicTensor result{out, std::nullopt, {}};
+    // Shape-tensor values of a 1-D slice with constant start, size and stride.
+    int64_t first = 0;
+    int64_t count = 0;
+    int64_t step = 0;
+    if (rank == 1 && data.values && isConstantExpr((*start)[0], &first) && isConstantExpr((*size)[0], &count)
+        && isConstantExpr((*stride)[0], &step) && count >= 0 && static_cast<std::size_t>(count) <= kMaxShapeValues)
+    {
+        SymbolicDims values;
+        auto const n = static_cast<int64_t>(data.values->size());
+        for (int64_t j = 0; j < count; ++j)
+        {
+            auto const index = sampledIndex(first + j * step, n, params.mode);
+            if (!index)
+            {
+                break;
+            }
+            values.push_back((*data.values)[static_cast<std::size_t>(*index)]);
+        }
+        if (static_cast<int64_t>(values.size()) == count)
+        {
+            result.values = std::move(values);
+        }
+    }
+    return context.finish({std::move(result)});
 }
 
 } // namespace kiln

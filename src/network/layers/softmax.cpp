@@ -2,6 +2,7 @@
 // Softmax along one axis, given as a bit mask with one bit set.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
 
 #include <algorithm>
 #include <bit>
@@ -52,6 +53,19 @@ nvinfer1::ISoftMaxLayer* NetworkApi::addSoftMax(nvinfer1::ITensor& input) noexce
             uint32_t const axes = 1U << defaultChannelAxis(data->dims().nbDims);
             return &mNetwork.addLayer<LayerType::kSOFTMAX>({data}, SoftMaxParams{axes}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(SoftMaxParams const& params, ShapeRuleContext& context)
+{
+    int32_t const rank = context.input(0).rank();
+    if (rank >= 0
+        && (params.axes == 0 || (params.axes & (params.axes - 1)) != 0 || rank == 0
+            || (rank < 32 && (params.axes >> rank) != 0)))
+    {
+        return context.error("the axes bit mask ", params.axes, " must name exactly one axis of the input's ", rank);
+    }
+    return passThrough(context, false);
 }
 
 } // namespace kiln

@@ -2,6 +2,10 @@
 // Unary operations; kISINF and kISNAN give kBOOL.
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_rules.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace kiln
 {
@@ -51,6 +55,13 @@ nvinfer1::IUnaryLayer* NetworkApi::addUnary(nvinfer1::ITensor& input, UnaryOpera
             }
             return &mNetwork.addLayer<LayerType::kUNARY>({data}, UnaryParams{operation}, 1);
         });
+}
+
+// The symbolic shape rule (network/shape_rules.h).
+Expected<std::vector<SymbolicTensor>> inferOutputShapes(UnaryParams const& /*params*/, ShapeRuleContext& context)
+{
+    // Same shape as input 0.
+    return passThrough(context, false);
 }
 
 } // namespace kiln

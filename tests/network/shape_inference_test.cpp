@@ -1,0 +1,868 @@
+// SPDX-License-Identifier: Apache-2.0
+// Symbolic shape inference: networks are made through the public API (createInferBuilder -> createNetworkV2), then
+// the internal driver infers every tensor's symbolic shape. Each kind's formula is checked at several input shapes by
+// evaluating the symbolic result and comparing with an independently computed shape; each refusal with its message;
+// profiles concretize the shapes (min/opt/max/upper) and refuse what makes an extent negative.
+#include "core/logging.h"
+#include "network/shape_inference.h"
+
+#include "support/api_test.h"
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln
+{
+namespace
+{
+
+using nvinfer1::DataType;
+using nvinfer1::ITensor;
+using nvinfer1::PaddingMode;
+
+std::vector<int64_t> vec(Dims const& dims)
+{
+    return std::vector<int64_t>(dims.d, dims.d + std::max(dims.nbDims, 0));
+}
+
+//! Makes a network through the public API and infers its shapes with the internal driver.
+class ShapeInference : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        mBuilder.reset(nvinfer1::createInferBuilder(mLogger));
+        ASSERT_NE(mBuilder, nullptr);
+        mDefinition.reset(mBuilder->createNetworkV2(0));
+        ASSERT_NE(mDefinition, nullptr);
+    }
+    void TearDown() override
+    {
+        mDefinition.reset();
+        mBuilder.reset();
+        setLogger(nullptr);
+    }
+
+    nvinfer1::INetworkDefinition& net() { return *mDefinition; }
+    ITensor* input(char const* name, Dims dims, DataType type = DataType::kFLOAT)
+    {
+        return net().addInput(name, type, dims);
+    }
+    ITensor* constant(Dims dims, std::vector<int32_t> const& values)
+    {
+        mStorage.push_back(std::make_unique<std::vector<int32_t>>(values));
+        auto const& kept = *mStorage.back();
+        return net()
+            .addConstant(dims, Weights{DataType::kINT32, kept.data(), static_cast<int64_t>(kept.size())})
+            ->getOutput(0);
+    }
+
+    //! The shapes; fails the test on an error.
+    NetworkShapes infer()
+    {
+        auto result = inferShapes(Network::of(net()), mExprs);
+        EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
+        return result.ok() ? std::move(result.value()) : NetworkShapes{};
+    }
+    //! The error message of inference, or "" when it succeeds.
+    std::string inferError()
+    {
+        auto result = inferShapes(Network::of(net()), mExprs);
+        return result.ok() ? std::string{} : result.error().message;
+    }
+    //! The concrete shape of tensor for these input shapes (and shape values).
+    std::vector<int64_t> at(NetworkShapes const& shapes, ITensor* tensor, std::map<std::string, Dims> inputs,
+        std::map<std::string, std::vector<int64_t>> values = {})
+    {
+        auto result = evaluate(shapes, mExprs, InputValues{std::move(inputs), std::move(values), {}});
+        EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
+        if (!result.ok())
+        {
+            return {-99};
+        }
+        auto const found = result.value().find(static_cast<Tensor const*>(tensor));
+        return found == result.value().end() ? std::vector<int64_t>{-98} : vec(found->second);
+    }
+    std::string atError(NetworkShapes const& shapes, std::map<std::string, Dims> inputs)
+    {
+        auto result = evaluate(shapes, mExprs, InputValues{std::move(inputs), {}, {}});
+        return result.ok() ? std::string{} : result.error().message;
+    }
+    std::string str(NetworkShapes const& shapes, ITensor* tensor)
+    {
+        std::string text;
+        for (DimExpr const* e : shapes.shape(*static_cast<Tensor*>(tensor)))
+        {
+            text += (text.empty() ? "" : ", ") + mExprs.toString(*e);
+        }
+        return "[" + text + "]";
+    }
+
+    test::TestLogger mLogger;
+    std::unique_ptr<nvinfer1::IBuilder> mBuilder;
+    std::unique_ptr<nvinfer1::INetworkDefinition> mDefinition;
+    ExprContext mExprs;
+    std::vector<std::unique_ptr<std::vector<int32_t>>> mStorage;
+};
+
+// ---- element-wise broadcasting ----
+
+TEST_F(ShapeInference, ElementWiseBroadcastsSymbolicExtents)
+{
+    ITensor* a = input("a", Dims{3, {-1, 1, 4}});
+    ITensor* b = input("b", Dims{3, {1, -1, 4}});
+    ITensor* sum = net().addElementWise(*a, *b, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, sum), "[a.d0, b.d1, 4]");
+    for (int64_t n : {1, 3, 7})
+    {
+        for (int64_t m : {1, 5})
+        {
+            EXPECT_EQ(at(shapes, sum, {{"a", Dims{3, {n, 1, 4}}}, {"b", Dims{3, {1, m, 4}}}}),
+                (std::vector<int64_t>{n, m, 4}));
+        }
+    }
+}
+
+TEST_F(ShapeInference, ElementWiseOfTwoSymbolsIsTheirMaxWithARuntimeCheck)
+{
+    ITensor* a = input("a", Dims{2, {-1, 2}});
+    ITensor* b = input("b", Dims{2, {-1, 2}});
+    auto* layer = net().addElementWise(*a, *b, nvinfer1::ElementWiseOperation::kPROD);
+    layer->setName("mul");
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, layer->getOutput(0)), "[max(a.d0, b.d0), 2]");
+    ASSERT_EQ(shapes.assertions.size(), 1U);
+    EXPECT_EQ(at(shapes, layer->getOutput(0), {{"a", Dims{2, {1, 2}}}, {"b", Dims{2, {6, 2}}}}),
+        (std::vector<int64_t>{6, 2}));
+    EXPECT_EQ(at(shapes, layer->getOutput(0), {{"a", Dims{2, {6, 2}}}, {"b", Dims{2, {6, 2}}}}),
+        (std::vector<int64_t>{6, 2}));
+    EXPECT_EQ(atError(shapes, {{"a", Dims{2, {5, 2}}}, {"b", Dims{2, {3, 2}}}}),
+        "the input shapes: layer 'mul' (IElementWiseLayer): dimension 0 is a.d0 in input 0 and b.d0 in input 1; "
+        "they must be equal or one of them 1");
+}
+
+TEST_F(ShapeInference, ElementWiseRefusesConstantMismatch)
+{
+    ITensor* a = input("a", Dims{3, {2, 3, 5}});
+    ITensor* b = input("b", Dims{3, {2, 3, 3}});
+    net().addElementWise(*a, *b, nvinfer1::ElementWiseOperation::kSUM)->setName("add");
+    EXPECT_EQ(inferError(),
+        "layer 'add' (IElementWiseLayer): dimension 2 is 5 in input 0 and 3 in input 1; they "
+        "must be equal or one of them 1");
+}
+
+TEST_F(ShapeInference, ElementWiseConstantAgainstSymbolChecksAtTheProfile)
+{
+    ITensor* a = input("a", Dims{1, {-1}});
+    ITensor* b = input("b", Dims{1, {4}});
+    auto* layer = net().addElementWise(*a, *b, nvinfer1::ElementWiseOperation::kSUM);
+    layer->setName("add");
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, layer->getOutput(0)), "[4]");
+    ProfileData profile;
+    profile.inputs["a"].dims = {Dims{1, {1}}, Dims{1, {4}}, Dims{1, {4}}};
+    EXPECT_TRUE(concretize(shapes, mExprs, profile, "profile 0").ok());
+    profile.inputs["a"].dims = {Dims{1, {1}}, Dims{1, {4}}, Dims{1, {8}}};
+    auto const refused = concretize(shapes, mExprs, profile, "profile 0");
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().message,
+        "profile 0, at kMAX: layer 'add' (IElementWiseLayer): dimension 0 is a.d0 in "
+        "input 0 and 4 in input 1; they must be equal or one of them 1");
+}
+
+// ---- convolution and pooling ----
+
+//! The output extent by TensorRT's PaddingMode formulas, computed in floating point.
+int64_t expectedWindowExtent(int64_t i, int64_t f, int64_t s, int64_t b, int64_t a, int64_t d, PaddingMode mode)
+{
+    if (mode == PaddingMode::kSAME_UPPER || mode == PaddingMode::kSAME_LOWER)
+    {
+        return static_cast<int64_t>(std::ceil(static_cast<double>(i) / static_cast<double>(s)));
+    }
+    double const m = static_cast<double>(i + b + a);
+    double const dk = static_cast<double>(1 + d * (f - 1));
+    double const q = (m - dk) / static_cast<double>(s);
+    return static_cast<int64_t>(mode == PaddingMode::kEXPLICIT_ROUND_UP ? std::ceil(q) : std::floor(q)) + 1;
+}
+
+TEST_F(ShapeInference, ConvolutionEveryPaddingModeWithStrideAndDilation)
+{
+    ITensor* x = input("x", Dims{4, {-1, 3, -1, -1}});
+    std::vector<float> const kernel(8 * 3 * 3 * 2, 0.F);
+    std::vector<ITensor*> outputs;
+    for (int32_t m = 0; m < 4; ++m)
+    {
+        auto* conv = net().addConvolutionNd(*x, 8, Dims{2, {3, 2}},
+            Weights{DataType::kFLOAT, kernel.data(), static_cast<int64_t>(kernel.size())}, Weights{});
+        conv->setStrideNd(Dims{2, {2, 3}});
+        conv->setDilationNd(Dims{2, {2, 1}});
+        conv->setPrePadding(Dims{2, {1, 0}});
+        conv->setPostPadding(Dims{2, {2, 1}});
+        conv->setPaddingMode(static_cast<PaddingMode>(m));
+        outputs.push_back(conv->getOutput(0));
+    }
+    NetworkShapes const shapes = infer();
+    for (int64_t h : {5, 6, 7, 16})
+    {
+        for (int64_t w : {2, 3, 10})
+        {
+            for (int32_t m = 0; m < 4; ++m)
+            {
+                auto const mode = static_cast<PaddingMode>(m);
+                std::vector<int64_t> const expected{
+                    2, 8, expectedWindowExtent(h, 3, 2, 1, 2, 2, mode), expectedWindowExtent(w, 2, 3, 0, 1, 1, mode)};
+                EXPECT_EQ(at(shapes, outputs[static_cast<std::size_t>(m)], {{"x", Dims{4, {2, 3, h, w}}}}), expected)
+                    << "mode " << m << " h " << h << " w " << w;
+            }
+        }
+    }
+}
+
+TEST_F(ShapeInference, ConvolutionRefusesTheWrongRankAndAnInputSmallerThanTheKernel)
+{
+    ITensor* x = input("x", Dims{4, {1, 2, -1, 4}});
+    std::vector<float> const kernel(4 * 2 * 3 * 3, 0.F);
+    auto* conv = net().addConvolutionNd(*x, 4, Dims{2, {3, 3}},
+        Weights{DataType::kFLOAT, kernel.data(), static_cast<int64_t>(kernel.size())}, Weights{});
+    conv->setName("conv1");
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(at(shapes, conv->getOutput(0), {{"x", Dims{4, {1, 2, 3, 4}}}}), (std::vector<int64_t>{1, 4, 1, 2}));
+    EXPECT_EQ(atError(shapes, {{"x", Dims{4, {1, 2, 2, 4}}}}),
+        "the input shapes: layer 'conv1' (IConvolutionLayer): dimension 2: the padded input extent x.d2 (input x.d2 "
+        "+ padding 0 + 0) is smaller than the dilated window extent 3");
+
+    ITensor* y = input("y", Dims{3, {2, 3, 3}});
+    net()
+        .addConvolutionNd(*x, 4, Dims{2, {3, 3}},
+            Weights{DataType::kFLOAT, kernel.data(), static_cast<int64_t>(kernel.size())}, Weights{})
+        ->setInput(0, *y);
+    net().getLayer(net().getNbLayers() - 1)->setName("conv2");
+    EXPECT_EQ(inferError(),
+        "layer 'conv2' (IConvolutionLayer): input 0 has 3 dimensions; a 2-D convolution needs 4 (N, C, H, W)");
+}
+
+TEST_F(ShapeInference, ConvolutionRefusesKernelWeightsOfTheWrongCount)
+{
+    ITensor* x = input("x", Dims{4, {1, 2, 8, 8}});
+    std::vector<float> const kernel(5, 0.F);
+    net()
+        .addConvolutionNd(*x, 4, Dims{2, {3, 3}}, Weights{DataType::kFLOAT, kernel.data(), 5}, Weights{})
+        ->setName("c");
+    EXPECT_EQ(inferError(),
+        "layer 'c' (IConvolutionLayer): the kernel weights have 5 values; 4 output maps x 2 "
+        "channels per group x kernel [3, 3] need 72");
+}
+
+TEST_F(ShapeInference, PoolingEveryPaddingMode)
+{
+    ITensor* x = input("x", Dims{4, {1, 2, -1, -1}});
+    std::vector<ITensor*> outputs;
+    for (int32_t m = 0; m < 4; ++m)
+    {
+        auto* pool = net().addPoolingNd(*x, nvinfer1::PoolingType::kMAX, Dims{2, {3, 2}});
+        pool->setStrideNd(Dims{2, {2, 2}});
+        pool->setPrePadding(Dims{2, {1, 1}});
+        pool->setPostPadding(Dims{2, {1, 0}});
+        pool->setPaddingMode(static_cast<PaddingMode>(m));
+        outputs.push_back(pool->getOutput(0));
+    }
+    NetworkShapes const shapes = infer();
+    for (int64_t h : {3, 4, 9})
+    {
+        for (int64_t w : {2, 5, 8})
+        {
+            for (int32_t m = 0; m < 4; ++m)
+            {
+                auto const mode = static_cast<PaddingMode>(m);
+                std::vector<int64_t> const expected{
+                    1, 2, expectedWindowExtent(h, 3, 2, 1, 1, 1, mode), expectedWindowExtent(w, 2, 2, 1, 0, 1, mode)};
+                EXPECT_EQ(at(shapes, outputs[static_cast<std::size_t>(m)], {{"x", Dims{4, {1, 2, h, w}}}}), expected)
+                    << "mode " << m;
+            }
+        }
+    }
+}
+
+// ---- concatenation, shuffle, slice ----
+
+TEST_F(ShapeInference, ConcatenationSumsTheAxisAndChecksTheRest)
+{
+    ITensor* a = input("a", Dims{3, {2, -1, 4}});
+    ITensor* b = input("b", Dims{3, {2, 3, 4}});
+    ITensor* inputs[] = {a, b, a};
+    auto* concat = net().addConcatenation(inputs, 3);
+    concat->setAxis(1);
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, concat->getOutput(0)), "[2, ((a.d1 + 3) + a.d1), 4]");
+    EXPECT_EQ(at(shapes, concat->getOutput(0), {{"a", Dims{3, {2, 5, 4}}}}), (std::vector<int64_t>{2, 13, 4}));
+
+    ITensor* c = input("c", Dims{3, {2, 3, 5}});
+    ITensor* bad[] = {b, c};
+    auto* wrong = net().addConcatenation(bad, 2);
+    wrong->setAxis(1);
+    wrong->setName("cat");
+    EXPECT_EQ(inferError(),
+        "layer 'cat' (IConcatenationLayer): dimension 2 is 4 in input 0 and 5 in input 1; "
+        "concatenated inputs must agree on every dimension but the axis 1");
+}
+
+TEST_F(ShapeInference, ShuffleTransposesReshapesWithPlaceholdersAndInfersMinusOne)
+{
+    ITensor* x = input("x", Dims{4, {-1, 3, -1, 2}});
+    auto* shuffle = net().addShuffle(*x);
+    shuffle->setFirstTranspose(nvinfer1::Permutation{{1, 0, 2, 3}}); // [3, N, H, 2]
+    shuffle->setReshapeDimensions(Dims{3, {0, -1, 2}});              // [3, N*H, 2]
+    shuffle->setSecondTranspose(nvinfer1::Permutation{{2, 0, 1}});   // [2, 3, N*H]
+    NetworkShapes const shapes = infer();
+    for (int64_t n : {1, 2, 5})
+    {
+        for (int64_t h : {1, 7})
+        {
+            EXPECT_EQ(
+                at(shapes, shuffle->getOutput(0), {{"x", Dims{4, {n, 3, h, 2}}}}), (std::vector<int64_t>{2, 3, n * h}));
+        }
+    }
+}
+
+TEST_F(ShapeInference, ShuffleWithZeroAsAnExtent)
+{
+    ITensor* x = input("x", Dims{2, {2, 0}}); // as a placeholder the 0 would copy 2 and give 8 elements, not 0
+    auto* shuffle = net().addShuffle(*x);
+    shuffle->setZeroIsPlaceholder(false);
+    shuffle->setReshapeDimensions(Dims{3, {0, 2, 2}});
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, shuffle->getOutput(0)), "[0, 2, 2]");
+}
+
+TEST_F(ShapeInference, ShuffleRefusesCountsThatDiffer)
+{
+    ITensor* x = input("x", Dims{2, {2, 3}});
+    auto* shuffle = net().addShuffle(*x);
+    shuffle->setReshapeDimensions(Dims{2, {4, -1}});
+    shuffle->setName("r");
+    EXPECT_EQ(inferError(),
+        "layer 'r' (IShuffleLayer): the input [2, 3] has 6 elements; reshape dimensions [4, -1] "
+        "cannot infer the -1: 6 is not a multiple of 4");
+    shuffle->setReshapeDimensions(Dims{2, {4, 2}});
+    EXPECT_EQ(inferError(),
+        "layer 'r' (IShuffleLayer): the input [2, 3] has 6 elements; reshape dimensions [4, 2] "
+        "have 8; the counts must be equal");
+    shuffle->setReshapeDimensions(Dims{3, {0, 0, 0}});
+    EXPECT_EQ(inferError(),
+        "layer 'r' (IShuffleLayer): reshape dimension 2 is 0, which copies the input's extent, "
+        "but the input has only 2 dimensions");
+}
+
+TEST_F(ShapeInference, ShuffleReshapeFromAComputedShapeTensor)
+{
+    // reshape x [N, C, H, W] to [N, C * H * W] with the shape computed from x's own shape.
+    ITensor* x = input("x", Dims{4, {-1, 3, -1, -1}});
+    ITensor* shape = net().addShape(*x)->getOutput(0);
+    ITensor* first = net().addGather(*shape, *constant(Dims{1, {1}}, {0}), 0)->getOutput(0);
+    ITensor* rest = net().addSlice(*shape, Dims{1, {1}}, Dims{1, {3}}, Dims{1, {1}})->getOutput(0);
+    ITensor* product = net().addReduce(*rest, nvinfer1::ReduceOperation::kPROD, 1U, true)->getOutput(0); // [C * H * W]
+    ITensor* parts[] = {first, product};
+    ITensor* target = net().addConcatenation(parts, 2)->getOutput(0);
+    auto* reshape = net().addShuffle(*x);
+    reshape->setInput(1, *target);
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, reshape->getOutput(0)), "[x.d0, ((3 * x.d2) * x.d3)]");
+    EXPECT_EQ(at(shapes, reshape->getOutput(0), {{"x", Dims{4, {2, 3, 4, 5}}}}), (std::vector<int64_t>{2, 60}));
+}
+
+TEST_F(ShapeInference, ShapeTensorArithmeticPropagatesValues)
+{
+    ITensor* x = input("x", Dims{2, {-1, -1}});
+    ITensor* shape = net().addShape(*x)->getOutput(0); // kINT64 [d0, d1]
+    ITensor* two = net().addCast(*constant(Dims{1, {1}}, {2}), DataType::kINT64)->getOutput(0);
+    using Op = nvinfer1::ElementWiseOperation;
+    std::vector<std::pair<Op, std::function<int64_t(int64_t, int64_t)>>> const ops{
+        {Op::kSUM, [](int64_t a, int64_t b) { return a + b; }},
+        {Op::kSUB, [](int64_t a, int64_t b) { return a - b; }},
+        {Op::kPROD, [](int64_t a, int64_t b) { return a * b; }},
+        {Op::kDIV, [](int64_t a, int64_t b) { return a / b; }},
+        {Op::kFLOOR_DIV, [](int64_t a, int64_t b) { return a / b; }},
+        {Op::kMAX, [](int64_t a, int64_t b) { return std::max(a, b); }},
+        {Op::kMIN, [](int64_t a, int64_t b) { return std::min(a, b); }},
+    };
+    std::vector<ITensor*> filled;
+    for (auto const& [op, fn] : ops)
+    {
+        ITensor* values = net().addElementWise(*shape, *two, op)->getOutput(0);
+        ITensor* identity = net().addIdentity(*values)->getOutput(0);
+        filled.push_back(net().addFill(Dims{0, {}}, nvinfer1::FillOperation::kLINSPACE)->getOutput(0));
+        net().getLayer(net().getNbLayers() - 1)->setInput(0, *identity);
+    }
+    NetworkShapes const shapes = infer();
+    for (int64_t d0 : {2, 3, 9})
+    {
+        for (int64_t d1 : {4, 5})
+        {
+            for (std::size_t i = 0; i < ops.size(); ++i)
+            {
+                EXPECT_EQ(at(shapes, filled[i], {{"x", Dims{2, {d0, d1}}}}),
+                    (std::vector<int64_t>{ops[i].second(d0, 2), ops[i].second(d1, 2)}))
+                    << "op " << static_cast<int32_t>(ops[i].first);
+            }
+        }
+    }
+}
+
+TEST_F(ShapeInference, SliceWithStaticAndDynamicOperandsInEveryMode)
+{
+    ITensor* x = input("x", Dims{2, {-1, 8}});
+    std::vector<ITensor*> outputs;
+    for (int32_t m = 0; m < nvinfer1::EnumMax<nvinfer1::SampleMode>(); ++m)
+    {
+        auto* slice = net().addSlice(*x, Dims{2, {0, 1}}, Dims{2, {2, 3}}, Dims{2, {1, 2}});
+        slice->setMode(static_cast<nvinfer1::SampleMode>(m));
+        outputs.push_back(slice->getOutput(0));
+    }
+    // Size from the shape tensor [d0 - 1, 4].
+    ITensor* shape = net().addShape(*x)->getOutput(0);
+    ITensor* size
+        = net()
+              .addElementWise(*shape, *net().addCast(*constant(Dims{1, {2}}, {1, 4}), DataType::kINT64)->getOutput(0),
+                  nvinfer1::ElementWiseOperation::kSUB)
+              ->getOutput(0); // [d0 - 1, 4]
+    auto* dynamic = net().addSlice(*x, Dims{2, {1, 0}}, Dims{2, {0, 0}}, Dims{2, {1, 1}});
+    dynamic->setInput(2, *size);
+    NetworkShapes const shapes = infer();
+    for (ITensor* output : outputs)
+    {
+        EXPECT_EQ(at(shapes, output, {{"x", Dims{2, {5, 8}}}}), (std::vector<int64_t>{2, 3}));
+    }
+    EXPECT_EQ(at(shapes, dynamic->getOutput(0), {{"x", Dims{2, {5, 8}}}}), (std::vector<int64_t>{4, 4}));
+    EXPECT_EQ(at(shapes, dynamic->getOutput(0), {{"x", Dims{2, {9, 8}}}}), (std::vector<int64_t>{8, 4}));
+
+    // A profile where d0 - 1 - 4 ... stays non-negative passes; one reaching 0 rows gives an empty slice.
+    ProfileData profile;
+    profile.inputs["x"].dims = {Dims{2, {1, 8}}, Dims{2, {4, 8}}, Dims{2, {16, 8}}};
+    auto const concrete = concretize(shapes, mExprs, profile, "profile 0");
+    ASSERT_TRUE(concrete.ok()) << concrete.error().message;
+    ConcreteShape const& c = concrete.value().tensors.at(static_cast<Tensor*>(dynamic->getOutput(0)));
+    EXPECT_EQ(vec(c.min), (std::vector<int64_t>{0, 4}));
+    EXPECT_EQ(vec(c.opt), (std::vector<int64_t>{3, 4}));
+    EXPECT_EQ(vec(c.max), (std::vector<int64_t>{15, 4}));
+    EXPECT_EQ(vec(c.upper), (std::vector<int64_t>{15, 4}));
+}
+
+TEST_F(ShapeInference, SliceRefusesStrictOutOfBoundsAndOperandsOfTheWrongLength)
+{
+    ITensor* x = input("x", Dims{2, {4, 8}});
+    auto* slice = net().addSlice(*x, Dims{2, {0, 6}}, Dims{2, {2, 2}}, Dims{2, {1, 2}});
+    slice->setName("s");
+    EXPECT_EQ(inferError(),
+        "layer 's' (ISliceLayer): axis 1: start 6, size 2 and stride 2 read coordinates 6 to 8 of "
+        "an extent of 8 (kSTRICT_BOUNDS needs them inside)");
+    slice->setMode(nvinfer1::SampleMode::kWRAP);
+    EXPECT_EQ(inferError(), "");
+    slice->setStart(Dims{1, {0}});
+    slice->setSize(Dims{1, {1}});
+    slice->setStride(Dims{1, {1}});
+    EXPECT_EQ(inferError(),
+        "layer 's' (ISliceLayer): the start has 1 entries; it needs one per sliced axis (2, the input's rank)");
+}
+
+TEST_F(ShapeInference, ConcretizeRefusesAProfileThatMakesAnExtentNegative)
+{
+    ITensor* x = input("x", Dims{1, {-1}});
+    ITensor* shape = net().addShape(*x)->getOutput(0);
+    ITensor* size
+        = net()
+              .addElementWise(*shape, *net().addCast(*constant(Dims{1, {1}}, {3}), DataType::kINT64)->getOutput(0),
+                  nvinfer1::ElementWiseOperation::kSUB)
+              ->getOutput(0);
+    auto* slice = net().addSlice(*x, Dims{1, {0}}, Dims{1, {0}}, Dims{1, {1}});
+    slice->setInput(2, *size);
+    slice->setName("tail");
+    NetworkShapes const shapes = infer();
+    ProfileData profile;
+    profile.inputs["x"].dims = {Dims{1, {2}}, Dims{1, {4}}, Dims{1, {8}}};
+    auto const refused = concretize(shapes, mExprs, profile, "profile 1");
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().message,
+        "profile 1, at kMIN: extent 0 of tensor '" + std::string(slice->getOutput(0)->getName())
+            + "' (output 0 of layer 'tail' (ISliceLayer)) = (x.d0 - 3) is -1; extents are at least 0");
+    ProfileData none;
+    auto const missing = concretize(shapes, mExprs, none, "profile 2");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().message, "profile 2, kMIN: gives no dimensions for input 'x', whose extent 0 is dynamic");
+}
+
+TEST_F(ShapeInference, EmptyTensorTrickPassesAShapeTensorThroughAZeroStrideSlice)
+{
+    // The seed's trick: shape tensor [P, Q] -> concat [0, P, Q] -> zero-stride slice of an empty constant [0, 1, 1].
+    ITensor* pq = input("pq", Dims{1, {2}}, DataType::kINT32);
+    ITensor* c011 = net().addConstant(Dims{3, {0, 1, 1}}, Weights{DataType::kFLOAT, nullptr, 0})->getOutput(0);
+    ITensor* z = constant(Dims{1, {1}}, {0});
+    ITensor* parts[] = {z, pq};
+    auto* zpq = net().addConcatenation(parts, 2);
+    zpq->setAxis(0);
+    Dims const z3{3, {0, 0, 0}};
+    auto* slice = net().addSlice(*c011, z3, z3, z3);
+    slice->setInput(2, *zpq->getOutput(0));
+    auto* id = net().addIdentity(*slice->getOutput(0));
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, id->getOutput(0)), "[0, pq.v0, pq.v1]");
+    EXPECT_EQ(at(shapes, id->getOutput(0), {{"pq", Dims{1, {2}}}}, {{"pq", {7, 9}}}), (std::vector<int64_t>{0, 7, 9}));
+    ProfileData profile;
+    profile.inputs["pq"].dims = {Dims{1, {2}}, Dims{1, {2}}, Dims{1, {2}}};
+    profile.inputs["pq"].values = {std::vector<int64_t>{1, 1}, std::vector<int64_t>{4, 5}, std::vector<int64_t>{8, 9}};
+    auto const concrete = concretize(shapes, mExprs, profile, "profile 0");
+    ASSERT_TRUE(concrete.ok()) << concrete.error().message;
+    EXPECT_EQ(
+        vec(concrete.value().tensors.at(static_cast<Tensor*>(id->getOutput(0))).max), (std::vector<int64_t>{0, 8, 9}));
+}
+
+// ---- matrix multiply, reduce, gather, select, fill, shape-preserving kinds ----
+
+TEST_F(ShapeInference, MatrixMultiplyOperationsAndBatchBroadcast)
+{
+    using nvinfer1::MatrixOperation;
+    ITensor* a = input("a", Dims{3, {-1, 4, 5}});
+    ITensor* b = input("b", Dims{3, {1, 5, 6}});
+    ITensor* bt = input("bt", Dims{2, {6, 5}});
+    ITensor* v = input("v", Dims{1, {5}});
+    ITensor* nn = net().addMatrixMultiply(*a, MatrixOperation::kNONE, *b, MatrixOperation::kNONE)->getOutput(0);
+    ITensor* nt = net().addMatrixMultiply(*a, MatrixOperation::kNONE, *bt, MatrixOperation::kTRANSPOSE)->getOutput(0);
+    ITensor* nv = net().addMatrixMultiply(*a, MatrixOperation::kNONE, *v, MatrixOperation::kVECTOR)->getOutput(0);
+    ITensor* vn = net().addMatrixMultiply(*v, MatrixOperation::kVECTOR, *b, MatrixOperation::kNONE)->getOutput(0);
+    NetworkShapes const shapes = infer();
+    for (int64_t n : {1, 3})
+    {
+        std::map<std::string, Dims> const in{{"a", Dims{3, {n, 4, 5}}}};
+        EXPECT_EQ(at(shapes, nn, in), (std::vector<int64_t>{n, 4, 6}));
+        EXPECT_EQ(at(shapes, nt, in), (std::vector<int64_t>{n, 4, 6}));
+        EXPECT_EQ(at(shapes, nv, in), (std::vector<int64_t>{n, 4}));
+        EXPECT_EQ(at(shapes, vn, in), (std::vector<int64_t>{1, 6}));
+    }
+    auto* bad = net().addMatrixMultiply(*a, MatrixOperation::kTRANSPOSE, *b, MatrixOperation::kNONE);
+    bad->setName("mm");
+    EXPECT_EQ(inferError(),
+        "layer 'mm' (IMatrixMultiplyLayer): the inner extents differ: 4 in input 0 and 5 in input "
+        "1; they must be equal");
+}
+
+TEST_F(ShapeInference, ReduceAxesAndKeepDimensions)
+{
+    ITensor* x = input("x", Dims{4, {-1, 3, -1, 5}});
+    ITensor* keep = net().addReduce(*x, nvinfer1::ReduceOperation::kSUM, 0b1010U, true)->getOutput(0);
+    ITensor* drop = net().addReduce(*x, nvinfer1::ReduceOperation::kMAX, 0b0101U, false)->getOutput(0);
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(at(shapes, keep, {{"x", Dims{4, {2, 3, 7, 5}}}}), (std::vector<int64_t>{2, 1, 7, 1}));
+    EXPECT_EQ(at(shapes, drop, {{"x", Dims{4, {2, 3, 7, 5}}}}), (std::vector<int64_t>{3, 5}));
+}
+
+TEST_F(ShapeInference, GatherInEveryMode)
+{
+    ITensor* data = input("data", Dims{3, {-1, 4, 5}});
+    ITensor* indices = input("indices", Dims{2, {-1, 3}}, DataType::kINT32);
+    ITensor* byDefault = net().addGather(*data, *indices, 1)->getOutput(0);
+    ITensor* elementIndices = input("ei", Dims{3, {-1, 4, 2}}, DataType::kINT32);
+    auto* element = net().addGatherV2(*data, *elementIndices, nvinfer1::GatherMode::kELEMENT);
+    element->setGatherAxis(2);
+    ITensor* ndIndices = input("ni", Dims{3, {-1, 6, 2}}, DataType::kINT32);
+    auto* nd = net().addGatherV2(*data, *ndIndices, nvinfer1::GatherMode::kND);
+    nd->setNbElementWiseDims(1);
+    NetworkShapes const shapes = infer();
+    std::map<std::string, Dims> const in{{"data", Dims{3, {2, 4, 5}}}, {"indices", Dims{2, {7, 3}}},
+        {"ei", Dims{3, {2, 4, 2}}}, {"ni", Dims{3, {2, 6, 2}}}};
+    EXPECT_EQ(at(shapes, byDefault, in), (std::vector<int64_t>{2, 7, 3, 5}));
+    EXPECT_EQ(at(shapes, element->getOutput(0), in), (std::vector<int64_t>{2, 4, 2}));
+    EXPECT_EQ(at(shapes, nd->getOutput(0), in), (std::vector<int64_t>{2, 6}));
+}
+
+TEST_F(ShapeInference, SelectBroadcastsThreeWays)
+{
+    ITensor* c = input("c", Dims{3, {-1, 1, 1}}, DataType::kBOOL);
+    ITensor* t = input("t", Dims{3, {1, 4, 1}});
+    ITensor* e = input("e", Dims{3, {1, 1, 5}});
+    ITensor* out = net().addSelect(*c, *t, *e)->getOutput(0);
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(at(shapes, out, {{"c", Dims{3, {3, 1, 1}}}}), (std::vector<int64_t>{3, 4, 5}));
+}
+
+TEST_F(ShapeInference, ShapePreservingKindsAndShapeAndConstant)
+{
+    ITensor* x = input("x", Dims{3, {-1, 2, -1}});
+    ITensor* a = net().addActivation(*x, nvinfer1::ActivationType::kRELU)->getOutput(0);
+    ITensor* u = net().addUnary(*a, nvinfer1::UnaryOperation::kEXP)->getOutput(0);
+    ITensor* s = net().addSoftMax(*u)->getOutput(0);
+    ITensor* c = net().addCast(*s, DataType::kHALF)->getOutput(0);
+    ITensor* i = net().addIdentity(*c)->getOutput(0);
+    ITensor* shape = net().addShape(*i)->getOutput(0);
+    ITensor* k = constant(Dims{2, {2, 3}}, {1, 2, 3, 4, 5, 6});
+    NetworkShapes const shapes = infer();
+    for (ITensor* tensor : {a, u, s, c, i})
+    {
+        EXPECT_EQ(str(shapes, tensor), "[x.d0, 2, x.d2]");
+    }
+    EXPECT_EQ(str(shapes, shape), "[3]");
+    SymbolicTensor const& values = shapes.tensors.at(static_cast<Tensor*>(shape));
+    ASSERT_TRUE(values.values.has_value());
+    EXPECT_EQ(mExprs.toString(*(*values.values)[2]), "x.d2");
+    EXPECT_EQ(str(shapes, k), "[2, 3]");
+}
+
+// ---- plugins ----
+
+//! A NonZero-like V3 plugin "NonZeroLike" version "1" namespace "test": data input X [R, C] and a shape input with one
+//! value P; output 0 is [2, K] and output 1 the size tensor K, with optimum R * C / 2 and upper bound min(R * C, P).
+class NonZeroLikePlugin final : public nvinfer1::IPluginV3,
+                                public nvinfer1::IPluginV3OneCore,
+                                public nvinfer1::IPluginV3OneBuild
+{
+public:
+    enum class Misbehave
+    {
+        kNONE,
+        kSTATUS,
+        kFOREIGN
+    };
+    explicit NonZeroLikePlugin(Misbehave misbehave = Misbehave::kNONE)
+        : mMisbehave(misbehave)
+    {
+    }
+    nvinfer1::IPluginCapability* getCapabilityInterface(nvinfer1::PluginCapabilityType type) noexcept override
+    {
+        switch (type)
+        {
+        case nvinfer1::PluginCapabilityType::kCORE: return static_cast<nvinfer1::IPluginV3OneCore*>(this);
+        case nvinfer1::PluginCapabilityType::kBUILD: return static_cast<nvinfer1::IPluginV3OneBuild*>(this);
+        case nvinfer1::PluginCapabilityType::kRUNTIME: return nullptr;
+        }
+        return nullptr;
+    }
+    nvinfer1::IPluginV3* clone() noexcept override { return new NonZeroLikePlugin(mMisbehave); }
+    char const* getPluginName() const noexcept override { return "NonZeroLike"; }
+    char const* getPluginVersion() const noexcept override { return "1"; }
+    char const* getPluginNamespace() const noexcept override { return "test"; }
+    int32_t configurePlugin(nvinfer1::DynamicPluginTensorDesc const*, int32_t, nvinfer1::DynamicPluginTensorDesc const*,
+        int32_t) noexcept override
+    {
+        return 0;
+    }
+    int32_t getOutputDataTypes(DataType* outputTypes, int32_t, DataType const*, int32_t) const noexcept override
+    {
+        outputTypes[0] = DataType::kINT32;
+        outputTypes[1] = DataType::kINT64;
+        return 0;
+    }
+    int32_t getOutputShapes(nvinfer1::DimsExprs const* inputs, int32_t, nvinfer1::DimsExprs const* shapeInputs, int32_t,
+        nvinfer1::DimsExprs* outputs, int32_t, nvinfer1::IExprBuilder& builder) noexcept override
+    {
+        if (mMisbehave == Misbehave::kSTATUS)
+        {
+            return 3;
+        }
+        auto const* volume = builder.operation(nvinfer1::DimensionOperation::kPROD, *inputs[0].d[0], *inputs[0].d[1]);
+        auto const* opt = builder.operation(nvinfer1::DimensionOperation::kFLOOR_DIV, *volume, *builder.constant(2));
+        auto const* upper = builder.operation(nvinfer1::DimensionOperation::kMIN, *volume, *shapeInputs[0].d[0]);
+        if (mMisbehave == Misbehave::kFOREIGN)
+        {
+            upper = &mForeign;
+        }
+        auto const* k = builder.declareSizeTensor(1, *opt, *upper);
+        outputs[0].nbDims = 2;
+        outputs[0].d[0] = builder.constant(2);
+        outputs[0].d[1] = k;
+        outputs[1].nbDims = 0;
+        return 0;
+    }
+    bool supportsFormatCombination(
+        int32_t, nvinfer1::DynamicPluginTensorDesc const*, int32_t, int32_t) noexcept override
+    {
+        return true;
+    }
+    int32_t getNbOutputs() const noexcept override { return 2; }
+
+private:
+    //! An expression no builder made.
+    class Foreign final : public nvinfer1::IDimensionExpr
+    {
+    };
+    Misbehave mMisbehave;
+    Foreign mForeign;
+};
+
+TEST_F(ShapeInference, PluginV3WithAShapeInputAndASizeTensor)
+{
+    ITensor* x = input("x", Dims{2, {-1, -1}});
+    ITensor* limit = input("limit", Dims{1, {1}}, DataType::kINT32);
+    NonZeroLikePlugin plugin;
+    auto* layer = net().addPluginV3(&x, 1, &limit, 1, plugin);
+    ASSERT_NE(layer, nullptr);
+    layer->setName("nz");
+    // Downstream of the size tensor: a fill of shape [K] from output 1's value.
+    auto* toVector = net().addShuffle(*layer->getOutput(1));
+    toVector->setReshapeDimensions(Dims{1, {1}});
+    ITensor* k = toVector->getOutput(0);
+    auto* fill = net().addFill(Dims{0, {}}, nvinfer1::FillOperation::kLINSPACE);
+    fill->setInput(0, *k);
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, layer->getOutput(0)), "[2, nz.output1.size]");
+    EXPECT_EQ(str(shapes, layer->getOutput(1)), "[]");
+    EXPECT_EQ(str(shapes, fill->getOutput(0)), "[nz.output1.size]");
+
+    ProfileData profile;
+    profile.inputs["x"].dims = {Dims{2, {1, 1}}, Dims{2, {4, 6}}, Dims{2, {8, 8}}};
+    profile.inputs["limit"].dims = {Dims{1, {1}}, Dims{1, {1}}, Dims{1, {1}}};
+    profile.inputs["limit"].values = {std::vector<int64_t>{1}, std::vector<int64_t>{10}, std::vector<int64_t>{50}};
+    auto const concrete = concretize(shapes, mExprs, profile, "profile 0");
+    ASSERT_TRUE(concrete.ok()) << concrete.error().message;
+    ConcreteShape const& out = concrete.value().tensors.at(static_cast<Tensor*>(layer->getOutput(0)));
+    EXPECT_EQ(vec(out.min), (std::vector<int64_t>{2, 0}));
+    EXPECT_EQ(vec(out.opt), (std::vector<int64_t>{2, 12})); // 4 * 6 / 2
+    EXPECT_EQ(vec(out.max), (std::vector<int64_t>{2, 50})); // min(8 * 8, 50)
+    EXPECT_EQ(vec(out.upper), (std::vector<int64_t>{2, 50}));
+    EXPECT_EQ(
+        vec(concrete.value().tensors.at(static_cast<Tensor*>(fill->getOutput(0))).max), (std::vector<int64_t>{50}));
+
+    // At run time, once the plugin has run and K is known.
+    SymbolId const kSymbol = shapes.shape(*static_cast<Tensor*>(fill->getOutput(0)))[0]->symbol();
+    auto const run = evaluate(shapes, mExprs,
+        InputValues{{{"x", Dims{2, {3, 3}}}, {"limit", Dims{1, {1}}}}, {{"limit", {5}}}, {{kSymbol, 4}}});
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    EXPECT_EQ(vec(run.value().at(static_cast<Tensor*>(fill->getOutput(0)))), (std::vector<int64_t>{4}));
+}
+
+TEST_F(ShapeInference, PluginV3ErrorsNameThePluginAndTheLayer)
+{
+    ITensor* x = input("x", Dims{2, {-1, -1}});
+    ITensor* limit = input("limit", Dims{1, {1}}, DataType::kINT32);
+    NonZeroLikePlugin failing(NonZeroLikePlugin::Misbehave::kSTATUS);
+    auto* layer = net().addPluginV3(&x, 1, &limit, 1, failing);
+    layer->setName("nz");
+    EXPECT_EQ(inferError(),
+        "layer 'nz' (IPluginV3Layer): plugin \"NonZeroLike\" version \"1\" namespace \"test\": "
+        "getOutputShapes() returned status 3");
+    mDefinition.reset(mBuilder->createNetworkV2(0));
+    x = input("x", Dims{2, {-1, -1}});
+    limit = input("limit", Dims{1, {1}}, DataType::kINT32);
+    NonZeroLikePlugin foreign(NonZeroLikePlugin::Misbehave::kFOREIGN);
+    net().addPluginV3(&x, 1, &limit, 1, foreign)->setName("nz2");
+    EXPECT_EQ(inferError(),
+        "layer 'nz2' (IPluginV3Layer): plugin \"NonZeroLike\" version \"1\" namespace \"test\": getOutputShapes(): "
+        "IExprBuilder::declareSizeTensor: the upper expression was not made by this builder (only expressions from "
+        "IExprBuilder or from the inputs' DimsExprs may be passed back)");
+}
+
+//! A V2DynamicExt plugin "Padder" version "1": output 0 is input 0 with its last extent plus input 1's first.
+class PadderPlugin final : public nvinfer1::IPluginV2DynamicExt
+{
+public:
+    int32_t getNbOutputs() const noexcept override { return 1; }
+    nvinfer1::DimsExprs getOutputDimensions(
+        int32_t, nvinfer1::DimsExprs const* inputs, int32_t, nvinfer1::IExprBuilder& builder) noexcept override
+    {
+        nvinfer1::DimsExprs out = inputs[0];
+        out.d[out.nbDims - 1]
+            = builder.operation(nvinfer1::DimensionOperation::kSUM, *inputs[0].d[out.nbDims - 1], *inputs[1].d[0]);
+        return out;
+    }
+    DataType getOutputDataType(int32_t, DataType const* types, int32_t) const noexcept override { return types[0]; }
+    bool supportsFormatCombination(int32_t, nvinfer1::PluginTensorDesc const*, int32_t, int32_t) noexcept override
+    {
+        return true;
+    }
+    void configurePlugin(nvinfer1::DynamicPluginTensorDesc const*, int32_t, nvinfer1::DynamicPluginTensorDesc const*,
+        int32_t) noexcept override
+    {
+    }
+    size_t getWorkspaceSize(
+        nvinfer1::PluginTensorDesc const*, int32_t, nvinfer1::PluginTensorDesc const*, int32_t) const noexcept override
+    {
+        return 0;
+    }
+    int32_t enqueue(nvinfer1::PluginTensorDesc const*, nvinfer1::PluginTensorDesc const*, void const* const*,
+        void* const*, void*, cudaStream_t) noexcept override
+    {
+        return 0;
+    }
+    nvinfer1::IPluginV2DynamicExt* clone() const noexcept override { return new PadderPlugin(); }
+    char const* getPluginType() const noexcept override { return "Padder"; }
+    char const* getPluginVersion() const noexcept override { return "1"; }
+    int32_t initialize() noexcept override { return 0; }
+    void terminate() noexcept override {}
+    size_t getSerializationSize() const noexcept override { return 0; }
+    void serialize(void*) const noexcept override {}
+    void destroy() noexcept override { delete this; }
+    void setPluginNamespace(char const*) noexcept override {}
+    char const* getPluginNamespace() const noexcept override { return ""; }
+};
+
+TEST_F(ShapeInference, PluginV2DynamicExtGivesSymbolicOutputs)
+{
+    ITensor* x = input("x", Dims{2, {-1, -1}});
+    ITensor* y = input("y", Dims{1, {-1}});
+    ITensor* inputs[] = {x, y};
+    PadderPlugin plugin;
+    auto* layer = net().addPluginV2(inputs, 2, plugin);
+    ASSERT_NE(layer, nullptr);
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, layer->getOutput(0)), "[x.d0, (x.d1 + y.d0)]");
+    EXPECT_EQ(
+        at(shapes, layer->getOutput(0), {{"x", Dims{2, {3, 4}}}, {"y", Dims{1, {5}}}}), (std::vector<int64_t>{3, 9}));
+}
+
+TEST(ShapeRules, EveryKindHasARule)
+{
+    // Each layer kind's rule is reachable through the parameter variant: a rule missing from a kind's file is a
+    // link error, and each answers (here with an error for missing inputs, or a shape) without crashing.
+    ExprContext exprs;
+    for (std::size_t i = 0; i < kLayerKinds.size(); ++i)
+    {
+        LayerType const type = kLayerKinds[i].type;
+        if (type == LayerType::kPLUGIN_V2 || type == LayerType::kPLUGIN_V3)
+        {
+            continue; // need a plugin object; tested above
+        }
+        LayerParams params = [&]() -> LayerParams {
+            switch (type)
+            {
+            case LayerType::kCONVOLUTION: return ConvolutionParams{};
+            case LayerType::kCAST: return CastParams{};
+            case LayerType::kACTIVATION: return ActivationParams{};
+            case LayerType::kPOOLING: return PoolingParams{};
+            case LayerType::kSOFTMAX: return SoftMaxParams{1U};
+            case LayerType::kCONCATENATION: return ConcatenationParams{};
+            case LayerType::kELEMENTWISE: return ElementWiseParams{};
+            case LayerType::kUNARY: return UnaryParams{};
+            case LayerType::kSHUFFLE: return ShuffleParams{};
+            case LayerType::kREDUCE: return ReduceParams{};
+            case LayerType::kGATHER: return GatherParams{};
+            case LayerType::kMATRIX_MULTIPLY: return MatrixMultiplyParams{};
+            case LayerType::kCONSTANT: return ConstantParams{Dims{1, {2}}, Weights{DataType::kFLOAT, nullptr, 0}};
+            case LayerType::kIDENTITY: return IdentityParams{};
+            case LayerType::kSLICE: return SliceParams{Dims{1, {0}}, Dims{1, {1}}, Dims{1, {1}}};
+            case LayerType::kSHAPE: return ShapeParams{};
+            case LayerType::kSELECT: return SelectParams{};
+            case LayerType::kFILL: return FillParams{Dims{1, {3}}};
+            default: return IdentityParams{};
+            }
+        }();
+        ASSERT_EQ(layerTypeOf(params), type) << kLayerKinds[i].className;
+        SymbolicTensor const in{SymbolicDims{exprs.constant(2)}, std::nullopt, DataType::kFLOAT};
+        ShapeRuleContext context(exprs, "k", type, {in, in, in}, 1);
+        auto const result = std::visit([&](auto const& p) { return inferOutputShapes(p, context); }, params);
+        if (result.ok())
+        {
+            EXPECT_EQ(result.value().size(), 1U) << kLayerKinds[i].className;
+        }
+        else
+        {
+            EXPECT_NE(result.error().message.find("layer 'k' (" + std::string(kLayerKinds[i].className) + "): "),
+                std::string::npos)
+                << result.error().message;
+        }
+    }
+}
+
+} // namespace
+} // namespace kiln
