@@ -62,8 +62,8 @@ constexpr int64_t integerSign(int64_t x) noexcept
     return x > 0 ? 1 : (x < 0 ? -1 : 0);
 }
 
-double (*const kNoFloating)(double) = nullptr;
-int64_t (*const kNoInteger)(int64_t) = nullptr;
+constexpr double (*kNoFloating)(double) = nullptr;
+constexpr int64_t (*kNoInteger)(int64_t) = nullptr;
 
 constexpr std::array<UnaryOpInfo, 25> kOps{{
     {Op::kEXP, "kEXP", kMathInputs, false, [](double x) { return std::exp(x); }, kNoInteger},
