@@ -195,4 +195,18 @@ DimExpr const* windowExtent(ShapeRuleContext& context, DimExpr const* input, int
     return context.add(steps, context.constant(1));
 }
 
+std::optional<Error> windowParamsProblem(
+    ShapeRuleContext& context, int32_t spatial, std::initializer_list<std::pair<char const*, Dims const*>> params)
+{
+    for (auto const& [what, dims] : params)
+    {
+        if (dims->nbDims != spatial)
+        {
+            return context.error(
+                "the ", what, " ", *dims, " has ", dims->nbDims, " dimensions; the window has ", spatial);
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace kiln

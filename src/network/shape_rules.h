@@ -18,6 +18,7 @@
 #include "network/layer_kinds.h"
 #include "network/report.h"
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -150,6 +151,11 @@ Expected<std::vector<SymbolicTensor>> passThrough(ShapeRuleContext& context, boo
 //! pooling). axis names the extent in messages.
 DimExpr const* windowExtent(ShapeRuleContext& context, DimExpr const* input, int64_t window, int64_t stride,
     int64_t prePadding, int64_t postPadding, int64_t dilation, nvinfer1::PaddingMode mode, int32_t axis);
+
+//! An error unless each of the named window parameters (stride, paddings, dilation) has one entry per spatial
+//! dimension.
+std::optional<Error> windowParamsProblem(
+    ShapeRuleContext& context, int32_t spatial, std::initializer_list<std::pair<char const*, Dims const*>> params);
 
 // One rule per kind, each defined in the kind's src/network/layers/<stem>.cpp.
 #define KILN_DECLARE_SHAPE_RULE(e, Name, tag)                                                                          \

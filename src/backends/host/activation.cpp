@@ -138,15 +138,9 @@ Expected<TensorDesc> inferActivation(ActivationParams const& params, TensorDesc 
         return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT,
             "unknown ActivationType " + std::to_string(static_cast<int32_t>(params.type))};
     }
-    if (!contains(info->inputs, in.type))
+    if (std::optional<std::string> const problem = inputProblem(info->inputs, in))
     {
-        return invalid(*info,
-            std::string("does not accept ") + dataTypeName(in.type) + " input (it takes " + typeSetString(info->inputs)
-                + ")");
-    }
-    if (!isValidShape(in.dims))
-    {
-        return invalid(*info, "input shape " + shapeString(in.dims) + " is not a concrete shape");
+        return invalid(*info, *problem);
     }
     return TensorDesc{in.type, in.dims};
 }
@@ -159,22 +153,9 @@ Status runActivation(ActivationParams const& params, HostTensor const& in, HostT
         return desc.error();
     }
     ActivationInfo const& info = *findActivation(params.type);
-    if (out.type != in.type)
+    if (std::optional<std::string> const problem = shapePreservingOutputProblem(in, out, in.type))
     {
-        return invalid(
-            info, std::string("the output is ") + dataTypeName(out.type) + " but must be " + dataTypeName(in.type));
-    }
-    if (!sameShape(out.dims, in.dims))
-    {
-        return invalid(
-            info, "the output has shape " + shapeString(out.dims) + " but the input has shape " + shapeString(in.dims));
-    }
-    for (auto const& [tensor, role] : {std::pair{&in, "input"}, std::pair{&out, "output"}})
-    {
-        if (std::optional<Error> const error = checkTensor(*tensor, role))
-        {
-            return invalid(info, error->message);
-        }
+        return invalid(info, *problem);
     }
     int64_t const count = elementCount(in.dims);
     double const alpha = params.alpha;

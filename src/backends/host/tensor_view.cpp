@@ -349,4 +349,39 @@ HostBuffer::HostBuffer(DataType type, Dims const& dims, float scale)
     mTensor.data = mBytes.data();
 }
 
+std::optional<std::string> inputProblem(TypeSet accepted, TensorDesc const& in)
+{
+    if (!contains(accepted, in.type))
+    {
+        return std::string("does not accept ") + dataTypeName(in.type) + " input (it takes " + typeSetString(accepted)
+            + ")";
+    }
+    if (!isValidShape(in.dims))
+    {
+        return "input shape " + shapeString(in.dims) + " is not a concrete shape";
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> shapePreservingOutputProblem(
+    HostTensor const& in, HostTensor const& out, DataType outputType)
+{
+    if (out.type != outputType)
+    {
+        return std::string("the output is ") + dataTypeName(out.type) + " but must be " + dataTypeName(outputType);
+    }
+    if (!sameShape(out.dims, in.dims))
+    {
+        return "the output has shape " + shapeString(out.dims) + " but the input has shape " + shapeString(in.dims);
+    }
+    for (auto const& [tensor, role] : {std::pair{&in, "input"}, std::pair{&out, "output"}})
+    {
+        if (std::optional<Error> const error = checkTensor(*tensor, role))
+        {
+            return error->message;
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace kiln::host

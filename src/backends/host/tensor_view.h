@@ -132,6 +132,15 @@ constexpr bool contains(TypeSet set, DataType type) noexcept
 //! "kFLOAT, kHALF" in enum order; "none" for the empty set.
 std::string typeSetString(TypeSet set);
 
+//! Why a one-input, shape-preserving kernel cannot take `in`: a type outside `accepted`, or a shape that is not
+//! concrete; std::nullopt when it can.
+std::optional<std::string> inputProblem(TypeSet accepted, TensorDesc const& in);
+
+//! Why `out` cannot receive a shape-preserving kernel's result of `in` in outputType: another type or shape, or an
+//! unusable tensor (checkTensor); std::nullopt when it can.
+std::optional<std::string> shapePreservingOutputProblem(
+    HostTensor const& in, HostTensor const& out, DataType outputType);
+
 //! Plain floating types: computed in double, stored rounded to nearest even.
 inline constexpr TypeSet kFloatingTypes = typeSet({DataType::kFLOAT, DataType::kHALF, DataType::kBF16});
 //! Floating values stored quantized by the tensor's scale.

@@ -188,26 +188,6 @@ nvinfer1::IConvolutionLayer* NetworkApi::addConvolutionNd(nvinfer1::ITensor& inp
 }
 
 // The symbolic shape rule (network/shape_rules.h).
-namespace
-{
-
-//! Whether each of the window parameters has one entry per spatial dimension; else the error.
-std::optional<Error> windowParamsProblem(
-    ShapeRuleContext& context, int32_t spatial, std::initializer_list<std::pair<char const*, Dims const*>> params)
-{
-    for (auto const& [what, dims] : params)
-    {
-        if (dims->nbDims != spatial)
-        {
-            return context.error(
-                "the ", what, " ", *dims, " has ", dims->nbDims, " dimensions; the window has ", spatial);
-        }
-    }
-    return std::nullopt;
-}
-
-} // namespace
-
 Expected<std::vector<SymbolicTensor>> inferOutputShapes(ConvolutionParams const& params, ShapeRuleContext& context)
 {
     SymbolicTensor const& data = context.input(0);

@@ -156,14 +156,10 @@ Expected<std::vector<SymbolicTensor>> inferOutputShapes(PoolingParams const& par
         return context.error("input 0 has ", data.rank(), " dimensions; a ", spatial, "-D pooling needs at least ",
             spatial + 2, spatial == 3 ? " (N, C, D, H, W)" : " (N, C, H, W)");
     }
-    for (auto const& [what, dims] : {std::pair<char const*, Dims const*>{"stride", &params.stride},
-             {"pre-padding", &params.prePadding}, {"post-padding", &params.postPadding}})
+    if (auto problem = windowParamsProblem(context, spatial,
+            {{"stride", &params.stride}, {"pre-padding", &params.prePadding}, {"post-padding", &params.postPadding}}))
     {
-        if (dims->nbDims != spatial)
-        {
-            return context.error(
-                "the ", what, " ", *dims, " has ", dims->nbDims, " dimensions; the window has ", spatial);
-        }
+        return *problem;
     }
     SymbolicDims out = *data.shape;
     int32_t const first = data.rank() - spatial;
