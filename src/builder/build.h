@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+// The build step: a network definition and a config become an EngineModel (plan/engine_model.h).
+//
+//     Expected<EngineModel> model = buildEngineModel(Network::of(definition), BuilderConfig::of(config).settings());
+//
+// It orders the layers, infers every shape symbolically, checks the shapes against every optimization profile,
+// resolves each tensor's type and format, checks that the backend has a kernel for every layer at the profile's
+// kMIN, kOPT and kMAX shapes, copies the weights, and plans activation memory per profile. The first error names
+// the layer, tensor or profile concerned.
+#pragma once
+
+#include "builder/builder_config.h"
+#include "core/error.h"
+#include "network/network.h"
+#include "plan/engine_model.h"
+
+namespace kiln
+{
+
+Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings const& settings);
+
+} // namespace kiln

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// The plan payload: an EngineModel encoded as a FlatBuffers table (schema: src/plan/engine.fbs) inside the plan
+// envelope (plan/container.h). Decoding trusts nothing: the envelope is checked, then the FlatBuffers verifier
+// checks every offset, then every index, enum, count and size of the model is checked before the model is used.
+//
+//     std::vector<uint8_t> plan = encodeEngine(model).value();
+//     Expected<EngineModel> loaded = decodeEngine(plan.data(), plan.size());   // refuses a damaged plan clearly
+#pragma once
+
+#include "core/error.h"
+#include "plan/engine_model.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace kiln
+{
+
+//! The whole plan file (envelope and payload) for model. An error for what the format cannot hold (a plugin layer
+//! before issue 4, weights that point outside model.weights).
+Expected<std::vector<uint8_t>> encodeEngine(EngineModel const& model);
+
+//! The model of a plan file held in memory; never reads outside [data, data + size) and copies what it keeps.
+Expected<EngineModel> decodeEngine(void const* data, std::size_t size);
+
+//! Why model is not a consistent engine (an index out of range, an operand after its node, a layer reading a tensor
+//! made later, weights whose size does not match their count, ...), or std::nullopt. decodeEngine runs it.
+std::optional<std::string> modelProblem(EngineModel const& model);
+
+} // namespace kiln

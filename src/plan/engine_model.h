@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+// The engine model: everything a built engine is, in one value that the three phases share. The builder makes it
+// from a network and a config (builder/build.h), the plan writer encodes it and the plan reader decodes it
+// (plan/engine_codec.h), and the runtime executes it (runtime/). Nothing in it points into a network: tensors,
+// layers, expressions and weights refer to each other by index, and weights are owned by the model.
+//
+//     EngineModel model = buildEngineModel(network, config).value();
+//     std::vector<uint8_t> plan = encodeEngine(model).value();
+//     EngineModel loaded = decodeEngine(plan.data(), plan.size()).value();   // equal to model
+//
+// Shapes are symbolic. Every extent of every tensor is an expression (exprs[i]) over symbols: network-input
+// extents, shape-tensor values and data-dependent values. The runtime binds the symbols from setInputShape, from
+// the values of input shape tensors, and (for data-dependent symbols) from a tensor's values once the layer that
+// makes it has run, then evaluates the expressions.
+#pragma once
+
+#include "core/shape_expr.h"
+#include "network/layer_kinds.h"
+#include "plan/container.h"
+
+#include "NvInferRuntime.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln
+{
+
+//! "No tensor": an absent optional input of a layer, or a symbol with no source tensor.
+inline constexpr int32_t kNoTensor = -1;
+
+//! One node of the shape-expression DAG. Operands are earlier nodes: exprs[i].lhs < i.
+struct ExprRecord
+{
+    DimExpr::Kind kind{DimExpr::Kind::kCONSTANT};
+    int64_t value{};                                 //!< kCONSTANT.
+    uint32_t symbol{};                               //!< kSYMBOL: index into EngineModel::symbols.
+    DimensionOperation op{DimensionOperation::kSUM}; //!< kOPERATION.
+    uint32_t lhs{};                                  //!< kOPERATION: index into EngineModel::exprs.
+    uint32_t rhs{};
+
+    bool operator==(ExprRecord const&) const = default;
+};
+
+//! A symbol and where its value comes from at run time.
+struct SymbolRecord
+{
+    std::string name;  //!< "input.d0", "shape.v1": for messages.
+    SymbolKind kind{}; //!< kINPUT_EXTENT, kSHAPE_VALUE or kSIZE_TENSOR.
+    //! kINPUT_EXTENT: the network input whose extent `index` it is (given by setInputShape).
+    //! kSHAPE_VALUE: the tensor whose value `index` it is: a network input shape tensor (its values are given with
+    //! setTensorAddress, in host memory), or a tensor computed by a layer (a data-dependent value, read once the
+    //! layer has run).
+    //! kSIZE_TENSOR: the tensor made by the plugin layer that declared it (issue 4).
+    int32_t tensor{kNoTensor};
+    int32_t index{};
+    //! kSIZE_TENSOR only: the optimum and upper-bound expressions the plugin gave.
+    int32_t optimum{-1};
+    int32_t upperBound{-1};
+
+    bool operator==(SymbolRecord const&) const = default;
+};
+
+//! One tensor of the engine: a network input or output, or an internal tensor made by a layer.
+struct TensorRecord
+{
+    std::string name;
+    DataType type{DataType::kFLOAT};
+    std::vector<uint32_t> shape; //!< One expression index per extent (the rank is shape.size()).
+    //! A shape tensor's values in row-major order, one expression each, when shape inference tracked them.
+    std::optional<std::vector<uint32_t>> values;
+    bool isInput{};
+    bool isOutput{};
+    //! An I/O tensor whose values are shapes (TensorRT's isShapeInferenceIO): it lives in host memory.
+    bool isShapeTensor{};
+    nvinfer1::TensorFormat format{nvinfer1::TensorFormat::kLINEAR};
+    //! The quantization scale of a kINT8 / kFP8 tensor (its dynamic range over the type's largest value); 1 otherwise.
+    float scale{1.0F};
+    int32_t producer{-1}; //!< The layer that makes it (index into EngineModel::layers), -1 for a network input.
+
+    bool operator==(TensorRecord const&) const = default;
+};
+
+//! One layer, in execution order.
+struct LayerRecord
+{
+    std::string name;
+    LayerType type{};
+    std::vector<int32_t> inputs;  //!< Tensor indices; kNoTensor for an absent optional input.
+    std::vector<int32_t> outputs; //!< Tensor indices.
+    //! The layer's parameters. Weights point into EngineModel::weights (or are empty). Plugin alternatives hold no
+    //! plugin object here; the plan support for plugins comes with issue 4.
+    LayerParams params;
+    std::string metadata;
+};
+
+//! A condition on shapes that must hold at run time (a non-zero value), recorded by a layer's shape rule.
+struct AssertionRecord
+{
+    uint32_t condition{}; //!< Expression index.
+    std::string message;
+    int32_t layer{-1}; //!< The layer that recorded it.
+
+    bool operator==(AssertionRecord const&) const = default;
+};
+
+//! One optimization profile, and the activation memory planned for it.
+struct ProfileRecord
+{
+    //! The range of one network input.
+    struct Input
+    {
+        int32_t tensor{kNoTensor};
+        Dims min{};
+        Dims opt{};
+        Dims max{};
+        //! For a shape tensor input: its values at kMIN, kOPT and kMAX (empty otherwise).
+        std::vector<int64_t> minValues;
+        std::vector<int64_t> optValues;
+        std::vector<int64_t> maxValues;
+
+        bool operator==(Input const&) const = default;
+    };
+
+    std::vector<Input> inputs; //!< One per network input, in EngineModel::ioTensors order.
+    //! Per tensor (index into EngineModel::tensors): its byte offset in the activation block, or -1 for a tensor
+    //! that does not live there (I/O tensors, and tensors whose size is known only at run time).
+    std::vector<int64_t> offsets;
+    int64_t activationBytes{}; //!< The size of the activation block for this profile.
+
+    bool operator==(ProfileRecord const&) const = default;
+};
+
+//! Bytes that weights point to.
+struct WeightsBlob
+{
+    DataType type{DataType::kFLOAT};
+    int64_t count{};            //!< Elements.
+    std::vector<uint8_t> bytes; //!< Storage (packed types take less than a byte per element).
+
+    bool operator==(WeightsBlob const&) const = default;
+};
+
+//! A built engine. Movable, not copyable (layer parameters may own plugin objects).
+struct EngineModel
+{
+    std::string name; //!< The network's name.
+    PlanBackend backend{PlanBackend::kHOST};
+    std::vector<ExprRecord> exprs;
+    std::vector<SymbolRecord> symbols;
+    std::vector<TensorRecord> tensors;
+    std::vector<LayerRecord> layers; //!< Execution order: a layer's inputs are made by earlier layers.
+    std::vector<AssertionRecord> assertions;
+    //! The I/O tensors in TensorRT's order: the network inputs in the order they were added, then the outputs in
+    //! the order they were marked.
+    std::vector<int32_t> ioTensors;
+    int32_t nbInputs{}; //!< The first nbInputs entries of ioTensors are inputs.
+    std::vector<ProfileRecord> profiles;
+    //! Weights referenced by layer parameters. A vector of vectors: moving the model keeps every pointer valid.
+    std::vector<WeightsBlob> weights;
+    int64_t deviceMemorySize{}; //!< The largest activationBytes over the profiles.
+
+    EngineModel() = default;
+    EngineModel(EngineModel&&) = default;
+    EngineModel& operator=(EngineModel&&) = default;
+    EngineModel(EngineModel const&) = delete;
+    EngineModel& operator=(EngineModel const&) = delete;
+
+    //! The index of the tensor named name, or kNoTensor.
+    int32_t findTensor(std::string const& name) const noexcept;
+    //! Weights for a copy of blob index (an empty Weights for index -1).
+    Weights weightsOf(int32_t index) const noexcept;
+};
+
+} // namespace kiln
