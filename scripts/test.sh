@@ -41,6 +41,6 @@ if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
         cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DKILN_SANITIZE=${sanitizer}"
         cmake --build "$dir" -j "$jobs"
         TSAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-            ctest --test-dir "$dir" -j "$jobs" -L "registry|core|plan|builder|network|host|runtime" --output-on-failure --no-tests=error --timeout 300
+            ctest --test-dir "$dir" -j "$jobs" -L "registry|core|plan|builder|network|host|runtime|engine" --output-on-failure --no-tests=error --timeout 300
     done
 fi

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "builder/builder.h"
 
+#include "builder/build.h"
 #include "builder/builder_config.h"
+#include "core/host_memory.h"
 #include "network/network.h"
+#include "plan/engine_codec.h"
+#include "runtime/engine.h"
 
 namespace kiln
 {
@@ -105,26 +109,50 @@ bool Builder::Impl::platformHasTf32() const noexcept
     return false;
 }
 
-void Builder::Impl::buildStepMissing(char const* method, nvinfer1::INetworkDefinition const& network) const noexcept
+Expected<std::vector<uint8_t>> Builder::Impl::buildPlan(
+    char const* method, nvinfer1::INetworkDefinition const& network, nvinfer1::IBuilderConfig const& config) const
 {
-    mBuilder.mReporter.error(ErrorCode::kUNSUPPORTED_STATE, "IBuilder::", method, ": network ",
-        quotedText(Network::of(network).name()),
-        ": the builder's build step is not implemented yet in kiln (shape analysis, tactic selection and plan "
-        "writing come next)");
+    Expected<EngineModel> model = buildEngineModel(Network::of(network), BuilderConfig::of(config).settings());
+    if (!model)
+    {
+        return failure(method, network, model.error());
+    }
+    Expected<std::vector<uint8_t>> plan = encodeEngine(model.value());
+    if (!plan)
+    {
+        return failure(method, network, plan.error());
+    }
+    return plan;
+}
+
+Error Builder::Impl::failure(char const* method, nvinfer1::INetworkDefinition const& network, Error error) const
+{
+    mBuilder.mReporter.error(
+        error.code, "IBuilder::", method, ": network ", quotedText(Network::of(network).name()), ": ", error.message);
+    return error;
 }
 
 nvinfer1::IHostMemory* Builder::Impl::buildSerializedNetwork(
-    nvinfer1::INetworkDefinition& network, nvinfer1::IBuilderConfig& /*config*/) noexcept
+    nvinfer1::INetworkDefinition& network, nvinfer1::IBuilderConfig& config) noexcept
 {
-    buildStepMissing("buildSerializedNetwork", network);
-    return nullptr;
+    return mBuilder.mReporter.guard("IBuilder::buildSerializedNetwork", static_cast<nvinfer1::IHostMemory*>(nullptr),
+        [&]() -> nvinfer1::IHostMemory* {
+            Expected<std::vector<uint8_t>> plan = buildPlan("buildSerializedNetwork", network, config);
+            return plan ? new HostMemory(std::move(plan.value())) : nullptr;
+        });
 }
 
 bool Builder::Impl::isNetworkSupported(
-    nvinfer1::INetworkDefinition const& network, nvinfer1::IBuilderConfig const& /*config*/) const noexcept
+    nvinfer1::INetworkDefinition const& network, nvinfer1::IBuilderConfig const& config) const noexcept
 {
-    buildStepMissing("isNetworkSupported", network);
-    return false;
+    return mBuilder.mReporter.guard("IBuilder::isNetworkSupported", false, [&] {
+        Expected<EngineModel> model = buildEngineModel(Network::of(network), BuilderConfig::of(config).settings());
+        if (!model)
+        {
+            failure("isNetworkSupported", network, model.error());
+        }
+        return model.ok();
+    });
 }
 
 nvinfer1::ILogger* Builder::Impl::getLogger() const noexcept
@@ -155,25 +183,53 @@ nvinfer1::IPluginRegistry& Builder::Impl::getPluginRegistry() noexcept
 }
 
 nvinfer1::ICudaEngine* Builder::Impl::buildEngineWithConfig(
-    nvinfer1::INetworkDefinition& network, nvinfer1::IBuilderConfig& /*config*/) noexcept
+    nvinfer1::INetworkDefinition& network, nvinfer1::IBuilderConfig& config) noexcept
 {
-    buildStepMissing("buildEngineWithConfig", network);
-    return nullptr;
+    return mBuilder.mReporter.guard("IBuilder::buildEngineWithConfig", static_cast<nvinfer1::ICudaEngine*>(nullptr),
+        [&]() -> nvinfer1::ICudaEngine* {
+            Expected<EngineModel> model = buildEngineModel(Network::of(network), BuilderConfig::of(config).settings());
+            if (!model)
+            {
+                failure("buildEngineWithConfig", network, model.error());
+                return nullptr;
+            }
+            return createEngine(std::move(model.value()), mBuilder.mLogger);
+        });
 }
 
-bool Builder::Impl::buildSerializedNetworkToStream(nvinfer1::INetworkDefinition& network,
-    nvinfer1::IBuilderConfig& /*config*/, nvinfer1::IStreamWriter& /*writer*/) noexcept
+bool Builder::Impl::buildSerializedNetworkToStream(
+    nvinfer1::INetworkDefinition& network, nvinfer1::IBuilderConfig& config, nvinfer1::IStreamWriter& writer) noexcept
 {
-    buildStepMissing("buildSerializedNetworkToStream", network);
-    return false;
+    return mBuilder.mReporter.guard("IBuilder::buildSerializedNetworkToStream", false, [&] {
+        Expected<std::vector<uint8_t>> plan = buildPlan("buildSerializedNetworkToStream", network, config);
+        if (!plan)
+        {
+            return false;
+        }
+        std::vector<uint8_t> const& bytes = plan.value();
+        std::size_t written = 0;
+        while (written < bytes.size())
+        {
+            int64_t const count = writer.write(bytes.data() + written, static_cast<int64_t>(bytes.size() - written));
+            if (count <= 0)
+            {
+                mBuilder.mReporter.error(ErrorCode::kFAILED_EXECUTION,
+                    "IBuilder::buildSerializedNetworkToStream: the stream writer accepted ", written, " of ",
+                    bytes.size(), " bytes and then refused more (it returned ", count, ")");
+                return false;
+            }
+            written += static_cast<std::size_t>(count);
+        }
+        return true;
+    });
 }
 
 nvinfer1::IHostMemory* Builder::Impl::buildSerializedNetworkWithKernelText(nvinfer1::INetworkDefinition& network,
-    nvinfer1::IBuilderConfig& /*config*/, nvinfer1::IHostMemory*& kernelText) noexcept
+    nvinfer1::IBuilderConfig& config, nvinfer1::IHostMemory*& kernelText) noexcept
 {
+    // The host backend compiles no kernels, so there is no kernel text.
     kernelText = nullptr;
-    buildStepMissing("buildSerializedNetwork", network);
-    return nullptr;
+    return buildSerializedNetwork(network, config);
 }
 
 } // namespace kiln

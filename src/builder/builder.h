@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// The builder: makes networks, configs and optimization profiles (it owns the profiles), and will turn a network
-// and a config into a plan. The build step itself is not implemented yet: buildSerializedNetwork,
-// buildEngineWithConfig and isNetworkSupported report so and return nullptr / false.
+// The builder: makes networks, configs and optimization profiles (it owns the profiles), and turns a network and a
+// config into a plan (buildSerializedNetwork, buildSerializedNetworkToStream) or an engine (buildEngineWithConfig)
+// through the build step (builder/build.h). A failure is logged, naming the network and what refused it.
 //
 // createInferBuilder_INTERNAL(logger, version) makes one; the logger becomes kiln's current logger.
 #pragma once
 
 #include "builder/optimization_profile.h"
+#include "core/error.h"
 #include "network/report.h"
 
 #include "NvInfer.h"
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -62,8 +64,11 @@ private:
             nvinfer1::IBuilderConfig& config, nvinfer1::IHostMemory*& kernelText) noexcept override;
 
     private:
-        //! Reports that method needs the build step, which kiln does not have yet.
-        void buildStepMissing(char const* method, nvinfer1::INetworkDefinition const& network) const noexcept;
+        //! The plan for network and config; a failure is reported as method's.
+        Expected<std::vector<uint8_t>> buildPlan(char const* method, nvinfer1::INetworkDefinition const& network,
+            nvinfer1::IBuilderConfig const& config) const;
+        //! Reports error as method's failure to build network, and returns it.
+        Error failure(char const* method, nvinfer1::INetworkDefinition const& network, Error error) const;
 
         Builder& mBuilder;
     };

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -108,7 +109,8 @@ constexpr int32_t dataTypeBits(DataType type) noexcept
     return dataTypeInfo(type).bits;
 }
 
-//! Bytes that count elements occupy, packed types rounded up to whole bytes; 0 for count <= 0 or an unknown type.
+//! Bytes that count elements occupy, packed types rounded up to whole bytes; 0 for count <= 0 or an unknown type;
+//! INT64_MAX when the answer does not fit.
 constexpr int64_t storageBytes(DataType type, int64_t count) noexcept
 {
     int64_t const bits = dataTypeBits(type);
@@ -116,8 +118,14 @@ constexpr int64_t storageBytes(DataType type, int64_t count) noexcept
     {
         return 0;
     }
-    // Split count so that count * bits cannot overflow while the answer itself fits.
-    return count / 8 * bits + (count % 8 * bits + 7) / 8;
+    // Split count so that count * bits cannot overflow; an answer that does not fit saturates.
+    int64_t const whole = count / 8;
+    int64_t const rest = (count % 8 * bits + 7) / 8;
+    if (whole > (std::numeric_limits<int64_t>::max() - rest) / bits)
+    {
+        return std::numeric_limits<int64_t>::max();
+    }
+    return whole * bits + rest;
 }
 
 //! Whether elements are floating point (kFLOAT, kHALF, kBF16, kFP8, kFP4, kE8M0).

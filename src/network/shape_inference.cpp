@@ -81,8 +81,9 @@ bool keepsValues(SymbolicTensor const& tensor)
 
 //! Fresh value symbols "<name>.v<i>" for a 0-D or 1-D tensor of build-time length; nullopt otherwise.
 std::optional<SymbolicDims> valueSymbols(
-    ExprContext& exprs, NetworkShapes& shapes, std::string const& name, SymbolicDims const& shape)
+    ExprContext& exprs, NetworkShapes& shapes, Tensor const& tensor, SymbolicDims const& shape)
 {
+    std::string const& name = tensor.name();
     int64_t length = 1;
     if (shape.size() > 1 || (shape.size() == 1 && !isConstantExpr(shape.front(), &length)) || length < 0
         || static_cast<std::size_t>(length) > kMaxShapeValues)
@@ -93,7 +94,7 @@ std::optional<SymbolicDims> valueSymbols(
     for (int64_t i = 0; i < length; ++i)
     {
         DimExpr const* value = exprs.symbol(name + ".v" + std::to_string(i), SymbolKind::kSHAPE_VALUE);
-        shapes.sources[value->symbol()] = SymbolSource{name, static_cast<int32_t>(i), true};
+        shapes.sources[value->symbol()] = SymbolSource{name, static_cast<int32_t>(i), true, &tensor};
         values.push_back(value);
     }
     return values;
@@ -215,6 +216,32 @@ std::optional<Error> checkAssertions(NetworkShapes const& shapes, ExprContext co
     return std::nullopt;
 }
 
+//! Whether expr uses a symbol that at does not bind (an untracked, data-dependent value).
+bool usesUnboundSymbol(DimExpr const& expr, std::map<SymbolId, int64_t> const& at)
+{
+    std::vector<DimExpr const*> pending{&expr};
+    std::set<uint32_t> seen;
+    while (!pending.empty())
+    {
+        DimExpr const* node = pending.back();
+        pending.pop_back();
+        if (!seen.insert(node->id()).second)
+        {
+            continue;
+        }
+        if (node->kind() == DimExpr::Kind::kSYMBOL && at.count(node->symbol()) == 0)
+        {
+            return true;
+        }
+        if (node->kind() == DimExpr::Kind::kOPERATION)
+        {
+            pending.push_back(node->lhs());
+            pending.push_back(node->rhs());
+        }
+    }
+    return false;
+}
+
 std::set<std::string> inputNames(NetworkShapes const& shapes)
 {
     std::set<std::string> names;
@@ -247,12 +274,12 @@ Expected<NetworkShapes> inferShapes(Network const& network, ExprContext& exprs)
                 continue;
             }
             DimExpr const* extent = exprs.symbol(input->name() + ".d" + std::to_string(i), SymbolKind::kINPUT_EXTENT);
-            shapes.sources[extent->symbol()] = SymbolSource{input->name(), i, false};
+            shapes.sources[extent->symbol()] = SymbolSource{input->name(), i, false, input};
             symbolic.shape->push_back(extent);
         }
         if (isIndexType(input->type()) && isShapeTensor(*input))
         {
-            symbolic.values = valueSymbols(exprs, shapes, input->name(), *symbolic.shape);
+            symbolic.values = valueSymbols(exprs, shapes, *input, *symbolic.shape);
         }
         shapes.tensors[input] = std::move(symbolic);
     }
@@ -279,7 +306,7 @@ Expected<NetworkShapes> inferShapes(Network const& network, ExprContext& exprs)
             if (!source.values && layer->isShapeInput(static_cast<int32_t>(i)))
             {
                 // Values computed in ways kiln does not follow: symbols that only the run time can bind.
-                source.values = valueSymbols(exprs, shapes, tensor->name(), *source.shape);
+                source.values = valueSymbols(exprs, shapes, *tensor, *source.shape);
             }
             inputs.push_back(source);
         }
@@ -398,6 +425,13 @@ Expected<ConcreteShapes> concretize(
     ConcreteShapes result;
     auto const concretizeTensor = [&](Tensor const& tensor) -> std::optional<Error> {
         SymbolicTensor const& symbolic = shapes.tensors.at(&tensor);
+        for (DimExpr const* extent : *symbolic.shape)
+        {
+            if (usesUnboundSymbol(*extent, points[0]))
+            {
+                return std::nullopt; // data-dependent: only the run time knows it
+            }
+        }
         ConcreteShape concrete;
         std::array<Dims*, 3> const targets{&concrete.min, &concrete.opt, &concrete.max};
         auto const rank = static_cast<int32_t>(symbolic.shape->size());

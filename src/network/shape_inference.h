@@ -18,7 +18,9 @@
 // range (interval arithmetic: `upper` is a safe bound for memory planning). It refuses, naming the layer, tensor
 // and profile, a negative extent, a division by zero, or a broadcast/shape assertion that fails at any of the three
 // points. Assertions that depend on several symbols can still fail between the points: they stay in NetworkShapes
-// for the run time, where evaluate() checks them with the real input shapes.
+// for the run time, where evaluate() checks them with the real input shapes. A tensor whose shape depends on an
+// untracked (data-dependent) value cannot be bounded by any profile: concretize leaves it out of
+// ConcreteShapes::tensors, and the run time learns its shape once the values are computed.
 #pragma once
 
 #include "builder/optimization_profile.h"
@@ -37,9 +39,10 @@ namespace kiln
 //! Where a symbol comes from, for binding it to profile or run-time values.
 struct SymbolSource
 {
-    std::string tensor; //!< The network input (or, for an untracked value, the tensor) named.
-    int32_t index{};    //!< The extent or value index.
-    bool isValue{};     //!< A shape-tensor value rather than an extent.
+    std::string tensor;    //!< The network input (or, for an untracked value, the tensor) named.
+    int32_t index{};       //!< The extent or value index.
+    bool isValue{};        //!< A shape-tensor value rather than an extent.
+    Tensor const* owner{}; //!< The tensor named: a network input, or the tensor whose values are untracked.
 };
 
 //! A shape assertion and the layer that recorded it.
@@ -77,6 +80,7 @@ struct ConcreteShape
 
 struct ConcreteShapes
 {
+    //! Every tensor of NetworkShapes except those whose shape depends on a data-dependent value.
     std::unordered_map<Tensor const*, ConcreteShape> tensors;
 };
 

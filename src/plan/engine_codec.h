@@ -12,17 +12,25 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace kiln
 {
 
-//! The whole plan file (envelope and payload) for model. An error for what the format cannot hold (a plugin layer
-//! before issue 4, weights that point outside model.weights).
+//! The whole plan file (envelope and payload) for model. An error for an inconsistent model (modelProblem: weights
+//! that point outside model.weights, an index out of range, ...) and for what the format cannot hold (a plugin layer
+//! before issue 4, a payload over 2 GiB).
 Expected<std::vector<uint8_t>> encodeEngine(EngineModel const& model);
 
 //! The model of a plan file held in memory; never reads outside [data, data + size) and copies what it keeps.
 Expected<EngineModel> decodeEngine(void const* data, std::size_t size);
+
+//! The FlatBuffers payload alone (no envelope), without checking the model first: what encodeEngine writes after
+//! modelProblem passes. An error only for what the format cannot hold. For tests and tools that need a payload of an
+//! inconsistent model (a hostile writer); everything else uses encodeEngine.
+Expected<std::vector<uint8_t>> encodePayload(EngineModel const& model);
 
 //! Why model is not a consistent engine (an index out of range, an operand after its node, a layer reading a tensor
 //! made later, weights whose size does not match their count, ...), or std::nullopt. decodeEngine runs it.

@@ -20,6 +20,7 @@
 
 #include "NvInferRuntime.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -121,7 +122,15 @@ struct ProfileRecord
         std::vector<int64_t> optValues;
         std::vector<int64_t> maxValues;
 
-        bool operator==(Input const&) const = default;
+        //! Same tensor and values, and shapes of the same rank with the same extents within it (Dims has no ==).
+        bool operator==(Input const& other) const
+        {
+            auto const same = [](Dims const& a, Dims const& b) {
+                return a.nbDims == b.nbDims && std::equal(a.d, a.d + std::clamp(a.nbDims, 0, Dims::MAX_DIMS), b.d);
+            };
+            return tensor == other.tensor && same(min, other.min) && same(opt, other.opt) && same(max, other.max)
+                && minValues == other.minValues && optValues == other.optValues && maxValues == other.maxValues;
+        }
     };
 
     std::vector<Input> inputs; //!< One per network input, in EngineModel::ioTensors order.

@@ -1,2 +1,972 @@
 // SPDX-License-Identifier: Apache-2.0
-// Placeholder: being written.
+#include "runtime/engine.h"
+
+#include "core/data_type.h"
+#include "core/host_memory.h"
+#include "network/layer_kinds.h"
+#include "plan/engine_codec.h"
+#include "runtime/context.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+namespace kiln
+{
+namespace
+{
+
+using nvinfer1::DataType;
+using nvinfer1::Dims;
+using nvinfer1::ErrorCode;
+using nvinfer1::ExecutionContextAllocationStrategy;
+using nvinfer1::LayerInformationFormat;
+using nvinfer1::OptProfileSelector;
+
+constexpr Dims kNoDims{-1, {}};
+
+// ---- ISerializationConfig -------------------------------------------------------------------------------------------
+
+class SerializationConfig final : public nvinfer1::ISerializationConfig
+{
+public:
+    explicit SerializationConfig(Reporter const& reporter)
+        : mReporter(reporter)
+    {
+        mImpl = &mImplObject;
+    }
+
+    nvinfer1::SerializationFlags flags() const noexcept { return mFlags; }
+
+private:
+    static constexpr nvinfer1::SerializationFlags kKnown
+        = (1U << static_cast<uint32_t>(nvinfer1::EnumMax<nvinfer1::SerializationFlag>())) - 1U;
+
+    class Impl final : public nvinfer1::apiv::VSerializationConfig
+    {
+    public:
+        explicit Impl(SerializationConfig& config)
+            : mConfig(config)
+        {
+        }
+        bool setFlags(nvinfer1::SerializationFlags flags) noexcept override
+        {
+            if ((flags & ~kKnown) != 0)
+            {
+                mConfig.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "ISerializationConfig::setFlags: flags ", flags,
+                    " contain bits that are no SerializationFlag (mask ", kKnown, ")");
+                return false;
+            }
+            mConfig.mFlags = flags;
+            return true;
+        }
+        nvinfer1::SerializationFlags getFlags() const noexcept override { return mConfig.mFlags; }
+        bool clearFlag(nvinfer1::SerializationFlag flag) noexcept override
+        {
+            if (!check("clearFlag", flag))
+            {
+                return false;
+            }
+            mConfig.mFlags &= ~(1U << static_cast<uint32_t>(flag));
+            return true;
+        }
+        bool setFlag(nvinfer1::SerializationFlag flag) noexcept override
+        {
+            if (!check("setFlag", flag))
+            {
+                return false;
+            }
+            mConfig.mFlags |= 1U << static_cast<uint32_t>(flag);
+            return true;
+        }
+        bool getFlag(nvinfer1::SerializationFlag flag) const noexcept override
+        {
+            return isValidEnum(flag) && (mConfig.mFlags >> static_cast<uint32_t>(flag) & 1U) != 0;
+        }
+
+    private:
+        bool check(char const* method, nvinfer1::SerializationFlag flag) const noexcept
+        {
+            if (!isValidEnum(flag))
+            {
+                mConfig.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "ISerializationConfig::", method, ": ", flag,
+                    " is no SerializationFlag");
+                return false;
+            }
+            return true;
+        }
+
+        SerializationConfig& mConfig;
+    };
+
+    Impl mImplObject{*this};
+    Reporter const& mReporter;
+    nvinfer1::SerializationFlags mFlags{};
+};
+
+// ---- IEngineInspector -----------------------------------------------------------------------------------------------
+
+std::string jsonString(std::string const& text)
+{
+    std::string out = "\"";
+    for (char const c : text)
+    {
+        switch (c)
+        {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20)
+            {
+                char buffer[8];
+                std::snprintf(buffer, sizeof(buffer), "\\u%04x", static_cast<unsigned>(c));
+                out += buffer;
+            }
+            else
+            {
+                out += c;
+            }
+        }
+    }
+    return out + "\"";
+}
+
+std::string dimsList(Dims const& dims)
+{
+    std::string out = "[";
+    for (int32_t j = 0; j < dims.nbDims; ++j)
+    {
+        out += j == 0 ? "" : ",";
+        out += std::to_string(dims.d[j]);
+    }
+    return out + "]";
+}
+
+class EngineInspector final : public nvinfer1::IEngineInspector
+{
+public:
+    explicit EngineInspector(Engine const& engine)
+        : mEngine(engine)
+    {
+        mImpl = &mImplObject;
+        mReporter.setRecorder(engine.reporter().recorder());
+    }
+
+private:
+    class Impl final : public nvinfer1::apiv::VEngineInspector
+    {
+    public:
+        explicit Impl(EngineInspector& inspector)
+            : mInspector(inspector)
+        {
+        }
+
+        nvinfer1::IEngineInspector* getPImpl() noexcept override { return &mInspector; }
+
+        bool setExecutionContext(nvinfer1::IExecutionContext const* context) noexcept override
+        {
+            if (context != nullptr && &context->getEngine() != &mInspector.mEngine)
+            {
+                mInspector.mReporter.error(ErrorCode::kINVALID_ARGUMENT,
+                    "IEngineInspector::setExecutionContext: the context belongs to another engine");
+                return false;
+            }
+            mInspector.mContext = context;
+            return true;
+        }
+
+        nvinfer1::IExecutionContext const* getExecutionContext() const noexcept override { return mInspector.mContext; }
+
+        char const* getLayerInformation(int32_t layerIndex, LayerInformationFormat format) const noexcept override
+        {
+            constexpr char const* kWhere = "IEngineInspector::getLayerInformation";
+            auto const nbLayers = static_cast<int32_t>(mInspector.mEngine.program().model().layers.size());
+            if (layerIndex < 0 || layerIndex >= nbLayers)
+            {
+                mInspector.mReporter.error(ErrorCode::kINVALID_ARGUMENT, kWhere, ": layer index ", layerIndex,
+                    " is outside [0, ", nbLayers, ")");
+                return nullptr;
+            }
+            if (!checkFormat(kWhere, format))
+            {
+                return nullptr;
+            }
+            return mInspector.mReporter.guard(kWhere, static_cast<char const*>(nullptr), [&] {
+                std::vector<Dims> const shapes = mInspector.shapes();
+                mInspector.mText = mInspector.describe(static_cast<std::size_t>(layerIndex), format, shapes);
+                return mInspector.mText.c_str();
+            });
+        }
+
+        char const* getEngineInformation(LayerInformationFormat format) const noexcept override
+        {
+            constexpr char const* kWhere = "IEngineInspector::getEngineInformation";
+            if (!checkFormat(kWhere, format))
+            {
+                return nullptr;
+            }
+            return mInspector.mReporter.guard(kWhere, static_cast<char const*>(nullptr), [&] {
+                EngineProgram const& program = mInspector.mEngine.program();
+                std::vector<Dims> const shapes = mInspector.shapes();
+                std::size_t const nbLayers = program.model().layers.size();
+                std::string text;
+                if (format == LayerInformationFormat::kJSON)
+                {
+                    text = "{\"Layers\": [";
+                    for (std::size_t l = 0; l < nbLayers; ++l)
+                    {
+                        text += l == 0 ? "" : ", ";
+                        text += mInspector.describe(l, format, shapes);
+                    }
+                    text += "], \"Bindings\": [";
+                    for (std::size_t p = 0; p < program.ioTensors().size(); ++p)
+                    {
+                        auto const t = static_cast<std::size_t>(program.ioTensors()[p].tensor);
+                        text += p == 0 ? "" : ", ";
+                        text += jsonString(program.model().tensors[t].name);
+                    }
+                    text += "]}";
+                }
+                else
+                {
+                    for (std::size_t l = 0; l < nbLayers; ++l)
+                    {
+                        text += mInspector.describe(l, format, shapes) + "\n";
+                    }
+                }
+                mInspector.mText = std::move(text);
+                return mInspector.mText.c_str();
+            });
+        }
+
+        void setErrorRecorder(nvinfer1::IErrorRecorder* recorder) noexcept override
+        {
+            mInspector.mReporter.setRecorder(recorder);
+        }
+
+        nvinfer1::IErrorRecorder* getErrorRecorder() const noexcept override { return mInspector.mReporter.recorder(); }
+
+    private:
+        bool checkFormat(char const* method, LayerInformationFormat format) const noexcept
+        {
+            if (!isValidEnum(format))
+            {
+                mInspector.mReporter.error(
+                    ErrorCode::kINVALID_ARGUMENT, method, ": ", format, " is no LayerInformationFormat");
+                return false;
+            }
+            return true;
+        }
+
+        EngineInspector& mInspector;
+    };
+
+    //! The shapes to show: the attached context's, or the engine's static ones.
+    std::vector<Dims> shapes() const
+    {
+        if (mContext != nullptr)
+        {
+            return ExecutionContext::of(*mContext).knownShapes();
+        }
+        std::vector<Dims> result;
+        for (std::size_t t = 0; t < mEngine.program().model().tensors.size(); ++t)
+        {
+            result.push_back(mEngine.program().staticShape(static_cast<int32_t>(t)));
+        }
+        return result;
+    }
+
+    //! One tensor: name, location, dimensions, format and type.
+    std::string describeTensor(int32_t index, LayerInformationFormat format, std::vector<Dims> const& shapes) const
+    {
+        TensorRecord const& tensor = mEngine.program().model().tensors[static_cast<std::size_t>(index)];
+        std::string const location = tensor.isShapeTensor ? "Host" : "Device";
+        std::string const formatText = linearFormatDescription(tensor.type);
+        Dims const& dims = shapes[static_cast<std::size_t>(index)];
+        if (format == LayerInformationFormat::kJSON)
+        {
+            return "{\"Name\": " + jsonString(tensor.name) + ", \"Location\": \"" + location
+                + "\", \"Dimensions\": " + dimsList(dims) + ", \"Format/Datatype\": " + jsonString(formatText) + "}";
+        }
+        return "{ Name: " + tensor.name + ", Location: " + location + ", Dimensions: " + dimsList(dims)
+            + ", Format/Datatype: " + formatText + " }";
+    }
+
+    std::string describeTensors(
+        std::vector<int32_t> const& tensors, LayerInformationFormat format, std::vector<Dims> const& shapes) const
+    {
+        std::string text = "[";
+        bool first = true;
+        for (int32_t t : tensors)
+        {
+            if (t == kNoTensor)
+            {
+                continue;
+            }
+            text += first ? "" : ", ";
+            text += describeTensor(t, format, shapes);
+            first = false;
+        }
+        return text + "]";
+    }
+
+    //! One layer: its name, type, inputs, outputs and metadata.
+    std::string describe(std::size_t layerIndex, LayerInformationFormat format, std::vector<Dims> const& shapes) const
+    {
+        LayerRecord const& layer = mEngine.program().model().layers[layerIndex];
+        std::string const type = layerKindTag(layer.type);
+        if (format == LayerInformationFormat::kJSON)
+        {
+            return "{\"Name\": " + jsonString(layer.name) + ", \"LayerType\": " + jsonString(type)
+                + ", \"Inputs\": " + describeTensors(layer.inputs, format, shapes)
+                + ", \"Outputs\": " + describeTensors(layer.outputs, format, shapes)
+                + ", \"Metadata\": " + jsonString(layer.metadata) + "}";
+        }
+        return "Name: " + layer.name + ", LayerType: " + type
+            + ", Inputs: " + describeTensors(layer.inputs, format, shapes)
+            + ", Outputs: " + describeTensors(layer.outputs, format, shapes) + ", Metadata: " + layer.metadata;
+    }
+
+    Impl mImplObject{*this};
+    Engine const& mEngine;
+    Reporter mReporter;
+    nvinfer1::IExecutionContext const* mContext{};
+    mutable std::string mText; //!< The last description returned.
+};
+
+} // namespace
+
+// ---- Factories ------------------------------------------------------------------------------------------------------
+
+nvinfer1::ICudaEngine* createEngine(EngineModel&& model, nvinfer1::ILogger& logger) noexcept
+{
+    return createEngine(std::move(model), logger, [] { return makeHostBackend(); });
+}
+
+nvinfer1::ICudaEngine* createEngine(EngineModel&& model, nvinfer1::ILogger& logger, BackendFactory backends) noexcept
+{
+    std::string name;
+    auto const fail = [&](std::string const& why) {
+        try
+        {
+            std::string const message = "createEngine: network " + quoted(name.c_str()) + ": " + why;
+            logger.log(Severity::kERROR, message.c_str());
+        }
+        catch (...)
+        {
+            logger.log(Severity::kERROR, "createEngine: out of memory");
+        }
+        return nullptr;
+    };
+    try
+    {
+        name = model.name;
+        if (auto const problem = modelProblem(model))
+        {
+            return fail("the engine model is not consistent: " + *problem);
+        }
+        auto program = EngineProgram::load(std::move(model));
+        if (!program)
+        {
+            return fail(program.error().message);
+        }
+        return new Engine(std::move(program.value()), logger, std::move(backends), nullptr);
+    }
+    catch (std::exception const& e)
+    {
+        return fail(std::string("unexpected failure: ") + e.what());
+    }
+    catch (...)
+    {
+        return fail("unexpected failure");
+    }
+}
+
+// ---- Engine ---------------------------------------------------------------------------------------------------------
+
+Engine::Engine(std::unique_ptr<EngineProgram const> program, nvinfer1::ILogger& logger, BackendFactory backends,
+    nvinfer1::IErrorRecorder* recorder)
+    : mProgram(std::move(program))
+    , mLogger(logger)
+    , mBackends(std::move(backends))
+{
+    mImpl = &mImplObject;
+    mReporter.setRecorder(recorder);
+}
+
+Engine::~Engine() noexcept = default;
+
+int32_t Engine::findIo(char const* method, char const* tensorName, Reporter const& reporter) const noexcept
+{
+    if (tensorName == nullptr)
+    {
+        reporter.error(ErrorCode::kINVALID_ARGUMENT, method, ": the tensor name is null");
+        return -1;
+    }
+    int32_t const position = mProgram->ioPosition(tensorName);
+    if (position < 0)
+    {
+        reporter.guard(method, false, [&] {
+            std::string names;
+            for (auto const& io : mProgram->ioTensors())
+            {
+                names += names.empty() ? "'" : ", '";
+                names += mProgram->model().tensors[static_cast<size_t>(io.tensor)].name;
+                names += "'";
+            }
+            reporter.error(ErrorCode::kINVALID_ARGUMENT, method, ": no input or output tensor is named '", tensorName,
+                "' (the engine's I/O tensors: ", names.empty() ? std::string("none") : names, ")");
+            return true;
+        });
+    }
+    return position;
+}
+
+bool Engine::checkProfile(char const* method, int32_t profile, Reporter const& reporter) const noexcept
+{
+    auto const count = static_cast<int32_t>(mProgram->model().profiles.size());
+    if (profile < 0 || profile >= count)
+    {
+        reporter.error(ErrorCode::kINVALID_ARGUMENT, method, ": optimization profile ", profile,
+            " does not exist; the engine has ", count, " (indices 0 to ", count - 1, ")");
+        return false;
+    }
+    return true;
+}
+
+int64_t Engine::activationBytes(int32_t profile) const noexcept
+{
+    auto const& profiles = mProgram->model().profiles;
+    return profile >= 0 && static_cast<std::size_t>(profile) < profiles.size()
+        ? profiles[static_cast<std::size_t>(profile)].activationBytes
+        : 0;
+}
+
+int64_t Engine::maxActivationBytes() const noexcept
+{
+    int64_t bytes = mProgram->model().deviceMemorySize;
+    for (ProfileRecord const& profile : mProgram->model().profiles)
+    {
+        bytes = std::max(bytes, profile.activationBytes);
+    }
+    return bytes;
+}
+
+TensorRecord const* Engine::Impl::ioRecord(char const* method, char const* tensorName) const noexcept
+{
+    int32_t const p = mEngine.findIo(method, tensorName, mEngine.mReporter);
+    if (p < 0)
+    {
+        return nullptr;
+    }
+    auto const t = mEngine.program().ioTensors()[static_cast<std::size_t>(p)].tensor;
+    return &mEngine.program().model().tensors[static_cast<std::size_t>(t)];
+}
+
+ProfileRecord::Input const* Engine::Impl::profileRange(char const* method, char const* tensorName, int32_t profile,
+    OptProfileSelector select, bool wantValues, int32_t* position) const noexcept
+{
+    int32_t const p = mEngine.findIo(method, tensorName, mEngine.mReporter);
+    if (p < 0 || !mEngine.checkProfile(method, profile, mEngine.mReporter))
+    {
+        return nullptr;
+    }
+    if (!isValidEnum(select))
+    {
+        mEngine.mReporter.error(ErrorCode::kINVALID_ARGUMENT, method, ": ", select, " is no OptProfileSelector");
+        return nullptr;
+    }
+    EngineProgram const& program = mEngine.program();
+    auto const& io = program.ioTensors()[static_cast<std::size_t>(p)];
+    TensorRecord const& tensor = program.model().tensors[static_cast<std::size_t>(io.tensor)];
+    if (!io.isInput)
+    {
+        mEngine.mReporter.error(ErrorCode::kINVALID_ARGUMENT, method, ": tensor '", tensor.name,
+            "' is an output; optimization profiles give ranges of inputs");
+        return nullptr;
+    }
+    ProfileRecord::Input const& range = *program.profileInput(profile, p).record;
+    if (wantValues && (!tensor.isShapeTensor || range.minValues.empty()))
+    {
+        mEngine.mReporter.error(ErrorCode::kINVALID_ARGUMENT, method, ": input '", tensor.name,
+            "' is not a shape tensor; only input shape tensors have profile values");
+        return nullptr;
+    }
+    if (position != nullptr)
+    {
+        *position = p;
+    }
+    return &range;
+}
+
+int32_t Engine::Impl::getNbLayers() const noexcept
+{
+    return static_cast<int32_t>(mEngine.program().model().layers.size());
+}
+
+nvinfer1::IHostMemory* Engine::Impl::serialize() const noexcept
+{
+    constexpr char const* kWhere = "ICudaEngine::serialize";
+    return mEngine.mReporter.guard(kWhere, static_cast<nvinfer1::IHostMemory*>(nullptr), [&] {
+        auto plan = encodeEngine(mEngine.program().model());
+        if (!plan)
+        {
+            mEngine.mReporter.error(plan.error().code, kWhere, ": ", plan.error().message);
+            return static_cast<nvinfer1::IHostMemory*>(nullptr);
+        }
+        return static_cast<nvinfer1::IHostMemory*>(new HostMemory(std::move(plan.value())));
+    });
+}
+
+nvinfer1::IHostMemory* Engine::Impl::serializeWithConfig(nvinfer1::ISerializationConfig& config) const noexcept
+{
+    auto const flags = static_cast<SerializationConfig const&>(config).flags();
+    if ((flags >> static_cast<uint32_t>(nvinfer1::SerializationFlag::kEXCLUDE_WEIGHTS) & 1U) != 0)
+    {
+        mEngine.mReporter.warning("ICudaEngine::serializeWithConfig: kEXCLUDE_WEIGHTS applies to refittable engines; ",
+            "this engine is not refittable, so its weights stay in the plan");
+    }
+    return serialize();
+}
+
+nvinfer1::IExecutionContext* Engine::Impl::makeContext(
+    char const* method, ExecutionContextAllocationStrategy strategy) noexcept
+{
+    if (!isValidEnum(strategy))
+    {
+        mEngine.mReporter.error(
+            ErrorCode::kINVALID_ARGUMENT, method, ": ", strategy, " is no ExecutionContextAllocationStrategy");
+        return nullptr;
+    }
+    return mEngine.mReporter.guard(method, static_cast<nvinfer1::IExecutionContext*>(nullptr), [&] {
+        std::unique_ptr<Backend> backend = mEngine.makeBackend();
+        if (backend == nullptr)
+        {
+            mEngine.mReporter.error(ErrorCode::kFAILED_INITIALIZATION, method, ": the backend could not be made");
+            return static_cast<nvinfer1::IExecutionContext*>(nullptr);
+        }
+        return static_cast<nvinfer1::IExecutionContext*>(new ExecutionContext(mEngine, strategy, std::move(backend)));
+    });
+}
+
+nvinfer1::IExecutionContext* Engine::Impl::createExecutionContext(ExecutionContextAllocationStrategy strategy) noexcept
+{
+    return makeContext("ICudaEngine::createExecutionContext", strategy);
+}
+
+nvinfer1::IExecutionContext* Engine::Impl::createExecutionContextWithoutDeviceMemory() noexcept
+{
+    return makeContext(
+        "ICudaEngine::createExecutionContextWithoutDeviceMemory", ExecutionContextAllocationStrategy::kUSER_MANAGED);
+}
+
+nvinfer1::IExecutionContext* Engine::Impl::createExecutionContextWithRuntimeConfig(
+    nvinfer1::IRuntimeConfig* runtimeConfig) noexcept
+{
+    auto const strategy = runtimeConfig != nullptr ? static_cast<RuntimeConfig const*>(runtimeConfig)->strategy()
+                                                   : ExecutionContextAllocationStrategy::kSTATIC;
+    return makeContext("ICudaEngine::createExecutionContext", strategy);
+}
+
+nvinfer1::IRuntimeConfig* Engine::Impl::createRuntimeConfig() noexcept
+{
+    return mEngine.mReporter.guard("ICudaEngine::createRuntimeConfig", static_cast<nvinfer1::IRuntimeConfig*>(nullptr),
+        [] { return static_cast<nvinfer1::IRuntimeConfig*>(new RuntimeConfig()); });
+}
+
+nvinfer1::ISerializationConfig* Engine::Impl::createSerializationConfig() noexcept
+{
+    return mEngine.mReporter.guard("ICudaEngine::createSerializationConfig",
+        static_cast<nvinfer1::ISerializationConfig*>(nullptr),
+        [&] { return static_cast<nvinfer1::ISerializationConfig*>(new SerializationConfig(mEngine.mReporter)); });
+}
+
+nvinfer1::IEngineInspector* Engine::Impl::createEngineInspector() const noexcept
+{
+    return mEngine.mReporter.guard("ICudaEngine::createEngineInspector",
+        static_cast<nvinfer1::IEngineInspector*>(nullptr),
+        [&] { return static_cast<nvinfer1::IEngineInspector*>(new EngineInspector(mEngine)); });
+}
+
+size_t Engine::Impl::getDeviceMemorySize() const noexcept
+{
+    return static_cast<size_t>(mEngine.maxActivationBytes());
+}
+
+int64_t Engine::Impl::getDeviceMemorySizeV2() const noexcept
+{
+    return mEngine.maxActivationBytes();
+}
+
+size_t Engine::Impl::getDeviceMemorySizeForProfile(int32_t profileIndex) const noexcept
+{
+    if (!mEngine.checkProfile("ICudaEngine::getDeviceMemorySizeForProfile", profileIndex, mEngine.mReporter))
+    {
+        return 0;
+    }
+    return static_cast<size_t>(mEngine.activationBytes(profileIndex));
+}
+
+int64_t Engine::Impl::getDeviceMemorySizeForProfileV2(int32_t profileIndex) const noexcept
+{
+    if (!mEngine.checkProfile("ICudaEngine::getDeviceMemorySizeForProfileV2", profileIndex, mEngine.mReporter))
+    {
+        return 0;
+    }
+    return mEngine.activationBytes(profileIndex);
+}
+
+bool Engine::Impl::isRefittable() const noexcept
+{
+    return false;
+}
+
+char const* Engine::Impl::getName() const noexcept
+{
+    return mEngine.program().model().name.c_str();
+}
+
+int32_t Engine::Impl::getNbOptimizationProfiles() const noexcept
+{
+    return static_cast<int32_t>(mEngine.program().model().profiles.size());
+}
+
+nvinfer1::Dims Engine::Impl::getProfileShape(
+    char const* tensorName, int32_t profileIndex, OptProfileSelector select) const noexcept
+{
+    auto const* range = profileRange("ICudaEngine::getProfileShape", tensorName, profileIndex, select, false);
+    if (range == nullptr)
+    {
+        return kNoDims;
+    }
+    switch (select)
+    {
+    case OptProfileSelector::kMIN: return range->min;
+    case OptProfileSelector::kOPT: return range->opt;
+    case OptProfileSelector::kMAX: return range->max;
+    }
+    return kNoDims;
+}
+
+int64_t const* Engine::Impl::getProfileTensorValuesV2(
+    char const* tensorName, int32_t profileIndex, OptProfileSelector select) const noexcept
+{
+    auto const* range = profileRange("ICudaEngine::getProfileTensorValuesV2", tensorName, profileIndex, select, true);
+    if (range == nullptr)
+    {
+        return nullptr;
+    }
+    switch (select)
+    {
+    case OptProfileSelector::kMIN: return range->minValues.data();
+    case OptProfileSelector::kOPT: return range->optValues.data();
+    case OptProfileSelector::kMAX: return range->maxValues.data();
+    }
+    return nullptr;
+}
+
+int32_t const* Engine::Impl::getProfileTensorValues(
+    char const* tensorName, int32_t profileIndex, OptProfileSelector select) const noexcept
+{
+    int32_t position = -1;
+    auto const* range
+        = profileRange("ICudaEngine::getProfileTensorValues", tensorName, profileIndex, select, true, &position);
+    if (range == nullptr)
+    {
+        return nullptr;
+    }
+    return mEngine.program().profileInput(profileIndex, position).values32[static_cast<std::size_t>(select)].data();
+}
+
+nvinfer1::EngineCapability Engine::Impl::getEngineCapability() const noexcept
+{
+    return nvinfer1::EngineCapability::kSTANDARD;
+}
+
+void Engine::Impl::setErrorRecorder(nvinfer1::IErrorRecorder* recorder) noexcept
+{
+    mEngine.mReporter.setRecorder(recorder);
+}
+
+nvinfer1::IErrorRecorder* Engine::Impl::getErrorRecorder() const noexcept
+{
+    return mEngine.mReporter.recorder();
+}
+
+bool Engine::Impl::hasImplicitBatchDimension() const noexcept
+{
+    return false;
+}
+
+nvinfer1::TacticSources Engine::Impl::getTacticSources() const noexcept
+{
+    return 0;
+}
+
+nvinfer1::ProfilingVerbosity Engine::Impl::getProfilingVerbosity() const noexcept
+{
+    return nvinfer1::ProfilingVerbosity::kLAYER_NAMES_ONLY;
+}
+
+nvinfer1::Dims Engine::Impl::getTensorShape(char const* tensorName) const noexcept
+{
+    int32_t const p = mEngine.findIo("ICudaEngine::getTensorShape", tensorName, mEngine.mReporter);
+    if (p < 0)
+    {
+        return kNoDims;
+    }
+    return mEngine.program().staticShape(mEngine.program().ioTensors()[static_cast<std::size_t>(p)].tensor);
+}
+
+nvinfer1::DataType Engine::Impl::getTensorDataType(char const* tensorName) const noexcept
+{
+    TensorRecord const* tensor = ioRecord("ICudaEngine::getTensorDataType", tensorName);
+    return tensor != nullptr ? tensor->type : DataType::kFLOAT;
+}
+
+nvinfer1::TensorLocation Engine::Impl::getTensorLocation(char const* tensorName) const noexcept
+{
+    TensorRecord const* tensor = ioRecord("ICudaEngine::getTensorLocation", tensorName);
+    return tensor != nullptr && tensor->isShapeTensor ? nvinfer1::TensorLocation::kHOST
+                                                      : nvinfer1::TensorLocation::kDEVICE;
+}
+
+bool Engine::Impl::isShapeInferenceIO(char const* tensorName) const noexcept
+{
+    TensorRecord const* tensor = ioRecord("ICudaEngine::isShapeInferenceIO", tensorName);
+    return tensor != nullptr && tensor->isShapeTensor;
+}
+
+nvinfer1::TensorIOMode Engine::Impl::getTensorIOMode(char const* tensorName) const noexcept
+{
+    // kNONE answers a name that is no I/O tensor; asking is not an error.
+    int32_t const p = tensorName != nullptr ? mEngine.program().ioPosition(tensorName) : -1;
+    if (p < 0)
+    {
+        return nvinfer1::TensorIOMode::kNONE;
+    }
+    return mEngine.program().ioTensors()[static_cast<std::size_t>(p)].isInput ? nvinfer1::TensorIOMode::kINPUT
+                                                                              : nvinfer1::TensorIOMode::kOUTPUT;
+}
+
+int32_t Engine::Impl::getTensorBytesPerComponent(char const* tensorName) const noexcept
+{
+    TensorRecord const* tensor = ioRecord("ICudaEngine::getTensorBytesPerComponent", tensorName);
+    return tensor != nullptr ? std::max(1, dataTypeBits(tensor->type) / 8) : -1;
+}
+
+int32_t Engine::Impl::getTensorComponentsPerElement(char const* tensorName) const noexcept
+{
+    return ioRecord("ICudaEngine::getTensorComponentsPerElement", tensorName) != nullptr ? 1 : -1;
+}
+
+nvinfer1::TensorFormat Engine::Impl::getTensorFormat(char const* tensorName) const noexcept
+{
+    TensorRecord const* tensor = ioRecord("ICudaEngine::getTensorFormat", tensorName);
+    return tensor != nullptr ? tensor->format : nvinfer1::TensorFormat::kLINEAR;
+}
+
+char const* Engine::Impl::getTensorFormatDesc(char const* tensorName) const noexcept
+{
+    int32_t const p = mEngine.findIo("ICudaEngine::getTensorFormatDesc", tensorName, mEngine.mReporter);
+    return p < 0 ? nullptr : mEngine.program().ioTensors()[static_cast<std::size_t>(p)].formatDescription.c_str();
+}
+
+int32_t Engine::Impl::getTensorVectorizedDim(char const* tensorName) const noexcept
+{
+    ioRecord("ICudaEngine::getTensorVectorizedDim", tensorName);
+    return -1;
+}
+
+int32_t Engine::Impl::getTensorBytesPerComponentV2(char const* tensorName, int32_t profileIndex) const noexcept
+{
+    if (!mEngine.checkProfile("ICudaEngine::getTensorBytesPerComponent", profileIndex, mEngine.mReporter))
+    {
+        return -1;
+    }
+    return getTensorBytesPerComponent(tensorName);
+}
+
+int32_t Engine::Impl::getTensorComponentsPerElementV2(char const* tensorName, int32_t profileIndex) const noexcept
+{
+    if (!mEngine.checkProfile("ICudaEngine::getTensorComponentsPerElement", profileIndex, mEngine.mReporter))
+    {
+        return -1;
+    }
+    return getTensorComponentsPerElement(tensorName);
+}
+
+nvinfer1::TensorFormat Engine::Impl::getTensorFormatV2(char const* tensorName, int32_t profileIndex) const noexcept
+{
+    if (!mEngine.checkProfile("ICudaEngine::getTensorFormat", profileIndex, mEngine.mReporter))
+    {
+        return nvinfer1::TensorFormat::kLINEAR;
+    }
+    return getTensorFormat(tensorName);
+}
+
+char const* Engine::Impl::getTensorFormatDescV2(char const* tensorName, int32_t profileIndex) const noexcept
+{
+    if (!mEngine.checkProfile("ICudaEngine::getTensorFormatDesc", profileIndex, mEngine.mReporter))
+    {
+        return nullptr;
+    }
+    return getTensorFormatDesc(tensorName);
+}
+
+int32_t Engine::Impl::getTensorVectorizedDimV2(char const* tensorName, int32_t profileIndex) const noexcept
+{
+    if (!mEngine.checkProfile("ICudaEngine::getTensorVectorizedDim", profileIndex, mEngine.mReporter))
+    {
+        return -1;
+    }
+    return getTensorVectorizedDim(tensorName);
+}
+
+int32_t Engine::Impl::getNbIOTensors() const noexcept
+{
+    return static_cast<int32_t>(mEngine.program().ioTensors().size());
+}
+
+char const* Engine::Impl::getIOTensorName(int32_t index) const noexcept
+{
+    auto const io = mEngine.program().ioTensors();
+    if (index < 0 || static_cast<std::size_t>(index) >= io.size())
+    {
+        mEngine.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "ICudaEngine::getIOTensorName: index ", index,
+            " is outside [0, ", io.size(), ")");
+        return nullptr;
+    }
+    return mEngine.program()
+        .model()
+        .tensors[static_cast<std::size_t>(io[static_cast<std::size_t>(index)].tensor)]
+        .name.c_str();
+}
+
+nvinfer1::HardwareCompatibilityLevel Engine::Impl::getHardwareCompatibilityLevel() const noexcept
+{
+    return nvinfer1::HardwareCompatibilityLevel::kNONE;
+}
+
+int32_t Engine::Impl::getNbAuxStreams() const noexcept
+{
+    return 0;
+}
+
+nvinfer1::IRefitter* Engine::Impl::createRefitter(nvinfer1::ILogger& /*logger*/) noexcept
+{
+    mEngine.mReporter.error(ErrorCode::kUNSUPPORTED_STATE,
+        "ICudaEngine::createRefitter: the engine is not refittable (kiln does not build refittable engines yet)");
+    return nullptr;
+}
+
+// Weight streaming: kiln keeps every weight resident, so no weight is streamable and any budget covers them all.
+
+bool Engine::Impl::setWeightStreamingBudget(int64_t gpuMemoryBudget) noexcept
+{
+    if (gpuMemoryBudget < -1)
+    {
+        mEngine.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "ICudaEngine::setWeightStreamingBudget: the budget is ",
+            gpuMemoryBudget, "; give -1 (streaming off), 0 (automatic) or a number of bytes");
+        return false;
+    }
+    mEngine.mWeightStreamingBudget = gpuMemoryBudget;
+    return true;
+}
+
+int64_t Engine::Impl::getWeightStreamingBudget() const noexcept
+{
+    return mEngine.mWeightStreamingBudget;
+}
+
+int64_t Engine::Impl::getMinimumWeightStreamingBudget() const noexcept
+{
+    return 0;
+}
+
+int64_t Engine::Impl::getStreamableWeightsSize() const noexcept
+{
+    return 0;
+}
+
+bool Engine::Impl::setWeightStreamingBudgetV2(int64_t gpuMemoryBudget) noexcept
+{
+    if (gpuMemoryBudget < 0)
+    {
+        mEngine.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "ICudaEngine::setWeightStreamingBudgetV2: the budget is ",
+            gpuMemoryBudget, "; it must be at least 0 bytes");
+        return false;
+    }
+    mEngine.mWeightStreamingBudgetV2 = gpuMemoryBudget;
+    return true;
+}
+
+int64_t Engine::Impl::getWeightStreamingBudgetV2() const noexcept
+{
+    return mEngine.mWeightStreamingBudgetV2 >= 0 ? mEngine.mWeightStreamingBudgetV2 : getStreamableWeightsSize();
+}
+
+int64_t Engine::Impl::getWeightStreamingAutomaticBudget() const noexcept
+{
+    return getStreamableWeightsSize();
+}
+
+int64_t Engine::Impl::getWeightStreamingScratchMemorySize() const noexcept
+{
+    return 0;
+}
+
+bool Engine::Impl::isDebugTensor(char const* /*name*/) const noexcept
+{
+    return false;
+}
+
+int64_t Engine::Impl::getEngineStat(nvinfer1::EngineStat stat) const noexcept
+{
+    switch (stat)
+    {
+    case nvinfer1::EngineStat::kTOTAL_WEIGHTS_SIZE: return mEngine.program().weightBytes();
+    case nvinfer1::EngineStat::kSTRIPPED_WEIGHTS_SIZE: return -1;
+    }
+    mEngine.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "ICudaEngine::getEngineStat: ", stat, " is no EngineStat");
+    return -1;
+}
+
+char const* Engine::Impl::getAliasedInputTensor(char const* tensorName) const noexcept
+{
+    ioRecord("ICudaEngine::getAliasedInputTensor", tensorName);
+    return nullptr;
+}
+
+// ---- IRuntimeConfig -------------------------------------------------------------------------------------------------
+
+RuntimeConfig::RuntimeConfig(ExecutionContextAllocationStrategy strategy)
+    : mStrategy(strategy)
+{
+    mImpl = &mImplObject;
+}
+
+RuntimeConfig::~RuntimeConfig() noexcept = default;
+
+void RuntimeConfig::Impl::setExecutionContextAllocationStrategy(ExecutionContextAllocationStrategy strategy) noexcept
+{
+    if (!isValidEnum(strategy))
+    {
+        log(Severity::kERROR,
+            "IRuntimeConfig::setExecutionContextAllocationStrategy: " + std::to_string(static_cast<int32_t>(strategy))
+                + " is no ExecutionContextAllocationStrategy");
+        return;
+    }
+    mConfig.mStrategy = strategy;
+}
+
+ExecutionContextAllocationStrategy RuntimeConfig::Impl::getExecutionContextAllocationStrategy() const noexcept
+{
+    return mConfig.mStrategy;
+}
+
+} // namespace kiln

@@ -1,2 +1,298 @@
 // SPDX-License-Identifier: Apache-2.0
-// Placeholder: being written.
+#include "runtime/runtime.h"
+
+#include "plan/container.h"
+#include "plan/engine_codec.h"
+#include "runtime/engine.h"
+
+#include <utility>
+#include <vector>
+
+namespace kiln
+{
+namespace
+{
+
+using nvinfer1::ErrorCode;
+
+//! Every byte a reader gives until it reports the end (a read of 0 bytes). read(destination, nbBytes) returns the
+//! number of bytes it wrote, or a negative number on failure, and may throw.
+template <typename Read>
+Expected<std::vector<uint8_t>> readAll(Read&& read, char const* reader)
+{
+    constexpr int64_t kChunk = int64_t{1} << 20;
+    std::vector<uint8_t> bytes;
+    for (;;)
+    {
+        std::size_t const old = bytes.size();
+        bytes.resize(old + static_cast<std::size_t>(kChunk));
+        int64_t got = 0;
+        try
+        {
+            got = read(bytes.data() + old, kChunk);
+        }
+        catch (...)
+        {
+            return Error{ErrorCode::kFAILED_EXECUTION,
+                std::string(reader) + "::read threw after " + std::to_string(old) + " bytes"};
+        }
+        if (got < 0 || got > kChunk)
+        {
+            return Error{ErrorCode::kFAILED_EXECUTION,
+                std::string(reader) + "::read returned " + std::to_string(got) + " when asked for "
+                    + std::to_string(kChunk) + " bytes (after " + std::to_string(old) + " bytes)"};
+        }
+        bytes.resize(old + static_cast<std::size_t>(got));
+        if (got == 0)
+        {
+            return bytes;
+        }
+    }
+}
+
+} // namespace
+
+Runtime::Runtime(nvinfer1::ILogger& logger)
+    : mLogger(logger)
+{
+    mImpl = &mImplObject;
+}
+
+Runtime::~Runtime() noexcept = default;
+
+nvinfer1::ICudaEngine* Runtime::Impl::load(char const* method, void const* data, std::size_t size) noexcept
+{
+    Reporter const& reporter = mRuntime.mReporter;
+    return reporter.guard(method, static_cast<nvinfer1::ICudaEngine*>(nullptr), [&]() -> nvinfer1::ICudaEngine* {
+        auto const plan = readPlan(data, size);
+        if (!plan)
+        {
+            reporter.error(plan.error().code, method, ": ", plan.error().message);
+            return nullptr;
+        }
+        if (plan.value().info.backend != PlanBackend::kHOST)
+        {
+            reporter.error(ErrorCode::kUNSUPPORTED_STATE, method,
+                ": the plan was built for kiln's CUDA backend; this runtime runs plans built for the host backend "
+                "only (build the engine for the host backend, or use a kiln with the CUDA backend)");
+            return nullptr;
+        }
+        auto model = decodeEngine(data, size);
+        if (!model)
+        {
+            reporter.error(model.error().code, method, ": ", model.error().message);
+            return nullptr;
+        }
+        std::string const name = model.value().name;
+        auto program = EngineProgram::load(std::move(model.value()));
+        if (!program)
+        {
+            reporter.error(program.error().code, method, ": network ", quotedText(name), ": ", program.error().message);
+            return nullptr;
+        }
+        return new Engine(
+            std::move(program.value()), mRuntime.mLogger, [] { return makeHostBackend(); }, reporter.recorder());
+    });
+}
+
+nvinfer1::ICudaEngine* Runtime::Impl::deserializeCudaEngine(void const* blob, std::size_t size) noexcept
+{
+    constexpr char const* kWhere = "IRuntime::deserializeCudaEngine";
+    if (blob == nullptr || size == 0)
+    {
+        mRuntime.mReporter.error(ErrorCode::kINVALID_ARGUMENT, kWhere, ": the plan is ",
+            blob == nullptr ? "a null pointer" : "empty (0 bytes)", "; give the bytes of a serialized engine");
+        return nullptr;
+    }
+    return load(kWhere, blob, size);
+}
+
+nvinfer1::ICudaEngine* Runtime::Impl::deserializeCudaEngine(nvinfer1::IStreamReader& streamReader) noexcept
+{
+    constexpr char const* kWhere = "IRuntime::deserializeCudaEngine";
+    return mRuntime.mReporter.guard(kWhere, static_cast<nvinfer1::ICudaEngine*>(nullptr), [&] {
+        auto const bytes
+            = readAll([&](void* destination, int64_t nbBytes) { return streamReader.read(destination, nbBytes); },
+                "IStreamReader");
+        if (!bytes)
+        {
+            mRuntime.mReporter.error(bytes.error().code, kWhere, ": ", bytes.error().message);
+            return static_cast<nvinfer1::ICudaEngine*>(nullptr);
+        }
+        return deserializeCudaEngine(bytes.value().data(), bytes.value().size());
+    });
+}
+
+nvinfer1::ICudaEngine* Runtime::Impl::deserializeCudaEngineV2(nvinfer1::IStreamReaderV2& streamReader) noexcept
+{
+    constexpr char const* kWhere = "IRuntime::deserializeCudaEngine";
+    return mRuntime.mReporter.guard(kWhere, static_cast<nvinfer1::ICudaEngine*>(nullptr), [&] {
+        // The host runtime reads into host memory, in stream order on the default stream.
+        auto const bytes = readAll(
+            [&](void* destination, int64_t nbBytes) { return streamReader.read(destination, nbBytes, nullptr); },
+            "IStreamReaderV2");
+        if (!bytes)
+        {
+            mRuntime.mReporter.error(bytes.error().code, kWhere, ": ", bytes.error().message);
+            return static_cast<nvinfer1::ICudaEngine*>(nullptr);
+        }
+        return deserializeCudaEngine(bytes.value().data(), bytes.value().size());
+    });
+}
+
+void Runtime::Impl::setDLACore(int32_t dlaCore) noexcept
+{
+    if (dlaCore != -1)
+    {
+        mRuntime.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "IRuntime::setDLACore: DLA core ", dlaCore,
+            " does not exist; kiln has no DLA cores (getNbDLACores() is 0)");
+        return;
+    }
+    mRuntime.mDLACore = dlaCore;
+}
+
+int32_t Runtime::Impl::getDLACore() const noexcept
+{
+    return mRuntime.mDLACore;
+}
+
+int32_t Runtime::Impl::getNbDLACores() const noexcept
+{
+    return 0;
+}
+
+void Runtime::Impl::setGpuAllocator(nvinfer1::IGpuAllocator* allocator) noexcept
+{
+    mRuntime.mAllocator = allocator;
+}
+
+void Runtime::Impl::setErrorRecorder(nvinfer1::IErrorRecorder* recorder) noexcept
+{
+    mRuntime.mReporter.setRecorder(recorder);
+}
+
+nvinfer1::IErrorRecorder* Runtime::Impl::getErrorRecorder() const noexcept
+{
+    return mRuntime.mReporter.recorder();
+}
+
+nvinfer1::ILogger* Runtime::Impl::getLogger() const noexcept
+{
+    return &mRuntime.mLogger;
+}
+
+bool Runtime::Impl::setMaxThreads(int32_t maxThreads) noexcept
+{
+    if (maxThreads < 1)
+    {
+        mRuntime.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "IRuntime::setMaxThreads: maxThreads is ", maxThreads,
+            "; it must be at least 1");
+        return false;
+    }
+    mRuntime.mMaxThreads = maxThreads;
+    return true;
+}
+
+int32_t Runtime::Impl::getMaxThreads() const noexcept
+{
+    return mRuntime.mMaxThreads;
+}
+
+void Runtime::Impl::setTemporaryDirectory(char const* path) noexcept
+{
+    mRuntime.mReporter.guard("IRuntime::setTemporaryDirectory", false, [&] {
+        mRuntime.mHasTemporaryDirectory = path != nullptr;
+        mRuntime.mTemporaryDirectory = path != nullptr ? path : "";
+        return true;
+    });
+}
+
+char const* Runtime::Impl::getTemporaryDirectory() const noexcept
+{
+    return mRuntime.mHasTemporaryDirectory ? mRuntime.mTemporaryDirectory.c_str() : nullptr;
+}
+
+void Runtime::Impl::setTempfileControlFlags(nvinfer1::TempfileControlFlags flags) noexcept
+{
+    constexpr uint32_t kKnown = (1U << static_cast<uint32_t>(nvinfer1::EnumMax<nvinfer1::TempfileControlFlag>())) - 1U;
+    if ((flags & ~kKnown) != 0)
+    {
+        mRuntime.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "IRuntime::setTempfileControlFlags: flags ", flags,
+            " contain bits that are no TempfileControlFlag (mask ", kKnown, ")");
+        return;
+    }
+    mRuntime.mTempfileFlags = flags;
+}
+
+nvinfer1::TempfileControlFlags Runtime::Impl::getTempfileControlFlags() const noexcept
+{
+    return mRuntime.mTempfileFlags;
+}
+
+nvinfer1::IPluginRegistry& Runtime::Impl::getPluginRegistry() noexcept
+{
+    return *::getPluginRegistry();
+}
+
+void Runtime::Impl::setPluginRegistryParent(nvinfer1::IPluginRegistry* /*parent*/) noexcept
+{
+    // No wrapper method reaches this slot; the runtime always uses the process-wide registry.
+}
+
+nvinfer1::IRuntime* Runtime::Impl::loadRuntime(char const* path) noexcept
+{
+    mRuntime.mReporter.error(ErrorCode::kUNSUPPORTED_STATE, "IRuntime::loadRuntime: cannot load ", quotedText(path),
+        ": kiln has no lean runtime libraries; it runs its own plans with this runtime (version-compatible TensorRT "
+        "plans are not supported)");
+    return nullptr;
+}
+
+void Runtime::Impl::setEngineHostCodeAllowed(bool allowed) noexcept
+{
+    mRuntime.mEngineHostCodeAllowed = allowed;
+}
+
+bool Runtime::Impl::getEngineHostCodeAllowed() const noexcept
+{
+    return mRuntime.mEngineHostCodeAllowed;
+}
+
+} // namespace kiln
+
+extern "C" TENSORRTAPI void* createInferRuntime_INTERNAL(void* logger, int32_t version) noexcept
+{
+    using kiln::Severity;
+    if (logger == nullptr)
+    {
+        kiln::log(Severity::kERROR, "createInferRuntime: the logger is null");
+        return nullptr;
+    }
+    auto* const userLogger = static_cast<nvinfer1::ILogger*>(logger);
+    int32_t const major = version / 10000;
+    if (major != NV_TENSORRT_MAJOR)
+    {
+        try
+        {
+            std::string const message = "createInferRuntime: the application was compiled against TensorRT "
+                + std::to_string(major) + "." + std::to_string(version / 100 % 100) + "."
+                + std::to_string(version % 100) + " (NV_TENSORRT_VERSION " + std::to_string(version)
+                + "); kiln implements the TensorRT " + std::to_string(NV_TENSORRT_MAJOR) + " API";
+            userLogger->log(Severity::kERROR, message.c_str());
+        }
+        catch (...)
+        {
+            userLogger->log(Severity::kERROR, "createInferRuntime: the application's TensorRT version is not 10");
+        }
+        return nullptr;
+    }
+    kiln::setLogger(userLogger);
+    try
+    {
+        return static_cast<nvinfer1::IRuntime*>(new kiln::Runtime(*userLogger));
+    }
+    catch (...)
+    {
+        kiln::log(Severity::kERROR, "createInferRuntime: out of memory");
+        return nullptr;
+    }
+}

@@ -3,7 +3,12 @@
 // creation flags, threads, the plugin registry, platform queries, and the build step that is not there yet.
 #include "support/api_test.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace kiln::test
 {
@@ -94,25 +99,91 @@ TEST_F(BuilderTest, ErrorRecorder)
     mLogger.clear();
 }
 
-TEST_F(BuilderTest, TheBuildStepIsNotImplementedYet)
+//! Keeps what it is given, up to a limit after which it refuses.
+class LimitedWriter final : public nvinfer1::IStreamWriter
+{
+public:
+    explicit LimitedWriter(std::size_t limit)
+        : mLimit(limit)
+    {
+    }
+    int64_t write(void const* data, int64_t size) noexcept override
+    {
+        auto const room = static_cast<int64_t>(mLimit - mBytes.size());
+        int64_t const count = std::min(size, std::min<int64_t>(room, 100));
+        auto const* bytes = static_cast<uint8_t const*>(data);
+        mBytes.insert(mBytes.end(), bytes, bytes + count);
+        return count;
+    }
+    std::vector<uint8_t> mBytes;
+
+private:
+    std::size_t mLimit;
+};
+
+TEST_F(BuilderTest, EveryBuildEntryPointBuildsTheSamePlan)
 {
     mNetwork->setName("tiny");
     mNetwork->markOutput(*mNetwork->addIdentity(*input("x", dims({2})))->getOutput(0));
-    nvinfer1::IBuilderConfig* config = mBuilder->createBuilderConfig();
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
     ASSERT_NE(config, nullptr);
+
+    std::unique_ptr<nvinfer1::IHostMemory> plan{mBuilder->buildSerializedNetwork(*mNetwork, *config)};
+    ASSERT_NE(plan, nullptr);
     expectNoError();
-    EXPECT_EQ(mBuilder->buildSerializedNetwork(*mNetwork, *config), nullptr);
-    expectError(
-        {"IBuilder::buildSerializedNetwork", "network \"tiny\"", "the builder's build step is not implemented yet"});
-    EXPECT_EQ(mBuilder->buildEngineWithConfig(*mNetwork, *config), nullptr);
-    expectError({"IBuilder::buildEngineWithConfig", "not implemented yet"});
-    EXPECT_FALSE(mBuilder->isNetworkSupported(*mNetwork, *config));
-    expectError({"IBuilder::isNetworkSupported", "not implemented yet"});
+    EXPECT_EQ(plan->type(), nvinfer1::DataType::kUINT8);
+    auto const* bytes = static_cast<uint8_t const*>(plan->data());
+    std::vector<uint8_t> const expected(bytes, bytes + plan->size());
+    EXPECT_EQ(std::string(expected.begin(), expected.begin() + 8), "KILNPLAN");
+
+    // Written in pieces of at most 100 bytes, as a stream writer may take them.
+    LimitedWriter writer(expected.size());
+    EXPECT_TRUE(mBuilder->buildSerializedNetworkToStream(*mNetwork, *config, writer));
+    EXPECT_EQ(writer.mBytes, expected);
+
     nvinfer1::IHostMemory* kernelText = reinterpret_cast<nvinfer1::IHostMemory*>(&kernelText);
-    EXPECT_EQ(mBuilder->buildSerializedNetwork(*mNetwork, *config, kernelText), nullptr);
+    std::unique_ptr<nvinfer1::IHostMemory> again{mBuilder->buildSerializedNetwork(*mNetwork, *config, kernelText)};
+    ASSERT_NE(again, nullptr);
     EXPECT_EQ(kernelText, nullptr);
-    expectError({"IBuilder::buildSerializedNetwork", "not implemented yet"});
-    delete config;
+    EXPECT_EQ(std::vector<uint8_t>(static_cast<uint8_t const*>(again->data()),
+                  static_cast<uint8_t const*>(again->data()) + again->size()),
+        expected);
+
+    EXPECT_TRUE(mBuilder->isNetworkSupported(*mNetwork, *config));
+    std::unique_ptr<nvinfer1::ICudaEngine> engine{mBuilder->buildEngineWithConfig(*mNetwork, *config)};
+    ASSERT_NE(engine, nullptr);
+    EXPECT_EQ(engine->getNbIOTensors(), 2);
+    expectNoError();
+}
+
+TEST_F(BuilderTest, AFailedBuildNamesTheNetworkAndTheCause)
+{
+    mNetwork->setName("tiny");
+    input("x", dims({-1, 2}));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    EXPECT_EQ(mBuilder->buildSerializedNetwork(*mNetwork, *config), nullptr);
+    expectError({"IBuilder::buildSerializedNetwork", "network \"tiny\"", "no outputs"});
+    EXPECT_EQ(mBuilder->buildEngineWithConfig(*mNetwork, *config), nullptr);
+    expectError({"IBuilder::buildEngineWithConfig", "no outputs"});
+    EXPECT_FALSE(mBuilder->isNetworkSupported(*mNetwork, *config));
+    expectError({"IBuilder::isNetworkSupported", "no outputs"});
+    LimitedWriter writer(1000);
+    EXPECT_FALSE(mBuilder->buildSerializedNetworkToStream(*mNetwork, *config, writer));
+    expectError({"IBuilder::buildSerializedNetworkToStream", "no outputs"});
+
+    // An input with a dynamic extent and no profile.
+    mNetwork->markOutput(*mNetwork->addIdentity(*mNetwork->getInput(0))->getOutput(0));
+    EXPECT_EQ(mBuilder->buildSerializedNetwork(*mNetwork, *config), nullptr);
+    expectError({"IBuilder::buildSerializedNetwork", "'x'", "profile"});
+}
+
+TEST_F(BuilderTest, AStreamWriterThatStopsTakingBytesFailsTheBuild)
+{
+    mNetwork->markOutput(*mNetwork->addIdentity(*input("x", dims({2})))->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    LimitedWriter writer(150);
+    EXPECT_FALSE(mBuilder->buildSerializedNetworkToStream(*mNetwork, *config, writer));
+    expectError({"IBuilder::buildSerializedNetworkToStream", "accepted 150 of", "refused more"});
 }
 
 } // namespace

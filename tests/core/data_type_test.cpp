@@ -42,6 +42,12 @@ Expected const kExpected[] = {
 
 static_assert(dataTypeBits(DataType::kINT4) == 4, "the table is usable at compile time");
 static_assert(storageBytes(DataType::kFP4, 3) == 2);
+static_assert(
+    storageBytes(DataType::kINT64, std::numeric_limits<int64_t>::max()) == std::numeric_limits<int64_t>::max());
+static_assert(storageBytes(DataType::kINT64, std::numeric_limits<int64_t>::max() / 8)
+    == std::numeric_limits<int64_t>::max() / 8 * 8);
+static_assert(
+    storageBytes(DataType::kINT4, std::numeric_limits<int64_t>::max()) == std::numeric_limits<int64_t>::max() / 2 + 1);
 
 TEST(DataTypeTest, EveryTypeHasItsNamesSizeAndKind)
 {

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+// The executor: how an engine runs. Two types, one per phase (style.md: build phase and run phase are separate):
+//
+// - EngineProgram is an EngineModel prepared once, when the engine is made: its shape expressions rebuilt as DimExpr
+//   nodes, the stage at which each expression becomes known, the I/O tensors indexed by name, and every check that
+//   does not depend on run-time values. It is read-only afterwards and shared by all contexts of the engine, so
+//   contexts may run on different threads at once.
+// - Executor belongs to one execution context: its backend, the buffers of tensors sized at run time, and the shapes
+//   it evaluated last. It runs the layers in order on what the context has set (Bindings).
+//
+//     std::unique_ptr<EngineProgram const> program = EngineProgram::load(std::move(model)).value();
+//     Executor executor(*program, makeHostBackend());
+//     Status done = executor.run(bindings, ActivationMemory{block, blockBytes}, stream);   // error names the tensor
+//
+// Symbols and stages. Every extent is an expression over symbols. Input extents (kINPUT_EXTENT) come from
+// setInputShape; values of input shape tensors (kSHAPE_VALUE of a network input) are read from the host memory at
+// the input's address; both are known before the first layer runs (stage kBeforeExecution). A kSHAPE_VALUE symbol
+// of a tensor a layer makes, and a kSIZE_TENSOR symbol, is known once that layer has run (stage = the layer's index):
+// the executor reads the value (kINT32 or kINT64) from the tensor then. An expression's stage is the latest stage of
+// its symbols; a tensor whose shape has a stage other than kBeforeExecution has a data-dependent shape.
+//
+// Memory. Tensors with an offset in the profile live in the activation block at that offset; other internal
+// tensors get buffers the executor owns, sized from their evaluated shape when their layer runs; I/O tensors live at
+// the addresses the application set, or, for outputs with an IOutputAllocator, in the memory the allocator returns
+// (reallocateOutputAsync before the layer that makes the output runs, notifyShape after).
+#pragma once
+
+#include "backends/backend.h"
+#include "core/error.h"
+#include "core/shape_expr.h"
+#include "plan/engine_model.h"
+
+#include "NvInferRuntime.h"
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace kiln
+{
+
+using SymbolValues = std::map<SymbolId, int64_t>;
+
+//! The alignment of activation memory and of the buffers the executor owns and asks output allocators for.
+inline constexpr int64_t kActivationAlignment = 256;
+
+//! The stage of an expression known before any layer runs.
+inline constexpr int32_t kBeforeExecution = -1;
+
+//! Bytes of a tensor of type and shape: an error for a shape that is not concrete or whose size overflows.
+Expected<int64_t> tensorBytes(nvinfer1::DataType type, nvinfer1::Dims const& dims);
+
+//! "Row major linear FP32 format (kLINEAR)": how TensorRT describes a linear tensor's layout.
+std::string linearFormatDescription(nvinfer1::DataType type);
+
+//! An engine model prepared to run. Immutable once loaded.
+class EngineProgram
+{
+public:
+    //! One I/O tensor.
+    struct IoTensor
+    {
+        int32_t tensor{kNoTensor};
+        bool isInput{};
+        bool dataDependent{}; //!< An output with an extent known only once some layer has run.
+        std::string formatDescription;
+    };
+
+    //! One input's range in one profile, with 32-bit copies of its shape values for getProfileTensorValues.
+    struct ProfileInput
+    {
+        ProfileRecord::Input const* record{};
+        std::array<std::vector<int32_t>, 3> values32; //!< Indexed by OptProfileSelector.
+    };
+
+    //! Prepares model. An error for a model that is not consistent, a plan for a backend other than the host, or a
+    //! layer whose output shape depends on values the layer itself computes (size tensors come with issue 4).
+    static Expected<std::unique_ptr<EngineProgram const>> load(EngineModel&& model);
+
+    EngineModel const& model() const noexcept { return mModel; }
+    ExprContext const& exprs() const noexcept { return mExprs; }
+
+    //! The node of expression record index.
+    DimExpr const& node(uint32_t record) const { return *mNodes.at(record); }
+
+    //! When expression record index is known: kBeforeExecution, or the index of the layer after which it is.
+    int32_t stage(uint32_t record) const { return mStages.at(record); }
+
+    //! The symbol node of model symbol index (its SymbolId is index).
+    DimExpr const& symbolNode(uint32_t symbol) const { return *mSymbolNodes.at(symbol); }
+
+    //! The I/O tensors, in ICudaEngine's order.
+    std::span<IoTensor const> ioTensors() const noexcept { return mIo; }
+
+    //! The I/O position of the tensor named name, or -1.
+    int32_t ioPosition(std::string_view name) const noexcept;
+
+    //! The I/O position of tensor index, or -1.
+    int32_t ioPositionOfTensor(int32_t tensor) const noexcept;
+
+    //! Input position's range in profile (position < nbInputs, profile valid).
+    ProfileInput const& profileInput(int32_t profile, int32_t position) const;
+
+    //! The symbols bound once layer index has run.
+    std::span<uint32_t const> symbolsBoundBy(int32_t layer) const { return mBoundBy.at(static_cast<size_t>(layer)); }
+
+    //! The assertions that can be checked at stage (kBeforeExecution or a layer index).
+    std::span<uint32_t const> assertionsAt(int32_t stage) const
+    {
+        return mAssertionsAt.at(static_cast<size_t>(stage + 1));
+    }
+
+    //! The shape of tensor as far as it is known before run time: constant extents, -1 for the others.
+    nvinfer1::Dims staticShape(int32_t tensor) const;
+
+    //! Whether every extent of tensor is a constant.
+    bool hasStaticShape(int32_t tensor) const;
+
+    //! The tensor's shape with the symbols in values: extents whose expression cannot be evaluated (a symbol
+    //! without a value, a division by zero) are -1.
+    nvinfer1::Dims knownShape(int32_t tensor, SymbolValues const& values) const;
+
+    //! The total size of the weights.
+    int64_t weightBytes() const noexcept { return mWeightBytes; }
+
+private:
+    EngineProgram() = default;
+
+    Expected<bool> prepare();
+
+    EngineModel mModel;
+    ExprContext mExprs;
+    std::vector<DimExpr const*> mSymbolNodes;
+    std::vector<DimExpr const*> mNodes;
+    std::vector<int32_t> mStages;
+    std::vector<IoTensor> mIo;
+    std::unordered_map<std::string, int32_t> mIoByName;
+    std::vector<int32_t> mIoOfTensor;
+    std::vector<std::vector<ProfileInput>> mProfileInputs; //!< [profile][input position].
+    std::vector<std::vector<uint32_t>> mBoundBy;           //!< Per layer.
+    std::vector<std::vector<uint32_t>> mAssertionsAt;      //!< Per stage + 1.
+    int64_t mWeightBytes{};
+};
+
+//! What an execution context has set, as the executor reads it. Indexed by I/O position.
+struct Bindings
+{
+    int32_t profile{};
+    std::vector<nvinfer1::Dims> shapes; //!< Inputs' shapes; nbDims == -1 while not set. Outputs unused.
+    std::vector<void*> addresses;
+    std::vector<nvinfer1::IOutputAllocator*> allocators;
+};
+
+//! The symbols the inputs give, and what is still missing.
+struct InputState
+{
+    SymbolValues values;
+    //! I/O positions of the inputs that are not fully given: no shape, or a shape tensor without an address.
+    std::vector<int32_t> missing;
+    //! The first input shape-tensor value outside the profile's range, or one that cannot be read.
+    std::optional<std::string> problem;
+};
+
+//! Binds the symbols known before execution from what bindings give. Symbols of inputs not yet given stay unbound.
+InputState bindInputs(EngineProgram const& program, Bindings const& bindings);
+
+//! A block of memory aligned to kActivationAlignment, owned.
+class AlignedBuffer
+{
+public:
+    AlignedBuffer() = default;
+    //! At least bytes bytes; keeps the current block when it is large enough. Throws std::bad_alloc.
+    void reserve(int64_t bytes);
+    std::byte* data() const noexcept { return mData.get(); }
+    int64_t size() const noexcept { return mSize; }
+    void release() noexcept
+    {
+        mData.reset();
+        mSize = 0;
+    }
+
+private:
+    struct Free
+    {
+        void operator()(std::byte* p) const noexcept;
+    };
+    std::unique_ptr<std::byte, Free> mData;
+    int64_t mSize{};
+};
+
+//! The activation block a run uses.
+struct ActivationMemory
+{
+    std::byte* base{};
+    int64_t bytes{};
+};
+
+//! Runs one context's enqueues. Not thread-safe: one per context.
+class Executor
+{
+public:
+    Executor(EngineProgram const& program, std::unique_ptr<Backend> backend);
+
+    //! Runs every layer. The error says what is missing or failed and names the tensor, layer or assertion; the
+    //! caller adds the API method.
+    host::Status run(Bindings const& bindings, ActivationMemory memory, cudaStream_t stream);
+
+    //! Checks what enqueue checks before running (every input given and within the profile, every assertion that
+    //! the inputs decide), and evaluates the shapes they decide. Used by inferShapes.
+    host::Status prepareShapes(Bindings const& bindings);
+
+    //! The shape of every tensor after the last run or prepareShapes (-1 where not evaluated).
+    std::span<nvinfer1::Dims const> shapes() const noexcept { return mShapes; }
+
+    //! Milliseconds each layer took in the last run.
+    std::span<float const> layerTimes() const noexcept { return mLayerTimes; }
+
+private:
+    host::Status evaluateStatic(Bindings const& bindings);
+    host::Status checkAssertions(int32_t stage, SymbolValues const& values) const;
+    host::Status completeShape(int32_t tensor);
+    host::Status placeOutput(int32_t tensor, Bindings const& bindings, ActivationMemory memory, cudaStream_t stream);
+    host::Status bindSymbolsOf(int32_t layer);
+
+    EngineProgram const& mProgram;
+    std::unique_ptr<Backend> mBackend;
+    std::optional<SymbolValues> mStaticValues; //!< The input symbols mStaticShapes were evaluated with.
+    std::vector<nvinfer1::Dims> mStaticShapes; //!< Per tensor: extents known before execution, -1 for the others.
+    SymbolValues mValues;                      //!< Every symbol bound during the current run.
+    std::vector<nvinfer1::Dims> mShapes;       //!< Per tensor, during and after a run.
+    std::vector<host::HostTensor> mViews;      //!< Per tensor, during a run.
+    std::vector<AlignedBuffer> mOwned;         //!< Per tensor: buffers of tensors outside the activation block.
+    std::vector<void*> mAllocated;             //!< Per I/O position: memory the output allocator last returned.
+    std::vector<float> mLayerTimes;
+};
+
+} // namespace kiln

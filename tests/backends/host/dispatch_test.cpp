@@ -1,0 +1,712 @@
+// SPDX-License-Identifier: Apache-2.0
+// The host backend's dispatch: every layer kind run through makeHostBackend()->runLayer, against values computed
+// here with plain loops; the parameters read from tensor inputs (slice, shuffle, fill, convolution); and the
+// refusals (plugins, inputs and outputs that do not fit the kind), each with its message.
+#include "backends/host/dispatch.h"
+
+#include "host_test_util.h"
+
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+namespace kiln::host::test
+{
+namespace
+{
+
+using nvinfer1::ErrorCode;
+using nvinfer1::PaddingMode;
+using nvinfer1::SampleMode;
+
+//! A buffer of type and dims holding values (encoded by the test's own path).
+HostBuffer tensorOf(DataType type, Dims const& dims, std::vector<double> const& values, float scale = 1.0F)
+{
+    HostBuffer buffer(type, dims, scale);
+    EXPECT_EQ(static_cast<int64_t>(values.size()), elementCount(dims));
+    for (std::size_t i = 0; i < values.size(); ++i)
+    {
+        encode(type, static_cast<std::byte*>(buffer.tensor().data), static_cast<int64_t>(i), values[i], scale);
+    }
+    return buffer;
+}
+
+//! 0, 1, ..., count - 1.
+std::vector<double> iota(int64_t count)
+{
+    std::vector<double> values(static_cast<std::size_t>(count));
+    std::iota(values.begin(), values.end(), 0.0);
+    return values;
+}
+
+//! Runs one layer of params's kind: input i is tensor i (or absent where nullptr), the outputs follow.
+Status runLayer(
+    LayerParams params, std::vector<HostTensor const*> const& inputs, std::vector<HostTensor> const& outputs)
+{
+    LayerRecord layer;
+    layer.name = "layer";
+    layer.type = layerTypeOf(params);
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+    {
+        layer.inputs.push_back(inputs[i] != nullptr ? static_cast<int32_t>(i) : kNoTensor);
+    }
+    for (std::size_t o = 0; o < outputs.size(); ++o)
+    {
+        layer.outputs.push_back(static_cast<int32_t>(inputs.size() + o));
+    }
+    layer.params = std::move(params);
+    EngineModel const model;
+    return makeHostBackend()->runLayer(layer, model, inputs, outputs, nullptr);
+}
+
+//! Runs a layer with one output and expects it to succeed.
+void expectRuns(LayerParams params, std::vector<HostTensor const*> const& inputs, HostBuffer const& out)
+{
+    Status const done = runLayer(std::move(params), inputs, {out.tensor()});
+    ASSERT_TRUE(done.ok()) << done.error().message;
+}
+
+//! Expects out to hold expected, each rounded to out's type (within one ulp, exactly for integers).
+void expectValues(HostBuffer const& out, std::vector<double> const& expected)
+{
+    HostTensor const& t = out.tensor();
+    ASSERT_EQ(elementCount(t), static_cast<int64_t>(expected.size()));
+    for (std::size_t i = 0; i < expected.size(); ++i)
+    {
+        double const actual = decode(t.type, bytesOf(out), static_cast<int64_t>(i), t.scale);
+        EXPECT_TRUE(matches(t.type, expected[i], actual, t.scale))
+            << "element " << i << ": expected " << expected[i] << ", got " << actual;
+    }
+}
+
+//! Expects status to be an error of code whose message holds fragment.
+void expectRefused(Status const& status, ErrorCode code, std::string const& fragment)
+{
+    expectError(status, {fragment});
+    if (!status.ok())
+    {
+        EXPECT_EQ(status.error().code, code) << status.error().message;
+    }
+}
+
+//! A 2-D convolution of one image with groups 1 and dilation 1, computed here: out[k][y][x] = bias[k] +
+//! sum in[c][y * stride - pad + r][x * stride - pad + s] * w[k][c][r][s] (zero outside the input).
+std::vector<double> convolve(std::vector<double> const& in, int64_t c, int64_t h, int64_t w,
+    std::vector<double> const& kernel, int64_t k, int64_t r, int64_t s, std::vector<double> const& bias, int64_t stride,
+    int64_t pad, int64_t oh, int64_t ow)
+{
+    std::vector<double> out;
+    for (int64_t m = 0; m < k; ++m)
+    {
+        for (int64_t y = 0; y < oh; ++y)
+        {
+            for (int64_t x = 0; x < ow; ++x)
+            {
+                double sum = bias.empty() ? 0.0 : bias[static_cast<std::size_t>(m)];
+                for (int64_t ch = 0; ch < c; ++ch)
+                {
+                    for (int64_t i = 0; i < r; ++i)
+                    {
+                        for (int64_t j = 0; j < s; ++j)
+                        {
+                            int64_t const iy = y * stride - pad + i;
+                            int64_t const ix = x * stride - pad + j;
+                            if (iy >= 0 && iy < h && ix >= 0 && ix < w)
+                            {
+                                sum += in[static_cast<std::size_t>((ch * h + iy) * w + ix)]
+                                    * kernel[static_cast<std::size_t>(((m * c + ch) * r + i) * s + j)];
+                            }
+                        }
+                    }
+                }
+                out.push_back(sum);
+            }
+        }
+    }
+    return out;
+}
+
+//! A 2-D convolution's parameters: K maps, an r x s window, stride, no padding, dilation 1, no weights.
+ConvolutionParams convolutionParams(int64_t k, int64_t r, int64_t s, int64_t stride)
+{
+    ConvolutionParams params;
+    params.nbOutputMaps = k;
+    params.kernelSize = Dims{2, {r, s}};
+    params.stride = Dims{2, {stride, stride}};
+    params.prePadding = Dims{2, {0, 0}};
+    params.postPadding = Dims{2, {0, 0}};
+    params.dilation = Dims{2, {1, 1}};
+    return params;
+}
+
+// ---- One case per kind -----------------------------------------------------------------------------------------
+
+TEST(HostDispatch, ConvolutionWithWeights)
+{
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 4, 4}}, iota(16));
+    std::vector<float> kernel{1.0F, 2.0F, 3.0F, 4.0F};
+    std::vector<float> bias{0.5F};
+    ConvolutionParams params = convolutionParams(1, 2, 2, 2);
+    params.kernel = Weights{DataType::kFLOAT, kernel.data(), 4};
+    params.bias = Weights{DataType::kFLOAT, bias.data(), 1};
+    HostBuffer out(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}});
+    expectRuns(params, {&in.tensor()}, out);
+    expectValues(out, convolve(iota(16), 1, 4, 4, {1, 2, 3, 4}, 1, 2, 2, {0.5}, 2, 0, 2, 2));
+}
+
+TEST(HostDispatch, ConvolutionResolvesSamePadding)
+{
+    // kSAME_UPPER with a 3x3 window and stride 1 pads one on each side: a 3x3 output of neighbourhood sums.
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 3, 3}}, iota(9));
+    std::vector<float> kernel(9, 1.0F);
+    ConvolutionParams params = convolutionParams(1, 3, 3, 1);
+    params.paddingMode = PaddingMode::kSAME_UPPER;
+    params.kernel = Weights{DataType::kFLOAT, kernel.data(), 9};
+    HostBuffer out(DataType::kFLOAT, Dims{4, {1, 1, 3, 3}});
+    expectRuns(params, {&in.tensor()}, out);
+    expectValues(out, convolve(iota(9), 1, 3, 3, std::vector<double>(9, 1.0), 1, 3, 3, {}, 1, 1, 3, 3));
+}
+
+TEST(HostDispatch, ConvolutionWithKernelAndBiasTensors)
+{
+    std::vector<double> const input{0.5, -1, 2, 3, 0, 1, -2, 4, 1.5, 1, 1, 0, -1, 2, 0.25, 3, -3, 1};
+    std::vector<double> kernel(16);
+    for (std::size_t i = 0; i < kernel.size(); ++i)
+    {
+        kernel[i] = static_cast<double>(i % 5) - 1.5;
+    }
+    std::vector<double> const bias{0.25, -2};
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{4, {1, 2, 3, 3}}, input);
+    HostBuffer const k = tensorOf(DataType::kFLOAT, Dims{4, {2, 2, 2, 2}}, kernel);
+    HostBuffer const b = tensorOf(DataType::kFLOAT, Dims{1, {2}}, bias);
+    HostBuffer out(DataType::kFLOAT, Dims{4, {1, 2, 2, 2}});
+    expectRuns(convolutionParams(2, 2, 2, 1), {&in.tensor(), &k.tensor(), &b.tensor()}, out);
+    expectValues(out, convolve(input, 2, 3, 3, kernel, 2, 2, 2, bias, 1, 0, 2, 2));
+
+    // The kernel tensor alone (no bias).
+    HostBuffer noBias(DataType::kFLOAT, Dims{4, {1, 2, 2, 2}});
+    expectRuns(convolutionParams(2, 2, 2, 1), {&in.tensor(), &k.tensor()}, noBias);
+    expectValues(noBias, convolve(input, 2, 3, 3, kernel, 2, 2, 2, {}, 1, 0, 2, 2));
+}
+
+TEST(HostDispatch, ConvolutionRefusesWeightsAndTensorsTogether)
+{
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}}, iota(4));
+    HostBuffer const k = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}}, iota(4));
+    std::vector<float> weights(4, 1.0F);
+    ConvolutionParams params = convolutionParams(1, 2, 2, 1);
+    params.kernel = Weights{DataType::kFLOAT, weights.data(), 4};
+    HostBuffer out(DataType::kFLOAT, Dims{4, {1, 1, 1, 1}});
+    expectRefused(runLayer(params, {&in.tensor(), &k.tensor()}, {out.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "input 1 gives the kernel, so the kernel weights must be empty; they hold 4 values");
+    // No kernel at all: the kernel says so.
+    expectRefused(runLayer(convolutionParams(1, 2, 2, 1), {&in.tensor()}, {out.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "no kernel");
+}
+
+TEST(HostDispatch, Cast)
+{
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{1, {4}}, {2.75, -2.75, 0.5, 100});
+    HostBuffer out(DataType::kINT32, Dims{1, {4}});
+    expectRuns(kiln::CastParams{DataType::kINT32}, {&in.tensor()}, out);
+    expectValues(out, {2, -2, 0, 100}); // truncated toward zero
+}
+
+TEST(HostDispatch, Activation)
+{
+    std::vector<double> const x{-2, -0.5, 0, 3};
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{2, {2, 2}}, x);
+    HostBuffer out(DataType::kFLOAT, Dims{2, {2, 2}});
+    float const alpha = 0.1F;
+    expectRuns(kiln::ActivationParams{nvinfer1::ActivationType::kLEAKY_RELU, alpha, 0.F}, {&in.tensor()}, out);
+    std::vector<double> expected;
+    for (double const v : x)
+    {
+        expected.push_back(v >= 0 ? v : static_cast<double>(alpha) * v);
+    }
+    expectValues(out, expected);
+}
+
+TEST(HostDispatch, PoolingMax)
+{
+    std::vector<double> const x{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3};
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 4, 4}}, x);
+    PoolingParams params;
+    params.type = nvinfer1::PoolingType::kMAX;
+    params.windowSize = Dims{2, {2, 2}};
+    params.stride = Dims{2, {2, 2}};
+    params.prePadding = Dims{2, {0, 0}};
+    params.postPadding = Dims{2, {0, 0}};
+    HostBuffer out(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}});
+    expectRuns(params, {&in.tensor()}, out);
+    std::vector<double> expected;
+    for (int32_t y = 0; y < 2; ++y)
+    {
+        for (int32_t xo = 0; xo < 2; ++xo)
+        {
+            double best = -kInf;
+            for (int32_t i = 0; i < 2; ++i)
+            {
+                for (int32_t j = 0; j < 2; ++j)
+                {
+                    best = std::max(best, x[static_cast<std::size_t>((2 * y + i) * 4 + 2 * xo + j)]);
+                }
+            }
+            expected.push_back(best);
+        }
+    }
+    expectValues(out, expected);
+}
+
+TEST(HostDispatch, PoolingResolvesSamePadding)
+{
+    // A 2x2 average with stride 1, kSAME_UPPER on 3x3: P = 1, pre 0, post 1; the padding is not counted.
+    std::vector<double> const x{1, 2, 3, 4, 5, 6, 7, 8, 10};
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 3, 3}}, x);
+    PoolingParams params;
+    params.type = nvinfer1::PoolingType::kAVERAGE;
+    params.windowSize = Dims{2, {2, 2}};
+    params.stride = Dims{2, {1, 1}};
+    params.prePadding = Dims{2, {0, 0}};
+    params.postPadding = Dims{2, {0, 0}};
+    params.paddingMode = PaddingMode::kSAME_UPPER;
+    HostBuffer out(DataType::kFLOAT, Dims{4, {1, 1, 3, 3}});
+    expectRuns(params, {&in.tensor()}, out);
+    std::vector<double> expected;
+    for (int32_t y = 0; y < 3; ++y)
+    {
+        for (int32_t xo = 0; xo < 3; ++xo)
+        {
+            double sum = 0;
+            int32_t count = 0;
+            for (int32_t i = y; i < std::min(y + 2, 3); ++i)
+            {
+                for (int32_t j = xo; j < std::min(xo + 2, 3); ++j)
+                {
+                    sum += x[static_cast<std::size_t>(i * 3 + j)];
+                    ++count;
+                }
+            }
+            expected.push_back(sum / count);
+        }
+    }
+    expectValues(out, expected);
+}
+
+TEST(HostDispatch, SoftMax)
+{
+    std::vector<double> const x{1, 2, 3, -1, 0, 0.5};
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{2, {2, 3}}, x);
+    HostBuffer out(DataType::kFLOAT, Dims{2, {2, 3}});
+    expectRuns(SoftMaxParams{1U << 1}, {&in.tensor()}, out);
+    std::vector<double> expected;
+    for (std::size_t row = 0; row < 2; ++row)
+    {
+        double sum = 0;
+        for (std::size_t j = 0; j < 3; ++j)
+        {
+            sum += std::exp(x[row * 3 + j]);
+        }
+        for (std::size_t j = 0; j < 3; ++j)
+        {
+            expected.push_back(std::exp(x[row * 3 + j]) / sum);
+        }
+    }
+    expectValues(out, expected);
+}
+
+TEST(HostDispatch, Concatenation)
+{
+    HostBuffer const a = tensorOf(DataType::kINT32, Dims{2, {2, 1}}, {1, 4});
+    HostBuffer const b = tensorOf(DataType::kINT32, Dims{2, {2, 2}}, {2, 3, 5, 6});
+    HostBuffer out(DataType::kINT32, Dims{2, {2, 3}});
+    expectRuns(ConcatenationParams{1}, {&a.tensor(), &b.tensor()}, out);
+    expectValues(out, {1, 2, 3, 4, 5, 6});
+}
+
+TEST(HostDispatch, ElementWiseBroadcasts)
+{
+    HostBuffer const a = tensorOf(DataType::kFLOAT, Dims{2, {2, 3}}, {1, 2, 3, 4, 5, 6});
+    HostBuffer const b = tensorOf(DataType::kFLOAT, Dims{2, {1, 3}}, {10, 20, 30});
+    HostBuffer out(DataType::kFLOAT, Dims{2, {2, 3}});
+    expectRuns(kiln::ElementWiseParams{nvinfer1::ElementWiseOperation::kSUB}, {&a.tensor(), &b.tensor()}, out);
+    expectValues(out, {1 - 10, 2 - 20, 3 - 30, 4 - 10, 5 - 20, 6 - 30});
+}
+
+TEST(HostDispatch, Unary)
+{
+    std::vector<double> const x{0.25, 1, 2, 9};
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{1, {4}}, x);
+    HostBuffer out(DataType::kFLOAT, Dims{1, {4}});
+    expectRuns(kiln::UnaryParams{nvinfer1::UnaryOperation::kSQRT}, {&in.tensor()}, out);
+    expectValues(out, {0.5, 1, std::sqrt(2.0), 3});
+}
+
+TEST(HostDispatch, ShuffleTransposes)
+{
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{2, {2, 3}}, iota(6));
+    ShuffleParams params;
+    params.firstTranspose.order[0] = 1;
+    params.firstTranspose.order[1] = 0;
+    HostBuffer out(DataType::kFLOAT, Dims{2, {3, 2}});
+    expectRuns(params, {&in.tensor()}, out);
+    std::vector<double> expected;
+    for (int32_t i = 0; i < 3; ++i)
+    {
+        for (int32_t j = 0; j < 2; ++j)
+        {
+            expected.push_back(j * 3 + i); // out[i][j] = in[j][i]
+        }
+    }
+    expectValues(out, expected);
+}
+
+TEST(HostDispatch, Reduce)
+{
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{2, {2, 3}}, {1, 2, 3, 4, 5, 6.5});
+    HostBuffer out(DataType::kFLOAT, Dims{1, {2}});
+    expectRuns(ReduceParams{nvinfer1::ReduceOperation::kSUM, 1U << 1, false}, {&in.tensor()}, out);
+    expectValues(out, {1 + 2 + 3, 4 + 5 + 6.5});
+}
+
+TEST(HostDispatch, Gather)
+{
+    HostBuffer const data = tensorOf(DataType::kFLOAT, Dims{2, {3, 2}}, {10, 11, 20, 21, 30, 31});
+    HostBuffer const indices = tensorOf(DataType::kINT32, Dims{1, {2}}, {2, 0});
+    HostBuffer out(DataType::kFLOAT, Dims{2, {2, 2}});
+    expectRuns(GatherParams{nvinfer1::GatherMode::kDEFAULT, 0, 0}, {&data.tensor(), &indices.tensor()}, out);
+    expectValues(out, {30, 31, 10, 11});
+}
+
+TEST(HostDispatch, MatrixMultiply)
+{
+    std::vector<double> const a{1, 2, 3, 4, 5, 6};
+    std::vector<double> const b{7, 8, 9, 10, 11, 12};
+    HostBuffer const ta = tensorOf(DataType::kFLOAT, Dims{2, {2, 3}}, a);
+    HostBuffer const tb = tensorOf(DataType::kFLOAT, Dims{2, {3, 2}}, b);
+    HostBuffer out(DataType::kFLOAT, Dims{2, {2, 2}});
+    MatrixMultiplyParams params;
+    params.ops[0] = nvinfer1::MatrixOperation::kNONE;
+    params.ops[1] = nvinfer1::MatrixOperation::kNONE;
+    expectRuns(params, {&ta.tensor(), &tb.tensor()}, out);
+    std::vector<double> expected;
+    for (std::size_t i = 0; i < 2; ++i)
+    {
+        for (std::size_t j = 0; j < 2; ++j)
+        {
+            double sum = 0;
+            for (std::size_t k = 0; k < 3; ++k)
+            {
+                sum += a[i * 3 + k] * b[k * 2 + j];
+            }
+            expected.push_back(sum);
+        }
+    }
+    expectValues(out, expected);
+}
+
+TEST(HostDispatch, Constant)
+{
+    std::vector<float> values{1.5F, -2.0F, 3.25F, 0.0F};
+    HostBuffer out(DataType::kFLOAT, Dims{2, {2, 2}});
+    expectRuns(ConstantParams{Dims{2, {2, 2}}, Weights{DataType::kFLOAT, values.data(), 4}}, {}, out);
+    expectValues(out, {1.5, -2.0, 3.25, 0.0});
+}
+
+TEST(HostDispatch, IdentityCopies)
+{
+    HostBuffer const in = tensorOf(DataType::kINT64, Dims{1, {3}}, {-7, 0, 123456789});
+    HostBuffer out(DataType::kINT64, Dims{1, {3}});
+    expectRuns(IdentityParams{}, {&in.tensor()}, out);
+    expectValues(out, {-7, 0, 123456789});
+}
+
+TEST(HostDispatch, IdentityConvertsFloatToHalf)
+{
+    std::vector<float> const x{0.1F, 1.0F / 3.0F, -65504.0F, 70000.0F, 1e-7F};
+    HostBuffer in(DataType::kFLOAT, Dims{1, {5}});
+    std::memcpy(in.tensor().data, x.data(), x.size() * sizeof(float));
+    HostBuffer out(DataType::kHALF, Dims{1, {5}});
+    expectRuns(IdentityParams{}, {&in.tensor()}, out);
+    for (std::size_t i = 0; i < x.size(); ++i)
+    {
+        uint16_t bits = 0;
+        std::memcpy(&bits, bytesOf(out) + i * 2, 2);
+        EXPECT_EQ(bits, floatToHalf(x[i])) << "element " << i << " (" << x[i] << ")";
+    }
+}
+
+TEST(HostDispatch, IdentityRequantizesInt8)
+{
+    // The same type with another scale converts the real values: 10 * 1 = 5 * 2.
+    HostBuffer const in = tensorOf(DataType::kINT8, Dims{1, {3}}, {10, -20, 3}, 1.0F);
+    HostBuffer out(DataType::kINT8, Dims{1, {3}}, 2.0F);
+    expectRuns(IdentityParams{}, {&in.tensor()}, out);
+    std::vector<int8_t> codes(3);
+    std::memcpy(codes.data(), bytesOf(out), 3);
+    EXPECT_EQ(codes, (std::vector<int8_t>{5, -10, 2})); // 1.5 rounds half to even
+}
+
+TEST(HostDispatch, SliceWithStaticParameters)
+{
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{1, {6}}, iota(6));
+    HostBuffer out(DataType::kFLOAT, Dims{1, {3}});
+    expectRuns(SliceParams{Dims{1, {4}}, Dims{1, {3}}, Dims{1, {-2}}, SampleMode::kSTRICT_BOUNDS, kUnsetDims},
+        {&in.tensor()}, out);
+    expectValues(out, {4, 2, 0});
+}
+
+TEST(HostDispatch, SliceReadsStartSizeAndStrideTensors)
+{
+    for (DataType const type : {DataType::kINT32, DataType::kINT64})
+    {
+        SCOPED_TRACE(dataTypeName(type));
+        HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{2, {4, 5}}, iota(20));
+        HostBuffer const start = tensorOf(type, Dims{1, {2}}, {1, 0});
+        HostBuffer const size = tensorOf(type, Dims{1, {2}}, {2, 3});
+        HostBuffer const stride = tensorOf(type, Dims{1, {2}}, {1, 2});
+        HostBuffer out(DataType::kFLOAT, Dims{2, {2, 3}});
+        // The static parameters would slice something else: the tensors win.
+        SliceParams const params{Dims{1, {0}}, Dims{1, {1}}, Dims{1, {1}}, SampleMode::kSTRICT_BOUNDS, kUnsetDims};
+        expectRuns(params, {&in.tensor(), &start.tensor(), &size.tensor(), &stride.tensor()}, out);
+        std::vector<double> expected;
+        for (int32_t i = 0; i < 2; ++i)
+        {
+            for (int32_t j = 0; j < 3; ++j)
+            {
+                expected.push_back((1 + i) * 5 + 2 * j);
+            }
+        }
+        expectValues(out, expected);
+    }
+}
+
+TEST(HostDispatch, SliceReadsAxesAndFillValue)
+{
+    // Axes from input 5: only the last axis is sliced (columns 1 and 3).
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{2, {3, 4}}, iota(12));
+    HostBuffer const axes = tensorOf(DataType::kINT64, Dims{1, {1}}, {-1});
+    HostBuffer out(DataType::kFLOAT, Dims{2, {3, 2}});
+    expectRuns(SliceParams{Dims{1, {1}}, Dims{1, {2}}, Dims{1, {2}}, SampleMode::kSTRICT_BOUNDS, kUnsetDims},
+        {&in.tensor(), nullptr, nullptr, nullptr, nullptr, &axes.tensor()}, out);
+    expectValues(out, {1, 3, 5, 7, 9, 11});
+
+    // kFILL with the fill value from input 4.
+    HostBuffer const row = tensorOf(DataType::kFLOAT, Dims{1, {3}}, {1, 2, 3});
+    HostBuffer const fill = tensorOf(DataType::kFLOAT, Dims{0, {}}, {9});
+    HostBuffer filled(DataType::kFLOAT, Dims{1, {5}});
+    expectRuns(SliceParams{Dims{1, {-1}}, Dims{1, {5}}, Dims{1, {1}}, SampleMode::kFILL, kUnsetDims},
+        {&row.tensor(), nullptr, nullptr, nullptr, &fill.tensor()}, filled);
+    expectValues(filled, {9, 1, 2, 3, 9});
+}
+
+TEST(HostDispatch, SliceRefusesUnreadableParameterTensors)
+{
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{1, {4}}, iota(4));
+    HostBuffer out(DataType::kFLOAT, Dims{1, {2}});
+    SliceParams const params{Dims{1, {0}}, Dims{1, {2}}, Dims{1, {1}}, SampleMode::kSTRICT_BOUNDS, kUnsetDims};
+    HostBuffer const floating = tensorOf(DataType::kFLOAT, Dims{1, {1}}, {1});
+    expectRefused(runLayer(params, {&in.tensor(), &floating.tensor()}, {out.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "slice: input 1 (start) is kFLOAT; the values a layer reads as parameters are kINT32 or kINT64");
+    HostBuffer const matrix = tensorOf(DataType::kINT32, Dims{2, {1, 1}}, {2});
+    expectRefused(runLayer(params, {&in.tensor(), nullptr, &matrix.tensor()}, {out.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "slice: input 2 (size) has shape [1, 1]; it must be 1-D with 0 to 8 values");
+    HostBuffer const tooLong = tensorOf(DataType::kINT32, Dims{1, {9}}, iota(9));
+    expectRefused(runLayer(params, {&in.tensor(), nullptr, nullptr, &tooLong.tensor()}, {out.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "input 3 (stride) has shape [9]");
+}
+
+TEST(HostDispatch, ShuffleReadsReshapeDimensionsWithPlaceholders)
+{
+    for (DataType const type : {DataType::kINT32, DataType::kINT64})
+    {
+        SCOPED_TRACE(dataTypeName(type));
+        // [2, 3, 4] reshaped by {0, -1}: 0 copies the 2, -1 infers 12.
+        HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{3, {2, 3, 4}}, iota(24));
+        HostBuffer const shape = tensorOf(type, Dims{1, {2}}, {0, -1});
+        HostBuffer out(DataType::kFLOAT, Dims{2, {2, 12}});
+        expectRuns(ShuffleParams{}, {&in.tensor(), &shape.tensor()}, out);
+        expectValues(out, iota(24));
+        // The inferred shape must be the output's.
+        HostBuffer wrong(DataType::kFLOAT, Dims{2, {12, 2}});
+        expectRefused(runLayer(ShuffleParams{}, {&in.tensor(), &shape.tensor()}, {wrong.tensor()}),
+            ErrorCode::kINVALID_ARGUMENT, "kFLOAT [2, 12]");
+    }
+}
+
+TEST(HostDispatch, ShuffleHonoursZeroIsPlaceholder)
+{
+    // [0, 4] reshaped by {2, 0}: a placeholder copies the 4 (8 elements: refused), a literal 0 gives [2, 0].
+    HostBuffer const in(DataType::kFLOAT, Dims{2, {0, 4}});
+    HostBuffer const shape = tensorOf(DataType::kINT64, Dims{1, {2}}, {2, 0});
+    HostBuffer out(DataType::kFLOAT, Dims{2, {2, 0}});
+    ShuffleParams literal;
+    literal.zeroIsPlaceholder = false;
+    expectRuns(literal, {&in.tensor(), &shape.tensor()}, out);
+    ShuffleParams placeholder;
+    expectRefused(runLayer(placeholder, {&in.tensor(), &shape.tensor()}, {out.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "the element counts 0 and 8 differ");
+}
+
+TEST(HostDispatch, Shape)
+{
+    HostBuffer const in(DataType::kHALF, Dims{3, {2, 3, 4}});
+    HostBuffer out(DataType::kINT64, Dims{1, {3}});
+    expectRuns(ShapeParams{}, {&in.tensor()}, out);
+    expectValues(out, {2, 3, 4});
+}
+
+TEST(HostDispatch, Select)
+{
+    HostBuffer const condition = tensorOf(DataType::kBOOL, Dims{2, {2, 1}}, {1, 0});
+    HostBuffer const thenInput = tensorOf(DataType::kFLOAT, Dims{2, {1, 3}}, {1, 2, 3});
+    HostBuffer const elseInput = tensorOf(DataType::kFLOAT, Dims{2, {2, 3}}, {10, 11, 12, 13, 14, 15});
+    HostBuffer out(DataType::kFLOAT, Dims{2, {2, 3}});
+    expectRuns(SelectParams{}, {&condition.tensor(), &thenInput.tensor(), &elseInput.tensor()}, out);
+    expectValues(out, {1, 2, 3, 13, 14, 15});
+}
+
+TEST(HostDispatch, FillWithStaticParameters)
+{
+    FillParams params;
+    params.dims = Dims{1, {4}};
+    params.op = nvinfer1::FillOperation::kLINSPACE;
+    params.alpha = 1.0;
+    params.beta = 0.5;
+    HostBuffer out(DataType::kFLOAT, Dims{1, {4}});
+    expectRuns(params, {}, out);
+    expectValues(out, {1, 1.5, 2, 2.5});
+}
+
+TEST(HostDispatch, FillReadsShapeAlphaAndBetaTensors)
+{
+    for (DataType const type : {DataType::kINT32, DataType::kINT64})
+    {
+        SCOPED_TRACE(dataTypeName(type));
+        FillParams params;
+        params.dims = kUnsetDims;
+        params.op = nvinfer1::FillOperation::kLINSPACE;
+        HostBuffer const shape = tensorOf(type, Dims{1, {2}}, {2, 3});
+        HostBuffer const alpha = tensorOf(DataType::kFLOAT, Dims{0, {}}, {2});
+        HostBuffer const beta = tensorOf(DataType::kFLOAT, Dims{1, {2}}, {10, 0.5});
+        HostBuffer out(DataType::kFLOAT, Dims{2, {2, 3}});
+        expectRuns(params, {&shape.tensor(), &alpha.tensor(), &beta.tensor()}, out);
+        std::vector<double> expected;
+        for (int32_t i = 0; i < 2; ++i)
+        {
+            for (int32_t j = 0; j < 3; ++j)
+            {
+                expected.push_back(2 + 10 * i + 0.5 * j);
+            }
+        }
+        expectValues(out, expected);
+
+        // The shape tensor must give the output's shape.
+        HostBuffer const other = tensorOf(type, Dims{1, {2}}, {3, 2});
+        expectRefused(runLayer(params, {&other.tensor(), &alpha.tensor(), &beta.tensor()}, {out.tensor()}),
+            ErrorCode::kINVALID_ARGUMENT,
+            "fill: the output has shape [2, 3] but the layer's shape (input 0) is [3, 2]");
+    }
+}
+
+TEST(HostDispatch, FillWithStaticShapeAndTensorAlphaBeta)
+{
+    FillParams params;
+    params.dims = Dims{1, {3}};
+    params.op = nvinfer1::FillOperation::kLINSPACE;
+    params.toType = DataType::kINT32;
+    HostBuffer const alpha = tensorOf(DataType::kINT32, Dims{1, {1}}, {-4});
+    HostBuffer const beta = tensorOf(DataType::kINT32, Dims{1, {1}}, {3});
+    HostBuffer out(DataType::kINT32, Dims{1, {3}});
+    expectRuns(params, {nullptr, &alpha.tensor(), &beta.tensor()}, out);
+    expectValues(out, {-4, -1, 2});
+}
+
+// ---- Refusals --------------------------------------------------------------------------------------------------
+
+TEST(HostDispatch, RefusesPluginLayers)
+{
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{1, {2}}, {1, 2});
+    HostBuffer out(DataType::kFLOAT, Dims{1, {2}});
+    expectRefused(runLayer(PluginV2Params{}, {&in.tensor()}, {out.tensor()}), ErrorCode::kUNSUPPORTED_STATE,
+        "the host backend does not run plugin layers yet (issue 4)");
+    expectRefused(runLayer(PluginV3Params{}, {&in.tensor()}, {out.tensor(), out.tensor()}),
+        ErrorCode::kUNSUPPORTED_STATE, "the host backend does not run plugin layers yet (issue 4)");
+}
+
+TEST(HostDispatch, RefusesWrongInputCounts)
+{
+    HostBuffer const a = tensorOf(DataType::kFLOAT, Dims{1, {2}}, {1, 2});
+    HostBuffer out(DataType::kFLOAT, Dims{1, {2}});
+    expectRefused(
+        runLayer(kiln::ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {&a.tensor()}, {out.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "an IElementWiseLayer needs input 1 (second); the layer does not have it");
+    expectRefused(
+        runLayer(kiln::UnaryParams{nvinfer1::UnaryOperation::kABS}, {&a.tensor(), &a.tensor()}, {out.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "an IUnaryLayer takes at most 1 input(s); the layer has 2");
+    std::vector<float> values{1.0F, 2.0F};
+    expectRefused(runLayer(ConstantParams{Dims{1, {2}}, Weights{DataType::kFLOAT, values.data(), 2}}, {&a.tensor()},
+                      {out.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "an IConstantLayer takes at most 0 input(s); the layer has 1");
+    expectRefused(runLayer(SliceParams{}, {nullptr, &a.tensor()}, {out.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "an ISliceLayer needs input 0 (data); the layer does not have it");
+    expectRefused(runLayer(ConcatenationParams{0}, {&a.tensor(), nullptr, &a.tensor()}, {out.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "an IConcatenationLayer needs input 1 (input)");
+    expectRefused(runLayer(ConcatenationParams{0}, {}, {out.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "an IConcatenationLayer needs input 0 (input)");
+    HostBuffer six(DataType::kFLOAT, Dims{1, {6}});
+    expectRuns(ConcatenationParams{0}, {&a.tensor(), &a.tensor(), &a.tensor()}, six);
+    expectValues(six, {1, 2, 1, 2, 1, 2});
+}
+
+TEST(HostDispatch, RefusesWrongOutputCounts)
+{
+    HostBuffer const a = tensorOf(DataType::kFLOAT, Dims{1, {2}}, {1, 2});
+    HostBuffer out(DataType::kFLOAT, Dims{1, {2}});
+    expectRefused(runLayer(IdentityParams{}, {&a.tensor()}, {out.tensor(), out.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "an IIdentityLayer has one output; the layer has 2");
+    expectRefused(runLayer(IdentityParams{}, {&a.tensor()}, {}), ErrorCode::kINVALID_ARGUMENT,
+        "an IIdentityLayer has one output; the layer has 0");
+}
+
+TEST(HostDispatch, RefusesViewsThatDoNotMatchTheLayer)
+{
+    HostBuffer const a = tensorOf(DataType::kFLOAT, Dims{1, {2}}, {1, 2});
+    HostBuffer out(DataType::kFLOAT, Dims{1, {2}});
+    EngineModel const model;
+    std::unique_ptr<Backend> const backend = makeHostBackend();
+    EXPECT_EQ(backend->kind(), PlanBackend::kHOST);
+    std::vector<HostTensor> const outputs{out.tensor()};
+
+    LayerRecord layer;
+    layer.type = LayerType::kIDENTITY;
+    layer.params = IdentityParams{};
+    layer.inputs = {0, 1};
+    layer.outputs = {2};
+    std::vector<HostTensor const*> const one{&a.tensor()};
+    expectRefused(backend->runLayer(layer, model, one, outputs, nullptr), ErrorCode::kINVALID_ARGUMENT,
+        "the layer has 2 input(s) and 1 output(s) but was given 1 input and 1 output views");
+
+    layer.inputs = {0};
+    std::vector<HostTensor const*> const missing{nullptr};
+    expectRefused(backend->runLayer(layer, model, missing, outputs, nullptr), ErrorCode::kINVALID_ARGUMENT,
+        "input 0 is a tensor of the layer but has no view");
+    layer.inputs = {kNoTensor};
+    expectRefused(backend->runLayer(layer, model, one, outputs, nullptr), ErrorCode::kINVALID_ARGUMENT,
+        "input 0 is absent from the layer but was given a view");
+
+    layer.inputs = {0};
+    layer.type = LayerType::kSHUFFLE;
+    expectRefused(backend->runLayer(layer, model, one, outputs, nullptr), ErrorCode::kINVALID_ARGUMENT,
+        "the layer is an IShuffleLayer but its parameters are an IIdentityLayer's");
+
+    // A kernel's own error comes back unchanged.
+    layer.type = LayerType::kIDENTITY;
+    HostBuffer longer(DataType::kFLOAT, Dims{1, {3}});
+    std::vector<HostTensor> const wrongShape{longer.tensor()};
+    expectRefused(backend->runLayer(layer, model, one, wrongShape, nullptr), ErrorCode::kINVALID_ARGUMENT,
+        "identity: the output has shape [3] but the input has [2]");
+}
+
+} // namespace
+} // namespace kiln::host::test

@@ -1,0 +1,1196 @@
+// SPDX-License-Identifier: Apache-2.0
+// The plan payload: a model with one layer of every kind (parameters off their defaults), weights, expressions,
+// symbols, assertions and profiles survives encoding and decoding field by field; what the format cannot hold is
+// refused when writing; and every way a plan can lie is refused when reading, with a message that names the record:
+// a damaged envelope, a payload the FlatBuffers verifier refuses, a hostile writer's well-formed payload with bad
+// indices, enums or sizes (one case per check of modelProblem), random and mutated payloads (run under ASan in CI).
+#include "plan/engine_codec.h"
+
+#include "core/data_type.h"
+#include "plan/engine_generated.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <iomanip>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+namespace kiln
+{
+namespace
+{
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using Kind = DimExpr::Kind;
+using nvinfer1::DimensionOperation;
+
+// ---- The sample model ---------------------------------------------------------------------------------------------
+
+// Expressions of the sample.
+constexpr uint32_t kOne = 0, kThree = 1, kBatch = 2, kEight = 3, kBatchPlusOne = 4, kTwo = 5, kShapeValue = 6,
+                   kFour = 7, kMaxOfValue = 8;
+// Tensors: the two network inputs, then the output of layer l at 2 + l.
+constexpr int32_t kX = 0, kShapeInput = 1;
+constexpr int32_t outputOf(int32_t layer)
+{
+    return 2 + layer;
+}
+
+std::vector<uint8_t> iotaBytes(std::size_t size, uint8_t first)
+{
+    std::vector<uint8_t> bytes(size);
+    std::iota(bytes.begin(), bytes.end(), first);
+    return bytes;
+}
+
+//! A tensor record with the fields tests set most (the others keep their defaults).
+TensorRecord tensorRecord(std::string name, DataType type = DataType::kFLOAT, std::vector<uint32_t> shape = {})
+{
+    TensorRecord record;
+    record.name = std::move(name);
+    record.type = type;
+    record.shape = std::move(shape);
+    return record;
+}
+
+nvinfer1::Permutation permutationOf(std::initializer_list<int32_t> order)
+{
+    nvinfer1::Permutation permutation{};
+    std::copy(order.begin(), order.end(), permutation.order);
+    return permutation;
+}
+
+//! The parameters of each kind the plan holds, every field away from its default where it has one.
+std::vector<std::pair<std::string, LayerParams>> sampleParams(EngineModel const& model)
+{
+    ConvolutionParams convolution;
+    convolution.nbOutputMaps = 4;
+    convolution.kernelSize = Dims{2, {1, 2}};
+    convolution.stride = Dims{2, {2, 1}};
+    convolution.prePadding = Dims{2, {1, 0}};
+    convolution.postPadding = Dims{2, {0, 1}};
+    convolution.dilation = Dims{2, {1, 2}};
+    convolution.paddingMode = nvinfer1::PaddingMode::kSAME_UPPER;
+    convolution.nbGroups = 2;
+    convolution.kernel = model.weightsOf(0);
+    convolution.bias = model.weightsOf(1);
+
+    PoolingParams pooling;
+    pooling.type = nvinfer1::PoolingType::kAVERAGE;
+    pooling.windowSize = Dims{2, {2, 3}};
+    pooling.stride = Dims{2, {1, 2}};
+    pooling.prePadding = Dims{2, {1, 1}};
+    pooling.postPadding = Dims{2, {0, 1}};
+    pooling.paddingMode = nvinfer1::PaddingMode::kEXPLICIT_ROUND_UP;
+    pooling.blendFactor = 0.3F;
+    pooling.averageCountExcludesPadding = false;
+
+    ShuffleParams shuffle;
+    shuffle.firstTranspose = permutationOf({1, 0, 2, 3, 4, 5, 6, 7});
+    shuffle.reshape = Dims{3, {0, -1, 9}};
+    shuffle.secondTranspose = permutationOf({2, 1, 0, 3, 4, 5, 6, 7});
+    shuffle.zeroIsPlaceholder = false;
+
+    MatrixMultiplyParams matrixMultiply;
+    matrixMultiply.ops[0] = nvinfer1::MatrixOperation::kTRANSPOSE;
+    matrixMultiply.ops[1] = nvinfer1::MatrixOperation::kVECTOR;
+
+    // Two of the six floats of blob 3, from byte 8: weights need not start a blob.
+    WeightsBlob const& blob3 = model.weights[3];
+    ConstantParams constant{Dims{2, {1, 2}}, Weights{DataType::kFLOAT, blob3.bytes.data() + 8, 2}};
+
+    SliceParams slice;
+    slice.start = Dims{2, {0, 1}};
+    slice.size = Dims{2, {1, 1}};
+    slice.stride = Dims{2, {1, 2}};
+    slice.mode = nvinfer1::SampleMode::kWRAP;
+    slice.axes = Dims{2, {1, 3}};
+
+    FillParams fill;
+    fill.dims = Dims{3, {2, 3, 4}};
+    fill.op = nvinfer1::FillOperation::kRANDOM_NORMAL;
+    fill.alpha = 0.5;
+    fill.beta = 2.25;
+    fill.alphaInt64 = -3;
+    fill.betaInt64 = 7;
+    fill.alphaBetaInt64 = true;
+    fill.toType = DataType::kHALF;
+
+    std::vector<std::pair<std::string, LayerParams>> params;
+    auto const add = [&params](std::string name, auto kind) {
+        params.emplace_back(std::move(name), LayerParams{std::move(kind)});
+    };
+    add("conv", convolution);
+    add("cast", CastParams{DataType::kINT8});
+    add("activation", ActivationParams{nvinfer1::ActivationType::kLEAKY_RELU, 0.125F, 2.5F});
+    add("pooling", pooling);
+    add("softmax", SoftMaxParams{1U << 2U});
+    add("concat", ConcatenationParams{1});
+    add("elementwise", ElementWiseParams{nvinfer1::ElementWiseOperation::kDIV});
+    add("unary", UnaryParams{nvinfer1::UnaryOperation::kSQRT});
+    add("shuffle", shuffle);
+    add("reduce", ReduceParams{nvinfer1::ReduceOperation::kMAX, 0b1010U, true});
+    add("gather", GatherParams{nvinfer1::GatherMode::kELEMENT, 2, 1});
+    add("matmul", matrixMultiply);
+    add("constant", constant);
+    add("identity", IdentityParams{});
+    add("slice", slice);
+    add("shape", ShapeParams{});
+    add("select", SelectParams{});
+    add("fill", fill);
+    return params;
+}
+
+//! The inputs of each sample layer, by its position in sampleParams.
+std::vector<int32_t> sampleInputs(std::size_t layer)
+{
+    auto const previous = outputOf(static_cast<int32_t>(layer) - 1);
+    switch (layer)
+    {
+    case 0: return {kX};
+    case 5: return {previous, outputOf(0)};                 // Concatenation
+    case 6: return {previous, previous};                    // ElementWise
+    case 8: return {previous, kShapeInput};                 // Shuffle: reshape given by a tensor
+    case 10: return {previous, kShapeInput};                // Gather
+    case 11: return {previous, previous};                   // MatrixMultiply
+    case 12: return {};                                     // Constant
+    case 14: return {previous, kNoTensor, kShapeInput};     // Slice: start absent, size given
+    case 16: return {previous, outputOf(14), outputOf(14)}; // Select
+    case 17: return {};                                     // Fill
+    default: return {previous};
+    }
+}
+
+//! A consistent engine: two inputs (x, and a shape tensor), one layer of each kind the plan holds, two outputs.
+EngineModel sampleModel()
+{
+    EngineModel model;
+    model.name = "sample network";
+    model.backend = PlanBackend::kCUDA;
+    model.exprs = {
+        ExprRecord{.kind = Kind::kCONSTANT, .value = 1},
+        ExprRecord{.kind = Kind::kCONSTANT, .value = 3},
+        ExprRecord{.kind = Kind::kSYMBOL, .symbol = 0},
+        ExprRecord{.kind = Kind::kCONSTANT, .value = 8},
+        ExprRecord{.kind = Kind::kOPERATION, .op = DimensionOperation::kSUM, .lhs = kBatch, .rhs = kOne},
+        ExprRecord{.kind = Kind::kCONSTANT, .value = 2},
+        ExprRecord{.kind = Kind::kSYMBOL, .symbol = 1},
+        ExprRecord{.kind = Kind::kCONSTANT, .value = 4},
+        ExprRecord{.kind = Kind::kOPERATION, .op = DimensionOperation::kMAX, .lhs = kShapeValue, .rhs = kFour},
+    };
+    model.symbols = {
+        SymbolRecord{"x.d0", SymbolKind::kINPUT_EXTENT, kX, 0},
+        SymbolRecord{"shape.v0", SymbolKind::kSHAPE_VALUE, kShapeInput, 0},
+        SymbolRecord{"plugin.size", SymbolKind::kSIZE_TENSOR, kNoTensor, 0, kTwo, kMaxOfValue},
+    };
+    model.weights = {
+        WeightsBlob{DataType::kFLOAT, 4, iotaBytes(16, 1)},
+        WeightsBlob{DataType::kHALF, 2, iotaBytes(4, 50)},
+        WeightsBlob{DataType::kINT4, 5, iotaBytes(3, 90)}, // Packed: 5 elements in 3 bytes.
+        WeightsBlob{DataType::kFLOAT, 6, iotaBytes(24, 120)},
+    };
+
+    TensorRecord x = tensorRecord("x", DataType::kFLOAT, {kBatch, kThree, kEight, kEight});
+    x.isInput = true;
+    TensorRecord shape = tensorRecord("shape", DataType::kINT32, {kTwo});
+    shape.values = std::vector<uint32_t>{kShapeValue, kFour};
+    shape.isInput = true;
+    shape.isShapeTensor = true;
+    model.tensors = {x, shape};
+
+    auto params = sampleParams(model);
+    for (std::size_t l = 0; l < params.size(); ++l)
+    {
+        auto const index = static_cast<int32_t>(l);
+        TensorRecord output
+            = tensorRecord("t" + std::to_string(l), DataType::kFLOAT, {kBatchPlusOne, kThree, kEight, kEight});
+        output.producer = index;
+        if (l == 1) // The cast: a quantized, vectorized tensor.
+        {
+            output.type = DataType::kINT8;
+            output.format = nvinfer1::TensorFormat::kCHW4;
+            output.scale = 0.25F;
+        }
+        if (l == 15) // The shape layer: values tracked by shape inference.
+        {
+            output.type = DataType::kINT64;
+            output.shape = {kFour};
+            output.values = std::vector<uint32_t>{kBatch, kThree, kEight, kMaxOfValue};
+        }
+        if (l + 2 >= params.size())
+        {
+            output.isOutput = true;
+        }
+        model.tensors.push_back(std::move(output));
+        LayerRecord layer;
+        layer.name = params[l].first;
+        layer.type = layerTypeOf(params[l].second);
+        layer.inputs = sampleInputs(l);
+        layer.outputs = {outputOf(index)};
+        layer.params = std::move(params[l].second);
+        layer.metadata = l == 0 ? "onnx::Conv_0" : "";
+        model.layers.push_back(std::move(layer));
+    }
+    auto const nbTensors = static_cast<int32_t>(model.tensors.size());
+    model.ioTensors = {kX, kShapeInput, nbTensors - 1, nbTensors - 2};
+    model.nbInputs = 2;
+    model.assertions = {
+        AssertionRecord{kBatchPlusOne, "x.d0 + 1 must be positive", 0},
+        AssertionRecord{kMaxOfValue, "a shape-wide condition", -1},
+    };
+
+    for (int64_t const scale : {256, 512})
+    {
+        ProfileRecord profile;
+        profile.inputs = {
+            ProfileRecord::Input{
+                kX, Dims{4, {1, 3, 8, 8}}, Dims{4, {2, 3, 8, 8}}, Dims{4, {scale / 64, 3, 8, 8}}, {}, {}, {}},
+            ProfileRecord::Input{kShapeInput, Dims{1, {2}}, Dims{1, {2}}, Dims{1, {2}}, {1, 1}, {2, 2}, {3, 4}},
+        };
+        profile.offsets.assign(model.tensors.size(), -1);
+        for (int32_t t = outputOf(0); t < nbTensors - 2; ++t)
+        {
+            profile.offsets[static_cast<std::size_t>(t)] = (t - outputOf(0)) * scale;
+        }
+        profile.activationBytes = 16 * scale;
+        model.profiles.push_back(std::move(profile));
+    }
+    model.deviceMemorySize = 16 * 512;
+    return model;
+}
+
+// ---- Comparing models ---------------------------------------------------------------------------------------------
+
+//! Every field of a layer's parameters as text (weights by their type, count and bytes), to compare and to show.
+class ParamsText
+{
+public:
+    explicit ParamsText(LayerParams const& params)
+    {
+        std::visit([this](auto const& p) { add(p); }, params);
+    }
+    std::string str() const { return mOut.str(); }
+
+private:
+    void field(char const* name, Dims const& dims)
+    {
+        mOut << name << "=" << dims.nbDims << "{";
+        for (int32_t i = 0; i < dims.nbDims && i < Dims::MAX_DIMS; ++i)
+        {
+            mOut << dims.d[i] << ",";
+        }
+        mOut << "} ";
+    }
+    void field(char const* name, Weights const& weights)
+    {
+        mOut << name << "=" << static_cast<int32_t>(weights.type) << "x" << weights.count << "{";
+        auto const* bytes = static_cast<uint8_t const*>(weights.values);
+        for (int64_t i = 0; i < storageBytes(weights.type, weights.count); ++i)
+        {
+            mOut << static_cast<int32_t>(bytes[i]) << ",";
+        }
+        mOut << "} ";
+    }
+    void field(char const* name, nvinfer1::Permutation const& permutation)
+    {
+        mOut << name << "={";
+        for (int32_t entry : permutation.order)
+        {
+            mOut << entry << ",";
+        }
+        mOut << "} ";
+    }
+    template <typename T>
+    void field(char const* name, T value)
+    {
+        if constexpr (std::is_enum_v<T>)
+        {
+            mOut << name << "=" << static_cast<int64_t>(value) << " ";
+        }
+        else
+        {
+            mOut << name << "=" << std::setprecision(17) << value << " ";
+        }
+    }
+
+    void add(ConvolutionParams const& p)
+    {
+        field("nbOutputMaps", p.nbOutputMaps);
+        field("kernelSize", p.kernelSize);
+        field("stride", p.stride);
+        field("prePadding", p.prePadding);
+        field("postPadding", p.postPadding);
+        field("dilation", p.dilation);
+        field("paddingMode", p.paddingMode);
+        field("nbGroups", p.nbGroups);
+        field("kernel", p.kernel);
+        field("bias", p.bias);
+    }
+    void add(CastParams const& p) { field("toType", p.toType); }
+    void add(ActivationParams const& p)
+    {
+        field("type", p.type);
+        field("alpha", p.alpha);
+        field("beta", p.beta);
+    }
+    void add(PoolingParams const& p)
+    {
+        field("type", p.type);
+        field("windowSize", p.windowSize);
+        field("stride", p.stride);
+        field("prePadding", p.prePadding);
+        field("postPadding", p.postPadding);
+        field("paddingMode", p.paddingMode);
+        field("blendFactor", p.blendFactor);
+        field("averageCountExcludesPadding", p.averageCountExcludesPadding);
+    }
+    void add(SoftMaxParams const& p) { field("axes", p.axes); }
+    void add(ConcatenationParams const& p) { field("axis", p.axis); }
+    void add(ElementWiseParams const& p) { field("op", p.op); }
+    void add(GatherParams const& p)
+    {
+        field("mode", p.mode);
+        field("axis", p.axis);
+        field("nbElementWiseDims", p.nbElementWiseDims);
+    }
+    void add(PluginV2Params const&) { mOut << "plugin V2"; }
+    void add(PluginV3Params const&) { mOut << "plugin V3"; }
+    void add(UnaryParams const& p) { field("op", p.op); }
+    void add(ReduceParams const& p)
+    {
+        field("op", p.op);
+        field("axes", p.axes);
+        field("keepDimensions", p.keepDimensions);
+    }
+    void add(ShuffleParams const& p)
+    {
+        field("firstTranspose", p.firstTranspose);
+        field("reshape", p.reshape);
+        field("secondTranspose", p.secondTranspose);
+        field("zeroIsPlaceholder", p.zeroIsPlaceholder);
+    }
+    void add(SliceParams const& p)
+    {
+        field("start", p.start);
+        field("size", p.size);
+        field("stride", p.stride);
+        field("mode", p.mode);
+        field("axes", p.axes);
+    }
+    void add(ShapeParams const&) {}
+    void add(MatrixMultiplyParams const& p)
+    {
+        field("ops0", p.ops[0]);
+        field("ops1", p.ops[1]);
+    }
+    void add(IdentityParams const&) {}
+    void add(ConstantParams const& p)
+    {
+        field("dims", p.dims);
+        field("weights", p.weights);
+    }
+    void add(SelectParams const&) {}
+    void add(FillParams const& p)
+    {
+        field("dims", p.dims);
+        field("op", p.op);
+        field("alpha", p.alpha);
+        field("beta", p.beta);
+        field("alphaInt64", p.alphaInt64);
+        field("betaInt64", p.betaInt64);
+        field("alphaBetaInt64", p.alphaBetaInt64);
+        field("toType", p.toType);
+    }
+
+    std::ostringstream mOut;
+};
+
+std::string paramsText(LayerParams const& params)
+{
+    return ParamsText(params).str();
+}
+
+void expectSameModel(EngineModel const& expected, EngineModel const& actual)
+{
+    EXPECT_EQ(actual.name, expected.name);
+    EXPECT_EQ(actual.backend, expected.backend);
+    EXPECT_EQ(actual.exprs, expected.exprs);
+    EXPECT_EQ(actual.symbols, expected.symbols);
+    EXPECT_EQ(actual.tensors, expected.tensors);
+    ASSERT_EQ(actual.layers.size(), expected.layers.size());
+    for (std::size_t l = 0; l < expected.layers.size(); ++l)
+    {
+        SCOPED_TRACE("layer " + std::to_string(l) + " " + expected.layers[l].name);
+        LayerRecord const& a = actual.layers[l];
+        LayerRecord const& e = expected.layers[l];
+        EXPECT_EQ(a.name, e.name);
+        EXPECT_EQ(a.type, e.type);
+        EXPECT_EQ(a.inputs, e.inputs);
+        EXPECT_EQ(a.outputs, e.outputs);
+        EXPECT_EQ(a.params.index(), e.params.index());
+        EXPECT_EQ(paramsText(a.params), paramsText(e.params));
+        EXPECT_EQ(a.metadata, e.metadata);
+    }
+    EXPECT_EQ(actual.assertions, expected.assertions);
+    EXPECT_EQ(actual.ioTensors, expected.ioTensors);
+    EXPECT_EQ(actual.nbInputs, expected.nbInputs);
+    EXPECT_EQ(actual.profiles, expected.profiles);
+    EXPECT_EQ(actual.weights, expected.weights);
+    EXPECT_EQ(actual.deviceMemorySize, expected.deviceMemorySize);
+}
+
+std::vector<uint8_t> encoded(EngineModel const& model)
+{
+    auto plan = encodeEngine(model);
+    EXPECT_TRUE(plan.ok()) << plan.error().message;
+    return plan.ok() ? plan.value() : std::vector<uint8_t>{};
+}
+
+std::string decodeMessage(std::vector<uint8_t> const& plan)
+{
+    auto model = decodeEngine(plan.data(), plan.size());
+    return model.ok() ? std::string("(accepted)") : model.error().message;
+}
+
+//! The plan a hostile writer makes: the model encoded without its checks, in a valid envelope.
+std::vector<uint8_t> hostilePlan(EngineModel const& model)
+{
+    auto payload = encodePayload(model);
+    EXPECT_TRUE(payload.ok()) << payload.error().message;
+    return writePlan(PlanInfo{model.backend}, payload.ok() ? payload.value() : std::vector<uint8_t>{});
+}
+
+// ---- Round trips --------------------------------------------------------------------------------------------------
+
+TEST(PlanEngineCodec, SampleHasEveryKindThePlanHolds)
+{
+    EngineModel const model = sampleModel();
+    ASSERT_EQ(modelProblem(model), std::nullopt) << *modelProblem(model);
+    for (LayerKindInfo const& kind : kLayerKinds)
+    {
+        bool const plugin = kind.type == LayerType::kPLUGIN_V2 || kind.type == LayerType::kPLUGIN_V3;
+        bool const present = std::any_of(model.layers.begin(), model.layers.end(),
+            [&kind](LayerRecord const& layer) { return layer.type == kind.type; });
+        EXPECT_EQ(present, !plugin) << kind.className;
+    }
+}
+
+TEST(PlanEngineCodec, RoundTripsEveryField)
+{
+    EngineModel const model = sampleModel();
+    auto const plan = encoded(model);
+    auto const view = readPlan(plan.data(), plan.size());
+    ASSERT_TRUE(view.ok()) << view.error().message;
+    EXPECT_EQ(view.value().info.backend, PlanBackend::kCUDA);
+
+    auto decoded = decodeEngine(plan.data(), plan.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    expectSameModel(model, decoded.value());
+}
+
+TEST(PlanEngineCodec, DecodedWeightsPointIntoTheDecodedBlobs)
+{
+    EngineModel const model = sampleModel();
+    auto const plan = encoded(model);
+    auto decoded = decodeEngine(plan.data(), plan.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    EngineModel const loaded = std::move(decoded.value()); // Moving keeps the pointers valid.
+    auto const& convolution = std::get<ConvolutionParams>(loaded.layers[0].params);
+    EXPECT_EQ(convolution.kernel.values, loaded.weights[0].bytes.data());
+    EXPECT_EQ(convolution.bias.values, loaded.weights[1].bytes.data());
+    auto const& constant = std::get<ConstantParams>(loaded.layers[12].params);
+    EXPECT_EQ(constant.weights.values, loaded.weights[3].bytes.data() + 8);
+    EXPECT_EQ(constant.weights.count, 2);
+}
+
+TEST(PlanEngineCodec, EmptyWeightsKeepTheirType)
+{
+    EngineModel model = sampleModel();
+    std::get<ConvolutionParams>(model.layers[0].params).bias = Weights{DataType::kHALF, nullptr, 0};
+    auto const plan = encoded(model);
+    auto decoded = decodeEngine(plan.data(), plan.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    Weights const bias = std::get<ConvolutionParams>(decoded.value().layers[0].params).bias;
+    EXPECT_EQ(bias.type, DataType::kHALF);
+    EXPECT_EQ(bias.count, 0);
+    EXPECT_EQ(bias.values, nullptr);
+}
+
+TEST(PlanEngineCodec, EncodingIsDeterministicAndStable)
+{
+    EngineModel const model = sampleModel();
+    auto const plan = encoded(model);
+    EXPECT_EQ(encoded(sampleModel()), plan);
+    auto decoded = decodeEngine(plan.data(), plan.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    EXPECT_EQ(encoded(decoded.value()), plan) << "decode then encode gives the same bytes";
+}
+
+TEST(PlanEngineCodec, RoundTripsAMinimalHostEngine)
+{
+    EngineModel model;
+    model.exprs = {ExprRecord{.kind = Kind::kCONSTANT, .value = 5}};
+    model.tensors = {tensorRecord("in", DataType::kHALF, {0}), tensorRecord("out", DataType::kHALF, {0})};
+    model.tensors[0].isInput = true;
+    model.tensors[1].isOutput = true;
+    model.tensors[1].producer = 0;
+    LayerRecord identity;
+    identity.name = "copy";
+    identity.type = LayerType::kIDENTITY;
+    identity.inputs = {0};
+    identity.outputs = {1};
+    identity.params = IdentityParams{};
+    model.layers.push_back(std::move(identity));
+    model.ioTensors = {0, 1};
+    model.nbInputs = 1;
+    model.profiles
+        = {ProfileRecord{{ProfileRecord::Input{0, Dims{1, {5}}, Dims{1, {5}}, Dims{1, {5}}, {}, {}, {}}}, {-1, -1}, 0}};
+    auto const plan = encoded(model);
+    auto decoded = decodeEngine(plan.data(), plan.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    EXPECT_EQ(decoded.value().backend, PlanBackend::kHOST);
+    expectSameModel(model, decoded.value());
+}
+
+TEST(PlanEngineCodec, DecodesAPlanAtAnyAlignment)
+{
+    EngineModel const model = sampleModel();
+    auto const plan = encoded(model);
+    for (std::size_t shift = 1; shift < 8; ++shift)
+    {
+        std::vector<uint8_t> buffer(plan.size() + shift);
+        std::memcpy(buffer.data() + shift, plan.data(), plan.size());
+        auto decoded = decodeEngine(buffer.data() + shift, plan.size());
+        ASSERT_TRUE(decoded.ok()) << "shift " << shift << ": " << decoded.error().message;
+        expectSameModel(model, decoded.value());
+    }
+}
+
+// ---- Writing what the format cannot hold ----------------------------------------------------------------------------
+
+TEST(PlanEngineCodec, RefusesToWritePluginLayers)
+{
+    for (bool const v3 : {false, true})
+    {
+        EngineModel model = sampleModel();
+        LayerRecord& layer = model.layers[13];
+        layer.type = v3 ? LayerType::kPLUGIN_V3 : LayerType::kPLUGIN_V2;
+        layer.params = v3 ? LayerParams{PluginV3Params{}} : LayerParams{PluginV2Params{}};
+        ASSERT_EQ(modelProblem(model), std::nullopt);
+        auto const plan = encodeEngine(model);
+        ASSERT_FALSE(plan.ok());
+        EXPECT_EQ(plan.error().code, nvinfer1::ErrorCode::kUNSUPPORTED_STATE);
+        EXPECT_EQ(plan.error().message,
+            std::string("cannot write the plan: layer 13 (\"identity\") is an ")
+                + (v3 ? "IPluginV3Layer" : "IPluginV2Layer") + ": plugin layers cannot be written to a plan yet");
+    }
+}
+
+TEST(PlanEngineCodec, ChecksThePluginOutputTypes)
+{
+    EngineModel model = sampleModel();
+    LayerRecord& layer = model.layers[13];
+    layer.type = LayerType::kPLUGIN_V3;
+    PluginV3Params params;
+    params.outputTypes = {DataType::kFLOAT, DataType{20}};
+    layer.params = std::move(params);
+    EXPECT_EQ(modelProblem(model).value_or("(none)"),
+        "layer 13 (\"identity\") (IPluginV3Layer) outputTypes is 20, which is not a valid value");
+    layer.outputs.clear();
+    EXPECT_EQ(modelProblem(model).value_or("(none)"),
+        "layer 13 (\"identity\") (IPluginV3Layer) has 0 outputs; the kind makes 1 or more");
+}
+
+TEST(PlanEngineCodec, RefusesWeightsOutsideTheBlobs)
+{
+    std::array<float, 4> stray{1, 2, 3, 4};
+    EngineModel model = sampleModel();
+    std::get<ConvolutionParams>(model.layers[0].params).kernel = Weights{DataType::kFLOAT, stray.data(), 4};
+    auto const plan = encodeEngine(model);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.error().message,
+        "cannot write the plan: the engine is inconsistent: layer 0 (\"conv\") (IConvolutionLayer) kernel weights (4 "
+        "elements of kFLOAT) are not inside one of the engine's 4 weights blobs");
+    auto const payload = encodePayload(model);
+    ASSERT_FALSE(payload.ok());
+    EXPECT_EQ(payload.error().message,
+        "cannot write the plan: layer 0 (\"conv\"): kernel weights (4 elements of kFLOAT) are not inside one of the "
+        "engine's 4 weights blobs");
+}
+
+TEST(PlanEngineCodec, RefusesWeightsThatRunPastTheirBlob)
+{
+    EngineModel model = sampleModel();
+    // From byte 8 of blob 3 (24 bytes), 5 floats would need 20.
+    std::get<ConstantParams>(model.layers[12].params).weights.count = 5;
+    EXPECT_THAT(modelProblem(model).value_or(""),
+        HasSubstr("layer 12 (\"constant\") (IConstantLayer) weights (5 elements of kFLOAT) are not inside"));
+    EXPECT_FALSE(encodeEngine(model).ok());
+    EXPECT_FALSE(encodePayload(model).ok());
+}
+
+TEST(PlanEngineCodec, RefusesParametersTheFormatCannotHold)
+{
+    struct Case
+    {
+        char const* name;
+        std::function<void(ConvolutionParams&)> change;
+        char const* problem;      //!< modelProblem's.
+        char const* payloadError; //!< encodePayload's, when it cannot write it either.
+    };
+    std::vector<Case> const cases{
+        {"rank 9", [](ConvolutionParams& p) { p.stride.nbDims = 9; }, "stride has rank 9; ranks are -1 (not set) to 8",
+            "layer 0 (\"conv\"): stride has rank 9; ranks are -1 (not set) to 8"},
+        {"rank -2", [](ConvolutionParams& p) { p.dilation.nbDims = -2; },
+            "dilation has rank -2; ranks are -1 (not set) to 8", "dilation has rank -2"},
+        {"negative count", [](ConvolutionParams& p) { p.bias.count = -1; }, "bias weights: their count is negative",
+            "bias weights (-1 elements of kHALF) are not inside one of the engine's 4 weights blobs"},
+        {"bad weights type", [](ConvolutionParams& p) { p.kernel.type = DataType{40}; },
+            "kernel weights: their type is not a valid DataType", nullptr},
+        {"bad padding mode", [](ConvolutionParams& p) { p.paddingMode = nvinfer1::PaddingMode{9}; },
+            "paddingMode is 9, which is not a valid value", nullptr},
+    };
+    for (Case const& c : cases)
+    {
+        SCOPED_TRACE(c.name);
+        EngineModel model = sampleModel();
+        c.change(std::get<ConvolutionParams>(model.layers[0].params));
+        EXPECT_EQ(
+            modelProblem(model).value_or("(none)"), std::string("layer 0 (\"conv\") (IConvolutionLayer) ") + c.problem);
+        auto const plan = encodeEngine(model);
+        ASSERT_FALSE(plan.ok());
+        EXPECT_THAT(plan.error().message, HasSubstr(c.problem));
+        auto const payload = encodePayload(model);
+        if (c.payloadError != nullptr)
+        {
+            ASSERT_FALSE(payload.ok());
+            EXPECT_THAT(payload.error().message, HasSubstr(c.payloadError));
+        }
+        else
+        {
+            // Written as it is; the reader refuses it.
+            ASSERT_TRUE(payload.ok()) << payload.error().message;
+            EXPECT_THAT(decodeMessage(writePlan(PlanInfo{}, payload.value())), HasSubstr(c.problem));
+        }
+    }
+}
+
+TEST(PlanEngineCodec, RefusesToWriteAnUnknownBackend)
+{
+    EngineModel model = sampleModel();
+    model.backend = PlanBackend{7};
+    EXPECT_EQ(modelProblem(model).value_or("(none)"), "the engine names an unknown backend (7)");
+    EXPECT_FALSE(encodeEngine(model).ok());
+}
+
+TEST(PlanEngineCodec, RefusesToWriteAnInconsistentModel)
+{
+    EngineModel model = sampleModel();
+    model.layers[3].inputs[0] = 57;
+    auto const plan = encodeEngine(model);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.error().code, nvinfer1::ErrorCode::kINVALID_ARGUMENT);
+    EXPECT_EQ(plan.error().message,
+        "cannot write the plan: the engine is inconsistent: layer 3 (\"pooling\") input 0 refers to tensor 57, but "
+        "the engine has 20 tensors");
+}
+
+// ---- Damaged plans -------------------------------------------------------------------------------------------------
+
+TEST(PlanEngineCodec, RefusesDamagedEnvelopes)
+{
+    auto const plan = encoded(sampleModel());
+    std::vector<uint8_t> truncated(plan.begin(), plan.end() - 1);
+    EXPECT_THAT(decodeMessage(truncated), HasSubstr("the plan is truncated"));
+
+    std::vector<uint8_t> flipped = plan;
+    flipped[kPlanHeaderSize + flipped.size() / 3] ^= 0x10U;
+    EXPECT_THAT(decodeMessage(flipped), HasSubstr("the plan payload is corrupted"));
+
+    EXPECT_THAT(decodeMessage({'T', 'R', 'T'}), HasSubstr("not a kiln plan"));
+    auto const nullData = decodeEngine(nullptr, 100);
+    ASSERT_FALSE(nullData.ok());
+    EXPECT_EQ(nullData.error().code, nvinfer1::ErrorCode::kINVALID_ARGUMENT);
+}
+
+TEST(PlanEngineCodec, RefusesPayloadsThatAreNotEngines)
+{
+    EXPECT_EQ(decodeMessage(writePlan(PlanInfo{}, {})),
+        "cannot load the plan: plan payload: it is not a kiln engine (0 bytes, without the identifier \"KLNE\" at "
+        "bytes 4-7)");
+    std::vector<uint8_t> const other{12, 0, 0, 0, 'A', 'B', 'C', 'D', 0, 0, 0, 0};
+    EXPECT_THAT(decodeMessage(writePlan(PlanInfo{}, other)), HasSubstr("it is not a kiln engine (12 bytes, "));
+
+    // The identifier, then nonsense: the verifier refuses it.
+    std::vector<uint8_t> const garbage{200, 0, 0, 0, 'K', 'L', 'N', 'E', 1, 2, 3, 4};
+    EXPECT_EQ(decodeMessage(writePlan(PlanInfo{}, garbage)),
+        "cannot load the plan: plan payload: the FlatBuffers verifier refused it (an offset or a size points outside "
+        "the payload, a required field is missing, or it nests too deep)");
+}
+
+TEST(PlanEngineCodec, RefusesEveryTruncatedPayload)
+{
+    auto const payload = encodePayload(sampleModel());
+    ASSERT_TRUE(payload.ok());
+    std::vector<uint8_t> const& bytes = payload.value();
+    for (std::size_t length = 0; length < bytes.size(); length += 7)
+    {
+        auto const plan = writePlan(PlanInfo{}, std::span(bytes.data(), length));
+        EXPECT_THAT(decodeMessage(plan), StartsWith("cannot load the plan: plan payload: ")) << length;
+    }
+}
+
+// ---- A hostile writer: well-formed payloads of inconsistent models --------------------------------------------------
+
+struct HostileCase
+{
+    char const* name;
+    std::function<void(EngineModel&)> change;
+    std::string problem;
+};
+
+//! A tensor no layer makes, appended to the sample (with its profile offsets).
+int32_t addTensor(EngineModel& model, TensorRecord tensor)
+{
+    model.tensors.push_back(std::move(tensor));
+    for (ProfileRecord& profile : model.profiles)
+    {
+        profile.offsets.push_back(-1);
+    }
+    return static_cast<int32_t>(model.tensors.size()) - 1;
+}
+
+std::vector<HostileCase> hostileCases()
+{
+    using P = ProfileRecord;
+    return {
+        // Weights blobs.
+        {"blob type", [](EngineModel& m) { m.weights[2].type = DataType{99}; },
+            "weights blob 2 has data type 99, which is not a DataType"},
+        {"blob count", [](EngineModel& m) { m.weights[2].count = -1; }, "weights blob 2 has a negative count (-1)"},
+        {"blob size", [](EngineModel& m) { m.weights[2].count = 7; },
+            "weights blob 2 holds 3 bytes, but 7 elements of kINT4 take 4"},
+        {"blob count overflow", [](EngineModel& m) { m.weights[2].count = std::numeric_limits<int64_t>::max() / 4; },
+            "weights blob 2 holds 3 bytes, but 2305843009213693951 elements of kINT4 take more than 2^63"},
+        // Expressions.
+        {"expr kind", [](EngineModel& m) { m.exprs[0].kind = Kind{7}; },
+            "expression 0 has kind 7; kinds are 0 (constant), 1 (symbol), 2 (operation)"},
+        {"expr symbol", [](EngineModel& m) { m.exprs[kBatch].symbol = 9; },
+            "expression 2 refers to symbol 9, but the engine has 3 symbols"},
+        {"expr op", [](EngineModel& m) { m.exprs[kBatchPlusOne].op = DimensionOperation{99}; },
+            "expression 4 has operation 99, which is not a DimensionOperation"},
+        {"expr operand", [](EngineModel& m) { m.exprs[kBatchPlusOne].lhs = kBatchPlusOne; },
+            "expression 4 has operands 4 and 0; operands are earlier expressions"},
+        {"expr later operand", [](EngineModel& m) { m.exprs[kBatchPlusOne].rhs = 1000; },
+            "expression 4 has operands 2 and 1000; operands are earlier expressions"},
+        // Tensors.
+        {"tensor type", [](EngineModel& m) { m.tensors[3].type = DataType{42}; },
+            "tensor 3 (\"t1\") has data type 42, which is not a DataType"},
+        {"tensor format", [](EngineModel& m) { m.tensors[3].format = nvinfer1::TensorFormat{77}; },
+            "tensor 3 (\"t1\") has format 77, which is not a TensorFormat"},
+        {"tensor rank", [](EngineModel& m) { m.tensors[3].shape.resize(9, kOne); },
+            "tensor 3 (\"t1\") has rank 9; the largest rank is 8"},
+        {"tensor extent", [](EngineModel& m) { m.tensors[3].shape[1] = 99; },
+            "tensor 3 (\"t1\") extent 1 refers to expression 99, but the engine has 9 expressions"},
+        {"tensor negative extent",
+            [](EngineModel& m) {
+                m.exprs.push_back(ExprRecord{.kind = Kind::kCONSTANT, .value = -5});
+                m.tensors[3].shape[0] = 9;
+            },
+            "tensor 3 (\"t1\") extent 0 is the constant -5"},
+        {"tensor value", [](EngineModel& m) { (*m.tensors[17].values)[0] = 99; },
+            "tensor 17 (\"t15\") value 0 refers to expression 99, but the engine has 9 expressions"},
+        {"tensor value count", [](EngineModel& m) { m.tensors[17].values->pop_back(); },
+            "tensor 17 (\"t15\") has 3 value expressions but 4 elements"},
+        {"tensor scale", [](EngineModel& m) { m.tensors[3].scale = -2.F; },
+            "tensor 3 (\"t1\") has scale -2; scales are positive and finite"},
+        {"tensor scale nan", [](EngineModel& m) { m.tensors[3].scale = std::numeric_limits<float>::quiet_NaN(); },
+            "tensor 3 (\"t1\") has scale nan; scales are positive and finite"},
+        {"tensor producer", [](EngineModel& m) { m.tensors[3].producer = 40; },
+            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 18 layers"},
+        {"internal shape tensor", [](EngineModel& m) { m.tensors[3].isShapeTensor = true; },
+            "tensor 3 (\"t1\") is marked a shape tensor but is not a network input or output"},
+        {"shape tensor rank",
+            [](EngineModel& m) {
+                m.tensors[kShapeInput].shape = {kTwo, kOne};
+            },
+            "tensor 1 (\"shape\") is a shape tensor of rank 2; shape tensors have rank 0 or 1"},
+        // Symbols.
+        {"symbol tensor", [](EngineModel& m) { m.symbols[0].tensor = 57; },
+            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 20 tensors"},
+        {"symbol bound", [](EngineModel& m) { m.symbols[2].upperBound = 99; },
+            "symbol 2 (\"plugin.size\") has bound expression 99, but the engine has 9 expressions"},
+        {"input extent without tensor", [](EngineModel& m) { m.symbols[0].tensor = kNoTensor; },
+            "symbol 0 (\"x.d0\") is an input extent, but names no tensor"},
+        {"input extent of an internal tensor", [](EngineModel& m) { m.symbols[0].tensor = 3; },
+            "symbol 0 (\"x.d0\") is an input extent, but tensor 3 (\"t1\") is not a network input"},
+        {"input extent index", [](EngineModel& m) { m.symbols[0].index = 4; },
+            "symbol 0 (\"x.d0\") is extent 4 of tensor 0 (\"x\"), which has rank 4"},
+        {"shape value type", [](EngineModel& m) { m.symbols[1].tensor = kX; },
+            "symbol 1 (\"shape.v0\") is a value of tensor 0 (\"x\") of type kFLOAT; shape values are kINT32 or kINT64"},
+        {"shape value index", [](EngineModel& m) { m.symbols[1].index = 2; },
+            "symbol 1 (\"shape.v0\") is value 2 of tensor 1 (\"shape\"), which has 2 values"},
+        {"symbol kind", [](EngineModel& m) { m.symbols[2].kind = SymbolKind{5}; },
+            "symbol 2 (\"plugin.size\") has kind 5; kinds are 0 (input extent), 1 (shape value), 2 (size tensor)"},
+        // Layers.
+        {"layer type", [](EngineModel& m) { m.layers[1].type = LayerType{99}; },
+            "layer 1 (\"cast\") has type 99, which is not a layer kind kiln offers"},
+        {"layer type and params", [](EngineModel& m) { m.layers[1].type = LayerType::kACTIVATION; },
+            "layer 1 (\"cast\") is an IActivationLayer but holds the parameters of an ICastLayer"},
+        {"layer inputs", [](EngineModel& m) { m.layers[1].inputs.push_back(kX); },
+            "layer 1 (\"cast\") (ICastLayer) has 2 inputs; the kind takes 1"},
+        {"convolution inputs",
+            [](EngineModel& m) {
+                m.layers[0].inputs = {kX, kX, kX, kX};
+            },
+            "layer 0 (\"conv\") (IConvolutionLayer) has 4 inputs; the kind takes 1 to 3"},
+        {"concatenation inputs", [](EngineModel& m) { m.layers[5].inputs.clear(); },
+            "layer 5 (\"concat\") (IConcatenationLayer) has 0 inputs; the kind takes 1 or more"},
+        {"layer outputs", [](EngineModel& m) { m.layers[1].outputs.push_back(outputOf(17)); },
+            "layer 1 (\"cast\") (ICastLayer) has 2 outputs; the kind makes 1"},
+        {"output index", [](EngineModel& m) { m.layers[1].outputs[0] = 57; },
+            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 20 tensors"},
+        {"output is an input", [](EngineModel& m) { m.layers[1].outputs[0] = kX; },
+            "layer 1 (\"cast\") output 0 is tensor 0 (\"x\"), a network input"},
+        {"made twice", [](EngineModel& m) { m.layers[2].outputs[0] = outputOf(1); },
+            "tensor 3 (\"t1\") is made by both layer 1 (\"cast\") and layer 2 (\"activation\")"},
+        {"input index", [](EngineModel& m) { m.layers[3].inputs[0] = 57; },
+            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 20 tensors"},
+        {"negative input index", [](EngineModel& m) { m.layers[3].inputs[0] = -7; },
+            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 20 tensors"},
+        {"required input absent", [](EngineModel& m) { m.layers[3].inputs[0] = kNoTensor; },
+            "layer 3 (\"pooling\") input 0 is absent, but the IPoolingLayer needs it"},
+        {"input made later", [](EngineModel& m) { m.layers[3].inputs[0] = outputOf(8); },
+            "layer 3 (\"pooling\") input 0 is tensor 10 (\"t8\"), made by layer 8 (\"shuffle\"), which does not run "
+            "before it"},
+        {"input made by itself", [](EngineModel& m) { m.layers[3].inputs[0] = outputOf(3); },
+            "layer 3 (\"pooling\") input 0 is tensor 5 (\"t3\"), made by layer 3 (\"pooling\"), which does not run "
+            "before it"},
+        {"input made by nobody", [](EngineModel& m) { m.layers[3].inputs[0] = addTensor(m, tensorRecord("orphan")); },
+            "layer 3 (\"pooling\") input 0 is tensor 20 (\"orphan\"), which is neither a network input nor made by a "
+            "layer"},
+        {"parameter enum",
+            [](EngineModel& m) { std::get<ActivationParams>(m.layers[2].params).type = nvinfer1::ActivationType{99}; },
+            "layer 2 (\"activation\") (IActivationLayer) type is 99, which is not a valid value"},
+        {"cast type", [](EngineModel& m) { std::get<CastParams>(m.layers[1].params).toType = DataType{12}; },
+            "layer 1 (\"cast\") (ICastLayer) toType is 12, which is not a valid value"},
+        {"matrix operation",
+            [](EngineModel& m) {
+                std::get<MatrixMultiplyParams>(m.layers[11].params).ops[1] = nvinfer1::MatrixOperation{3};
+            },
+            "layer 11 (\"matmul\") (IMatrixMultiplyLayer) ops[1] is 3, which is not a valid value"},
+        {"fill operation",
+            [](EngineModel& m) { std::get<FillParams>(m.layers[17].params).op = nvinfer1::FillOperation{-1}; },
+            "layer 17 (\"fill\") (IFillLayer) op is -1, which is not a valid value"},
+        {"producer of a made tensor", [](EngineModel& m) { m.tensors[3].producer = 2; },
+            "tensor 3 (\"t1\") records producer 2, but it is made by layer 1 (\"cast\")"},
+        {"producer of an input", [](EngineModel& m) { m.tensors[kX].producer = 0; },
+            "tensor 0 (\"x\") records producer 0, but no layer makes it"},
+        // Assertions.
+        {"assertion condition", [](EngineModel& m) { m.assertions[0].condition = 99; },
+            "assertion 0 (\"x.d0 + 1 must be positive\") tests expression 99, but the engine has 9 expressions"},
+        {"assertion layer", [](EngineModel& m) { m.assertions[1].layer = 30; },
+            "assertion 1 (\"a shape-wide condition\") names layer 30, but the engine has 18 layers"},
+        // I/O tensors.
+        {"input count", [](EngineModel& m) { m.nbInputs = 5; }, "the engine has 5 inputs among 4 I/O tensors"},
+        {"negative input count", [](EngineModel& m) { m.nbInputs = -1; },
+            "the engine has -1 inputs among 4 I/O tensors"},
+        {"I/O index", [](EngineModel& m) { m.ioTensors[2] = 57; },
+            "I/O tensor 2 refers to tensor 57, but the engine has 20 tensors"},
+        {"I/O twice", [](EngineModel& m) { m.ioTensors[3] = m.ioTensors[2]; },
+            "tensor 19 (\"t17\") appears twice among the I/O tensors"},
+        {"I/O not marked", [](EngineModel& m) { m.ioTensors[2] = outputOf(3); },
+            "I/O tensor 2 is tensor 5 (\"t3\"), which is not marked a network output"},
+        {"input not marked", [](EngineModel& m) { std::swap(m.ioTensors[1], m.ioTensors[2]); },
+            "I/O tensor 1 is tensor 19 (\"t17\"), which is not marked a network input"},
+        {"I/O without name", [](EngineModel& m) { m.tensors[19].name.clear(); },
+            "I/O tensor 2 (tensor 19) has no name"},
+        {"I/O names", [](EngineModel& m) { m.tensors[19].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
+        {"output made by nobody",
+            [](EngineModel& m) {
+                TensorRecord lost = tensorRecord("lost");
+                lost.isOutput = true;
+                m.ioTensors.push_back(addTensor(m, lost));
+            },
+            "network output tensor 20 (\"lost\") is made by no layer"},
+        {"marked but not listed", [](EngineModel& m) { m.tensors[outputOf(3)].isOutput = true; },
+            "tensor 5 (\"t3\") is marked a network output but is not among the I/O tensors"},
+        // Profiles.
+        {"no profile", [](EngineModel& m) { m.profiles.clear(); }, "the engine has no optimization profile"},
+        {"device memory", [](EngineModel& m) { m.deviceMemorySize = -1; },
+            "the engine's device memory size is negative (-1)"},
+        {"profile inputs", [](EngineModel& m) { m.profiles[0].inputs.pop_back(); },
+            "profile 0 has 1 inputs, but the engine has 2 network inputs"},
+        {"profile tensor", [](EngineModel& m) { m.profiles[1].inputs[1].tensor = kX; },
+            "profile 1 input 1 is for tensor 0, but network input 1 is tensor 1 (\"shape\")"},
+        {"profile rank", [](EngineModel& m) { m.profiles[0].inputs[0].opt.nbDims = 3; },
+            "profile 0 input 0 (\"x\"): kOPT has rank 3, but the tensor has rank 4"},
+        {"profile order", [](EngineModel& m) { m.profiles[0].inputs[0].min.d[0] = 3; },
+            "profile 0 input 0 (\"x\"): extent 0 has kMIN 3, kOPT 2, kMAX 4; they must satisfy 0 <= kMIN <= kOPT <= "
+            "kMAX"},
+        {"profile negative extent", [](EngineModel& m) { m.profiles[0].inputs[0].min.d[2] = -1; },
+            "profile 0 input 0 (\"x\"): extent 2 has kMIN -1, kOPT 8, kMAX 8; they must satisfy 0 <= kMIN <= kOPT <= "
+            "kMAX"},
+        {"profile value counts", [](EngineModel& m) { m.profiles[0].inputs[1].maxValues.pop_back(); },
+            "profile 0 input 1 (\"shape\"): 2 kMIN values, 2 kOPT values and 1 kMAX values"},
+        {"values of a data input",
+            [](EngineModel& m) {
+                P::Input& input = m.profiles[0].inputs[0];
+                input.minValues = input.optValues = input.maxValues = {1};
+            },
+            "profile 0 input 0 (\"x\"): shape values are given, but the tensor is not a shape tensor"},
+        {"value count",
+            [](EngineModel& m) {
+                P::Input& input = m.profiles[0].inputs[1];
+                input.min = input.opt = input.max = Dims{1, {3}};
+            },
+            "profile 0 input 1 (\"shape\"): 2 shape values for a shape tensor of shape [3]"},
+        {"value order", [](EngineModel& m) { m.profiles[0].inputs[1].minValues[0] = 9; },
+            "profile 0 input 1 (\"shape\"): value 0 has kMIN 9, kOPT 2, kMAX 3; they must satisfy kMIN <= kOPT <= "
+            "kMAX"},
+        {"activation bytes", [](EngineModel& m) { m.profiles[1].activationBytes = 9000; },
+            "profile 1 needs 9000 bytes of activation memory, but the engine's device memory size is 8192"},
+        {"negative activation bytes", [](EngineModel& m) { m.profiles[1].activationBytes = -1; },
+            "profile 1 needs -1 bytes of activation memory, but the engine's device memory size is 8192"},
+        {"offset count", [](EngineModel& m) { m.profiles[0].offsets.pop_back(); },
+            "profile 0 has 19 offsets, but the engine has 20 tensors"},
+        {"I/O offset", [](EngineModel& m) { m.profiles[0].offsets[kX] = 0; },
+            "profile 0 places I/O tensor 0 (\"x\") in the activation block (offset 0); I/O tensors live in the "
+            "application's memory"},
+        {"offset", [](EngineModel& m) { m.profiles[0].offsets[outputOf(3)] = 5000; },
+            "profile 0 places tensor 5 (\"t3\") at offset 5000, outside its activation block of 4096 bytes"},
+        {"negative offset", [](EngineModel& m) { m.profiles[1].offsets[outputOf(3)] = -8; },
+            "profile 1 places tensor 5 (\"t3\") at offset -8, outside its activation block of 8192 bytes"},
+    };
+}
+
+TEST(PlanEngineCodec, RefusesEveryInconsistencyOfAHostileWriter)
+{
+    for (HostileCase const& c : hostileCases())
+    {
+        SCOPED_TRACE(c.name);
+        EngineModel model = sampleModel();
+        c.change(model);
+        EXPECT_EQ(modelProblem(model).value_or("(none)"), c.problem);
+        auto const plan = hostilePlan(model);
+        auto const loaded = decodeEngine(plan.data(), plan.size());
+        ASSERT_FALSE(loaded.ok());
+        EXPECT_EQ(loaded.error().code, nvinfer1::ErrorCode::kINVALID_ARGUMENT);
+        EXPECT_EQ(loaded.error().message, "cannot load the plan: plan payload: " + c.problem);
+    }
+}
+
+// ---- A hostile writer: payloads the model cannot hold, made with the generated API ----------------------------------
+
+using flatbuffers::FlatBufferBuilder;
+template <typename T>
+using Offset = flatbuffers::Offset<T>;
+
+//! A payload with one 16-byte weights blob and one layer named "hostile", whose parameters make writes.
+std::vector<uint8_t> oneLayerPayload(
+    std::function<std::pair<fb::LayerParams, Offset<void>>(FlatBufferBuilder&)> const& make)
+{
+    FlatBufferBuilder builder;
+    auto const [member, params] = make(builder);
+    auto const name = builder.CreateString("hostile");
+    auto const layer = fb::CreateLayer(builder, name, 0, builder.CreateVector(std::vector<int32_t>{}),
+        builder.CreateVector(std::vector<int32_t>{}), member, params);
+    auto const layers = builder.CreateVector(std::vector{layer});
+    auto const blob = fb::CreateWeightsBlob(
+        builder, static_cast<int32_t>(DataType::kFLOAT), 4, builder.CreateVector(iotaBytes(16, 0)));
+    auto const blobs = builder.CreateVector(std::vector{blob});
+    fb::EngineBuilder engine(builder);
+    engine.add_layers(layers);
+    engine.add_weights(blobs);
+    fb::FinishEngineBuffer(builder, engine.Finish());
+    return std::vector<uint8_t>(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
+}
+
+Offset<fb::Dims> flatDims(FlatBufferBuilder& builder, int32_t rank, std::vector<int64_t> const& extents)
+{
+    return fb::CreateDims(builder, rank, builder.CreateVector(extents));
+}
+
+//! A shuffle whose reshape and first transpose the caller gives.
+std::pair<fb::LayerParams, Offset<void>> shuffle(
+    FlatBufferBuilder& builder, Offset<fb::Dims> reshape, std::size_t permutationSize = 8)
+{
+    std::vector<int32_t> const order(permutationSize, 0);
+    auto const first = builder.CreateVector(order);
+    auto const second = builder.CreateVector(std::vector<int32_t>(8, 0));
+    return {fb::LayerParams::Shuffle, fb::CreateShuffleParams(builder, first, reshape, second).Union()};
+}
+
+//! A convolution whose kernel the caller gives.
+std::pair<fb::LayerParams, Offset<void>> convolution(
+    FlatBufferBuilder& builder, int64_t count, int32_t blob, int64_t offset)
+{
+    auto const kernelSize = flatDims(builder, 2, {1, 1});
+    auto const stride = flatDims(builder, 0, {});
+    auto const kernel = fb::CreateWeightsRef(builder, 0, count, blob, offset);
+    auto const bias = fb::CreateWeightsRef(builder, 0, 0, -1, 0);
+    return {fb::LayerParams::Convolution,
+        fb::CreateConvolutionParams(builder, 1, kernelSize, stride, stride, stride, stride, 0, 1, kernel, bias)
+            .Union()};
+}
+
+TEST(PlanEngineCodec, RefusesWhatTheModelCannotHold)
+{
+    struct Case
+    {
+        char const* name;
+        std::function<std::pair<fb::LayerParams, Offset<void>>(FlatBufferBuilder&)> make;
+        std::string message;
+    };
+    std::string const verifier = "the FlatBuffers verifier refused it";
+    std::vector<Case> const cases{
+        {"rank 9", [](FlatBufferBuilder& b) { return shuffle(b, flatDims(b, 9, std::vector<int64_t>(9, 1))); },
+            "layer 0 (\"hostile\"): reshape has rank 9; ranks are -1 (not set) to 8"},
+        {"rank -3", [](FlatBufferBuilder& b) { return shuffle(b, flatDims(b, -3, {})); },
+            "layer 0 (\"hostile\"): reshape has rank -3; ranks are -1 (not set) to 8"},
+        {"extents",
+            [](FlatBufferBuilder& b) {
+                return shuffle(b, flatDims(b, 2, {1, 2, 3}));
+            },
+            "layer 0 (\"hostile\"): reshape has rank 2 but 3 extents"},
+        {"unset with extents", [](FlatBufferBuilder& b) { return shuffle(b, flatDims(b, -1, {4})); },
+            "layer 0 (\"hostile\"): reshape has rank -1 but 1 extents"},
+        {"permutation", [](FlatBufferBuilder& b) { return shuffle(b, flatDims(b, 1, {4}), 7); },
+            "layer 0 (\"hostile\"): firstTranspose has 7 entries; a permutation has 8"},
+        {"weights blob", [](FlatBufferBuilder& b) { return convolution(b, 2, 5, 0); },
+            "layer 0 (\"hostile\"): kernel weights refer to weights blob 5, but the engine has 1 weights blobs"},
+        {"weights past the blob", [](FlatBufferBuilder& b) { return convolution(b, 2, 0, 12); },
+            "layer 0 (\"hostile\"): kernel weights (2 elements of kFLOAT) at byte offset 12 do not fit in weights "
+            "blob 0 of 16 bytes"},
+        {"weights before the blob", [](FlatBufferBuilder& b) { return convolution(b, 1, 0, -4); },
+            "kernel weights (1 elements of kFLOAT) at byte offset -4 do not fit in weights blob 0 of 16 bytes"},
+        {"huge weights count",
+            [](FlatBufferBuilder& b) { return convolution(b, std::numeric_limits<int64_t>::max(), 0, 0); },
+            "kernel weights (9223372036854775807 elements of kFLOAT) at byte offset 0 do not fit"},
+        {"negative weights count", [](FlatBufferBuilder& b) { return convolution(b, -1, 0, 0); },
+            "kernel weights (-1 elements of kFLOAT) at byte offset 0 do not fit"},
+        {"weights without blob", [](FlatBufferBuilder& b) { return convolution(b, 3, -1, 0); },
+            "layer 0 (\"hostile\"): kernel weights have 3 elements but no weights blob"},
+        {"plugin V2",
+            [](FlatBufferBuilder& b) {
+                return std::pair{fb::LayerParams::PluginV2, fb::CreatePluginV2Params(b).Union()};
+            },
+            "layer 0 (\"hostile\") is a plugin layer: plugin layers cannot be read from a plan yet"},
+        {"plugin V3",
+            [](FlatBufferBuilder& b) {
+                return std::pair{fb::LayerParams::PluginV3, fb::CreatePluginV3Params(b).Union()};
+            },
+            "layer 0 (\"hostile\") is a plugin layer: plugin layers cannot be read from a plan yet"},
+        {"unknown kind",
+            [](FlatBufferBuilder& b) {
+                return std::pair{fb::LayerParams{42}, fb::CreateIdentityParams(b).Union()};
+            },
+            "layer 0 (\"hostile\") has parameters of an unknown kind (union member 42); the plan may come from a "
+            "newer kiln"},
+        {"no parameters",
+            [](FlatBufferBuilder&) {
+                return std::pair{fb::LayerParams::NONE, Offset<void>{}};
+            },
+            verifier},
+        {"required field missing", [](FlatBufferBuilder& b) { return shuffle(b, Offset<fb::Dims>{}); }, verifier},
+    };
+    for (Case const& c : cases)
+    {
+        SCOPED_TRACE(c.name);
+        auto const plan = writePlan(PlanInfo{}, oneLayerPayload(c.make));
+        EXPECT_THAT(decodeMessage(plan), StartsWith("cannot load the plan: plan payload: "));
+        EXPECT_THAT(decodeMessage(plan), HasSubstr(c.message));
+    }
+}
+
+TEST(PlanEngineCodec, RefusesAProfileDimsTheModelCannotHold)
+{
+    FlatBufferBuilder builder;
+    auto const good = flatDims(builder, 1, {2});
+    auto const bad = flatDims(builder, 1, {});
+    auto const input = fb::CreateProfileInput(builder, 0, good, bad, good);
+    auto const profile = fb::CreateProfile(builder, builder.CreateVector(std::vector{input}));
+    auto const profiles = builder.CreateVector(std::vector{profile});
+    fb::EngineBuilder engine(builder);
+    engine.add_profiles(profiles);
+    fb::FinishEngineBuffer(builder, engine.Finish());
+    std::vector<uint8_t> const payload(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
+    EXPECT_EQ(decodeMessage(writePlan(PlanInfo{}, payload)),
+        "cannot load the plan: plan payload: profile 0 input 0: kOPT has rank 1 but 0 extents");
+}
+
+TEST(PlanEngineCodec, RefusesAnEmptyEngine)
+{
+    FlatBufferBuilder builder;
+    fb::EngineBuilder engine(builder);
+    fb::FinishEngineBuffer(builder, engine.Finish());
+    std::vector<uint8_t> const payload(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
+    EXPECT_EQ(decodeMessage(writePlan(PlanInfo{}, payload)),
+        "cannot load the plan: plan payload: the engine has no optimization profile");
+}
+
+// ---- Random and mutated payloads -----------------------------------------------------------------------------------
+
+TEST(PlanEngineCodec, RandomPayloadsAreRefusedWithoutACrash)
+{
+    std::mt19937 random(20260101);
+    for (int i = 0; i < 3000; ++i)
+    {
+        std::vector<uint8_t> payload(random() % 600);
+        for (uint8_t& byte : payload)
+        {
+            byte = static_cast<uint8_t>(random());
+        }
+        if (i % 2 == 0 && payload.size() >= 8)
+        {
+            // A plausible root offset and the identifier: the verifier has to look inside.
+            payload[0] = static_cast<uint8_t>(8 + random() % 64);
+            payload[1] = payload[2] = payload[3] = 0;
+            std::memcpy(payload.data() + 4, "KLNE", 4);
+        }
+        auto const plan = writePlan(PlanInfo{}, payload);
+        EXPECT_THAT(decodeMessage(plan), StartsWith("cannot load the plan: plan payload: ")) << i;
+    }
+}
+
+TEST(PlanEngineCodec, MutatedPayloadsNeverCrash)
+{
+    auto const payload = encodePayload(sampleModel());
+    ASSERT_TRUE(payload.ok());
+    std::mt19937 random(7);
+    int refused = 0;
+    int const rounds = 4000;
+    for (int i = 0; i < rounds; ++i)
+    {
+        std::vector<uint8_t> mutated = payload.value();
+        int const changes = 1 + static_cast<int>(random() % 4);
+        for (int c = 0; c < changes; ++c)
+        {
+            std::size_t const at = random() % mutated.size();
+            // Small integers often make valid offsets and indices; other values test the checks of sizes.
+            mutated[at] = random() % 2 == 0 ? static_cast<uint8_t>(random() % 32) : static_cast<uint8_t>(random());
+        }
+        auto const plan = writePlan(PlanInfo{}, mutated);
+        auto loaded = decodeEngine(plan.data(), plan.size());
+        if (!loaded.ok())
+        {
+            ++refused;
+            EXPECT_THAT(loaded.error().message, StartsWith("cannot load the plan: plan payload: "));
+        }
+        else
+        {
+            EXPECT_EQ(modelProblem(loaded.value()), std::nullopt);
+        }
+    }
+    EXPECT_GT(refused, rounds / 4);
+}
+
+} // namespace
+} // namespace kiln
