@@ -15,8 +15,9 @@ missing() {
 packages="g++ cmake ninja-build ccache binutils git clang-format libgtest-dev libgmock-dev libflatbuffers-dev flatbuffers-compiler"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
+    # FlatBuffers' headers may come from elsewhere through CMAKE_INCLUDE_PATH (CMake's find_path reads it).
     if missing g++ cmake ninja nm flatc || [ ! -f /usr/include/gtest/gtest.h ] \
-        || [ ! -f /usr/include/flatbuffers/flatbuffers.h ]; then
+        || [ ! -f "${CMAKE_INCLUDE_PATH:-/usr/include}/flatbuffers/flatbuffers.h" ]; then
         apt-get update -qq
         apt-get install -y -qq --no-install-recommends $packages >/dev/null
     elif missing git clang-format ccache; then
