@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <string>
@@ -186,6 +187,48 @@ TEST_F(EngineTest, BuildSerializeDeserializeRunAcrossTheProfile)
     runReluScale(*second, 5, random, scale);
 }
 
+TEST_F(EngineTest, AContextSwitchesBetweenTwoProfiles)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({-1, 4}));
+    auto* relu = mNetwork->addActivation(*x, nvinfer1::ActivationType::kRELU);
+    auto* w = mNetwork->addConstant(dims({1, 4}), nvinfer1::Weights{DataType::kFLOAT, mScale, 4});
+    auto* product
+        = mNetwork->addElementWise(*relu->getOutput(0), *w->getOutput(0), nvinfer1::ElementWiseOperation::kPROD);
+    auto* sum = mNetwork->addElementWise(*product->getOutput(0), *x, nvinfer1::ElementWiseOperation::kSUM);
+    sum->getOutput(0)->setName("y");
+    mNetwork->markOutput(*sum->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    for (auto const& [low, high] : {std::pair{1, 4}, std::pair{16, 64}})
+    {
+        auto* profile = mBuilder->createOptimizationProfile();
+        profile->setDimensions("x", OptProfileSelector::kMIN, dims({low, 4}));
+        profile->setDimensions("x", OptProfileSelector::kOPT, dims({high, 4}));
+        profile->setDimensions("x", OptProfileSelector::kMAX, dims({high, 4}));
+        config->addOptimizationProfile(profile);
+    }
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    ASSERT_EQ(engine->getNbOptimizationProfiles(), 2);
+    EXPECT_DIMS(engine->getProfileShape("x", 1, OptProfileSelector::kMIN), {16, 4});
+    // The larger profile needs more activation memory, and the engine reports the larger of the two.
+    EXPECT_GE(engine->getDeviceMemorySizeV2(), engine->getDeviceMemorySizeForProfileV2(0));
+    EXPECT_EQ(engine->getDeviceMemorySizeV2(), engine->getDeviceMemorySizeForProfileV2(1));
+
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    std::mt19937 random(11);
+    runReluScale(*context, 3, random, mScale);
+    mLogger.clear();
+    EXPECT_FALSE(context->setInputShape("x", dims({32, 4})));
+    expectError({"setInputShape", "'x'"});
+    ASSERT_TRUE(context->setOptimizationProfileAsync(1, nullptr));
+    EXPECT_EQ(context->getOptimizationProfile(), 1);
+    runReluScale(*context, 32, random, mScale);
+    runReluScale(*context, 64, random, mScale);
+    EXPECT_FALSE(context->setOptimizationProfileAsync(2, nullptr));
+    ASSERT_TRUE(context->setOptimizationProfileAsync(0, nullptr));
+    runReluScale(*context, 4, random, mScale);
+}
+
 TEST_F(EngineTest, TwoContextsRunAtOnceFromTwoThreads)
 {
     ICudaEngine* engine = load(buildReluScale());
@@ -310,6 +353,84 @@ TEST_F(DamagedPlanTest, AForeignFileIsRefused)
     std::vector<uint8_t> plan = mPlan;
     std::memcpy(plan.data(), "ftrtNOPE", 8);
     expectRefused(plan, "not a kiln plan");
+}
+
+//! One host type end to end: an input of the type, a layer computing in it, an output of the type.
+struct TypeCase
+{
+    DataType type;
+    nvinfer1::UnaryOperation op;
+    std::vector<uint8_t> input;    //!< Four elements' bytes, little-endian.
+    std::vector<uint8_t> expected; //!< The output's bytes.
+};
+
+std::vector<uint8_t> halves(std::initializer_list<uint16_t> values)
+{
+    std::vector<uint8_t> bytes;
+    for (uint16_t const value : values)
+    {
+        bytes.push_back(static_cast<uint8_t>(value));
+        bytes.push_back(static_cast<uint8_t>(value >> 8));
+    }
+    return bytes;
+}
+
+template <typename T>
+std::vector<uint8_t> bytesOf(std::initializer_list<T> values)
+{
+    std::vector<uint8_t> bytes(values.size() * sizeof(T));
+    std::memcpy(bytes.data(), values.begin(), bytes.size());
+    return bytes;
+}
+
+// The encodings below are written out by hand: |-2.5| = 2.5 and the other values are exact in every format.
+TEST_F(EngineTest, EveryHostTypeRunsEndToEnd)
+{
+    using nvinfer1::UnaryOperation;
+    std::vector<TypeCase> const cases{
+        {DataType::kFLOAT, UnaryOperation::kABS, bytesOf<float>({1.F, -2.5F, 1.5F, -0.75F}),
+            bytesOf<float>({1.F, 2.5F, 1.5F, 0.75F})},
+        {DataType::kHALF, UnaryOperation::kABS, halves({0x3C00, 0xC100, 0x3E00, 0xBA00}),
+            halves({0x3C00, 0x4100, 0x3E00, 0x3A00})},
+        {DataType::kBF16, UnaryOperation::kABS, halves({0x3F80, 0xC020, 0x3FC0, 0xBF40}),
+            halves({0x3F80, 0x4020, 0x3FC0, 0x3F40})},
+        // Dynamic range 127: scale 1, so the stored integers are the values.
+        {DataType::kINT8, UnaryOperation::kABS, bytesOf<int8_t>({-3, 5, -127, 0}), bytesOf<int8_t>({3, 5, 127, 0})},
+        // E4M3 with dynamic range 448: scale 1. 1.0 = 0x38, -2.5 = 0xC2, 1.5 = 0x3C, -0.75 = 0xB4.
+        {DataType::kFP8, UnaryOperation::kABS, {0x38, 0xC2, 0x3C, 0xB4}, {0x38, 0x42, 0x3C, 0x34}},
+        {DataType::kINT32, UnaryOperation::kABS, bytesOf<int32_t>({-7, 0, 2147483647, -2147483647}),
+            bytesOf<int32_t>({7, 0, 2147483647, 2147483647})},
+        {DataType::kINT64, UnaryOperation::kABS, bytesOf<int64_t>({-7, 1LL << 40, -(1LL << 50), 3}),
+            bytesOf<int64_t>({7, 1LL << 40, 1LL << 50, 3})},
+        {DataType::kBOOL, UnaryOperation::kNOT, {1, 0, 0, 1}, {0, 1, 1, 0}},
+    };
+    for (TypeCase const& c : cases)
+    {
+        SCOPED_TRACE(static_cast<int32_t>(c.type));
+        recreate(0);
+        ITensor* x = mNetwork->addInput("x", c.type, dims({4}));
+        auto* unary = mNetwork->addUnary(*x, c.op);
+        ITensor* y = unary->getOutput(0);
+        y->setName("y");
+        mNetwork->markOutput(*y);
+        float const range = c.type == DataType::kINT8 ? 127.F : 448.F;
+        if (c.type == DataType::kINT8 || c.type == DataType::kFP8)
+        {
+            x->setDynamicRange(-range, range);
+            y->setDynamicRange(-range, range);
+        }
+        std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+        ICudaEngine* engine = load(build(*config));
+        ASSERT_NE(engine, nullptr) << mLogger.all();
+        EXPECT_EQ(engine->getTensorDataType("y"), c.type);
+        std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+        std::vector<uint8_t> input = c.input;
+        std::vector<uint8_t> output(c.expected.size(), 0xEE);
+        ASSERT_TRUE(context->setTensorAddress("x", input.data()));
+        ASSERT_TRUE(context->setTensorAddress("y", output.data()));
+        ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+        EXPECT_EQ(output, c.expected);
+    }
 }
 
 // The seed texts' way of handing a shape to a layer as an execution tensor: a zero-stride slice of an empty constant
