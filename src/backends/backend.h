@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one kernel interface: what the runtime's executor calls to run a layer, whatever the backend. The host
-// backend (backends/host/dispatch.h) runs the reference kernels on host memory; the CUDA backend (issue 5) will run
-// its kernels on a stream.
+// The one kernel interface, whatever the backend: the builder asks it whether it runs a layer (checkLayer), the
+// runtime's executor has it run the layer (runLayer). The host backend (backends/host/dispatch.h) runs the reference
+// kernels on host memory; the CUDA backend (issue 5) will run its kernels on a stream.
 //
 //     std::unique_ptr<Backend> backend = makeHostBackend();
+//     auto made = backend->checkLayer(layer.params, query);   // at build time: the output's type and shape
 //     Status status = backend->runLayer(model.layers[i], model, inputs, outputs, stream);
 //
-// The executor has already evaluated every shape: each input and output view carries its concrete dims, type,
-// quantization scale and data (memory of the backend's kind). Inputs whose values a layer reads as parameters
+// At run time the executor has already evaluated every shape: each input and output view carries its concrete dims,
+// type, quantization scale and data (memory of the backend's kind). Inputs whose values a layer reads as parameters
 // (slice start/size/stride, a reshape's dims, a fill's shape, alpha and beta) are shape tensors or small tensors the
-// backend reads itself.
+// backend reads itself. At build time only the types and shapes at a profile's points are known, with the values of
+// the shape tensors the build could compute.
 #pragma once
 
 #include "backends/host/tensor_view.h"
@@ -18,10 +20,26 @@
 #include "NvInferRuntime.h"
 
 #include <memory>
+#include <optional>
 #include <span>
+#include <vector>
 
 namespace kiln
 {
+
+//! One layer at one point of an optimization profile, as the build knows it: what Backend::checkLayer is asked.
+struct LayerQuery
+{
+    //! An input: its type and shape, and its values when the build knows them (shape tensors it could evaluate).
+    struct Input
+    {
+        host::TensorDesc desc;
+        std::optional<std::vector<int64_t>> values;
+    };
+
+    std::vector<std::optional<Input>> inputs; //!< One per input of the layer; nullopt for an absent optional input.
+    std::vector<DataType> outputTypes;        //!< One per output: the type the network gives it (setOutputType).
+};
 
 class Backend
 {
@@ -30,6 +48,13 @@ public:
 
     //! The plans this backend runs.
     virtual PlanBackend kind() const noexcept = 0;
+
+    //! What the kernel of a layer with params makes of the inputs query describes: its one output's type and shape;
+    //! an error that says why the backend cannot run the layer (the caller adds the layer, profile and point); or
+    //! nullopt when the answer depends on values known only at run time (an input read as values that the build
+    //! could not evaluate).
+    virtual Expected<std::optional<host::TensorDesc>> checkLayer(
+        LayerParams const& params, LayerQuery const& query) const noexcept = 0;
 
     //! Runs layer. inputs has one entry per layer.inputs (nullptr for an absent optional input), outputs one per
     //! layer.outputs. An error says what is wrong; the caller adds the layer's name.

@@ -4,11 +4,12 @@
 //     Expected<EngineModel> model = buildEngineModel(Network::of(definition), BuilderConfig::of(config).settings());
 //
 // It orders the layers, infers every shape symbolically, checks the shapes against every optimization profile,
-// resolves each tensor's type and format, checks that the backend has a kernel for every layer at the profile's
-// kMIN, kOPT and kMAX shapes, copies the weights, and plans activation memory per profile. The first error names
-// the layer, tensor or profile concerned.
+// resolves each tensor's type and format, asks the backend (Backend::checkLayer) whether it runs every layer at the
+// profile's kMIN, kOPT and kMAX shapes, copies the weights, and plans activation memory per profile. The first error
+// names the layer, tensor or profile concerned.
 #pragma once
 
+#include "backends/backend.h"
 #include "builder/builder_config.h"
 #include "core/error.h"
 #include "network/network.h"
@@ -17,6 +18,10 @@
 namespace kiln
 {
 
+//! The model of network for the host backend.
 Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings const& settings);
+
+//! The model of network for backend, which checks every layer; the model's backend is backend.kind().
+Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings const& settings, Backend const& backend);
 
 } // namespace kiln

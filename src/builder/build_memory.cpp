@@ -1,2 +1,214 @@
 // SPDX-License-Identifier: Apache-2.0
-// Placeholder: being written.
+// The build step's profiles and memory: which profiles to build, each profile's input ranges and activation memory
+// plan, and the weights copied into the model.
+#include "builder/build_passes.h"
+
+#include "builder/memory_plan.h"
+#include "core/data_type.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <type_traits>
+#include <variant>
+
+namespace kiln
+{
+namespace
+{
+
+std::string dimsText(Dims const& dims)
+{
+    std::string text;
+    message::append(text, dims);
+    return text;
+}
+
+bool hasDynamicExtent(Dims const& dims)
+{
+    return std::any_of(dims.d, dims.d + std::max(dims.nbDims, 0), [](int64_t extent) { return extent < 0; });
+}
+
+//! Whether kMIN, kOPT and kMAX are all set.
+template <typename T>
+bool allSelectors(std::array<std::optional<T>, 3> const& selectors)
+{
+    return std::all_of(selectors.begin(), selectors.end(), [](auto const& entry) { return entry.has_value(); });
+}
+
+//! A copy of weights kept in blobs, and the Weights that points at it (empty weights stay empty).
+Weights keepWeights(Weights const& weights, std::vector<WeightsBlob>& blobs)
+{
+    if (weights.count <= 0 || weights.values == nullptr)
+    {
+        return Weights{weights.type, nullptr, 0};
+    }
+    auto const* first = static_cast<uint8_t const*>(weights.values);
+    WeightsBlob blob{weights.type, weights.count, {}};
+    blob.bytes.assign(first, first + storageBytes(weights.type, weights.count));
+    blobs.push_back(std::move(blob));
+    return Weights{weights.type, blobs.back().bytes.data(), weights.count};
+}
+
+//! One profile's record: its input ranges, and the activation memory of the internal tensors it bounds. tensors are
+//! the engine's tensors, as model.tensors records them.
+Expected<ProfileRecord> planProfile(EngineModel const& model, std::vector<Tensor const*> const& tensors,
+    ConcreteShapes const& concrete, std::string const& where)
+{
+    ProfileRecord record;
+    for (int32_t i = 0; i < model.nbInputs; ++i)
+    {
+        auto const io = static_cast<std::size_t>(model.ioTensors[static_cast<std::size_t>(i)]);
+        ConcreteShape const& shape = concrete.tensors.at(tensors[io]);
+        ProfileRecord::Input input{static_cast<int32_t>(io), shape.min, shape.opt, shape.max, {}, {}, {}};
+        if (model.tensors[io].isShapeTensor && shape.values)
+        {
+            input.minValues = (*shape.values)[0];
+            input.optValues = (*shape.values)[1];
+            input.maxValues = (*shape.values)[2];
+        }
+        record.inputs.push_back(std::move(input));
+    }
+
+    // Lifetimes: from the layer that makes a tensor to the last layer that reads it.
+    std::vector<int32_t> lastStep(model.tensors.size());
+    for (std::size_t t = 0; t < model.tensors.size(); ++t)
+    {
+        lastStep[t] = model.tensors[t].producer;
+    }
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        for (int32_t input : model.layers[l].inputs)
+        {
+            if (input != kNoTensor)
+            {
+                auto& last = lastStep[static_cast<std::size_t>(input)];
+                last = std::max(last, static_cast<int32_t>(l));
+            }
+        }
+    }
+
+    std::vector<BufferRequest> requests;
+    std::vector<std::size_t> owners;
+    for (std::size_t t = 0; t < model.tensors.size(); ++t)
+    {
+        TensorRecord const& tensor = model.tensors[t];
+        auto const shape = concrete.tensors.find(tensors[t]);
+        if (tensor.isInput || tensor.isOutput || shape == concrete.tensors.end())
+        {
+            continue; // I/O lives in the caller's memory; a data-dependent shape is allocated at run time
+        }
+        std::optional<int64_t> const count = staticVolume(shape->second.upper);
+        constexpr int64_t kLargest = std::numeric_limits<int64_t>::max() / 8;
+        if (!count || *count > kLargest)
+        {
+            return invalid(where + ": tensor '" + tensor.name + "' of up to " + dimsText(shape->second.upper)
+                + " elements is too large to allocate");
+        }
+        requests.push_back(BufferRequest{storageBytes(tensor.type, *count), tensor.producer, lastStep[t]});
+        owners.push_back(t);
+    }
+    auto plan = planMemory(requests);
+    if (!plan)
+    {
+        return Error{plan.error().code, where + ": " + plan.error().message};
+    }
+    record.offsets.assign(model.tensors.size(), -1);
+    for (std::size_t i = 0; i < owners.size(); ++i)
+    {
+        record.offsets[owners[i]] = plan.value().offsets[i];
+    }
+    record.activationBytes = plan.value().totalBytes;
+    return record;
+}
+
+} // namespace
+
+Expected<std::vector<ProfileData>> profilesToBuild(Network const& network, BuildSettings const& settings)
+{
+    if (settings.profiles.empty())
+    {
+        std::string const needs
+            = ", but the config has no optimization profile; add one with IBuilderConfig::addOptimizationProfile";
+        ProfileData implicit;
+        for (Tensor const* input : network.inputs())
+        {
+            if (hasDynamicExtent(input->dims()))
+            {
+                return invalid(describeIo(*input) + " has dynamic dimensions " + dimsText(input->dims()) + needs);
+            }
+            if (isShapeTensorInput(*input))
+            {
+                return invalid(describeIo(*input) + " is a shape tensor whose values a profile gives" + needs);
+            }
+            implicit.inputs[input->name()].dims = {input->dims(), input->dims(), input->dims()};
+        }
+        return std::vector<ProfileData>{implicit};
+    }
+    for (std::size_t p = 0; p < settings.profiles.size(); ++p)
+    {
+        for (Tensor const* input : network.inputs())
+        {
+            auto const found = settings.profiles[p].inputs.find(input->name());
+            bool const listed = found != settings.profiles[p].inputs.end();
+            if (hasDynamicExtent(input->dims()) && !(listed && allSelectors(found->second.dims)))
+            {
+                return invalid(profileName(p) + " gives no dimensions for " + describeIo(*input) + " "
+                    + dimsText(input->dims())
+                    + ", which has dynamic extents; set its kMIN, kOPT and kMAX with "
+                      "IOptimizationProfile::setDimensions");
+            }
+            if (isShapeTensorInput(*input) && !(listed && allSelectors(found->second.values)))
+            {
+                return invalid(profileName(p) + " gives no shape values for " + describeIo(*input)
+                    + ", a shape tensor; set its kMIN, kOPT and kMAX with IOptimizationProfile::setShapeValuesV2");
+            }
+        }
+    }
+    return settings.profiles;
+}
+
+LayerParams copyParams(LayerParams const& params, std::vector<WeightsBlob>& blobs)
+{
+    return std::visit(
+        [&](auto const& kind) -> LayerParams {
+            using P = std::decay_t<decltype(kind)>;
+            if constexpr (std::is_copy_constructible_v<P>)
+            {
+                P copy = kind;
+                if constexpr (std::is_same_v<P, ConvolutionParams>)
+                {
+                    copy.kernel = keepWeights(kind.kernel, blobs);
+                    copy.bias = keepWeights(kind.bias, blobs);
+                }
+                else if constexpr (std::is_same_v<P, ConstantParams>)
+                {
+                    copy.weights = keepWeights(kind.weights, blobs);
+                }
+                return LayerParams{std::in_place_type<P>, std::move(copy)};
+            }
+            else
+            {
+                return LayerParams{std::in_place_type<P>}; // plugin layers: refused before (issue 4)
+            }
+        },
+        params);
+}
+
+std::optional<Error> planProfiles(
+    EngineModel& model, KeptTensors const& tensors, std::vector<ConcreteShapes> const& profiles)
+{
+    for (std::size_t p = 0; p < profiles.size(); ++p)
+    {
+        auto record = planProfile(model, tensors.list, profiles[p], profileName(p));
+        if (!record)
+        {
+            return record.error();
+        }
+        model.deviceMemorySize = std::max(model.deviceMemorySize, record.value().activationBytes);
+        model.profiles.push_back(std::move(record.value()));
+    }
+    return std::nullopt;
+}
+
+} // namespace kiln

@@ -3,6 +3,7 @@
 
 #include "builder/build.h"
 #include "builder/builder_config.h"
+#include "core/entry_point.h"
 #include "core/host_memory.h"
 #include "network/network.h"
 #include "plan/engine_codec.h"
@@ -236,31 +237,5 @@ nvinfer1::IHostMemory* Builder::Impl::buildSerializedNetworkWithKernelText(nvinf
 
 extern "C" TENSORRTAPI void* createInferBuilder_INTERNAL(void* logger, int32_t version) noexcept
 {
-    using kiln::Severity;
-    if (logger == nullptr)
-    {
-        kiln::log(Severity::kERROR, "createInferBuilder: the logger is null");
-        return nullptr;
-    }
-    auto* const userLogger = static_cast<nvinfer1::ILogger*>(logger);
-    int32_t const major = version / 10000;
-    if (major != NV_TENSORRT_MAJOR)
-    {
-        std::string const message = "createInferBuilder: the application was compiled against TensorRT "
-            + std::to_string(major) + "." + std::to_string(version / 100 % 100) + "." + std::to_string(version % 100)
-            + " (NV_TENSORRT_VERSION " + std::to_string(version) + "); kiln implements the TensorRT "
-            + std::to_string(NV_TENSORRT_MAJOR) + " API";
-        userLogger->log(Severity::kERROR, message.c_str());
-        return nullptr;
-    }
-    kiln::setLogger(userLogger);
-    try
-    {
-        return static_cast<nvinfer1::IBuilder*>(new kiln::Builder(*userLogger));
-    }
-    catch (...)
-    {
-        kiln::log(Severity::kERROR, "createInferBuilder: out of memory");
-        return nullptr;
-    }
+    return kiln::createFromEntryPoint<nvinfer1::IBuilder, kiln::Builder>("createInferBuilder", logger, version);
 }

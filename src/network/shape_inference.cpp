@@ -2,6 +2,7 @@
 #include "network/shape_inference.h"
 
 #include "network/checks.h"
+#include "network/describe.h"
 
 #include <algorithm>
 #include <functional>
@@ -12,20 +13,6 @@ namespace kiln
 {
 namespace
 {
-
-using nvinfer1::ErrorCode;
-
-constexpr std::array<char const*, 3> kPointNames{"kMIN", "kOPT", "kMAX"};
-
-Error invalid(std::string message)
-{
-    return Error{ErrorCode::kINVALID_ARGUMENT, std::move(message)};
-}
-
-std::string describeLayer(Layer const& layer)
-{
-    return "layer '" + layer.name() + "' (" + layer.className() + ")";
-}
 
 std::string describeTensor(Tensor const& tensor)
 {

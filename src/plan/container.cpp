@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 namespace kiln
@@ -74,6 +75,67 @@ Error planError(std::string message)
     return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT, "cannot load the plan: " + std::move(message)};
 }
 
+//! What the header holds besides PlanInfo.
+struct Header
+{
+    PlanInfo info;
+    uint64_t payloadSize{};
+    uint64_t payloadCrc{};
+};
+
+//! The header at the start of bytes, once its magic, completeness, checksum, format major version, header size and
+//! backend are checked; the payload is not looked at.
+Expected<Header> readHeader(std::span<uint8_t const> bytes)
+{
+    if (bytes.size() < kMagic.size() || std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0)
+    {
+        return planError("this is not a kiln plan (it does not start with \"KILNPLAN\"); it may be a TensorRT "
+                         "engine or another file, which kiln cannot load");
+    }
+    if (bytes.size() < kPlanHeaderSize)
+    {
+        return planError("the plan is truncated inside its header (" + std::to_string(bytes.size()) + " of "
+            + std::to_string(kPlanHeaderSize) + " bytes)");
+    }
+    uint8_t const* data = bytes.data();
+    uint64_t const headerCrc = crc64(bytes.first(kHeaderChecksumOffset));
+    uint64_t const storedHeaderCrc = get<uint64_t>(data, kHeaderChecksumOffset);
+    if (headerCrc != storedHeaderCrc)
+    {
+        return planError("the plan header is corrupted (checksum " + hex(storedHeaderCrc) + " stored, " + hex(headerCrc)
+            + " computed over bytes 0-55)");
+    }
+
+    Header header;
+    header.info.formatMajor = get<uint32_t>(data, 8);
+    header.info.formatMinor = get<uint32_t>(data, 12);
+    uint32_t const headerSize = get<uint32_t>(data, 16);
+    uint32_t const backend = get<uint32_t>(data, 20);
+    header.payloadSize = get<uint64_t>(data, 24);
+    header.payloadCrc = get<uint64_t>(data, 32);
+    header.info.tensorrtVersion = get<uint32_t>(data, 40);
+    header.info.kilnVersion = get<uint32_t>(data, 44);
+
+    if (header.info.formatMajor != kPlanFormatMajor)
+    {
+        return planError("the plan has format version " + std::to_string(header.info.formatMajor) + "."
+            + std::to_string(header.info.formatMinor) + " (written by kiln " + std::to_string(header.info.kilnVersion)
+            + "); this kiln reads format " + std::to_string(kPlanFormatMajor) + ".x; rebuild the engine with this "
+            + "kiln");
+    }
+    if (headerSize != kPlanHeaderSize)
+    {
+        return planError("the plan header claims " + std::to_string(headerSize) + " bytes; format "
+            + std::to_string(kPlanFormatMajor) + " headers have " + std::to_string(kPlanHeaderSize));
+    }
+    if (backend > static_cast<uint32_t>(PlanBackend::kCUDA))
+    {
+        return planError("the plan names an unknown backend (" + std::to_string(backend) + ")");
+    }
+    header.info.backend = static_cast<PlanBackend>(backend);
+    return header;
+}
+
 } // namespace
 
 uint64_t crc64(std::span<uint8_t const> bytes, uint64_t crc) noexcept
@@ -115,6 +177,22 @@ std::vector<uint8_t> writePlan(PlanInfo info, std::span<uint8_t const> payload)
     return out;
 }
 
+Expected<std::size_t> planSizeFromHeader(std::span<uint8_t const> bytes)
+{
+    auto const header = readHeader(bytes);
+    if (!header)
+    {
+        return header.error();
+    }
+    uint64_t const payloadSize = header.value().payloadSize;
+    if (payloadSize > std::numeric_limits<std::size_t>::max() - kPlanHeaderSize)
+    {
+        return planError("the plan header announces " + std::to_string(payloadSize)
+            + " bytes of payload, more than this machine can address");
+    }
+    return kPlanHeaderSize + static_cast<std::size_t>(payloadSize);
+}
+
 Expected<PlanView> readPlan(void const* data, std::size_t size)
 {
     if (data == nullptr)
@@ -122,51 +200,12 @@ Expected<PlanView> readPlan(void const* data, std::size_t size)
         return planError("the plan pointer is null");
     }
     auto const* bytes = static_cast<uint8_t const*>(data);
-    if (size < kMagic.size() || std::memcmp(bytes, kMagic.data(), kMagic.size()) != 0)
+    auto const header = readHeader(std::span(bytes, size));
+    if (!header)
     {
-        return planError("this is not a kiln plan (it does not start with \"KILNPLAN\"); it may be a TensorRT "
-                         "engine or another file, which kiln cannot load");
+        return header.error();
     }
-    if (size < kPlanHeaderSize)
-    {
-        return planError("the plan is truncated inside its header (" + std::to_string(size) + " of "
-            + std::to_string(kPlanHeaderSize) + " bytes)");
-    }
-    uint64_t const headerCrc = crc64(std::span(bytes, kHeaderChecksumOffset));
-    uint64_t const storedHeaderCrc = get<uint64_t>(bytes, kHeaderChecksumOffset);
-    if (headerCrc != storedHeaderCrc)
-    {
-        return planError("the plan header is corrupted (checksum " + hex(storedHeaderCrc) + " stored, " + hex(headerCrc)
-            + " computed over bytes 0-55)");
-    }
-
-    PlanView view;
-    view.info.formatMajor = get<uint32_t>(bytes, 8);
-    view.info.formatMinor = get<uint32_t>(bytes, 12);
-    uint32_t const headerSize = get<uint32_t>(bytes, 16);
-    uint32_t const backend = get<uint32_t>(bytes, 20);
-    uint64_t const payloadSize = get<uint64_t>(bytes, 24);
-    uint64_t const payloadCrc = get<uint64_t>(bytes, 32);
-    view.info.tensorrtVersion = get<uint32_t>(bytes, 40);
-    view.info.kilnVersion = get<uint32_t>(bytes, 44);
-
-    if (view.info.formatMajor != kPlanFormatMajor)
-    {
-        return planError("the plan has format version " + std::to_string(view.info.formatMajor) + "."
-            + std::to_string(view.info.formatMinor) + " (written by kiln " + std::to_string(view.info.kilnVersion)
-            + "); this kiln reads format " + std::to_string(kPlanFormatMajor) + ".x; rebuild the engine with this "
-            + "kiln");
-    }
-    if (headerSize != kPlanHeaderSize)
-    {
-        return planError("the plan header claims " + std::to_string(headerSize) + " bytes; format "
-            + std::to_string(kPlanFormatMajor) + " headers have " + std::to_string(kPlanHeaderSize));
-    }
-    if (backend > static_cast<uint32_t>(PlanBackend::kCUDA))
-    {
-        return planError("the plan names an unknown backend (" + std::to_string(backend) + ")");
-    }
-    view.info.backend = static_cast<PlanBackend>(backend);
+    uint64_t const payloadSize = header.value().payloadSize;
     if (payloadSize != size - kPlanHeaderSize)
     {
         return planError(payloadSize > size - kPlanHeaderSize
@@ -175,12 +214,12 @@ Expected<PlanView> readPlan(void const* data, std::size_t size)
                 : "the plan has " + std::to_string(size - kPlanHeaderSize - payloadSize)
                     + " unexpected bytes after its payload of " + std::to_string(payloadSize) + " bytes");
     }
-    view.payload = std::span(bytes + kPlanHeaderSize, static_cast<std::size_t>(payloadSize));
+    PlanView view{header.value().info, std::span(bytes + kPlanHeaderSize, static_cast<std::size_t>(payloadSize))};
     uint64_t const computed = crc64(view.payload);
-    if (computed != payloadCrc)
+    if (computed != header.value().payloadCrc)
     {
-        return planError("the plan payload is corrupted (checksum " + hex(payloadCrc) + " stored, " + hex(computed)
-            + " computed over bytes 64-" + std::to_string(size - 1) + ")");
+        return planError("the plan payload is corrupted (checksum " + hex(header.value().payloadCrc) + " stored, "
+            + hex(computed) + " computed over bytes 64-" + std::to_string(size - 1) + ")");
     }
     return view;
 }

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -57,5 +58,10 @@ std::vector<uint8_t> writePlan(PlanInfo info, std::span<uint8_t const> payload);
 
 //! Validates a plan file held in memory; never reads outside [data, data + size).
 Expected<PlanView> readPlan(void const* data, std::size_t size);
+
+//! The size of the whole plan file (header and payload) that starts with bytes, from its header: for readers of a
+//! stream, which must know how much to read. The header is checked as readPlan checks it (magic, checksum, version,
+//! header size, backend); an error when bytes hold less than the header. Reads only the first kPlanHeaderSize bytes.
+Expected<std::size_t> planSizeFromHeader(std::span<uint8_t const> bytes);
 
 } // namespace kiln

@@ -12,12 +12,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
-#include <string>
 #include <vector>
 
 namespace kiln
 {
+
+//! A payload is shorter than this: it is one FlatBuffers buffer, whose offsets are signed 32-bit.
+inline constexpr uint64_t kMaxPayloadBytes = (uint64_t{1} << 31U) - 1U;
 
 //! The whole plan file (envelope and payload) for model. An error for an inconsistent model (modelProblem: weights
 //! that point outside model.weights, an index out of range, ...) and for what the format cannot hold (a plugin layer
@@ -31,9 +32,5 @@ Expected<EngineModel> decodeEngine(void const* data, std::size_t size);
 //! modelProblem passes. An error only for what the format cannot hold. For tests and tools that need a payload of an
 //! inconsistent model (a hostile writer); everything else uses encodeEngine.
 Expected<std::vector<uint8_t>> encodePayload(EngineModel const& model);
-
-//! Why model is not a consistent engine (an index out of range, an operand after its node, a layer reading a tensor
-//! made later, weights whose size does not match their count, ...), or std::nullopt. decodeEngine runs it.
-std::optional<std::string> modelProblem(EngineModel const& model);
 
 } // namespace kiln

@@ -1,2 +1,675 @@
 // SPDX-License-Identifier: Apache-2.0
-// Placeholder: being written.
+// modelProblem: the checks every model passes before the plan writer encodes it and after the plan reader decodes
+// it, in an order where each check relies only on what earlier ones established.
+#include "plan/model_check.h"
+
+#include "core/data_type.h"
+#include "network/checks.h"
+#include "plan/layer_arity.h"
+#include "plan/model_support.h"
+#include "plan/params_fields.h"
+
+#include <array>
+#include <cmath>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+
+namespace kiln
+{
+namespace
+{
+
+std::string countRange(int32_t min, int32_t max)
+{
+    if (min == max)
+    {
+        return cat(min);
+    }
+    return max == kMany ? cat(min, " or more") : cat(min, " to ", max);
+}
+
+//! The first problem of a layer's parameters: an enumeration out of range, a Dims of an impossible rank, weights that
+//! are invalid or outside every blob. Other fields (numbers, flags, permutations) hold any value.
+class ParamsCheck
+{
+public:
+    ParamsCheck(BlobFinder const& blobs, std::size_t nbBlobs)
+        : mBlobs(blobs)
+        , mNbBlobs(nbBlobs)
+    {
+    }
+
+    std::optional<std::string> run(LayerParams const& params)
+    {
+        std::visit(
+            [this](auto const& p) {
+                forEachField(p, [this](char const* name, auto const& value) { field(name, value); });
+            },
+            params);
+        return mProblem;
+    }
+
+private:
+    template <typename T>
+    void field(char const* name, T const& value)
+    {
+        if (mProblem)
+        {
+            return;
+        }
+        if constexpr (std::is_same_v<T, Dims>)
+        {
+            dims(name, value);
+        }
+        else if constexpr (std::is_same_v<T, Weights>)
+        {
+            weights(name, value);
+        }
+        else if constexpr (std::is_enum_v<T>)
+        {
+            enumValue(name, value);
+        }
+        else if constexpr (std::is_same_v<T, std::vector<DataType>>)
+        {
+            for (DataType type : value)
+            {
+                field(name, type);
+            }
+        }
+    }
+
+    template <typename E>
+    void enumValue(char const* name, E value)
+    {
+        if (!isValidEnum(value))
+        {
+            mProblem = cat(name, " is ", value, ", which is not a valid value");
+        }
+    }
+
+    void dims(char const* name, Dims const& value)
+    {
+        if (value.nbDims < -1 || value.nbDims > Dims::MAX_DIMS)
+        {
+            mProblem = cat(name, " has rank ", value.nbDims, "; ranks are -1 (not set) to ", Dims::MAX_DIMS);
+        }
+    }
+
+    void weights(char const* name, Weights const& value)
+    {
+        if (char const* reason = weightsProblem(value))
+        {
+            mProblem = cat(name, ": ", reason);
+        }
+        else if (value.count > 0 && !mBlobs.find(value))
+        {
+            mProblem = cat(name, " (", value.count, " elements of ", dataTypeName(value.type),
+                ") are not inside one of the engine's ", mNbBlobs, " weights blobs");
+        }
+    }
+
+    BlobFinder const& mBlobs;
+    std::size_t mNbBlobs;
+    std::optional<std::string> mProblem;
+};
+
+//! The checks of modelProblem, in an order where each relies only on what earlier ones established.
+class ModelCheck
+{
+public:
+    explicit ModelCheck(EngineModel const& model)
+        : mModel(model)
+        , mBlobs(model.weights)
+        , mMadeBy(model.tensors.size(), -1)
+    {
+    }
+
+    std::optional<std::string> run()
+    {
+        if (mModel.backend != PlanBackend::kHOST && mModel.backend != PlanBackend::kCUDA)
+        {
+            return cat("the engine names an unknown backend (", mModel.backend, ")");
+        }
+        for (auto const step : {&ModelCheck::blobs, &ModelCheck::exprs, &ModelCheck::tensors, &ModelCheck::symbols,
+                 &ModelCheck::layers, &ModelCheck::assertions, &ModelCheck::ioTensors, &ModelCheck::profiles})
+        {
+            if (auto problem = (this->*step)())
+            {
+                return problem;
+            }
+        }
+        return std::nullopt;
+    }
+
+private:
+    std::string tensor(int64_t index) const { return tensorText(mModel, index); }
+    std::string layer(std::size_t index) const { return layerText(mModel, index); }
+
+    std::string tensorRange(int64_t index) const
+    {
+        return cat("tensor ", index, ", but the engine has ", mModel.tensors.size(), " tensors");
+    }
+    std::string exprRange(int64_t index) const
+    {
+        return cat("expression ", index, ", but the engine has ", mModel.exprs.size(), " expressions");
+    }
+
+    //! The value of expression index when it is a constant.
+    std::optional<int64_t> constant(uint32_t index) const
+    {
+        ExprRecord const& expr = mModel.exprs[index];
+        return expr.kind == DimExpr::Kind::kCONSTANT ? std::optional<int64_t>(expr.value) : std::nullopt;
+    }
+
+    //! The number of elements of a tensor whose extents are all constants.
+    std::optional<int64_t> constantVolume(TensorRecord const& record) const
+    {
+        int64_t volume = 1;
+        for (uint32_t extent : record.shape)
+        {
+            auto const value = constant(extent);
+            if (!value || *value < 0 || __builtin_mul_overflow(volume, *value, &volume))
+            {
+                return std::nullopt;
+            }
+        }
+        return volume;
+    }
+
+    // The steps of run(); each relies on the ranges the earlier ones checked.
+    std::optional<std::string> blobs();
+    std::optional<std::string> exprs();
+    std::optional<std::string> tensors();
+    std::optional<std::string> symbols();
+    std::optional<std::string> layers();
+    std::optional<std::string> assertions();
+    std::optional<std::string> ioTensors();
+    std::optional<std::string> profiles();
+    std::optional<std::string> profileInput(std::size_t profile, std::size_t index) const;
+
+    EngineModel const& mModel;
+    BlobFinder mBlobs;
+    std::vector<int32_t> mMadeBy; //!< Per tensor: the layer that lists it as an output, or -1.
+};
+
+std::optional<std::string> ModelCheck::blobs()
+{
+    for (std::size_t i = 0; i < mModel.weights.size(); ++i)
+    {
+        WeightsBlob const& blob = mModel.weights[i];
+        if (!isKnownDataType(blob.type))
+        {
+            return cat("weights blob ", i, " has data type ", blob.type, ", which is not a DataType");
+        }
+        if (blob.count < 0)
+        {
+            return cat("weights blob ", i, " has a negative count (", blob.count, ")");
+        }
+        if (int64_t const bytes = weightsBytes(blob.type, blob.count);
+            bytes < 0 || static_cast<uint64_t>(bytes) != blob.bytes.size())
+        {
+            return cat("weights blob ", i, " holds ", blob.bytes.size(), " bytes, but ", blob.count, " elements of ",
+                dataTypeName(blob.type), " take ", bytes < 0 ? std::string("more than 2^63") : cat(bytes));
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> ModelCheck::exprs()
+{
+    for (std::size_t i = 0; i < mModel.exprs.size(); ++i)
+    {
+        ExprRecord const& expr = mModel.exprs[i];
+        switch (expr.kind)
+        {
+        case DimExpr::Kind::kCONSTANT: continue;
+        case DimExpr::Kind::kSYMBOL:
+            if (expr.symbol >= mModel.symbols.size())
+            {
+                return cat("expression ", i, " refers to symbol ", expr.symbol, ", but the engine has ",
+                    mModel.symbols.size(), " symbols");
+            }
+            continue;
+        case DimExpr::Kind::kOPERATION:
+            if (!isValidEnum(expr.op))
+            {
+                return cat("expression ", i, " has operation ", expr.op, ", which is not a DimensionOperation");
+            }
+            if (expr.lhs >= i || expr.rhs >= i)
+            {
+                return cat("expression ", i, " has operands ", expr.lhs, " and ", expr.rhs,
+                    "; operands are earlier expressions");
+            }
+            continue;
+        }
+        return cat("expression ", i, " has kind ", expr.kind, "; kinds are 0 (constant), 1 (symbol), 2 (operation)");
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> ModelCheck::symbols()
+{
+    for (std::size_t i = 0; i < mModel.symbols.size(); ++i)
+    {
+        SymbolRecord const& symbol = mModel.symbols[i];
+        std::string const what = cat("symbol ", i, " (", quotedText(symbol.name), ")");
+        if (symbol.tensor != kNoTensor && !inRange(symbol.tensor, mModel.tensors.size()))
+        {
+            return cat(what, " refers to ", tensorRange(symbol.tensor));
+        }
+        for (int32_t const expr : {symbol.optimum, symbol.upperBound})
+        {
+            if (expr != -1 && !inRange(expr, mModel.exprs.size()))
+            {
+                return cat(what, " has bound ", exprRange(expr));
+            }
+        }
+        switch (symbol.kind)
+        {
+        case SymbolKind::kINPUT_EXTENT:
+        {
+            if (symbol.tensor == kNoTensor || !mModel.tensors[static_cast<std::size_t>(symbol.tensor)].isInput)
+            {
+                return cat(what, " is an input extent, but ",
+                    symbol.tensor == kNoTensor ? std::string("names no tensor")
+                                               : tensor(symbol.tensor) + " is not a network input");
+            }
+            std::size_t const rank = mModel.tensors[static_cast<std::size_t>(symbol.tensor)].shape.size();
+            if (!inRange(symbol.index, rank))
+            {
+                return cat(what, " is extent ", symbol.index, " of ", tensor(symbol.tensor), ", which has rank ", rank);
+            }
+            continue;
+        }
+        case SymbolKind::kSHAPE_VALUE:
+        {
+            if (symbol.tensor == kNoTensor)
+            {
+                continue;
+            }
+            TensorRecord const& source = mModel.tensors[static_cast<std::size_t>(symbol.tensor)];
+            if (!isIndexType(source.type))
+            {
+                return cat(what, " is a value of ", tensor(symbol.tensor), " of type ", dataTypeName(source.type),
+                    "; shape values are kINT32 or kINT64");
+            }
+            auto const volume = constantVolume(source);
+            if (symbol.index < 0 || (volume && symbol.index >= *volume))
+            {
+                return cat(what, " is value ", symbol.index, " of ", tensor(symbol.tensor), ", which has ",
+                    volume ? cat(*volume) : std::string("a run-time number of"), " values");
+            }
+            continue;
+        }
+        case SymbolKind::kSIZE_TENSOR: continue;
+        }
+        return cat(what, " has kind ", symbol.kind, "; kinds are 0 (input extent), 1 (shape value), 2 (size tensor)");
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> ModelCheck::tensors()
+{
+    for (std::size_t i = 0; i < mModel.tensors.size(); ++i)
+    {
+        TensorRecord const& record = mModel.tensors[i];
+        auto const what = tensor(static_cast<int64_t>(i));
+        if (!isKnownDataType(record.type))
+        {
+            return cat(what, " has data type ", record.type, ", which is not a DataType");
+        }
+        if (!isValidEnum(record.format))
+        {
+            return cat(what, " has format ", record.format, ", which is not a TensorFormat");
+        }
+        if (record.shape.size() > static_cast<std::size_t>(Dims::MAX_DIMS))
+        {
+            return cat(what, " has rank ", record.shape.size(), "; the largest rank is ", Dims::MAX_DIMS);
+        }
+        for (std::size_t d = 0; d < record.shape.size(); ++d)
+        {
+            if (record.shape[d] >= mModel.exprs.size())
+            {
+                return cat(what, " extent ", d, " refers to ", exprRange(record.shape[d]));
+            }
+            if (auto const value = constant(record.shape[d]); value && *value < 0)
+            {
+                return cat(what, " extent ", d, " is the constant ", *value);
+            }
+        }
+        if (record.values)
+        {
+            for (std::size_t v = 0; v < record.values->size(); ++v)
+            {
+                if ((*record.values)[v] >= mModel.exprs.size())
+                {
+                    return cat(what, " value ", v, " refers to ", exprRange((*record.values)[v]));
+                }
+            }
+            if (auto const volume = constantVolume(record);
+                volume && static_cast<uint64_t>(*volume) != record.values->size())
+            {
+                return cat(what, " has ", record.values->size(), " value expressions but ", *volume, " elements");
+            }
+        }
+        if (!std::isfinite(record.scale) || record.scale <= 0.F)
+        {
+            return cat(what, " has scale ", record.scale, "; scales are positive and finite");
+        }
+        if (record.producer != -1 && !inRange(record.producer, mModel.layers.size()))
+        {
+            return cat(what, " names layer ", record.producer, " as its producer, but the engine has ",
+                mModel.layers.size(), " layers");
+        }
+        if (record.isShapeTensor && !record.isInput && !record.isOutput)
+        {
+            return cat(what, " is marked a shape tensor but is not a network input or output");
+        }
+        if (record.isShapeTensor && record.shape.size() > 1)
+        {
+            return cat(what, " is a shape tensor of rank ", record.shape.size(), "; shape tensors have rank 0 or 1");
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> ModelCheck::layers()
+{
+    // Outputs first: which layer makes each tensor, so that inputs can be checked against execution order.
+    for (std::size_t l = 0; l < mModel.layers.size(); ++l)
+    {
+        LayerRecord const& record = mModel.layers[l];
+        auto const kind = layerKindIndex(record.type);
+        if (!kind)
+        {
+            return cat(layer(l), " has type ", record.type, ", which is not a layer kind kiln offers");
+        }
+        if (layerTypeOf(record.params) != record.type)
+        {
+            return cat(layer(l), " is an ", layerClassName(record.type), " but holds the parameters of an ",
+                layerClassName(layerTypeOf(record.params)));
+        }
+        KindArity const& arity = kKindArity[*kind];
+        auto const nbInputs = static_cast<int64_t>(record.inputs.size());
+        auto const nbOutputs = static_cast<int64_t>(record.outputs.size());
+        if (nbInputs < arity.minInputs || nbInputs > arity.maxInputs)
+        {
+            return cat(layer(l), " (", layerClassName(record.type), ") has ", nbInputs, " inputs; the kind takes ",
+                countRange(arity.minInputs, arity.maxInputs));
+        }
+        if (nbOutputs < arity.minOutputs || nbOutputs > arity.maxOutputs)
+        {
+            return cat(layer(l), " (", layerClassName(record.type), ") has ", nbOutputs, " outputs; the kind makes ",
+                countRange(arity.minOutputs, arity.maxOutputs));
+        }
+        for (std::size_t o = 0; o < record.outputs.size(); ++o)
+        {
+            int32_t const t = record.outputs[o];
+            if (!inRange(t, mModel.tensors.size()))
+            {
+                return cat(layer(l), " output ", o, " refers to ", tensorRange(t));
+            }
+            if (mModel.tensors[static_cast<std::size_t>(t)].isInput)
+            {
+                return cat(layer(l), " output ", o, " is ", tensor(t), ", a network input");
+            }
+            int32_t& madeBy = mMadeBy[static_cast<std::size_t>(t)];
+            if (madeBy != -1)
+            {
+                return cat(tensor(t), " is made by both ", layer(static_cast<std::size_t>(madeBy)), " and ", layer(l));
+            }
+            madeBy = static_cast<int32_t>(l);
+        }
+    }
+    for (std::size_t l = 0; l < mModel.layers.size(); ++l)
+    {
+        LayerRecord const& record = mModel.layers[l];
+        KindArity const& arity = kKindArity[*layerKindIndex(record.type)];
+        for (std::size_t i = 0; i < record.inputs.size(); ++i)
+        {
+            int32_t const t = record.inputs[i];
+            if (t == kNoTensor)
+            {
+                if (static_cast<int64_t>(i) < arity.optionalFrom)
+                {
+                    return cat(
+                        layer(l), " input ", i, " is absent, but the ", layerClassName(record.type), " needs it");
+                }
+                continue;
+            }
+            if (!inRange(t, mModel.tensors.size()))
+            {
+                return cat(layer(l), " input ", i, " refers to ", tensorRange(t));
+            }
+            if (mModel.tensors[static_cast<std::size_t>(t)].isInput)
+            {
+                continue;
+            }
+            int32_t const madeBy = mMadeBy[static_cast<std::size_t>(t)];
+            if (madeBy == -1)
+            {
+                return cat(layer(l), " input ", i, " is ", tensor(t),
+                    ", which is neither a network input nor made by a layer");
+            }
+            if (static_cast<std::size_t>(madeBy) >= l)
+            {
+                return cat(layer(l), " input ", i, " is ", tensor(t), ", made by ",
+                    layer(static_cast<std::size_t>(madeBy)), ", which does not run before it");
+            }
+        }
+        if (auto const problem = ParamsCheck(mBlobs, mModel.weights.size()).run(record.params))
+        {
+            return cat(layer(l), " (", layerClassName(record.type), ") ", *problem);
+        }
+    }
+    for (std::size_t t = 0; t < mModel.tensors.size(); ++t)
+    {
+        int32_t const producer = mModel.tensors[t].producer;
+        if (producer != mMadeBy[t])
+        {
+            return cat(tensor(static_cast<int64_t>(t)), " records producer ", producer, ", but ",
+                mMadeBy[t] == -1 ? std::string("no layer makes it")
+                                 : cat("it is made by ", layer(static_cast<std::size_t>(mMadeBy[t]))));
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> ModelCheck::assertions()
+{
+    for (std::size_t i = 0; i < mModel.assertions.size(); ++i)
+    {
+        AssertionRecord const& assertion = mModel.assertions[i];
+        if (assertion.condition >= mModel.exprs.size())
+        {
+            return cat(
+                "assertion ", i, " (", quotedText(assertion.message), ") tests ", exprRange(assertion.condition));
+        }
+        if (assertion.layer != -1 && !inRange(assertion.layer, mModel.layers.size()))
+        {
+            return cat("assertion ", i, " (", quotedText(assertion.message), ") names layer ", assertion.layer,
+                ", but the engine has ", mModel.layers.size(), " layers");
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> ModelCheck::ioTensors()
+{
+    std::size_t const size = mModel.ioTensors.size();
+    if (mModel.nbInputs < 0 || static_cast<std::size_t>(mModel.nbInputs) > size)
+    {
+        return cat("the engine has ", mModel.nbInputs, " inputs among ", size, " I/O tensors");
+    }
+    std::vector<bool> listed(mModel.tensors.size(), false);
+    std::unordered_map<std::string_view, std::size_t> named; // I/O tensor names, to their first position.
+    for (std::size_t k = 0; k < size; ++k)
+    {
+        int32_t const t = mModel.ioTensors[k];
+        if (!inRange(t, mModel.tensors.size()))
+        {
+            return cat("I/O tensor ", k, " refers to ", tensorRange(t));
+        }
+        auto const index = static_cast<std::size_t>(t);
+        TensorRecord const& record = mModel.tensors[index];
+        if (listed[index])
+        {
+            return cat(tensor(t), " appears twice among the I/O tensors");
+        }
+        listed[index] = true;
+        bool const asInput = k < static_cast<std::size_t>(mModel.nbInputs);
+        if (asInput ? !record.isInput : !record.isOutput)
+        {
+            return cat(
+                "I/O tensor ", k, " is ", tensor(t), ", which is not marked a network ", asInput ? "input" : "output");
+        }
+        if (record.name.empty())
+        {
+            return cat("I/O tensor ", k, " (tensor ", t, ") has no name");
+        }
+        if (auto const [first, added] = named.try_emplace(record.name, k); !added)
+        {
+            return cat("I/O tensors ", first->second, " and ", k, " are both named ", quotedText(record.name));
+        }
+        if (record.isOutput && !record.isInput && mMadeBy[index] == -1)
+        {
+            return cat("network output ", tensor(t), " is made by no layer");
+        }
+    }
+    for (std::size_t t = 0; t < mModel.tensors.size(); ++t)
+    {
+        TensorRecord const& record = mModel.tensors[t];
+        if ((record.isInput || record.isOutput) && !listed[t])
+        {
+            return cat(tensor(static_cast<int64_t>(t)), " is marked a network ", record.isInput ? "input" : "output",
+                " but is not among the I/O tensors");
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> ModelCheck::profileInput(std::size_t p, std::size_t k) const
+{
+    ProfileRecord::Input const& input = mModel.profiles[p].inputs[k];
+    int32_t const t = mModel.ioTensors[k];
+    if (input.tensor != t)
+    {
+        return cat(
+            "profile ", p, " input ", k, " is for tensor ", input.tensor, ", but network input ", k, " is ", tensor(t));
+    }
+    TensorRecord const& record = mModel.tensors[static_cast<std::size_t>(t)];
+    auto const what = cat("profile ", p, " input ", k, " (", quotedText(record.name), ")");
+    auto const rank = static_cast<int32_t>(record.shape.size());
+    std::array<Dims const*, 3> const shapes{&input.min, &input.opt, &input.max};
+    std::array<char const*, 3> const names{"kMIN", "kOPT", "kMAX"};
+    for (std::size_t s = 0; s < shapes.size(); ++s)
+    {
+        if (shapes[s]->nbDims != rank)
+        {
+            return cat(what, ": ", names[s], " has rank ", shapes[s]->nbDims, ", but the tensor has rank ", rank);
+        }
+    }
+    for (int32_t d = 0; d < rank; ++d)
+    {
+        if (input.min.d[d] < 0 || input.min.d[d] > input.opt.d[d] || input.opt.d[d] > input.max.d[d])
+        {
+            return cat(what, ": extent ", d, " has kMIN ", input.min.d[d], ", kOPT ", input.opt.d[d], ", kMAX ",
+                input.max.d[d], "; they must satisfy 0 <= kMIN <= kOPT <= kMAX");
+        }
+    }
+    std::size_t const nbValues = input.optValues.size();
+    if (input.minValues.size() != nbValues || input.maxValues.size() != nbValues)
+    {
+        return cat(what, ": ", input.minValues.size(), " kMIN values, ", nbValues, " kOPT values and ",
+            input.maxValues.size(), " kMAX values");
+    }
+    if (!record.isShapeTensor)
+    {
+        if (nbValues != 0)
+        {
+            return cat(what, ": shape values are given, but the tensor is not a shape tensor");
+        }
+        return std::nullopt;
+    }
+    auto const volume = staticVolume(input.opt);
+    if (!volume || static_cast<uint64_t>(*volume) != nbValues)
+    {
+        return cat(what, ": ", nbValues, " shape values for a shape tensor of shape ", input.opt);
+    }
+    for (std::size_t v = 0; v < nbValues; ++v)
+    {
+        if (input.minValues[v] > input.optValues[v] || input.optValues[v] > input.maxValues[v])
+        {
+            return cat(what, ": value ", v, " has kMIN ", input.minValues[v], ", kOPT ", input.optValues[v], ", kMAX ",
+                input.maxValues[v], "; they must satisfy kMIN <= kOPT <= kMAX");
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> ModelCheck::profiles()
+{
+    if (mModel.profiles.empty())
+    {
+        return "the engine has no optimization profile";
+    }
+    if (mModel.deviceMemorySize < 0)
+    {
+        return cat("the engine's device memory size is negative (", mModel.deviceMemorySize, ")");
+    }
+    for (std::size_t p = 0; p < mModel.profiles.size(); ++p)
+    {
+        ProfileRecord const& profile = mModel.profiles[p];
+        if (profile.inputs.size() != static_cast<std::size_t>(mModel.nbInputs))
+        {
+            return cat("profile ", p, " has ", profile.inputs.size(), " inputs, but the engine has ", mModel.nbInputs,
+                " network inputs");
+        }
+        for (std::size_t k = 0; k < profile.inputs.size(); ++k)
+        {
+            if (auto problem = profileInput(p, k))
+            {
+                return problem;
+            }
+        }
+        if (profile.activationBytes < 0 || profile.activationBytes > mModel.deviceMemorySize)
+        {
+            return cat("profile ", p, " needs ", profile.activationBytes,
+                " bytes of activation memory, but the engine's device memory size is ", mModel.deviceMemorySize);
+        }
+        if (profile.offsets.size() != mModel.tensors.size())
+        {
+            return cat("profile ", p, " has ", profile.offsets.size(), " offsets, but the engine has ",
+                mModel.tensors.size(), " tensors");
+        }
+        for (std::size_t t = 0; t < profile.offsets.size(); ++t)
+        {
+            int64_t const offset = profile.offsets[t];
+            if (offset == -1)
+            {
+                continue;
+            }
+            TensorRecord const& record = mModel.tensors[t];
+            if (record.isInput || record.isOutput)
+            {
+                return cat("profile ", p, " places I/O ", tensor(static_cast<int64_t>(t)),
+                    " in the activation block (offset ", offset, "); I/O tensors live in the application's memory");
+            }
+            if (offset < 0 || offset > profile.activationBytes)
+            {
+                return cat("profile ", p, " places ", tensor(static_cast<int64_t>(t)), " at offset ", offset,
+                    ", outside its activation block of ", profile.activationBytes, " bytes");
+            }
+        }
+    }
+    return std::nullopt;
+}
+} // namespace
+
+std::optional<std::string> modelProblem(EngineModel const& model)
+{
+    return ModelCheck(model).run();
+}
+
+} // namespace kiln

@@ -3,12 +3,12 @@
 
 #include "core/data_type.h"
 #include "core/host_memory.h"
-#include "network/layer_kinds.h"
 #include "plan/engine_codec.h"
+#include "plan/model_check.h"
 #include "runtime/context.h"
+#include "runtime/inspector.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -21,7 +21,6 @@ using nvinfer1::DataType;
 using nvinfer1::Dims;
 using nvinfer1::ErrorCode;
 using nvinfer1::ExecutionContextAllocationStrategy;
-using nvinfer1::LayerInformationFormat;
 using nvinfer1::OptProfileSelector;
 
 constexpr Dims kNoDims{-1, {}};
@@ -103,239 +102,6 @@ private:
     Impl mImplObject{*this};
     Reporter const& mReporter;
     nvinfer1::SerializationFlags mFlags{};
-};
-
-// ---- IEngineInspector -----------------------------------------------------------------------------------------------
-
-std::string jsonString(std::string const& text)
-{
-    std::string out = "\"";
-    for (char const c : text)
-    {
-        switch (c)
-        {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20)
-            {
-                char buffer[8];
-                std::snprintf(buffer, sizeof(buffer), "\\u%04x", static_cast<unsigned>(c));
-                out += buffer;
-            }
-            else
-            {
-                out += c;
-            }
-        }
-    }
-    return out + "\"";
-}
-
-std::string dimsList(Dims const& dims)
-{
-    std::string out = "[";
-    for (int32_t j = 0; j < dims.nbDims; ++j)
-    {
-        out += j == 0 ? "" : ",";
-        out += std::to_string(dims.d[j]);
-    }
-    return out + "]";
-}
-
-class EngineInspector final : public nvinfer1::IEngineInspector
-{
-public:
-    explicit EngineInspector(Engine const& engine)
-        : mEngine(engine)
-    {
-        mImpl = &mImplObject;
-        mReporter.setRecorder(engine.reporter().recorder());
-    }
-
-private:
-    class Impl final : public nvinfer1::apiv::VEngineInspector
-    {
-    public:
-        explicit Impl(EngineInspector& inspector)
-            : mInspector(inspector)
-        {
-        }
-
-        nvinfer1::IEngineInspector* getPImpl() noexcept override { return &mInspector; }
-
-        bool setExecutionContext(nvinfer1::IExecutionContext const* context) noexcept override
-        {
-            if (context != nullptr && &context->getEngine() != &mInspector.mEngine)
-            {
-                mInspector.mReporter.error(ErrorCode::kINVALID_ARGUMENT,
-                    "IEngineInspector::setExecutionContext: the context belongs to another engine");
-                return false;
-            }
-            mInspector.mContext = context;
-            return true;
-        }
-
-        nvinfer1::IExecutionContext const* getExecutionContext() const noexcept override { return mInspector.mContext; }
-
-        char const* getLayerInformation(int32_t layerIndex, LayerInformationFormat format) const noexcept override
-        {
-            constexpr char const* kWhere = "IEngineInspector::getLayerInformation";
-            auto const nbLayers = static_cast<int32_t>(mInspector.mEngine.program().model().layers.size());
-            if (layerIndex < 0 || layerIndex >= nbLayers)
-            {
-                mInspector.mReporter.error(ErrorCode::kINVALID_ARGUMENT, kWhere, ": layer index ", layerIndex,
-                    " is outside [0, ", nbLayers, ")");
-                return nullptr;
-            }
-            if (!checkFormat(kWhere, format))
-            {
-                return nullptr;
-            }
-            return mInspector.mReporter.guard(kWhere, static_cast<char const*>(nullptr), [&] {
-                std::vector<Dims> const shapes = mInspector.shapes();
-                mInspector.mText = mInspector.describe(static_cast<std::size_t>(layerIndex), format, shapes);
-                return mInspector.mText.c_str();
-            });
-        }
-
-        char const* getEngineInformation(LayerInformationFormat format) const noexcept override
-        {
-            constexpr char const* kWhere = "IEngineInspector::getEngineInformation";
-            if (!checkFormat(kWhere, format))
-            {
-                return nullptr;
-            }
-            return mInspector.mReporter.guard(kWhere, static_cast<char const*>(nullptr), [&] {
-                EngineProgram const& program = mInspector.mEngine.program();
-                std::vector<Dims> const shapes = mInspector.shapes();
-                std::size_t const nbLayers = program.model().layers.size();
-                std::string text;
-                if (format == LayerInformationFormat::kJSON)
-                {
-                    text = "{\"Layers\": [";
-                    for (std::size_t l = 0; l < nbLayers; ++l)
-                    {
-                        text += l == 0 ? "" : ", ";
-                        text += mInspector.describe(l, format, shapes);
-                    }
-                    text += "], \"Bindings\": [";
-                    for (std::size_t p = 0; p < program.ioTensors().size(); ++p)
-                    {
-                        auto const t = static_cast<std::size_t>(program.ioTensors()[p].tensor);
-                        text += p == 0 ? "" : ", ";
-                        text += jsonString(program.model().tensors[t].name);
-                    }
-                    text += "]}";
-                }
-                else
-                {
-                    for (std::size_t l = 0; l < nbLayers; ++l)
-                    {
-                        text += mInspector.describe(l, format, shapes) + "\n";
-                    }
-                }
-                mInspector.mText = std::move(text);
-                return mInspector.mText.c_str();
-            });
-        }
-
-        void setErrorRecorder(nvinfer1::IErrorRecorder* recorder) noexcept override
-        {
-            mInspector.mReporter.setRecorder(recorder);
-        }
-
-        nvinfer1::IErrorRecorder* getErrorRecorder() const noexcept override { return mInspector.mReporter.recorder(); }
-
-    private:
-        bool checkFormat(char const* method, LayerInformationFormat format) const noexcept
-        {
-            if (!isValidEnum(format))
-            {
-                mInspector.mReporter.error(
-                    ErrorCode::kINVALID_ARGUMENT, method, ": ", format, " is no LayerInformationFormat");
-                return false;
-            }
-            return true;
-        }
-
-        EngineInspector& mInspector;
-    };
-
-    //! The shapes to show: the attached context's, or the engine's static ones.
-    std::vector<Dims> shapes() const
-    {
-        if (mContext != nullptr)
-        {
-            return ExecutionContext::of(*mContext).knownShapes();
-        }
-        std::vector<Dims> result;
-        for (std::size_t t = 0; t < mEngine.program().model().tensors.size(); ++t)
-        {
-            result.push_back(mEngine.program().staticShape(static_cast<int32_t>(t)));
-        }
-        return result;
-    }
-
-    //! One tensor: name, location, dimensions, format and type.
-    std::string describeTensor(int32_t index, LayerInformationFormat format, std::vector<Dims> const& shapes) const
-    {
-        TensorRecord const& tensor = mEngine.program().model().tensors[static_cast<std::size_t>(index)];
-        std::string const location = tensor.isShapeTensor ? "Host" : "Device";
-        std::string const formatText = linearFormatDescription(tensor.type);
-        Dims const& dims = shapes[static_cast<std::size_t>(index)];
-        if (format == LayerInformationFormat::kJSON)
-        {
-            return "{\"Name\": " + jsonString(tensor.name) + ", \"Location\": \"" + location
-                + "\", \"Dimensions\": " + dimsList(dims) + ", \"Format/Datatype\": " + jsonString(formatText) + "}";
-        }
-        return "{ Name: " + tensor.name + ", Location: " + location + ", Dimensions: " + dimsList(dims)
-            + ", Format/Datatype: " + formatText + " }";
-    }
-
-    std::string describeTensors(
-        std::vector<int32_t> const& tensors, LayerInformationFormat format, std::vector<Dims> const& shapes) const
-    {
-        std::string text = "[";
-        bool first = true;
-        for (int32_t t : tensors)
-        {
-            if (t == kNoTensor)
-            {
-                continue;
-            }
-            text += first ? "" : ", ";
-            text += describeTensor(t, format, shapes);
-            first = false;
-        }
-        return text + "]";
-    }
-
-    //! One layer: its name, type, inputs, outputs and metadata.
-    std::string describe(std::size_t layerIndex, LayerInformationFormat format, std::vector<Dims> const& shapes) const
-    {
-        LayerRecord const& layer = mEngine.program().model().layers[layerIndex];
-        std::string const type = layerKindTag(layer.type);
-        if (format == LayerInformationFormat::kJSON)
-        {
-            return "{\"Name\": " + jsonString(layer.name) + ", \"LayerType\": " + jsonString(type)
-                + ", \"Inputs\": " + describeTensors(layer.inputs, format, shapes)
-                + ", \"Outputs\": " + describeTensors(layer.outputs, format, shapes)
-                + ", \"Metadata\": " + jsonString(layer.metadata) + "}";
-        }
-        return "Name: " + layer.name + ", LayerType: " + type
-            + ", Inputs: " + describeTensors(layer.inputs, format, shapes)
-            + ", Outputs: " + describeTensors(layer.outputs, format, shapes) + ", Metadata: " + layer.metadata;
-    }
-
-    Impl mImplObject{*this};
-    Engine const& mEngine;
-    Reporter mReporter;
-    nvinfer1::IExecutionContext const* mContext{};
-    mutable std::string mText; //!< The last description returned.
 };
 
 } // namespace

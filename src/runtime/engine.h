@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ICudaEngine: a loaded engine (runtime/executor.h's EngineProgram) behind TensorRT's engine API, and the small
 // objects it hands out: IHostMemory (a serialized plan, core/host_memory.h), IRuntimeConfig, ISerializationConfig and
-// IEngineInspector.
+// IEngineInspector (runtime/inspector.h).
 //
 //     nvinfer1::ICudaEngine* engine = createEngine(std::move(model), logger);   // nullptr, with the error logged
 //     nvinfer1::IExecutionContext* context = engine->createExecutionContext();

@@ -1,2 +1,230 @@
 // SPDX-License-Identifier: Apache-2.0
-// Placeholder: being written.
+#include "runtime/inspector.h"
+
+#include "network/layer_kinds.h"
+#include "runtime/context.h"
+
+#include <cstdio>
+#include <utility>
+
+namespace kiln
+{
+namespace
+{
+
+using nvinfer1::Dims;
+using nvinfer1::ErrorCode;
+using nvinfer1::LayerInformationFormat;
+
+std::string jsonString(std::string const& text)
+{
+    std::string out = "\"";
+    for (char const c : text)
+    {
+        switch (c)
+        {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20)
+            {
+                char buffer[8];
+                std::snprintf(buffer, sizeof(buffer), "\\u%04x", static_cast<unsigned>(c));
+                out += buffer;
+            }
+            else
+            {
+                out += c;
+            }
+        }
+    }
+    return out + "\"";
+}
+
+std::string dimsList(Dims const& dims)
+{
+    std::string out = "[";
+    for (int32_t j = 0; j < dims.nbDims; ++j)
+    {
+        out += j == 0 ? "" : ",";
+        out += std::to_string(dims.d[j]);
+    }
+    return out + "]";
+}
+
+} // namespace
+
+EngineInspector::EngineInspector(Engine const& engine)
+    : mEngine(engine)
+{
+    mImpl = &mImplObject;
+    mReporter.setRecorder(engine.reporter().recorder());
+}
+
+bool EngineInspector::Impl::setExecutionContext(nvinfer1::IExecutionContext const* context) noexcept
+{
+    if (context != nullptr && &context->getEngine() != &mInspector.mEngine)
+    {
+        mInspector.mReporter.error(ErrorCode::kINVALID_ARGUMENT,
+            "IEngineInspector::setExecutionContext: the context belongs to another engine");
+        return false;
+    }
+    mInspector.mContext = context;
+    return true;
+}
+
+nvinfer1::IExecutionContext const* EngineInspector::Impl::getExecutionContext() const noexcept
+{
+    return mInspector.mContext;
+}
+
+char const* EngineInspector::Impl::getLayerInformation(int32_t layerIndex, LayerInformationFormat format) const noexcept
+{
+    constexpr char const* kWhere = "IEngineInspector::getLayerInformation";
+    auto const nbLayers = static_cast<int32_t>(mInspector.mEngine.program().model().layers.size());
+    if (layerIndex < 0 || layerIndex >= nbLayers)
+    {
+        mInspector.mReporter.error(
+            ErrorCode::kINVALID_ARGUMENT, kWhere, ": layer index ", layerIndex, " is outside [0, ", nbLayers, ")");
+        return nullptr;
+    }
+    if (!checkFormat(kWhere, format))
+    {
+        return nullptr;
+    }
+    return mInspector.mReporter.guard(kWhere, static_cast<char const*>(nullptr), [&] {
+        mInspector.mText = mInspector.describe(static_cast<std::size_t>(layerIndex), format, mInspector.shapes());
+        return mInspector.mText.c_str();
+    });
+}
+
+char const* EngineInspector::Impl::getEngineInformation(LayerInformationFormat format) const noexcept
+{
+    constexpr char const* kWhere = "IEngineInspector::getEngineInformation";
+    if (!checkFormat(kWhere, format))
+    {
+        return nullptr;
+    }
+    return mInspector.mReporter.guard(kWhere, static_cast<char const*>(nullptr), [&] {
+        mInspector.mText = mInspector.describeEngine(format);
+        return mInspector.mText.c_str();
+    });
+}
+
+void EngineInspector::Impl::setErrorRecorder(nvinfer1::IErrorRecorder* recorder) noexcept
+{
+    mInspector.mReporter.setRecorder(recorder);
+}
+
+nvinfer1::IErrorRecorder* EngineInspector::Impl::getErrorRecorder() const noexcept
+{
+    return mInspector.mReporter.recorder();
+}
+
+bool EngineInspector::Impl::checkFormat(char const* method, LayerInformationFormat format) const noexcept
+{
+    if (!isValidEnum(format))
+    {
+        mInspector.mReporter.error(ErrorCode::kINVALID_ARGUMENT, method, ": ", format, " is no LayerInformationFormat");
+        return false;
+    }
+    return true;
+}
+
+std::vector<Dims> EngineInspector::shapes() const
+{
+    if (mContext != nullptr)
+    {
+        return ExecutionContext::of(*mContext).knownShapes();
+    }
+    std::vector<Dims> result;
+    for (std::size_t t = 0; t < mEngine.program().model().tensors.size(); ++t)
+    {
+        result.push_back(mEngine.program().staticShape(static_cast<int32_t>(t)));
+    }
+    return result;
+}
+
+std::string EngineInspector::describeTensor(
+    int32_t index, LayerInformationFormat format, std::vector<Dims> const& shapes) const
+{
+    TensorRecord const& tensor = mEngine.program().model().tensors[static_cast<std::size_t>(index)];
+    std::string const location = tensor.isShapeTensor ? "Host" : "Device";
+    std::string const formatText = linearFormatDescription(tensor.type);
+    Dims const& dims = shapes[static_cast<std::size_t>(index)];
+    if (format == LayerInformationFormat::kJSON)
+    {
+        return "{\"Name\": " + jsonString(tensor.name) + ", \"Location\": \"" + location
+            + "\", \"Dimensions\": " + dimsList(dims) + ", \"Format/Datatype\": " + jsonString(formatText) + "}";
+    }
+    return "{ Name: " + tensor.name + ", Location: " + location + ", Dimensions: " + dimsList(dims)
+        + ", Format/Datatype: " + formatText + " }";
+}
+
+std::string EngineInspector::describeTensors(
+    std::vector<int32_t> const& tensors, LayerInformationFormat format, std::vector<Dims> const& shapes) const
+{
+    std::string text = "[";
+    bool first = true;
+    for (int32_t t : tensors)
+    {
+        if (t == kNoTensor)
+        {
+            continue;
+        }
+        text += first ? "" : ", ";
+        text += describeTensor(t, format, shapes);
+        first = false;
+    }
+    return text + "]";
+}
+
+std::string EngineInspector::describe(
+    std::size_t layerIndex, LayerInformationFormat format, std::vector<Dims> const& shapes) const
+{
+    LayerRecord const& layer = mEngine.program().model().layers[layerIndex];
+    std::string const type = layerKindTag(layer.type);
+    if (format == LayerInformationFormat::kJSON)
+    {
+        return "{\"Name\": " + jsonString(layer.name) + ", \"LayerType\": " + jsonString(type)
+            + ", \"Inputs\": " + describeTensors(layer.inputs, format, shapes) + ", \"Outputs\": "
+            + describeTensors(layer.outputs, format, shapes) + ", \"Metadata\": " + jsonString(layer.metadata) + "}";
+    }
+    return "Name: " + layer.name + ", LayerType: " + type + ", Inputs: " + describeTensors(layer.inputs, format, shapes)
+        + ", Outputs: " + describeTensors(layer.outputs, format, shapes) + ", Metadata: " + layer.metadata;
+}
+
+std::string EngineInspector::describeEngine(LayerInformationFormat format) const
+{
+    EngineProgram const& program = mEngine.program();
+    std::vector<Dims> const shapes = this->shapes();
+    std::size_t const nbLayers = program.model().layers.size();
+    std::string text;
+    if (format == LayerInformationFormat::kJSON)
+    {
+        text = "{\"Layers\": [";
+        for (std::size_t l = 0; l < nbLayers; ++l)
+        {
+            text += l == 0 ? "" : ", ";
+            text += describe(l, format, shapes);
+        }
+        text += "], \"Bindings\": [";
+        for (std::size_t p = 0; p < program.ioTensors().size(); ++p)
+        {
+            auto const t = static_cast<std::size_t>(program.ioTensors()[p].tensor);
+            text += p == 0 ? "" : ", ";
+            text += jsonString(program.model().tensors[t].name);
+        }
+        return text + "]}";
+    }
+    for (std::size_t l = 0; l < nbLayers; ++l)
+    {
+        text += describe(l, format, shapes) + "\n";
+    }
+    return text;
+}
+
+} // namespace kiln

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/runtime.h"
 
+#include "core/entry_point.h"
 #include "plan/container.h"
 #include "plan/engine_codec.h"
 #include "runtime/engine.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -15,39 +19,78 @@ namespace
 
 using nvinfer1::ErrorCode;
 
-//! Every byte a reader gives until it reports the end (a read of 0 bytes). read(destination, nbBytes) returns the
-//! number of bytes it wrote, or a negative number on failure, and may throw.
+//! Appends what read gives to bytes until they hold total bytes or the stream ends (a read of 0 bytes); never asks
+//! for more than total. read(destination, nbBytes) returns the number of bytes it wrote, or a negative number on
+//! failure, and may throw; reader names its interface in messages. The buffer grows a chunk at a time as bytes
+//! arrive, not to the size a header announces, so a stream that lies about its size costs little more memory than it
+//! delivers.
 template <typename Read>
-Expected<std::vector<uint8_t>> readAll(Read&& read, char const* reader)
+std::optional<Error> readUpTo(Read& read, char const* reader, std::vector<uint8_t>& bytes, std::size_t total)
 {
-    constexpr int64_t kChunk = int64_t{1} << 20;
-    std::vector<uint8_t> bytes;
-    for (;;)
+    constexpr std::size_t kChunk = std::size_t{1} << 20U;
+    while (bytes.size() < total)
     {
         std::size_t const old = bytes.size();
-        bytes.resize(old + static_cast<std::size_t>(kChunk));
+        std::size_t const asked = std::min(kChunk, total - old);
+        bytes.resize(old + asked);
         int64_t got = 0;
         try
         {
-            got = read(bytes.data() + old, kChunk);
+            got = read(bytes.data() + old, static_cast<int64_t>(asked));
         }
         catch (...)
         {
             return Error{ErrorCode::kFAILED_EXECUTION,
                 std::string(reader) + "::read threw after " + std::to_string(old) + " bytes"};
         }
-        if (got < 0 || got > kChunk)
+        if (got < 0 || static_cast<uint64_t>(got) > asked)
         {
             return Error{ErrorCode::kFAILED_EXECUTION,
                 std::string(reader) + "::read returned " + std::to_string(got) + " when asked for "
-                    + std::to_string(kChunk) + " bytes (after " + std::to_string(old) + " bytes)"};
+                    + std::to_string(asked) + " bytes (after " + std::to_string(old) + " bytes)"};
         }
         bytes.resize(old + static_cast<std::size_t>(got));
         if (got == 0)
         {
-            return bytes;
+            break;
         }
     }
+    return std::nullopt;
+}
+
+//! The plan a reader gives: its header first, which says how many bytes follow, then exactly those. A stream that
+//! goes on past the plan is not read further; one that ends early is refused.
+template <typename Read>
+Expected<std::vector<uint8_t>> readPlanFrom(Read&& read, char const* reader)
+{
+    std::vector<uint8_t> bytes;
+    if (auto failed = readUpTo(read, reader, bytes, kPlanHeaderSize))
+    {
+        return *failed;
+    }
+    // A foreign stream, and one that ends inside the header, stop here.
+    auto const size = planSizeFromHeader(bytes);
+    if (!size)
+    {
+        return size.error();
+    }
+    if (uint64_t const payload = size.value() - kPlanHeaderSize; payload >= kMaxPayloadBytes)
+    {
+        return Error{ErrorCode::kINVALID_ARGUMENT,
+            "cannot load the plan: its header announces " + std::to_string(payload)
+                + " bytes of payload; a payload holds less than " + std::to_string(kMaxPayloadBytes)};
+    }
+    if (auto failed = readUpTo(read, reader, bytes, size.value()))
+    {
+        return *failed;
+    }
+    if (bytes.size() < size.value())
+    {
+        return Error{ErrorCode::kINVALID_ARGUMENT,
+            std::string(reader) + ": the stream ended after " + std::to_string(bytes.size()) + " of "
+                + std::to_string(size.value()) + " bytes"};
+    }
+    return bytes;
 }
 
 } // namespace
@@ -112,7 +155,7 @@ nvinfer1::ICudaEngine* Runtime::Impl::deserializeCudaEngine(nvinfer1::IStreamRea
     constexpr char const* kWhere = "IRuntime::deserializeCudaEngine";
     return mRuntime.mReporter.guard(kWhere, static_cast<nvinfer1::ICudaEngine*>(nullptr), [&] {
         auto const bytes
-            = readAll([&](void* destination, int64_t nbBytes) { return streamReader.read(destination, nbBytes); },
+            = readPlanFrom([&](void* destination, int64_t nbBytes) { return streamReader.read(destination, nbBytes); },
                 "IStreamReader");
         if (!bytes)
         {
@@ -128,7 +171,7 @@ nvinfer1::ICudaEngine* Runtime::Impl::deserializeCudaEngineV2(nvinfer1::IStreamR
     constexpr char const* kWhere = "IRuntime::deserializeCudaEngine";
     return mRuntime.mReporter.guard(kWhere, static_cast<nvinfer1::ICudaEngine*>(nullptr), [&] {
         // The host runtime reads into host memory, in stream order on the default stream.
-        auto const bytes = readAll(
+        auto const bytes = readPlanFrom(
             [&](void* destination, int64_t nbBytes) { return streamReader.read(destination, nbBytes, nullptr); },
             "IStreamReaderV2");
         if (!bytes)
@@ -261,38 +304,5 @@ bool Runtime::Impl::getEngineHostCodeAllowed() const noexcept
 
 extern "C" TENSORRTAPI void* createInferRuntime_INTERNAL(void* logger, int32_t version) noexcept
 {
-    using kiln::Severity;
-    if (logger == nullptr)
-    {
-        kiln::log(Severity::kERROR, "createInferRuntime: the logger is null");
-        return nullptr;
-    }
-    auto* const userLogger = static_cast<nvinfer1::ILogger*>(logger);
-    int32_t const major = version / 10000;
-    if (major != NV_TENSORRT_MAJOR)
-    {
-        try
-        {
-            std::string const message = "createInferRuntime: the application was compiled against TensorRT "
-                + std::to_string(major) + "." + std::to_string(version / 100 % 100) + "."
-                + std::to_string(version % 100) + " (NV_TENSORRT_VERSION " + std::to_string(version)
-                + "); kiln implements the TensorRT " + std::to_string(NV_TENSORRT_MAJOR) + " API";
-            userLogger->log(Severity::kERROR, message.c_str());
-        }
-        catch (...)
-        {
-            userLogger->log(Severity::kERROR, "createInferRuntime: the application's TensorRT version is not 10");
-        }
-        return nullptr;
-    }
-    kiln::setLogger(userLogger);
-    try
-    {
-        return static_cast<nvinfer1::IRuntime*>(new kiln::Runtime(*userLogger));
-    }
-    catch (...)
-    {
-        kiln::log(Severity::kERROR, "createInferRuntime: out of memory");
-        return nullptr;
-    }
+    return kiln::createFromEntryPoint<nvinfer1::IRuntime, kiln::Runtime>("createInferRuntime", logger, version);
 }

@@ -812,5 +812,60 @@ TEST_F(Build, RefusesAnOutputTypeTheKernelDoesNotMake)
     EXPECT_EQ(model.tensors.back().type, DataType::kHALF);
 }
 
+TEST_F(Build, AsksTheBackendItIsGiven)
+{
+    //! A CUDA backend that refuses every layer, or answers that it needs run-time values; it counts the questions.
+    class StubBackend final : public Backend
+    {
+    public:
+        explicit StubBackend(bool refuse)
+            : mRefuse(refuse)
+        {
+        }
+        PlanBackend kind() const noexcept override { return PlanBackend::kCUDA; }
+        Expected<std::optional<host::TensorDesc>> checkLayer(
+            LayerParams const& /*params*/, LayerQuery const& query) const noexcept override
+        {
+            ++asked;
+            EXPECT_EQ(query.outputTypes, std::vector<DataType>{DataType::kFLOAT});
+            if (mRefuse)
+            {
+                return Error{nvinfer1::ErrorCode::kUNSUPPORTED_STATE, "no kernel yet"};
+            }
+            return std::optional<host::TensorDesc>{};
+        }
+        host::Status runLayer(LayerRecord const& /*layer*/, EngineModel const& /*model*/,
+            std::span<host::HostTensor const* const> /*inputs*/, std::span<host::HostTensor const> /*outputs*/,
+            cudaStream_t /*stream*/) noexcept override
+        {
+            return host::Done{};
+        }
+        mutable int32_t asked{};
+
+    private:
+        bool mRefuse;
+    };
+
+    ITensor* x = input("x", Dims{1, {4}});
+    auto* layer = net().addActivation(*x, nvinfer1::ActivationType::kRELU);
+    layer->setName("a");
+    net().markOutput(*layer->getOutput(0));
+    BuildSettings const& settings = BuilderConfig::of(*mConfig).settings();
+
+    StubBackend const refusing(true);
+    auto const refused = buildEngineModel(Network::of(net()), settings, refusing);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().message,
+        "layer 'a' (IActivationLayer): the CUDA backend cannot run it at optimization profile 0, kMIN (inputs kFLOAT "
+        "[4]): no kernel yet");
+
+    // An answer that waits for run-time values lets the build go on: one question per point of the profile.
+    StubBackend const waiting(false);
+    auto const model = buildEngineModel(Network::of(net()), settings, waiting);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    EXPECT_EQ(model.value().backend, PlanBackend::kCUDA);
+    EXPECT_EQ(waiting.asked, 3);
+}
+
 } // namespace
 } // namespace kiln

@@ -433,6 +433,69 @@ TEST_F(EngineTest, EveryHostTypeRunsEndToEnd)
     }
 }
 
+//! Gives each output the memory it asks for and keeps the shape it is told.
+class GrowingAllocator final : public nvinfer1::IOutputAllocator
+{
+public:
+    void* reallocateOutputAsync(char const* /*tensorName*/, void* /*currentMemory*/, uint64_t size,
+        uint64_t /*alignment*/, cudaStream_t /*stream*/) noexcept override
+    {
+        ++mCalls;
+        if (size > mMemory.size())
+        {
+            mMemory.assign(static_cast<std::size_t>(size), 0.F);
+        }
+        return mMemory.data();
+    }
+    void notifyShape(char const* /*tensorName*/, Dims const& dims) noexcept override { mShape = dims; }
+
+    std::vector<float> mMemory;
+    Dims mShape{-1, {}};
+    int32_t mCalls{};
+};
+
+// An output whose size depends on the values of an input: a fill whose shape is the largest of the input's values.
+// The input is a kFLOAT execution tensor, so no profile can give its values: they are known only while running.
+TEST_F(EngineTest, ADataDependentOutputGoesThroughTheOutputAllocator)
+{
+    ITensor* counts = mNetwork->addInput("counts", DataType::kFLOAT, dims({3}));
+    ITensor* integers = mNetwork->addCast(*counts, DataType::kINT32)->getOutput(0);
+    auto* largest = mNetwork->addReduce(*integers, nvinfer1::ReduceOperation::kMAX, 1U, true); // [1]
+    auto* fill = mNetwork->addFill(dims({1}), nvinfer1::FillOperation::kLINSPACE, DataType::kFLOAT);
+    fill->setInput(0, *largest->getOutput(0));
+    fill->setAlpha(10.0);
+    fill->setBeta(0.5);
+    fill->getOutput(0)->setName("ramp");
+    mNetwork->markOutput(*fill->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    EXPECT_DIMS(engine->getTensorShape("ramp"), {-1});
+
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    float values[3]{2.F, 5.F, 3.F};
+    ASSERT_TRUE(context->setTensorAddress("counts", values));
+    // Not known before running, and refused without an allocator.
+    EXPECT_DIMS(context->getTensorShape("ramp"), {-1});
+    mLogger.clear();
+    EXPECT_FALSE(context->enqueueV3(nullptr));
+    expectError({"'ramp'", "IOutputAllocator"});
+
+    GrowingAllocator allocator;
+    ASSERT_TRUE(context->setOutputAllocator("ramp", &allocator));
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    EXPECT_DIMS(allocator.mShape, {5});
+    EXPECT_GE(allocator.mMemory.size(), 5U);
+    EXPECT_EQ(std::vector<float>(allocator.mMemory.begin(), allocator.mMemory.begin() + 5),
+        (std::vector<float>{10.F, 10.5F, 11.F, 11.5F, 12.F}));
+
+    values[1] = 1.F;
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    EXPECT_DIMS(allocator.mShape, {3});
+    EXPECT_EQ(std::vector<float>(allocator.mMemory.begin(), allocator.mMemory.begin() + 3),
+        (std::vector<float>{10.F, 10.5F, 11.F}));
+}
+
 // The seed texts' way of handing a shape to a layer as an execution tensor: a zero-stride slice of an empty constant
 // whose size comes from a shape tensor, giving an empty tensor [0, P, Q].
 TEST_F(EngineTest, TheEmptyTensorTrickCarriesAShape)

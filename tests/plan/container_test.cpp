@@ -102,6 +102,38 @@ TEST(PlanContainer, RefusesEveryTruncation)
     }
 }
 
+TEST(PlanContainer, PlanSizeFromHeaderReadsOnlyTheHeader)
+{
+    auto const plan = writePlan(PlanInfo{}, samplePayload(100));
+    std::span<uint8_t const> const bytes(plan);
+    for (std::size_t length : {kPlanHeaderSize, std::size_t{80}, plan.size()})
+    {
+        auto const size = planSizeFromHeader(bytes.first(length));
+        ASSERT_TRUE(size.ok()) << size.error().message;
+        EXPECT_EQ(size.value(), plan.size());
+    }
+    auto const messageFor = [](std::span<uint8_t const> header) {
+        auto const size = planSizeFromHeader(header);
+        return size.ok() ? std::string("(accepted)") : size.error().message;
+    };
+    EXPECT_NE(messageFor(bytes.first(30)).find("truncated inside its header (30 of 64 bytes)"), std::string::npos);
+    EXPECT_NE(messageFor(bytes.first(4)).find("not a kiln plan"), std::string::npos);
+
+    auto corrupted = plan;
+    corrupted[30] ^= 1U;
+    EXPECT_NE(messageFor(corrupted).find("header is corrupted"), std::string::npos);
+    auto newer = plan;
+    patchHeader<uint32_t>(newer, 8, kPlanFormatMajor + 1);
+    EXPECT_NE(messageFor(newer).find("format version 2.0"), std::string::npos) << messageFor(newer);
+
+    auto huge = plan;
+    patchHeader<uint64_t>(huge, 24, ~uint64_t{0});
+    EXPECT_NE(messageFor(huge).find("announces 18446744073709551615 bytes of payload, more than this machine can "
+                                    "address"),
+        std::string::npos)
+        << messageFor(huge);
+}
+
 TEST(PlanContainer, RefusesEverySingleBitFlip)
 {
     auto const plan = writePlan(PlanInfo{}, samplePayload(48));

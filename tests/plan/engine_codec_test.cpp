@@ -8,6 +8,8 @@
 
 #include "core/data_type.h"
 #include "plan/engine_generated.h"
+#include "plan/model_check.h"
+#include "plan/params_fields.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -320,94 +322,14 @@ private:
         }
     }
 
-    void add(ConvolutionParams const& p)
+    //! The fields plan/params_fields.h lists (held there to every member); plugin layers by their kind alone.
+    template <typename P>
+    void add(P const& p)
     {
-        field("nbOutputMaps", p.nbOutputMaps);
-        field("kernelSize", p.kernelSize);
-        field("stride", p.stride);
-        field("prePadding", p.prePadding);
-        field("postPadding", p.postPadding);
-        field("dilation", p.dilation);
-        field("paddingMode", p.paddingMode);
-        field("nbGroups", p.nbGroups);
-        field("kernel", p.kernel);
-        field("bias", p.bias);
-    }
-    void add(CastParams const& p) { field("toType", p.toType); }
-    void add(ActivationParams const& p)
-    {
-        field("type", p.type);
-        field("alpha", p.alpha);
-        field("beta", p.beta);
-    }
-    void add(PoolingParams const& p)
-    {
-        field("type", p.type);
-        field("windowSize", p.windowSize);
-        field("stride", p.stride);
-        field("prePadding", p.prePadding);
-        field("postPadding", p.postPadding);
-        field("paddingMode", p.paddingMode);
-        field("blendFactor", p.blendFactor);
-        field("averageCountExcludesPadding", p.averageCountExcludesPadding);
-    }
-    void add(SoftMaxParams const& p) { field("axes", p.axes); }
-    void add(ConcatenationParams const& p) { field("axis", p.axis); }
-    void add(ElementWiseParams const& p) { field("op", p.op); }
-    void add(GatherParams const& p)
-    {
-        field("mode", p.mode);
-        field("axis", p.axis);
-        field("nbElementWiseDims", p.nbElementWiseDims);
+        forEachField(p, [this](char const* name, auto const& value) { field(name, value); });
     }
     void add(PluginV2Params const&) { mOut << "plugin V2"; }
     void add(PluginV3Params const&) { mOut << "plugin V3"; }
-    void add(UnaryParams const& p) { field("op", p.op); }
-    void add(ReduceParams const& p)
-    {
-        field("op", p.op);
-        field("axes", p.axes);
-        field("keepDimensions", p.keepDimensions);
-    }
-    void add(ShuffleParams const& p)
-    {
-        field("firstTranspose", p.firstTranspose);
-        field("reshape", p.reshape);
-        field("secondTranspose", p.secondTranspose);
-        field("zeroIsPlaceholder", p.zeroIsPlaceholder);
-    }
-    void add(SliceParams const& p)
-    {
-        field("start", p.start);
-        field("size", p.size);
-        field("stride", p.stride);
-        field("mode", p.mode);
-        field("axes", p.axes);
-    }
-    void add(ShapeParams const&) {}
-    void add(MatrixMultiplyParams const& p)
-    {
-        field("ops0", p.ops[0]);
-        field("ops1", p.ops[1]);
-    }
-    void add(IdentityParams const&) {}
-    void add(ConstantParams const& p)
-    {
-        field("dims", p.dims);
-        field("weights", p.weights);
-    }
-    void add(SelectParams const&) {}
-    void add(FillParams const& p)
-    {
-        field("dims", p.dims);
-        field("op", p.op);
-        field("alpha", p.alpha);
-        field("beta", p.beta);
-        field("alphaInt64", p.alphaInt64);
-        field("betaInt64", p.betaInt64);
-        field("alphaBetaInt64", p.alphaBetaInt64);
-        field("toType", p.toType);
-    }
 
     std::ostringstream mOut;
 };

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // ICudaEngine: the queries about I/O tensors and profiles, the inspector, serialization and deserialization through
-// IRuntime (from memory and from both stream readers), and the engines createEngine and the runtime refuse.
+// IRuntime from memory (stream readers: stream_reader_test.cpp), and the engines createEngine and the runtime refuse.
 #include "models.h"
 
 #include "plan/engine_codec.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace kiln::test
 {
@@ -198,72 +197,7 @@ TEST_F(EngineQueries, CreateEngineRefusesWhatItCannotRun)
         {"createEngine", "layer 'fill' (Fill) makes 'y' of shape c.v0", "depends on values the layer computes itself"});
 }
 
-//! Reads bytes in small pieces.
-class BytesReader final : public nvinfer1::IStreamReader
-{
-public:
-    explicit BytesReader(std::vector<uint8_t> bytes)
-        : mBytes(std::move(bytes))
-    {
-    }
-    int64_t read(void* destination, int64_t nbBytes) override
-    {
-        int64_t const n = std::min<int64_t>({nbBytes, 1000, static_cast<int64_t>(mBytes.size() - mAt)});
-        std::memcpy(destination, mBytes.data() + mAt, static_cast<std::size_t>(n));
-        mAt += static_cast<std::size_t>(n);
-        return n;
-    }
-
-private:
-    std::vector<uint8_t> mBytes;
-    std::size_t mAt{};
-};
-
-class BytesReaderV2 final : public nvinfer1::IStreamReaderV2
-{
-public:
-    explicit BytesReaderV2(std::vector<uint8_t> bytes, bool fail = false)
-        : mBytes(std::move(bytes))
-        , mFail(fail)
-    {
-    }
-    int64_t read(void* destination, int64_t nbBytes, cudaStream_t) noexcept override
-    {
-        if (mFail)
-        {
-            return -1;
-        }
-        int64_t const n = std::min<int64_t>(nbBytes, static_cast<int64_t>(mBytes.size() - mAt));
-        std::memcpy(destination, mBytes.data() + mAt, static_cast<std::size_t>(n));
-        mAt += static_cast<std::size_t>(n);
-        return n;
-    }
-    bool seek(int64_t offset, nvinfer1::SeekPosition) noexcept override
-    {
-        mAt = static_cast<std::size_t>(offset);
-        return true;
-    }
-
-private:
-    std::vector<uint8_t> mBytes;
-    std::size_t mAt{};
-    bool mFail{};
-};
-
 using Serialization = RuntimeTest;
-
-std::vector<float> runAddConstant(nvinfer1::ICudaEngine& engine)
-{
-    std::unique_ptr<IExecutionContext> context{engine.createExecutionContext()};
-    std::vector<float> a{1, 2, 3}, b{4, 5, 6}, y(3, 0.F);
-    if (context == nullptr || !context->setInputShape("a", dims({1, 3})) || !context->setInputShape("b", dims({1, 3}))
-        || !context->setTensorAddress("a", a.data()) || !context->setTensorAddress("b", b.data())
-        || !context->setTensorAddress("y", y.data()) || !context->enqueueV3(nullptr))
-    {
-        return {};
-    }
-    return y;
-}
 
 TEST_F(Serialization, RoundTripThroughTheRuntime)
 {
@@ -283,17 +217,6 @@ TEST_F(Serialization, RoundTripThroughTheRuntime)
     EXPECT_STREQ(loaded->getName(), "add_constant");
     EXPECT_EQ(loaded->getNbLayers(), 3);
     EXPECT_EQ(runAddConstant(*loaded), expected);
-
-    BytesReader reader(bytes);
-    std::unique_ptr<nvinfer1::ICudaEngine> fromReader{runtime->deserializeCudaEngine(reader)};
-    ASSERT_NE(fromReader, nullptr) << mLogger.all();
-    EXPECT_EQ(runAddConstant(*fromReader), expected);
-
-    BytesReaderV2 readerV2(bytes);
-    nvinfer1::IStreamReaderV2& asV2 = readerV2;
-    std::unique_ptr<nvinfer1::ICudaEngine> fromReaderV2{runtime->deserializeCudaEngine(asV2)};
-    ASSERT_NE(fromReaderV2, nullptr) << mLogger.all();
-    EXPECT_EQ(runAddConstant(*fromReaderV2), expected);
     expectNoError();
 
     std::unique_ptr<nvinfer1::ISerializationConfig> config{engine->createSerializationConfig()};
@@ -354,11 +277,6 @@ TEST_F(Serialization, TheRuntimeRefusesBadPlans)
     ASSERT_TRUE(cudaPlan.ok()) << cudaPlan.error().message;
     EXPECT_EQ(runtime->deserializeCudaEngine(cudaPlan.value().data(), cudaPlan.value().size()), nullptr);
     expectError({"IRuntime::deserializeCudaEngine", "built for kiln's CUDA backend", "host backend only"});
-
-    BytesReaderV2 failing({1, 2, 3}, true);
-    nvinfer1::IStreamReaderV2& asV2 = failing;
-    EXPECT_EQ(runtime->deserializeCudaEngine(asV2), nullptr);
-    expectError({"IRuntime::deserializeCudaEngine", "IStreamReaderV2::read returned -1"});
 
     TestErrorRecorder recorder;
     runtime->setErrorRecorder(&recorder);

@@ -79,6 +79,11 @@ public:
     {
     }
     PlanBackend kind() const noexcept override { return PlanBackend::kHOST; }
+    Expected<std::optional<host::TensorDesc>> checkLayer(
+        LayerParams const& params, LayerQuery const& query) const noexcept override
+    {
+        return mHost.checkLayer(params, query);
+    }
     host::Status runLayer(LayerRecord const& layer, EngineModel const& model,
         std::span<host::HostTensor const* const> inputs, std::span<host::HostTensor const> outputs,
         cudaStream_t stream) noexcept override

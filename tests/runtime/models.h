@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Engine models made by hand for the runtime's tests, and a fixture that turns them into engines with a logger that
-// keeps every message:
+// Engine models made by hand for the runtime's tests, and a fixture (support/api_test.h's, with a logger that keeps
+// every message) that turns them into engines:
 //
 //     EngineModel model = reluAddModel();          // y = relu(x) + x, x FP32 [N, 3], N in [1, 8]
 //     auto engine = makeEngine(std::move(model));   // through createEngine, the builder's entry point
@@ -11,7 +11,6 @@
 #include "support/api_test.h"
 
 #include "backends/backend.h"
-#include "core/logging.h"
 #include "plan/engine_model.h"
 #include "runtime/engine.h"
 
@@ -226,6 +225,20 @@ inline EngineModel addConstantModel()
     return m.finish(512);
 }
 
+//! Runs an engine of addConstantModel on a = {1, 2, 3}, b = {4, 5, 6} ({15, 27, 39}); empty when a call fails.
+inline std::vector<float> runAddConstant(nvinfer1::ICudaEngine& engine)
+{
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine.createExecutionContext()};
+    std::vector<float> a{1, 2, 3}, b{4, 5, 6}, y(3, 0.F);
+    if (context == nullptr || !context->setInputShape("a", dims({1, 3})) || !context->setInputShape("b", dims({1, 3}))
+        || !context->setTensorAddress("a", a.data()) || !context->setTensorAddress("b", b.data())
+        || !context->setTensorAddress("y", y.data()) || !context->enqueueV3(nullptr))
+    {
+        return {};
+    }
+    return y;
+}
+
 //! y = linspace(1, 2) of length n, n the value of input shape tensor "n" (INT32 [1], n in [1, 10]).
 inline EngineModel shapeInputModel()
 {
@@ -289,13 +302,10 @@ inline EngineModel shapeOutputModel()
     return model;
 }
 
-//! Keeps every message; installs itself as kiln's logger for the test.
-class RuntimeTest : public ::testing::Test
+//! ApiTest's logger (kiln's logger while the test runs) and its error expectations, and engines made from models.
+class RuntimeTest : public ApiTest
 {
 protected:
-    void SetUp() override { setLogger(&mLogger); }
-    void TearDown() override { setLogger(nullptr); }
-
     //! An engine of model through createEngine (the host backend, or backends).
     std::unique_ptr<nvinfer1::ICudaEngine> makeEngine(EngineModel model, BackendFactory backends = {})
     {
@@ -304,29 +314,6 @@ protected:
         EXPECT_NE(engine, nullptr) << mLogger.all();
         return std::unique_ptr<nvinfer1::ICudaEngine>(engine);
     }
-
-    //! Expects exactly one error since the last check, containing every fragment; clears the log.
-    void expectError(std::vector<std::string> const& fragments)
-    {
-        auto const errors = mLogger.messages(nvinfer1::ILogger::Severity::kERROR);
-        EXPECT_EQ(errors.size(), 1U) << mLogger.all();
-        for (auto const& fragment : fragments)
-        {
-            EXPECT_TRUE(!errors.empty() && errors.back().find(fragment) != std::string::npos)
-                << "missing \"" << fragment << "\" in:\n"
-                << mLogger.all();
-        }
-        mLogger.clear();
-    }
-
-    //! Expects no error since the last check.
-    void expectNoError()
-    {
-        EXPECT_TRUE(mLogger.messages(nvinfer1::ILogger::Severity::kERROR).empty()) << mLogger.all();
-        mLogger.clear();
-    }
-
-    TestLogger mLogger;
 };
 
 } // namespace kiln::test

@@ -14,33 +14,22 @@ namespace
 using nvinfer1::ILogger;
 using nvinfer1::IRuntime;
 
-class RuntimeApi : public ::testing::Test
+//! ApiTest's logger and error expectations, and a runtime.
+class RuntimeApi : public ApiTest
 {
 protected:
     void SetUp() override
     {
+        ApiTest::SetUp();
         mRuntime.reset(nvinfer1::createInferRuntime(mLogger));
         ASSERT_NE(mRuntime, nullptr);
     }
     void TearDown() override
     {
         mRuntime.reset();
-        kilnSetLogger(nullptr);
+        ApiTest::TearDown();
     }
 
-    void expectError(std::vector<std::string> const& fragments)
-    {
-        auto const errors = mLogger.messages(ILogger::Severity::kERROR);
-        ASSERT_EQ(errors.size(), 1U) << mLogger.all();
-        for (auto const& fragment : fragments)
-        {
-            EXPECT_NE(errors.front().find(fragment), std::string::npos)
-                << "missing \"" << fragment << "\" in " << errors.front();
-        }
-        mLogger.clear();
-    }
-
-    TestLogger mLogger;
     std::unique_ptr<IRuntime> mRuntime;
 };
 

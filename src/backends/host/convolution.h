@@ -11,9 +11,9 @@
 // The rules (convolution.cpp lists where each was established):
 // - The input is [N, C, spatial...] with 2 or 3 spatial axes (params.kernelSize's rank); the output is [N, K, out...]
 //   with K = nbOutputMaps and out = floor((in + pre + post - (1 + dilation * (kernel - 1))) / stride) + 1.
-// - Padding is explicit: the builder resolves params.paddingMode with resolvePadding (window.h) first; this kernel
-//   reads prePadding and postPadding and ignores paddingMode. Stride, dilation and padding of rank 0 mean all 1, all 1
-//   and all 0.
+// - Padding is explicit: the dispatch (layer_kinds.cpp) resolves params.paddingMode with resolvePadding (window.h)
+//   first; this kernel reads prePadding and postPadding and ignores paddingMode. Stride, dilation and padding of rank
+//   0 mean all 1, all 1 and all 0.
 // - Groups G divide C and K. The kernel is KCRS (KCDRS for 3-D) with C/G input channels: params.kernel (count
 //   K * C/G * prod(kernelSize)) or, when params.kernel is empty, operands.kernel, a tensor of that shape. The bias is
 //   params.bias (K values), or operands.bias (a tensor [K]), or none.

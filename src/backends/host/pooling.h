@@ -10,9 +10,10 @@
 //
 // The rules (pooling.cpp lists where each was established):
 // - The last 2 or 3 axes (params.windowSize's rank) are spatial; every axis before them (at least one) is pooled
-//   independently. Output extents are floor((in + pre + post - window) / stride) + 1. Padding is explicit: the builder
-//   resolves params.paddingMode with resolvePadding (window.h) first; this kernel ignores paddingMode. Stride and
-//   padding of rank 0 mean all 1 and all 0. Padding must be smaller than the window on each axis.
+//   independently. Output extents are floor((in + pre + post - window) / stride) + 1. Padding is explicit: the
+//   dispatch (layer_kinds.cpp) resolves params.paddingMode with resolvePadding (window.h) first; this kernel ignores
+//   paddingMode. Stride and padding of rank 0 mean all 1 and all 0. Padding must be smaller than the window on each
+//   axis.
 // - kMAX: the maximum of the window's elements inside the input (padding never wins); NaN is ignored unless every
 //   element is NaN. kAVERAGE: the sum over the window's elements inside the input divided by the count of the window's
 //   positions inside the unpadded input (averageCountExcludesPadding) or inside the padded input (otherwise).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The host backend's dispatch: every layer kind run through makeHostBackend()->runLayer, against values computed
-// here with plain loops; the parameters read from tensor inputs (slice, shuffle, fill, convolution); and the
-// refusals (plugins, inputs and outputs that do not fit the kind), each with its message.
+// here with plain loops; the parameters read from tensor inputs (slice, shuffle, fill, convolution); the refusals
+// (plugins, inputs and outputs that do not fit the kind), each with its message; and the build-time answers of
+// checkLayer (outputs, refusals, answers that wait for run-time values, padding resolved as at run time).
 #include "backends/host/dispatch.h"
 
 #include "host_test_util.h"
@@ -80,7 +81,8 @@ void expectValues(HostBuffer const& out, std::vector<double> const& expected)
 }
 
 //! Expects status to be an error of code whose message holds fragment.
-void expectRefused(Status const& status, ErrorCode code, std::string const& fragment)
+template <typename T>
+void expectRefused(Expected<T> const& status, ErrorCode code, std::string const& fragment)
 {
     expectError(status, {fragment});
     if (!status.ok())
@@ -706,6 +708,132 @@ TEST(HostDispatch, RefusesViewsThatDoNotMatchTheLayer)
     std::vector<HostTensor> const wrongShape{longer.tensor()};
     expectRefused(backend->runLayer(layer, model, one, wrongShape, nullptr), ErrorCode::kINVALID_ARGUMENT,
         "identity: the output has shape [3] but the input has [2]");
+}
+
+// ---- Build-time checks -----------------------------------------------------------------------------------------
+
+using Answer = Expected<std::optional<TensorDesc>>;
+
+//! An input of a query: type, shape, and the values the build knows (nullopt: known only at run time).
+LayerQuery::Input queried(DataType type, Dims const& dims, std::optional<std::vector<int64_t>> values = std::nullopt)
+{
+    return LayerQuery::Input{TensorDesc{type, dims}, std::move(values)};
+}
+
+//! What the host backend answers for a layer with params, inputs (nullopt where absent) and one output of outputType.
+Answer checkLayer(LayerParams const& params, std::vector<std::optional<LayerQuery::Input>> inputs,
+    DataType outputType = DataType::kFLOAT)
+{
+    LayerQuery query;
+    query.inputs = std::move(inputs);
+    query.outputTypes = {outputType};
+    return makeHostBackend()->checkLayer(params, query);
+}
+
+//! Expects answer to be an output of type and dims.
+void expectMakes(Answer const& answer, DataType type, Dims const& dims)
+{
+    ASSERT_TRUE(answer.ok()) << answer.error().message;
+    ASSERT_TRUE(answer.value().has_value()) << "no answer: it waits for run-time values";
+    EXPECT_EQ(answer.value()->type, type) << dataTypeName(answer.value()->type);
+    EXPECT_TRUE(sameShape(answer.value()->dims, dims)) << shapeString(answer.value()->dims);
+}
+
+//! Expects answer to wait for values known only at run time.
+void expectWaits(Answer const& answer)
+{
+    ASSERT_TRUE(answer.ok()) << answer.error().message;
+    EXPECT_FALSE(answer.value().has_value()) << shapeString(answer.value()->dims);
+}
+
+TEST(HostCheck, RefusesWhatRunLayerWouldRefuse)
+{
+    // The kernel's own refusal.
+    expectRefused(checkLayer(SoftMaxParams{1U << 1U}, {queried(DataType::kINT32, Dims{2, {1, 3}})}, DataType::kINT32),
+        ErrorCode::kINVALID_ARGUMENT, "softmax: does not accept kINT32 inputs (it takes ");
+    // The kind's.
+    expectRefused(checkLayer(PluginV2Params{}, {queried(DataType::kFLOAT, Dims{1, {2}})}),
+        ErrorCode::kUNSUPPORTED_STATE, "the host backend does not run plugin layers yet (issue 4)");
+    expectRefused(checkLayer(kiln::ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM},
+                      {queried(DataType::kFLOAT, Dims{1, {2}}), std::nullopt}),
+        ErrorCode::kINVALID_ARGUMENT, "an IElementWiseLayer needs input 1 (second); the layer does not have it");
+    LayerQuery twoOutputs;
+    twoOutputs.inputs = {queried(DataType::kFLOAT, Dims{1, {2}})};
+    twoOutputs.outputTypes = {DataType::kFLOAT, DataType::kFLOAT};
+    expectRefused(makeHostBackend()->checkLayer(IdentityParams{}, twoOutputs), ErrorCode::kINVALID_ARGUMENT,
+        "an IIdentityLayer has one output; the layer has 2");
+    // An input read as values that cannot be, whether or not its values are known.
+    SliceParams const slice{Dims{1, {0}}, Dims{1, {2}}, Dims{1, {1}}, SampleMode::kSTRICT_BOUNDS, kUnsetDims};
+    expectRefused(checkLayer(slice, {queried(DataType::kFLOAT, Dims{1, {4}}), queried(DataType::kFLOAT, Dims{1, {1}})}),
+        ErrorCode::kINVALID_ARGUMENT,
+        "slice: input 1 (start) is kFLOAT; the values a layer reads as parameters are kINT32 or kINT64");
+    // Weights and a tensor for the same operand.
+    std::vector<float> weights(4, 1.0F);
+    ConvolutionParams convolution = convolutionParams(1, 2, 2, 1);
+    convolution.kernel = Weights{DataType::kFLOAT, weights.data(), 4};
+    expectRefused(
+        checkLayer(convolution,
+            {queried(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}}), queried(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}})}),
+        ErrorCode::kINVALID_ARGUMENT, "convolution: input 1 gives the kernel, so the kernel weights must be empty");
+}
+
+TEST(HostCheck, WaitsForValuesKnownOnlyAtRunTime)
+{
+    SliceParams const slice{Dims{1, {0}}, Dims{1, {1}}, Dims{1, {1}}, SampleMode::kSTRICT_BOUNDS, kUnsetDims};
+    Dims const row{1, {6}};
+    expectWaits(
+        checkLayer(slice, {queried(DataType::kFLOAT, row), std::nullopt, queried(DataType::kINT32, Dims{1, {1}})}));
+    expectMakes(checkLayer(slice,
+                    {queried(DataType::kFLOAT, row), std::nullopt, queried(DataType::kINT32, Dims{1, {1}}, {{4}})}),
+        DataType::kFLOAT, Dims{1, {4}});
+
+    Dims const cube{3, {2, 3, 4}};
+    expectWaits(
+        checkLayer(ShuffleParams{}, {queried(DataType::kFLOAT, cube), queried(DataType::kINT64, Dims{1, {2}})}));
+    expectMakes(checkLayer(ShuffleParams{},
+                    {queried(DataType::kFLOAT, cube), queried(DataType::kINT64, Dims{1, {2}}, {{0, -1}})}),
+        DataType::kFLOAT, Dims{2, {2, 12}});
+
+    FillParams fill;
+    fill.op = nvinfer1::FillOperation::kRANDOM_UNIFORM;
+    fill.dims = kUnsetDims;
+    expectWaits(checkLayer(fill, {queried(DataType::kINT32, Dims{1, {2}})}));
+    expectMakes(
+        checkLayer(fill, {queried(DataType::kINT32, Dims{1, {2}}, {{2, 3}})}), DataType::kFLOAT, Dims{2, {2, 3}});
+}
+
+TEST(HostCheck, ResolvesPaddingAsRunLayerDoes)
+{
+    // A 3x3 window with stride 2 on 5x5: kSAME_UPPER gives ceil(5 / 2) = 3, explicit zero padding floor(2 / 2) + 1 = 2.
+    std::vector<float> weights(2 * 9, 1.0F);
+    ConvolutionParams convolution = convolutionParams(2, 3, 3, 2);
+    convolution.kernel = Weights{DataType::kFLOAT, weights.data(), 18};
+    LayerQuery::Input const image = queried(DataType::kFLOAT, Dims{4, {1, 1, 5, 5}});
+    expectMakes(checkLayer(convolution, {image}), DataType::kFLOAT, Dims{4, {1, 2, 2, 2}});
+    convolution.paddingMode = PaddingMode::kSAME_UPPER;
+    expectMakes(checkLayer(convolution, {image}), DataType::kFLOAT, Dims{4, {1, 2, 3, 3}});
+    // The kernel as a tensor: its type and shape are enough.
+    ConvolutionParams tensorKernel = convolutionParams(2, 3, 3, 2);
+    tensorKernel.paddingMode = PaddingMode::kSAME_UPPER;
+    expectMakes(checkLayer(tensorKernel, {image, queried(DataType::kFLOAT, Dims{4, {2, 1, 3, 3}})}), DataType::kFLOAT,
+        Dims{4, {1, 2, 3, 3}});
+
+    PoolingParams pooling;
+    pooling.type = nvinfer1::PoolingType::kMAX;
+    pooling.windowSize = Dims{2, {2, 2}};
+    pooling.stride = Dims{2, {2, 2}};
+    pooling.paddingMode = PaddingMode::kSAME_UPPER;
+    expectMakes(checkLayer(pooling, {image}), DataType::kFLOAT, Dims{4, {1, 1, 3, 3}});
+    // What resolvePadding refuses, named as at run time.
+    pooling.stride = Dims{1, {2}};
+    expectRefused(checkLayer(pooling, {image}), ErrorCode::kINVALID_ARGUMENT, "pooling: padding: stride [2] has 1");
+}
+
+TEST(HostCheck, IdentityMakesTheOutputTypeTheNetworkAsks)
+{
+    LayerQuery::Input const in = queried(DataType::kFLOAT, Dims{1, {2}});
+    expectMakes(checkLayer(IdentityParams{}, {in}), DataType::kFLOAT, Dims{1, {2}});
+    expectMakes(checkLayer(IdentityParams{}, {in}, DataType::kHALF), DataType::kHALF, Dims{1, {2}});
 }
 
 } // namespace

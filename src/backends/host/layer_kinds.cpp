@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: Apache-2.0
+// One descriptor per layer kind, HostKind<Params>: the roles of its inputs (src/network/layers/<kind>.cpp says which
+// index means what), `resolve` where the kernel needs more than the layer's parameters, and the kernel's `infer` (at
+// build time) and `run`. resolve takes LayerInputs, so run and infer complete the parameters the same way; at build
+// time it answers nullopt when it needs values known only at run time.
+#include "backends/host/layer_kinds.h"
+
+#include "backends/host/activation.h"
+#include "backends/host/cast.h"
+#include "backends/host/concatenation.h"
+#include "backends/host/convolution.h"
+#include "backends/host/copies.h"
+#include "backends/host/data_movement.h"
+#include "backends/host/elementwise.h"
+#include "backends/host/fill.h"
+#include "backends/host/gather.h"
+#include "backends/host/layer_inputs.h"
+#include "backends/host/matrix_multiply.h"
+#include "backends/host/pooling.h"
+#include "backends/host/reduce.h"
+#include "backends/host/select.h"
+#include "backends/host/shuffle.h"
+#include "backends/host/slice.h"
+#include "backends/host/softmax.h"
+#include "backends/host/unary.h"
+#include "backends/host/window.h"
+
+#include <array>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace kiln::host
+{
+namespace
+{
+
+//! Parameters completed from the inputs, nullopt when that needs values known only at run time, or the error.
+template <typename P>
+using Resolved = Expected<std::optional<P>>;
+
+//! error, its message prefixed with what (the kind, as the kernels name it).
+Error within(char const* what, Error const& error)
+{
+    return Error{error.code, std::string(what) + ": " + error.message};
+}
+
+//! Reads the values of input index into target when the layer has the input; false when they are known only at run
+//! time (target is then unchanged).
+Expected<bool> readValues(LayerInputs const& io, std::size_t index, Dims& target)
+{
+    if (!io.given(index))
+    {
+        return true;
+    }
+    Expected<std::optional<Dims>> const values = io.values(index);
+    if (!values)
+    {
+        return values.error();
+    }
+    if (!values.value())
+    {
+        return false;
+    }
+    target = *values.value();
+    return true;
+}
+
+//! params with its padding resolved against input's trailing spatial extents (windowSize's rank), so that the kernel,
+//! which reads explicit padding and rounds down, computes what params.paddingMode asks for. what names the kind.
+template <typename P>
+Resolved<P> withExplicitPadding(
+    char const* what, P params, Dims const& windowSize, Dims const& dilation, Dims const& input)
+{
+    int32_t const spatial = windowSize.nbDims;
+    if (spatial < 0 || spatial > Dims::MAX_DIMS || input.nbDims < spatial || input.nbDims > Dims::MAX_DIMS)
+    {
+        return invalidArgument(std::string(what) + ": the input " + shapeString(input)
+            + " has fewer axes than the window " + shapeString(windowSize) + " has extents");
+    }
+    Dims extents{spatial, {}};
+    for (int32_t i = 0; i < spatial; ++i)
+    {
+        extents.d[i] = input.d[input.nbDims - spatial + i];
+    }
+    Expected<ExplicitPadding> const padding = resolvePadding(
+        params.paddingMode, extents, windowSize, params.stride, dilation, params.prePadding, params.postPadding);
+    if (!padding)
+    {
+        return within(what, padding.error());
+    }
+    params.prePadding = padding.value().pre;
+    params.postPadding = padding.value().post;
+    params.paddingMode = PaddingMode::kEXPLICIT_ROUND_DOWN;
+    return std::optional(params);
+}
+
+//! The infer and run of a kind whose kernel takes its parameters and input 0: Infer(params, in) and
+//! Run(params, in, out).
+template <auto Infer, auto Run>
+struct OneOperandKernel
+{
+    template <typename P>
+    static Expected<TensorDesc> infer(P const& params, QueryInputs const& io)
+    {
+        return Infer(params, io.desc(0));
+    }
+    template <typename P>
+    static Status run(P const& params, RunInputs const& io)
+    {
+        return Run(params, io.required(0), io.output());
+    }
+};
+
+//! The same for a kernel that takes inputs 0 and 1: Infer(params, a, b) and Run(params, a, b, out).
+template <auto Infer, auto Run>
+struct TwoOperandKernel
+{
+    template <typename P>
+    static Expected<TensorDesc> infer(P const& params, QueryInputs const& io)
+    {
+        return Infer(params, io.desc(0), io.desc(1));
+    }
+    template <typename P>
+    static Status run(P const& params, RunInputs const& io)
+    {
+        return Run(params, io.required(0), io.required(1), io.output());
+    }
+};
+
+//! The descriptor of the kind whose parameters are P: `kInputs`, the roles of its inputs in index order (with
+//! `kVariadic`, the last role repeats), an optional `resolve`, `infer` and `run`; or `kRefusal`, why the host backend
+//! does not run the kind.
+template <typename P>
+struct HostKind;
+
+template <>
+struct HostKind<ConvolutionParams>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"kernel", false}, InputRole{"bias", false}};
+    //! An input gives the kernel (or the bias) only where the weights are empty; padding as the input asks.
+    static Resolved<ConvolutionParams> resolve(ConvolutionParams const& params, LayerInputs const& io)
+    {
+        if (io.given(1) && params.kernel.count != 0)
+        {
+            return invalidArgument(
+                "convolution: input 1 gives the kernel, so the kernel weights must be empty; they hold "
+                + std::to_string(params.kernel.count) + " values");
+        }
+        if (io.given(2) && params.bias.count != 0)
+        {
+            return invalidArgument("convolution: input 2 gives the bias, so the bias weights must be empty; they hold "
+                + std::to_string(params.bias.count) + " values");
+        }
+        return withExplicitPadding("convolution", params, params.kernelSize, params.dilation, io.desc(0).dims);
+    }
+    static Expected<TensorDesc> infer(ConvolutionParams const& params, QueryInputs const& io)
+    {
+        HostTensor const kernel = io.given(1) ? io.view(1) : HostTensor{};
+        HostTensor const bias = io.given(2) ? io.view(2) : HostTensor{};
+        return inferConvolution(params, io.desc(0),
+            ConvolutionOperands{io.given(1) ? &kernel : nullptr, io.given(2) ? &bias : nullptr, {}});
+    }
+    static Status run(ConvolutionParams const& params, RunInputs const& io)
+    {
+        return runConvolution(
+            params, io.required(0), io.output(), ConvolutionOperands{io.optional(1), io.optional(2), {}});
+    }
+};
+
+template <>
+struct HostKind<kiln::CastParams>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}};
+    static Expected<TensorDesc> infer(kiln::CastParams const& params, QueryInputs const& io)
+    {
+        return inferCast(host::CastParams{params.toType}, io.desc(0));
+    }
+    static Status run(kiln::CastParams const& params, RunInputs const& io)
+    {
+        return runCast(host::CastParams{params.toType}, io.required(0), io.output());
+    }
+};
+
+template <>
+struct HostKind<kiln::ActivationParams>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}};
+    static host::ActivationParams kernel(kiln::ActivationParams const& params)
+    {
+        return host::ActivationParams{params.type, params.alpha, params.beta};
+    }
+    static Expected<TensorDesc> infer(kiln::ActivationParams const& params, QueryInputs const& io)
+    {
+        return inferActivation(kernel(params), io.desc(0));
+    }
+    static Status run(kiln::ActivationParams const& params, RunInputs const& io)
+    {
+        return runActivation(kernel(params), io.required(0), io.output());
+    }
+};
+
+template <>
+struct HostKind<PoolingParams> : OneOperandKernel<inferPooling, runPooling>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}};
+    static Resolved<PoolingParams> resolve(PoolingParams const& params, LayerInputs const& io)
+    {
+        return withExplicitPadding("pooling", params, params.windowSize, Dims{}, io.desc(0).dims);
+    }
+};
+
+template <>
+struct HostKind<SoftMaxParams> : OneOperandKernel<inferSoftMax, runSoftMax>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}};
+};
+
+template <>
+struct HostKind<ConcatenationParams>
+{
+    static constexpr std::array kInputs{InputRole{"input", true}};
+    static constexpr bool kVariadic = true;
+    static Expected<TensorDesc> infer(ConcatenationParams const& params, QueryInputs const& io)
+    {
+        std::vector<TensorDesc> inputs;
+        for (std::size_t i = 0; i < io.size(); ++i)
+        {
+            inputs.push_back(io.desc(i));
+        }
+        return inferConcatenation(params, inputs);
+    }
+    static Status run(ConcatenationParams const& params, RunInputs const& io)
+    {
+        std::vector<HostTensor> inputs;
+        inputs.reserve(io.size());
+        for (HostTensor const* input : io.inputs())
+        {
+            inputs.push_back(*input);
+        }
+        return runConcatenation(params, inputs, io.output());
+    }
+};
+
+template <>
+struct HostKind<kiln::ElementWiseParams>
+{
+    static constexpr std::array kInputs{InputRole{"first", true}, InputRole{"second", true}};
+    static Expected<TensorDesc> infer(kiln::ElementWiseParams const& params, QueryInputs const& io)
+    {
+        return inferElementWise(host::ElementWiseParams{params.op}, io.desc(0), io.desc(1));
+    }
+    static Status run(kiln::ElementWiseParams const& params, RunInputs const& io)
+    {
+        return runElementWise(host::ElementWiseParams{params.op}, io.required(0), io.required(1), io.output());
+    }
+};
+
+template <>
+struct HostKind<kiln::UnaryParams>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}};
+    static Expected<TensorDesc> infer(kiln::UnaryParams const& params, QueryInputs const& io)
+    {
+        return inferUnary(host::UnaryParams{params.op}, io.desc(0));
+    }
+    static Status run(kiln::UnaryParams const& params, RunInputs const& io)
+    {
+        return runUnary(host::UnaryParams{params.op}, io.required(0), io.output());
+    }
+};
+
+template <>
+struct HostKind<ShuffleParams> : OneOperandKernel<inferShuffle, runShuffle>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"reshape dimensions", false}};
+    //! Input 1 gives the reshape dimensions; 0 and -1 keep their meaning: the kernel copies (with zeroIsPlaceholder)
+    //! or infers them.
+    static Resolved<ShuffleParams> resolve(ShuffleParams params, LayerInputs const& io)
+    {
+        Expected<bool> const known = readValues(io, 1, params.reshape);
+        if (!known)
+        {
+            return within("shuffle", known.error());
+        }
+        return known.value() ? std::optional(params) : std::nullopt;
+    }
+};
+
+template <>
+struct HostKind<ReduceParams> : OneOperandKernel<inferReduce, runReduce>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}};
+};
+
+template <>
+struct HostKind<GatherParams> : TwoOperandKernel<inferGather, runGather>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"indices", true}};
+};
+
+template <>
+struct HostKind<MatrixMultiplyParams> : TwoOperandKernel<inferMatrixMultiply, runMatrixMultiply>
+{
+    static constexpr std::array kInputs{InputRole{"first", true}, InputRole{"second", true}};
+};
+
+template <>
+struct HostKind<ConstantParams>
+{
+    static constexpr std::array<InputRole, 0> kInputs{};
+    static Expected<TensorDesc> infer(ConstantParams const& params, QueryInputs const& /*io*/)
+    {
+        return inferConstant(params);
+    }
+    static Status run(ConstantParams const& params, RunInputs const& io) { return runConstant(params, io.output()); }
+};
+
+template <>
+struct HostKind<IdentityParams>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}};
+    //! The input when the output's type (setOutputType) is the input's; else a cast to it.
+    static Expected<TensorDesc> infer(IdentityParams const& /*params*/, QueryInputs const& io)
+    {
+        TensorDesc const in = io.desc(0);
+        if (in.type == io.outputType())
+        {
+            return in;
+        }
+        return inferCast(host::CastParams{io.outputType()}, in);
+    }
+    //! A copy of the bytes when nothing converts; a cast when the output's type (or a scaled type's scale) differs.
+    static Status run(IdentityParams const& /*params*/, RunInputs const& io)
+    {
+        HostTensor const& in = io.required(0);
+        HostTensor const& out = io.output();
+        bool const sameScale = !contains(kScaledTypes, in.type) || in.scale == out.scale;
+        if (in.type != out.type || !sameScale)
+        {
+            return runCast(host::CastParams{out.type}, in, out);
+        }
+        for (auto const& [tensor, role] : {std::pair{&in, "input"}, std::pair{&out, "output"}})
+        {
+            if (std::optional<Error> error = checkMoveTensor(*tensor, role))
+            {
+                return within("identity", *error);
+            }
+        }
+        if (!sameShape(in.dims, out.dims))
+        {
+            return invalidArgument("identity: the output has shape " + shapeString(out.dims) + " but the input has "
+                + shapeString(in.dims));
+        }
+        int64_t const bytes = elementCount(in.dims) * elementBytes(in.type);
+        if (bytes > 0 && in.data != out.data)
+        {
+            std::memmove(out.data, in.data, static_cast<std::size_t>(bytes));
+        }
+        return Done{};
+    }
+};
+
+template <>
+struct HostKind<PluginV2Params>
+{
+    static constexpr char const* kRefusal = "the host backend does not run plugin layers yet (issue 4)";
+};
+
+template <>
+struct HostKind<SliceParams>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"start", false}, InputRole{"size", false},
+        InputRole{"stride", false}, InputRole{"fill value", false}, InputRole{"axes", false}};
+    //! Inputs 1, 2, 3 and 5 give the start, size, stride and axes.
+    static Resolved<SliceParams> resolve(SliceParams params, LayerInputs const& io)
+    {
+        for (auto const& [index, member] : {std::pair{1U, &SliceParams::start}, std::pair{2U, &SliceParams::size},
+                 std::pair{3U, &SliceParams::stride}, std::pair{5U, &SliceParams::axes}})
+        {
+            Expected<bool> const known = readValues(io, index, params.*member);
+            if (!known)
+            {
+                return within("slice", known.error());
+            }
+            if (!known.value())
+            {
+                return std::optional<SliceParams>{};
+            }
+        }
+        return std::optional(params);
+    }
+    static Expected<TensorDesc> infer(SliceParams const& params, QueryInputs const& io)
+    {
+        return inferSlice(params, io.desc(0));
+    }
+    static Status run(SliceParams const& params, RunInputs const& io)
+    {
+        return runSlice(params, io.required(0), io.output(), io.optional(4));
+    }
+};
+
+template <>
+struct HostKind<ShapeParams>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}};
+    static Expected<TensorDesc> infer(ShapeParams const& params, QueryInputs const& io)
+    {
+        return inferShape(params, io.desc(0));
+    }
+    //! Only the input's extents are read, never its data.
+    static Status run(ShapeParams const& params, RunInputs const& io)
+    {
+        return runShape(params, io.desc(0), io.output());
+    }
+};
+
+template <>
+struct HostKind<SelectParams>
+{
+    static constexpr std::array kInputs{
+        InputRole{"condition", true}, InputRole{"then input", true}, InputRole{"else input", true}};
+    static Expected<TensorDesc> infer(SelectParams const& params, QueryInputs const& io)
+    {
+        return inferSelect(params, io.desc(0), io.desc(1), io.desc(2));
+    }
+    static Status run(SelectParams const& params, RunInputs const& io)
+    {
+        return runSelect(params, io.required(0), io.required(1), io.required(2), io.output());
+    }
+};
+
+template <>
+struct HostKind<FillParams>
+{
+    static constexpr std::array kInputs{InputRole{"shape", false}, InputRole{"alpha", false}, InputRole{"beta", false}};
+    //! Input 0 gives the shape.
+    static Resolved<FillParams> resolve(FillParams params, LayerInputs const& io)
+    {
+        Expected<bool> const known = readValues(io, 0, params.dims);
+        if (!known)
+        {
+            return within("fill", known.error());
+        }
+        return known.value() ? std::optional(params) : std::nullopt;
+    }
+    //! inferFill checks that the alpha and beta tensors have data, which it does not read.
+    static Expected<TensorDesc> infer(FillParams const& params, QueryInputs const& io)
+    {
+        HostTensor const alpha = io.given(1) ? io.view(1) : HostTensor{};
+        HostTensor const beta = io.given(2) ? io.view(2) : HostTensor{};
+        return inferFill(params, params.dims, io.given(1) ? &alpha : nullptr, io.given(2) ? &beta : nullptr);
+    }
+    //! The kernel fills the output's shape: it must be the shape the layer asks for (input 0, or params.dims).
+    static Status run(FillParams const& params, RunInputs const& io)
+    {
+        if (!sameShape(params.dims, io.output().dims))
+        {
+            return invalidArgument("fill: the output has shape " + shapeString(io.output().dims)
+                + " but the layer's shape (" + (io.given(0) ? "input 0" : "its dimensions") + ") is "
+                + shapeString(params.dims));
+        }
+        return runFill(params, io.output(), io.optional(1), io.optional(2));
+    }
+};
+
+template <>
+struct HostKind<PluginV3Params>
+{
+    static constexpr char const* kRefusal = HostKind<PluginV2Params>::kRefusal;
+};
+
+//! A descriptor whose last input role repeats (concatenation).
+template <typename Kind>
+concept Variadic = Kind::kVariadic;
+
+//! A descriptor of a kind the host backend refuses.
+template <typename Kind>
+concept Refused = requires
+{
+    Kind::kRefusal;
+};
+
+//! params completed by the kind's resolve, or as they are for a kind that reads nothing more.
+template <typename P>
+Resolved<P> resolve(P const& params, LayerInputs const& io)
+{
+    if constexpr (requires { HostKind<P>::resolve(params, io); })
+    {
+        return HostKind<P>::resolve(params, io);
+    }
+    else
+    {
+        return std::optional(params);
+    }
+}
+
+//! Checks the views against the kind's descriptor, completes the parameters, then runs the kernel.
+template <typename P>
+Status runKind(P const& params, std::span<HostTensor const* const> inputs, std::span<HostTensor const> outputs)
+{
+    using Kind = HostKind<P>;
+    if constexpr (Refused<Kind>)
+    {
+        return Error{nvinfer1::ErrorCode::kUNSUPPORTED_STATE, Kind::kRefusal};
+    }
+    else
+    {
+        RunInputs const io(inputs, Kind::kInputs, outputs);
+        if (std::optional<Error> problem
+            = io.checkArity(layerClassName(kLayerTypeOf<P>), Variadic<Kind>, outputs.size()))
+        {
+            return *std::move(problem);
+        }
+        Resolved<P> const resolved = resolve(params, io);
+        if (!resolved)
+        {
+            return resolved.error();
+        }
+        if (!resolved.value())
+        {
+            return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR, "an input read as values has none at run time"};
+        }
+        return Kind::run(*resolved.value(), io);
+    }
+}
+
+//! Checks the query against the kind's descriptor, completes the parameters, then asks the kernel's infer.
+template <typename P>
+Expected<std::optional<TensorDesc>> checkKind(P const& params, LayerQuery const& query)
+{
+    using Kind = HostKind<P>;
+    if constexpr (Refused<Kind>)
+    {
+        return Error{nvinfer1::ErrorCode::kUNSUPPORTED_STATE, Kind::kRefusal};
+    }
+    else
+    {
+        QueryInputs const io(query, Kind::kInputs);
+        if (std::optional<Error> problem
+            = io.checkArity(layerClassName(kLayerTypeOf<P>), Variadic<Kind>, query.outputTypes.size()))
+        {
+            return *std::move(problem);
+        }
+        Resolved<P> const resolved = resolve(params, io);
+        if (!resolved)
+        {
+            return resolved.error();
+        }
+        if (!resolved.value())
+        {
+            return std::optional<TensorDesc>{};
+        }
+        Expected<TensorDesc> const made = Kind::infer(*resolved.value(), io);
+        if (!made)
+        {
+            return made.error();
+        }
+        return std::optional(made.value());
+    }
+}
+
+} // namespace
+
+Status runLayerKind(
+    LayerParams const& params, std::span<HostTensor const* const> inputs, std::span<HostTensor const> outputs)
+{
+    return std::visit([&](auto const& kind) { return runKind(kind, inputs, outputs); }, params);
+}
+
+Expected<std::optional<TensorDesc>> checkLayerKind(LayerParams const& params, LayerQuery const& query)
+{
+    return std::visit([&](auto const& kind) { return checkKind(kind, query); }, params);
+}
+
+} // namespace kiln::host

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// The build step's passes (builder/build.h), for build.cpp to drive: the profiles and memory (build_memory.cpp) and the
+// shape expressions (build_expressions.cpp). Internal to the builder.
+#pragma once
+
+#include "builder/builder_config.h"
+#include "core/error.h"
+#include "network/checks.h"
+#include "network/describe.h"
+#include "network/network.h"
+#include "network/shape_inference.h"
+#include "plan/engine_model.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kiln
+{
+
+//! "optimization profile 1".
+inline std::string profileName(std::size_t index)
+{
+    return "optimization profile " + std::to_string(index);
+}
+
+//! "network input 'x'" or "network output 'y'".
+inline std::string describeIo(Tensor const& tensor)
+{
+    return (tensor.isInput() ? "network input '" : "network output '") + tensor.name() + "'";
+}
+
+//! Whether a network input is a shape tensor whose values each profile gives (as shape inference treats it).
+inline bool isShapeTensorInput(Tensor const& input)
+{
+    return isIndexType(input.type()) && isShapeTensor(input);
+}
+
+//! The network tensors the engine keeps, in EngineModel::tensors order, and each one's index there.
+struct KeptTensors
+{
+    std::vector<Tensor const*> list;
+    std::unordered_map<Tensor const*, int32_t> index;
+};
+
+// ---- build_memory.cpp -----------------------------------------------------------------------------------------------
+
+//! The profiles to build: the config's, which must give every dynamic input's dimensions and every shape input's
+//! values, or, for a network whose inputs are all static and without profiles, one of their dimensions.
+Expected<std::vector<ProfileData>> profilesToBuild(Network const& network, BuildSettings const& settings);
+
+//! The parameters of a layer with their weights copied into blobs (empty weights stay empty).
+LayerParams copyParams(LayerParams const& params, std::vector<WeightsBlob>& blobs);
+
+//! Each profile's record (input ranges, activation memory of the internal tensors) into model.profiles, and the
+//! largest activation memory into model.deviceMemorySize. model's layers and tensors are complete.
+std::optional<Error> planProfiles(
+    EngineModel& model, KeptTensors const& tensors, std::vector<ConcreteShapes> const& profiles);
+
+// ---- build_expressions.cpp ------------------------------------------------------------------------------------------
+
+//! Copies the shape expressions of the kept tensors and of the assertions of the layers kept (order, as in
+//! model.layers) into model: exprs and symbols, each tensor's shape and values, and the assertions.
+std::optional<Error> exportShapes(EngineModel& model, ExprContext const& exprs, NetworkShapes const& shapes,
+    KeptTensors const& tensors, std::vector<Layer const*> const& order);
+
+} // namespace kiln
