@@ -122,6 +122,31 @@ Expected<ProfileRecord> planProfile(EngineModel const& model, std::vector<Tensor
     return record;
 }
 
+//! Where a profile's dimensions for input disagree with its rank or with an extent the network fixes, or nullopt.
+std::optional<std::string> contradictedExtent(Tensor const& input, ProfileInput const& range)
+{
+    static constexpr std::array<char const*, 3> kSelectors{"kMIN", "kOPT", "kMAX"};
+    Dims const declared = input.dims();
+    for (std::size_t s = 0; s < kSelectors.size(); ++s)
+    {
+        Dims const& given = *range.dims[s];
+        if (given.nbDims != declared.nbDims)
+        {
+            return std::string(kSelectors[s]) + " dimensions " + dimsText(given) + " of rank "
+                + std::to_string(given.nbDims) + ", but the input has rank " + std::to_string(declared.nbDims);
+        }
+        for (int32_t d = 0; d < declared.nbDims; ++d)
+        {
+            if (declared.d[d] != -1 && given.d[d] != declared.d[d])
+            {
+                return std::string(kSelectors[s]) + " dimensions " + dimsText(given) + ", but its extent "
+                    + std::to_string(d) + " is fixed at " + std::to_string(declared.d[d]) + " in " + dimsText(declared);
+            }
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 Expected<std::vector<ProfileData>> profilesToBuild(Network const& network, BuildSettings const& settings)
@@ -157,6 +182,13 @@ Expected<std::vector<ProfileData>> profilesToBuild(Network const& network, Build
                     + dimsText(input->dims())
                     + ", which has dynamic extents; set its kMIN, kOPT and kMAX with "
                       "IOptimizationProfile::setDimensions");
+            }
+            if (listed && allSelectors(found->second.dims))
+            {
+                if (auto problem = contradictedExtent(*input, found->second))
+                {
+                    return invalid(profileName(p) + " gives " + describeIo(*input) + " " + *problem);
+                }
             }
             if (isShapeTensorInput(*input) && !(listed && allSelectors(found->second.values)))
             {

@@ -211,7 +211,15 @@ bool Builder::Impl::buildSerializedNetworkToStream(
         std::size_t written = 0;
         while (written < bytes.size())
         {
-            int64_t const count = writer.write(bytes.data() + written, static_cast<int64_t>(bytes.size() - written));
+            auto const asked = static_cast<int64_t>(bytes.size() - written);
+            int64_t const count = writer.write(bytes.data() + written, asked);
+            if (count > asked)
+            {
+                mBuilder.mReporter.error(ErrorCode::kFAILED_EXECUTION,
+                    "IBuilder::buildSerializedNetworkToStream: the stream writer says it wrote ", count,
+                    " bytes when it was given ", asked);
+                return false;
+            }
             if (count <= 0)
             {
                 mBuilder.mReporter.error(ErrorCode::kFAILED_EXECUTION,

@@ -440,27 +440,52 @@ Expected<Interval> ExprContext::bounds(DimExpr const& expr, std::map<SymbolId, I
     return memo.at(expr.id());
 }
 
-std::string ExprContext::toString(DimExpr const& expr) const
+namespace
 {
+
+// Messages show an expression, not all of it: a plan or a network can hold DAGs that are deep (a long chain) or that
+// reuse a node many times (their text doubles with each level), so rendering stops at a depth and a length.
+constexpr int32_t kMaxTextDepth = 12;
+constexpr std::size_t kMaxTextLength = 400;
+
+void render(ExprContext const& context, DimExpr const& expr, int32_t depth, std::string& out)
+{
+    if (out.size() > kMaxTextLength)
+    {
+        return;
+    }
     switch (expr.kind())
     {
-    case DimExpr::Kind::kCONSTANT: return std::to_string(expr.value());
-    case DimExpr::Kind::kSYMBOL: return symbolInfo(expr.symbol()).name;
-    case DimExpr::Kind::kOPERATION:
+    case DimExpr::Kind::kCONSTANT: out += std::to_string(expr.value()); return;
+    case DimExpr::Kind::kSYMBOL: out += context.symbolInfo(expr.symbol()).name; return;
+    case DimExpr::Kind::kOPERATION: break;
+    }
+    if (depth == kMaxTextDepth)
     {
-        std::string const a = toString(*expr.lhs());
-        std::string const b = toString(*expr.rhs());
-        switch (expr.op())
-        {
-        case DimensionOperation::kMAX:
-        case DimensionOperation::kMIN:
-        case DimensionOperation::kFLOOR_DIV:
-        case DimensionOperation::kCEIL_DIV: return std::string(opName(expr.op())) + "(" + a + ", " + b + ")";
-        default: return "(" + a + " " + opName(expr.op()) + " " + b + ")";
-        }
+        out += "...";
+        return;
     }
+    bool const functional = expr.op() == DimensionOperation::kMAX || expr.op() == DimensionOperation::kMIN
+        || expr.op() == DimensionOperation::kFLOOR_DIV || expr.op() == DimensionOperation::kCEIL_DIV;
+    out += functional ? std::string(opName(expr.op())) + "(" : std::string("(");
+    render(context, *expr.lhs(), depth + 1, out);
+    out += functional ? std::string(", ") : std::string(" ") + opName(expr.op()) + " ";
+    render(context, *expr.rhs(), depth + 1, out);
+    out += ")";
+}
+
+} // namespace
+
+std::string ExprContext::toString(DimExpr const& expr) const
+{
+    std::string text;
+    render(*this, expr, 0, text);
+    if (text.size() > kMaxTextLength)
+    {
+        text.resize(kMaxTextLength);
+        text += "...";
     }
-    return "?";
+    return text;
 }
 
 PluginExprBuilder::PluginExprBuilder(ExprContext& context, std::string sizeTensorPrefix)

@@ -127,23 +127,45 @@ std::string ShapeRuleContext::str(SymbolicDims const& dims) const
     return text + "]";
 }
 
-bool isNonNegative(ExprContext const& exprs, DimExpr const* expr) noexcept
+namespace
+{
+
+// Deep enough for any shape a network computes; beyond it the answer is "not known", which is always safe. The bound
+// also keeps DAGs that reuse a node many times from costing exponential time.
+constexpr int32_t kMaxSignDepth = 16;
+
+bool isNonNegativeWithin(ExprContext const& exprs, DimExpr const* expr, int32_t depth) noexcept
 {
     switch (expr->kind())
     {
     case DimExpr::Kind::kCONSTANT: return expr->value() >= 0;
     case DimExpr::Kind::kSYMBOL: return exprs.symbolInfo(expr->symbol()).kind != SymbolKind::kSHAPE_VALUE;
     case DimExpr::Kind::kOPERATION:
+        if (depth == kMaxSignDepth)
+        {
+            return false;
+        }
         switch (expr->op())
         {
         case DimensionOperation::kEQUAL:
         case DimensionOperation::kLESS: return true;
         case DimensionOperation::kSUB: return false;
-        case DimensionOperation::kMAX: return isNonNegative(exprs, expr->lhs()) || isNonNegative(exprs, expr->rhs());
-        default: return isNonNegative(exprs, expr->lhs()) && isNonNegative(exprs, expr->rhs());
+        case DimensionOperation::kMAX:
+            return isNonNegativeWithin(exprs, expr->lhs(), depth + 1)
+                || isNonNegativeWithin(exprs, expr->rhs(), depth + 1);
+        default:
+            return isNonNegativeWithin(exprs, expr->lhs(), depth + 1)
+                && isNonNegativeWithin(exprs, expr->rhs(), depth + 1);
         }
     }
     return false;
+}
+
+} // namespace
+
+bool isNonNegative(ExprContext const& exprs, DimExpr const* expr) noexcept
+{
+    return isNonNegativeWithin(exprs, expr, 0);
 }
 
 SymbolicDims constantDims(ExprContext& exprs, Dims const& dims)

@@ -577,6 +577,15 @@ std::optional<std::string> ModelCheck::profileInput(std::size_t p, std::size_t k
             return cat(what, ": extent ", d, " has kMIN ", input.min.d[d], ", kOPT ", input.opt.d[d], ", kMAX ",
                 input.max.d[d], "; they must satisfy 0 <= kMIN <= kOPT <= kMAX");
         }
+        // A fixed extent is what the runtime uses whatever the profile says: a profile that disagrees would have
+        // applications size their buffers wrongly.
+        ExprRecord const& extent = mModel.exprs[record.shape[static_cast<std::size_t>(d)]];
+        if (extent.kind == DimExpr::Kind::kCONSTANT
+            && (input.min.d[d] != extent.value || input.max.d[d] != extent.value))
+        {
+            return cat(what, ": extent ", d, " is fixed at ", extent.value, ", but the profile gives kMIN ",
+                input.min.d[d], ", kOPT ", input.opt.d[d], ", kMAX ", input.max.d[d]);
+        }
     }
     std::size_t const nbValues = input.optValues.size();
     if (input.minValues.size() != nbValues || input.maxValues.size() != nbValues)

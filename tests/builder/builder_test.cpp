@@ -177,6 +177,22 @@ TEST_F(BuilderTest, AFailedBuildNamesTheNetworkAndTheCause)
     expectError({"IBuilder::buildSerializedNetwork", "'x'", "profile"});
 }
 
+//! Claims to have written more than it was given.
+class BoastfulWriter final : public nvinfer1::IStreamWriter
+{
+public:
+    int64_t write(void const* /*data*/, int64_t size) noexcept override { return size + 1; }
+};
+
+TEST_F(BuilderTest, AStreamWriterThatClaimsTooMuchFailsTheBuild)
+{
+    mNetwork->markOutput(*mNetwork->addIdentity(*input("x", dims({2})))->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    BoastfulWriter writer;
+    EXPECT_FALSE(mBuilder->buildSerializedNetworkToStream(*mNetwork, *config, writer));
+    expectError({"IBuilder::buildSerializedNetworkToStream", "says it wrote"});
+}
+
 TEST_F(BuilderTest, AStreamWriterThatStopsTakingBytesFailsTheBuild)
 {
     mNetwork->markOutput(*mNetwork->addIdentity(*input("x", dims({2})))->getOutput(0));

@@ -229,6 +229,16 @@ TEST_F(EngineTest, AContextSwitchesBetweenTwoProfiles)
     runReluScale(*context, 4, random, mScale);
 }
 
+TEST_F(EngineTest, AProfileThatContradictsAFixedExtentIsRefused)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({-1, 4}));
+    mNetwork->markOutput(*mNetwork->addIdentity(*x)->getOutput(0));
+    auto config = batchConfig("x", dims({-1, 3}), 2, 4);
+    mLogger.clear();
+    EXPECT_TRUE(build(*config).empty());
+    expectError({"buildSerializedNetwork", "profile 0", "'x'", "extent 1 is fixed at 4"});
+}
+
 TEST_F(EngineTest, TwoContextsRunAtOnceFromTwoThreads)
 {
     ICudaEngine* engine = load(buildReluScale());

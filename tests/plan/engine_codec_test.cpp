@@ -871,9 +871,17 @@ std::vector<HostileCase> hostileCases()
         {"value count",
             [](EngineModel& m) {
                 P::Input& input = m.profiles[0].inputs[1];
+                input.minValues.pop_back();
+                input.optValues.pop_back();
+                input.maxValues.pop_back();
+            },
+            "profile 0 input 1 (\"shape\"): 1 shape values for a shape tensor of shape [2]"},
+        {"fixed extent",
+            [](EngineModel& m) {
+                P::Input& input = m.profiles[0].inputs[1];
                 input.min = input.opt = input.max = Dims{1, {3}};
             },
-            "profile 0 input 1 (\"shape\"): 2 shape values for a shape tensor of shape [3]"},
+            "profile 0 input 1 (\"shape\"): extent 0 is fixed at 2, but the profile gives kMIN 3, kOPT 3, kMAX 3"},
         {"value order", [](EngineModel& m) { m.profiles[0].inputs[1].minValues[0] = 9; },
             "profile 0 input 1 (\"shape\"): value 0 has kMIN 9, kOPT 2, kMAX 3; they must satisfy kMIN <= kOPT <= "
             "kMAX"},

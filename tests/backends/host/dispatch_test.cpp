@@ -714,10 +714,21 @@ TEST(HostDispatch, RefusesViewsThatDoNotMatchTheLayer)
 
 using Answer = Expected<std::optional<TensorDesc>>;
 
-//! An input of a query: type, shape, and the values the build knows (nullopt: known only at run time).
-LayerQuery::Input queried(DataType type, Dims const& dims, std::optional<std::vector<int64_t>> values = std::nullopt)
+//! An input of a query whose values are known only at run time. (Two overloads rather than a defaulted
+//! std::optional parameter: g++ 12 at -O2 under ASan warns that moving a disengaged optional<vector> reads it.)
+LayerQuery::Input queried(DataType type, Dims const& dims)
 {
-    return LayerQuery::Input{TensorDesc{type, dims}, std::move(values)};
+    LayerQuery::Input input;
+    input.desc = TensorDesc{type, dims};
+    return input;
+}
+
+//! An input of a query with the values the build knows.
+LayerQuery::Input queried(DataType type, Dims const& dims, std::vector<int64_t> values)
+{
+    LayerQuery::Input input = queried(type, dims);
+    input.values = std::move(values);
+    return input;
 }
 
 //! What the host backend answers for a layer with params, inputs (nullopt where absent) and one output of outputType.
