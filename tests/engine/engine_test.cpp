@@ -98,6 +98,14 @@ protected:
     //! y = relu(x) * w + x over x [N, 4], w a constant [1, 4]; profile N in [1, 8].
     std::vector<uint8_t> buildReluScale()
     {
+        addReluScale();
+        auto config = batchConfig("x", dims({-1, 4}), 4, 8);
+        return build(*config);
+    }
+
+    //! Adds the layers of y = relu(x) * w + x to the network.
+    void addReluScale()
+    {
         ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({-1, 4}));
         auto* relu = mNetwork->addActivation(*x, nvinfer1::ActivationType::kRELU);
         auto* w = mNetwork->addConstant(dims({1, 4}), nvinfer1::Weights{DataType::kFLOAT, mScale, 4});
@@ -106,8 +114,6 @@ protected:
         auto* sum = mNetwork->addElementWise(*product->getOutput(0), *x, nvinfer1::ElementWiseOperation::kSUM);
         sum->getOutput(0)->setName("y");
         mNetwork->markOutput(*sum->getOutput(0));
-        auto config = batchConfig("x", dims({-1, 4}), 4, 8);
-        return build(*config);
     }
 
     static std::vector<float> reluScale(std::vector<float> const& x, float const* scale)
@@ -189,14 +195,7 @@ TEST_F(EngineTest, BuildSerializeDeserializeRunAcrossTheProfile)
 
 TEST_F(EngineTest, AContextSwitchesBetweenTwoProfiles)
 {
-    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({-1, 4}));
-    auto* relu = mNetwork->addActivation(*x, nvinfer1::ActivationType::kRELU);
-    auto* w = mNetwork->addConstant(dims({1, 4}), nvinfer1::Weights{DataType::kFLOAT, mScale, 4});
-    auto* product
-        = mNetwork->addElementWise(*relu->getOutput(0), *w->getOutput(0), nvinfer1::ElementWiseOperation::kPROD);
-    auto* sum = mNetwork->addElementWise(*product->getOutput(0), *x, nvinfer1::ElementWiseOperation::kSUM);
-    sum->getOutput(0)->setName("y");
-    mNetwork->markOutput(*sum->getOutput(0));
+    addReluScale();
     std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
     for (auto const& [low, high] : {std::pair{1, 4}, std::pair{16, 64}})
     {

@@ -105,17 +105,23 @@ TEST_F(HostilePlan, FailedAssertionMessageDoesNotGrowExponentially)
     EXPECT_LT(longestMessage(), std::size_t{64} << 10U) << "the longest message has " << longestMessage() << " bytes";
 }
 
+//! A chain of 400,000 operations on n, each one using the one before.
+uint32_t deepChain(ModelMaker& m, uint32_t n)
+{
+    uint32_t e = n;
+    for (int i = 0; i < 400000; ++i)
+    {
+        e = m.operation(i % 2 == 0 ? DimensionOperation::kSUM : DimensionOperation::kPROD, e, n);
+    }
+    return e;
+}
+
 // A chain of operations, each one deeper, ending in a division by the constant 0: refused at load with a message
 // that quotes the dividend (once rendered recursively, which overflowed the stack).
 TEST_F(HostilePlan, ADeepChainDividedByZeroIsRefused)
 {
-    constexpr int kDepth = 400000;
     EngineModel model = reluWithAssertion([](ModelMaker& m, uint32_t n) {
-        uint32_t e = n;
-        for (int i = 0; i < kDepth; ++i)
-        {
-            e = m.operation(i % 2 == 0 ? DimensionOperation::kSUM : DimensionOperation::kPROD, e, n);
-        }
+        uint32_t const e = deepChain(m, n);
         return m.operation(DimensionOperation::kFLOOR_DIV, e, m.constant(0));
     });
     EXPECT_EQ(load(model), nullptr);
@@ -125,13 +131,8 @@ TEST_F(HostilePlan, ADeepChainDividedByZeroIsRefused)
 // The same chain without the division: it loads or is refused, but a failed assertion never crashes.
 TEST_F(HostilePlan, ADeepChainInAFailedAssertionIsAnError)
 {
-    constexpr int kDepth = 400000;
     EngineModel model = reluWithAssertion([](ModelMaker& m, uint32_t n) {
-        uint32_t e = n;
-        for (int i = 0; i < kDepth; ++i)
-        {
-            e = m.operation(i % 2 == 0 ? DimensionOperation::kSUM : DimensionOperation::kPROD, e, n);
-        }
+        uint32_t const e = deepChain(m, n);
         return m.operation(DimensionOperation::kEQUAL, e, m.constant(0)); // never true
     });
     auto engine = load(model);
