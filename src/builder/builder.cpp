@@ -163,10 +163,8 @@ nvinfer1::ILogger* Builder::Impl::getLogger() const noexcept
 
 bool Builder::Impl::setMaxThreads(int32_t maxThreads) noexcept
 {
-    if (maxThreads < 1)
+    if (!mBuilder.mReporter.checkAtLeast("IBuilder::setMaxThreads", "maxThreads", maxThreads, 1))
     {
-        mBuilder.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "IBuilder::setMaxThreads: maxThreads is ", maxThreads,
-            "; it must be at least 1");
         return false;
     }
     mBuilder.mMaxThreads = maxThreads;

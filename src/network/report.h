@@ -112,6 +112,20 @@ public:
         }
     }
 
+    //! Whether value is at least minimum; otherwise reports `<where>: <name> is <value>; it must be at least
+    //! <minimum>` as an invalid argument.
+    template <std::integral T>
+    bool checkAtLeast(char const* where, char const* name, T value, T minimum) const noexcept
+    {
+        if (value >= minimum)
+        {
+            return true;
+        }
+        error(nvinfer1::ErrorCode::kINVALID_ARGUMENT, where, ": ", name, " is ", value, "; it must be at least ",
+            minimum);
+        return false;
+    }
+
     //! A warning made of parts; the logger only.
     template <typename... Parts>
     void warning(Parts const&... parts) const noexcept

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the plan codec (plan/engine_codec.cpp) and the model checks (plan/model_check.cpp) share: how messages name
-// a model's records, index ranges, and where weights lie among the model's blobs.
+// What the plan codec (plan/engine_encoder.cpp and plan/engine_decoder.cpp) and the model checks (plan/model_check.cpp)
+// share: how messages name a model's records, index ranges, and where weights lie among the model's blobs.
 //
 //     BlobFinder blobs(model.weights);
 //     if (!blobs.find(weights)) { return cat(layerText(model, l), ": the weights are outside every blob"); }

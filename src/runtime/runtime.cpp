@@ -226,10 +226,8 @@ nvinfer1::ILogger* Runtime::Impl::getLogger() const noexcept
 
 bool Runtime::Impl::setMaxThreads(int32_t maxThreads) noexcept
 {
-    if (maxThreads < 1)
+    if (!mRuntime.mReporter.checkAtLeast("IRuntime::setMaxThreads", "maxThreads", maxThreads, 1))
     {
-        mRuntime.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "IRuntime::setMaxThreads: maxThreads is ", maxThreads,
-            "; it must be at least 1");
         return false;
     }
     mRuntime.mMaxThreads = maxThreads;

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: Apache-2.0
+// The plan payload's encoder (schema: engine.fbs): a model into a FlatBuffer, then into the plan envelope. The model
+// checks it runs first are plan/model_check.cpp's; what it shares with the decoder is plan/engine_codec_internal.h.
+#include "plan/engine_codec.h"
+
+#include "core/data_type.h"
+#include "plan/engine_codec_internal.h"
+#include "plan/model_check.h"
+#include "plan/model_support.h"
+
+#include <algorithm>
+
+namespace kiln
+{
+namespace
+{
+
+using nvinfer1::ErrorCode;
+template <typename T>
+using Offset = flatbuffers::Offset<T>;
+
+//! More than the payload of model takes: every table, vector and string with generous room for its vtable,
+//! alignment and offsets.
+uint64_t payloadBound(EngineModel const& model) noexcept
+{
+    uint64_t bytes = 4096 + model.name.size() + 40 * model.exprs.size() + 8 * model.ioTensors.size();
+    for (SymbolRecord const& symbol : model.symbols)
+    {
+        bytes += 160 + symbol.name.size();
+    }
+    for (TensorRecord const& tensor : model.tensors)
+    {
+        bytes += 320 + tensor.name.size() + 4 * (tensor.shape.size() + (tensor.values ? tensor.values->size() : 0));
+    }
+    for (LayerRecord const& layer : model.layers)
+    {
+        bytes += 2048 + layer.name.size() + layer.metadata.size() + 4 * (layer.inputs.size() + layer.outputs.size());
+    }
+    for (AssertionRecord const& assertion : model.assertions)
+    {
+        bytes += 128 + assertion.message.size();
+    }
+    for (ProfileRecord const& profile : model.profiles)
+    {
+        bytes += 128 + 8 * profile.offsets.size();
+        for (ProfileRecord::Input const& input : profile.inputs)
+        {
+            bytes += 768 + 8 * (input.minValues.size() + input.optValues.size() + input.maxValues.size());
+        }
+    }
+    for (WeightsBlob const& blob : model.weights)
+    {
+        bytes += 128 + blob.bytes.size();
+    }
+    return bytes;
+}
+
+//! Writes a model into a FlatBuffer. The first thing the format cannot hold is kept as the error; writing goes on
+//! with a placeholder so that the builder's state stays consistent.
+class Encoder
+{
+public:
+    explicit Encoder(EngineModel const& model)
+        : mModel(model)
+        , mBlobs(model.weights)
+    {
+    }
+
+    Expected<flatbuffers::DetachedBuffer> run();
+
+private:
+    void fail(ErrorCode code, std::string message)
+    {
+        if (!mError)
+        {
+            mError = Error{code, "cannot write the plan: " + std::move(message)};
+        }
+    }
+
+    std::string where() const { return layerText(mModel, mLayer); }
+
+    Offset<fb::Dims> dims(Dims const& value, char const* field)
+    {
+        if (value.nbDims < -1 || value.nbDims > Dims::MAX_DIMS)
+        {
+            fail(ErrorCode::kINVALID_ARGUMENT,
+                cat(where(), ": ", field, " has rank ", value.nbDims, "; ranks are -1 (not set) to ", Dims::MAX_DIMS));
+            return fb::CreateDims(mBuilder, 0, mBuilder.CreateVector(value.d, 0));
+        }
+        auto const rank = static_cast<std::size_t>(std::max(value.nbDims, 0));
+        return fb::CreateDims(mBuilder, value.nbDims, mBuilder.CreateVector(value.d, rank));
+    }
+
+    Offset<fb::WeightsRef> weights(Weights const& value, char const* field)
+    {
+        auto const type = static_cast<int32_t>(value.type);
+        if (value.count == 0)
+        {
+            return fb::CreateWeightsRef(mBuilder, type, 0, -1, 0);
+        }
+        auto const place = value.count > 0 ? mBlobs.find(value) : std::nullopt;
+        if (!place)
+        {
+            fail(ErrorCode::kINVALID_ARGUMENT,
+                cat(where(), ": ", field, " (", value.count, " elements of ", dataTypeName(value.type),
+                    ") are not inside one of the engine's ", mModel.weights.size(), " weights blobs"));
+            return fb::CreateWeightsRef(mBuilder, type, 0, -1, 0);
+        }
+        return fb::CreateWeightsRef(mBuilder, type, value.count, place->blob, place->offset);
+    }
+
+    Offset<flatbuffers::Vector<int32_t>> permutation(nvinfer1::Permutation const& value)
+    {
+        return mBuilder.CreateVector(value.order, static_cast<std::size_t>(Dims::MAX_DIMS));
+    }
+
+    Offset<void> pluginLayer()
+    {
+        fail(ErrorCode::kUNSUPPORTED_STATE,
+            cat(where(), " is an ", layerClassName(mModel.layers[mLayer].type),
+                ": plugin layers cannot be written to a plan yet"));
+        return fb::CreateIdentityParams(mBuilder).Union();
+    }
+
+    // One writer per layer kind: every field of its parameters.
+    Offset<void> params(ConvolutionParams const& p)
+    {
+        auto const kernelSize = dims(p.kernelSize, "kernelSize");
+        auto const stride = dims(p.stride, "stride");
+        auto const prePadding = dims(p.prePadding, "prePadding");
+        auto const postPadding = dims(p.postPadding, "postPadding");
+        auto const dilation = dims(p.dilation, "dilation");
+        auto const kernel = weights(p.kernel, "kernel weights");
+        auto const bias = weights(p.bias, "bias weights");
+        return fb::CreateConvolutionParams(mBuilder, p.nbOutputMaps, kernelSize, stride, prePadding, postPadding,
+            dilation, static_cast<int32_t>(p.paddingMode), p.nbGroups, kernel, bias)
+            .Union();
+    }
+    Offset<void> params(CastParams const& p)
+    {
+        return fb::CreateCastParams(mBuilder, static_cast<int32_t>(p.toType)).Union();
+    }
+    Offset<void> params(ActivationParams const& p)
+    {
+        return fb::CreateActivationParams(mBuilder, static_cast<int32_t>(p.type), p.alpha, p.beta).Union();
+    }
+    Offset<void> params(PoolingParams const& p)
+    {
+        auto const windowSize = dims(p.windowSize, "windowSize");
+        auto const stride = dims(p.stride, "stride");
+        auto const prePadding = dims(p.prePadding, "prePadding");
+        auto const postPadding = dims(p.postPadding, "postPadding");
+        return fb::CreatePoolingParams(mBuilder, static_cast<int32_t>(p.type), windowSize, stride, prePadding,
+            postPadding, static_cast<int32_t>(p.paddingMode), p.blendFactor, p.averageCountExcludesPadding)
+            .Union();
+    }
+    Offset<void> params(SoftMaxParams const& p) { return fb::CreateSoftMaxParams(mBuilder, p.axes).Union(); }
+    Offset<void> params(ConcatenationParams const& p)
+    {
+        return fb::CreateConcatenationParams(mBuilder, p.axis).Union();
+    }
+    Offset<void> params(ElementWiseParams const& p)
+    {
+        return fb::CreateElementWiseParams(mBuilder, static_cast<int32_t>(p.op)).Union();
+    }
+    Offset<void> params(UnaryParams const& p)
+    {
+        return fb::CreateUnaryParams(mBuilder, static_cast<int32_t>(p.op)).Union();
+    }
+    Offset<void> params(ShuffleParams const& p)
+    {
+        auto const first = permutation(p.firstTranspose);
+        auto const reshape = dims(p.reshape, "reshape");
+        auto const second = permutation(p.secondTranspose);
+        return fb::CreateShuffleParams(mBuilder, first, reshape, second, p.zeroIsPlaceholder).Union();
+    }
+    Offset<void> params(ReduceParams const& p)
+    {
+        return fb::CreateReduceParams(mBuilder, static_cast<int32_t>(p.op), p.axes, p.keepDimensions).Union();
+    }
+    Offset<void> params(GatherParams const& p)
+    {
+        return fb::CreateGatherParams(mBuilder, static_cast<int32_t>(p.mode), p.axis, p.nbElementWiseDims).Union();
+    }
+    Offset<void> params(MatrixMultiplyParams const& p)
+    {
+        return fb::CreateMatrixMultiplyParams(mBuilder, static_cast<int32_t>(p.ops[0]), static_cast<int32_t>(p.ops[1]))
+            .Union();
+    }
+    Offset<void> params(ConstantParams const& p)
+    {
+        auto const shape = dims(p.dims, "dims");
+        auto const values = weights(p.weights, "weights");
+        return fb::CreateConstantParams(mBuilder, shape, values).Union();
+    }
+    Offset<void> params(IdentityParams const&) { return fb::CreateIdentityParams(mBuilder).Union(); }
+    Offset<void> params(PluginV2Params const&) { return pluginLayer(); }
+    Offset<void> params(SliceParams const& p)
+    {
+        auto const start = dims(p.start, "start");
+        auto const size = dims(p.size, "size");
+        auto const stride = dims(p.stride, "stride");
+        auto const axes = dims(p.axes, "axes");
+        return fb::CreateSliceParams(mBuilder, start, size, stride, static_cast<int32_t>(p.mode), axes).Union();
+    }
+    Offset<void> params(ShapeParams const&) { return fb::CreateShapeParams(mBuilder).Union(); }
+    Offset<void> params(SelectParams const&) { return fb::CreateSelectParams(mBuilder).Union(); }
+    Offset<void> params(FillParams const& p)
+    {
+        auto const shape = dims(p.dims, "dims");
+        return fb::CreateFillParams(mBuilder, shape, static_cast<int32_t>(p.op), p.alpha, p.beta, p.alphaInt64,
+            p.betaInt64, p.alphaBetaInt64, static_cast<int32_t>(p.toType))
+            .Union();
+    }
+    Offset<void> params(PluginV3Params const&) { return pluginLayer(); }
+
+    Offset<fb::Layer> layer(std::size_t index);
+    Offset<fb::ProfileInput> profileInput(ProfileRecord::Input const& input);
+
+    EngineModel const& mModel;
+    BlobFinder mBlobs;
+    flatbuffers::FlatBufferBuilder mBuilder{1024};
+    std::size_t mLayer{};
+    std::optional<Error> mError;
+};
+
+Offset<fb::Layer> Encoder::layer(std::size_t index)
+{
+    mLayer = index;
+    LayerRecord const& record = mModel.layers[index];
+    auto const name = mBuilder.CreateString(record.name);
+    auto const inputs = mBuilder.CreateVector(record.inputs);
+    auto const outputs = mBuilder.CreateVector(record.outputs);
+    auto const flatParams = std::visit([this](auto const& p) { return params(p); }, record.params);
+    auto const metadata = mBuilder.CreateString(record.metadata);
+    auto const member = static_cast<fb::LayerParams>(record.params.index() + 1);
+    return fb::CreateLayer(
+        mBuilder, name, static_cast<int32_t>(record.type), inputs, outputs, member, flatParams, metadata);
+}
+
+Offset<fb::ProfileInput> Encoder::profileInput(ProfileRecord::Input const& input)
+{
+    auto const min = dims(input.min, "profile kMIN");
+    auto const opt = dims(input.opt, "profile kOPT");
+    auto const max = dims(input.max, "profile kMAX");
+    auto const minValues = mBuilder.CreateVector(input.minValues);
+    auto const optValues = mBuilder.CreateVector(input.optValues);
+    auto const maxValues = mBuilder.CreateVector(input.maxValues);
+    return fb::CreateProfileInput(mBuilder, input.tensor, min, opt, max, minValues, optValues, maxValues);
+}
+
+Expected<flatbuffers::DetachedBuffer> Encoder::run()
+{
+    if (uint64_t const bound = payloadBound(mModel); bound > kMaxPayloadBytes)
+    {
+        return Error{ErrorCode::kUNSUPPORTED_STATE,
+            cat("cannot write the plan: the engine takes about ", bound / 1048576,
+                " MiB (mostly weights); a plan holds ", "at most ", kMaxPayloadBytes, " bytes")};
+    }
+    auto const name = mBuilder.CreateString(mModel.name);
+
+    std::vector<fb::Expr> exprRecords;
+    exprRecords.reserve(mModel.exprs.size());
+    for (ExprRecord const& expr : mModel.exprs)
+    {
+        exprRecords.emplace_back(static_cast<int32_t>(expr.kind), static_cast<int32_t>(expr.op), expr.symbol, expr.lhs,
+            expr.rhs, expr.value);
+    }
+    auto const exprs = mBuilder.CreateVectorOfStructs(exprRecords);
+
+    std::vector<Offset<fb::Symbol>> symbolRecords;
+    for (SymbolRecord const& symbol : mModel.symbols)
+    {
+        symbolRecords.push_back(fb::CreateSymbol(mBuilder, mBuilder.CreateString(symbol.name),
+            static_cast<int32_t>(symbol.kind), symbol.tensor, symbol.index, symbol.optimum, symbol.upperBound));
+    }
+    auto const symbols = mBuilder.CreateVector(symbolRecords);
+
+    std::vector<Offset<fb::Tensor>> tensorRecords;
+    for (TensorRecord const& tensor : mModel.tensors)
+    {
+        auto const tensorName = mBuilder.CreateString(tensor.name);
+        auto const shape = mBuilder.CreateVector(tensor.shape);
+        auto const values
+            = tensor.values ? mBuilder.CreateVector(*tensor.values) : Offset<flatbuffers::Vector<uint32_t>>{};
+        tensorRecords.push_back(fb::CreateTensor(mBuilder, tensorName, static_cast<int32_t>(tensor.type), shape, values,
+            tensor.isInput, tensor.isOutput, tensor.isShapeTensor, static_cast<int32_t>(tensor.format), tensor.scale,
+            tensor.producer));
+    }
+    auto const tensors = mBuilder.CreateVector(tensorRecords);
+
+    std::vector<Offset<fb::Layer>> layerRecords;
+    for (std::size_t i = 0; i < mModel.layers.size(); ++i)
+    {
+        layerRecords.push_back(layer(i));
+    }
+    auto const layers = mBuilder.CreateVector(layerRecords);
+
+    std::vector<Offset<fb::Assertion>> assertionRecords;
+    for (AssertionRecord const& assertion : mModel.assertions)
+    {
+        assertionRecords.push_back(fb::CreateAssertion(
+            mBuilder, assertion.condition, mBuilder.CreateString(assertion.message), assertion.layer));
+    }
+    auto const assertions = mBuilder.CreateVector(assertionRecords);
+    auto const ioTensors = mBuilder.CreateVector(mModel.ioTensors);
+
+    std::vector<Offset<fb::Profile>> profileRecords;
+    for (ProfileRecord const& profile : mModel.profiles)
+    {
+        std::vector<Offset<fb::ProfileInput>> inputRecords;
+        for (ProfileRecord::Input const& input : profile.inputs)
+        {
+            inputRecords.push_back(profileInput(input));
+        }
+        auto const inputs = mBuilder.CreateVector(inputRecords);
+        auto const offsets = mBuilder.CreateVector(profile.offsets);
+        profileRecords.push_back(fb::CreateProfile(mBuilder, inputs, offsets, profile.activationBytes));
+    }
+    auto const profiles = mBuilder.CreateVector(profileRecords);
+
+    std::vector<Offset<fb::WeightsBlob>> blobRecords;
+    for (WeightsBlob const& blob : mModel.weights)
+    {
+        blobRecords.push_back(fb::CreateWeightsBlob(
+            mBuilder, static_cast<int32_t>(blob.type), blob.count, mBuilder.CreateVector(blob.bytes)));
+    }
+    auto const blobs = mBuilder.CreateVector(blobRecords);
+
+    auto const engine = fb::CreateEngine(mBuilder, name, exprs, symbols, tensors, layers, assertions, ioTensors,
+        mModel.nbInputs, profiles, blobs, mModel.deviceMemorySize);
+    fb::FinishEngineBuffer(mBuilder, engine);
+    if (mError)
+    {
+        return *mError;
+    }
+    return mBuilder.Release();
+}
+
+} // namespace
+
+Expected<std::vector<uint8_t>> encodePayload(EngineModel const& model)
+{
+    auto buffer = Encoder(model).run();
+    if (!buffer)
+    {
+        return buffer.error();
+    }
+    return std::vector<uint8_t>(buffer.value().data(), buffer.value().data() + buffer.value().size());
+}
+
+Expected<std::vector<uint8_t>> encodeEngine(EngineModel const& model)
+{
+    if (auto problem = modelProblem(model))
+    {
+        return Error{ErrorCode::kINVALID_ARGUMENT, "cannot write the plan: the engine is inconsistent: " + *problem};
+    }
+    auto buffer = Encoder(model).run();
+    if (!buffer)
+    {
+        return buffer.error();
+    }
+    return writePlan(PlanInfo{model.backend}, std::span(buffer.value().data(), buffer.value().size()));
+}
+
+} // namespace kiln
