@@ -12,6 +12,8 @@
 #include "NvInferRuntimeCommon.h"
 #include "NvInferRuntimePlugin.h"
 #include "NvInferVersion.h"
+#include "kiln/kiln.h"
+#include "kiln/plugin_host.h"
 // The public headers leave the internal-include marker undefined behind them.
 #if defined(NV_INFER_INTERNAL_INCLUDE)
 #error "NV_INFER_INTERNAL_INCLUDE leaked out of a public header"
@@ -41,6 +43,7 @@ static_assert(sizeof(KILN_TEST_STRINGIFY(TRTNOEXCEPT)) == 1, "TRTNOEXCEPT is emp
 #include "cuda_variant_check.h"
 #include "expr_fixtures.h"
 #include "full_callbacks.h"
+#include "full_host_plugin.h"
 #include "full_v3_plugin.h"
 
 #include <vector>
@@ -63,6 +66,27 @@ nvinfer1::IPluginV3* kilnMakeV3Plugin()
     nvinfer1::IPluginV3* const copy = plugin->clone();
     delete plugin;
     return copy;
+}
+
+// A plugin with kiln's host capability, found and run as the host backend will.
+int32_t kilnRunHostPlugin();
+int32_t kilnRunHostPlugin()
+{
+    nvinfer1::IPluginV3* const plugin = new kiln_test::FullHostPlugin(2.F, "ns");
+    nvinfer1::IPluginCapability* const capability = plugin->getCapabilityInterface(kiln::kPLUGIN_CAPABILITY_HOST);
+    int32_t status = -1;
+    if (capability != nullptr)
+    {
+        nvinfer1::PluginTensorDesc desc{};
+        desc.dims = nvinfer1::Dims{1, {1}};
+        float const input = 1.F;
+        float output = 0.F;
+        void const* const inputs[] = {&input};
+        void* const outputs[] = {&output};
+        status = static_cast<kiln::IPluginV3OneHost*>(capability)->enqueueHost(&desc, &desc, inputs, outputs, nullptr);
+    }
+    delete plugin;
+    return status;
 }
 
 nvinfer1::IPluginCreatorV3One* kilnFindCreator();

@@ -4,6 +4,7 @@
 
 #include "NvInfer.h"
 #include "full_callbacks.h"
+#include "full_host_plugin.h"
 #include "full_v2_plugins.h"
 #include "full_v3_plugin.h"
 #include "minimal_fixtures.h"
@@ -40,6 +41,7 @@ struct InfoRow
 TEST(InterfaceInfo, KindStringsAndVersions)
 {
     FullV3Plugin v3;
+    FullHostPlugin host;
     MinimalV3Plugin<IPluginV3OneBuild> v3WithV1Build;
     FullV3Creator v3Creator;
     FullV2Creator v2Creator;
@@ -60,6 +62,7 @@ TEST(InterfaceInfo, KindStringsAndVersions)
         KILN_INFO(v_1_0::IPluginV3OneBuild, v3WithV1Build, "PLUGIN_V3ONE_BUILD", 1, 0),
         KILN_INFO(v_2_0::IPluginV3OneBuild, v3, "PLUGIN_V3ONE_BUILD", 2, 0),
         KILN_INFO(v_1_0::IPluginV3OneRuntime, v3, "PLUGIN_V3ONE_RUNTIME", 1, 0),
+        KILN_INFO(kiln::v_1_0::IPluginV3OneHost, host, "KILN_PLUGIN_V3ONE_HOST", 1, 0),
         KILN_INFO(v_1_0::IPluginCreator, v2Creator, "PLUGIN CREATOR_V1", 1, 0),
         KILN_INFO(v_1_0::IPluginCreatorV3One, v3Creator, "PLUGIN CREATOR_V3ONE", 1, 0),
         KILN_INFO(v_1_0::IPluginResource, resource, "IPluginResource", 1, 0),

@@ -6,6 +6,7 @@
 #include "NvInfer.h"
 #include "expr_fixtures.h"
 #include "full_callbacks.h"
+#include "full_host_plugin.h"
 #include "full_registry.h"
 #include "full_v2_plugins.h"
 #include "full_v3_plugin.h"
@@ -121,6 +122,7 @@ TEST(VtableDestructors, VersionedInterfacesAtSlot2)
         KILN_DTOR_ROW(IPluginV3OneCore, FullV3Plugin, 2),
         KILN_DTOR_ROW(IPluginV3OneBuildV2, FullV3Plugin, 2),
         KILN_DTOR_ROW(IPluginV3OneRuntime, FullV3Plugin, 2),
+        KILN_DTOR_ROW(kiln::IPluginV3OneHost, FullHostPlugin, 2),
         KILN_DTOR_ROW(IPluginCreatorInterface, FullV3Creator, 2),
         KILN_DTOR_ROW(IPluginCreatorV3One, FullV3Creator, 2),
         KILN_DTOR_ROW(IPluginCreator, FullV2Creator, 2),

@@ -3,6 +3,7 @@
 // so a virtual added or removed anywhere in the class fails the test.
 
 #include "NvInfer.h"
+#include "kiln/plugin_host.h"
 #include "slot_probe.h"
 
 #if defined(KILN_ITANIUM_ABI)
@@ -81,6 +82,17 @@ TEST(VtableSlots, IPluginV3OneRuntime)
                 cudaStream_t) noexcept),
         KILN_SLOT(7, C, attachToContext, IPluginV3 * (IPluginResourceContext*) noexcept),
         KILN_SLOT(8, C, getFieldsToSerialize, PluginFieldCollection const*() noexcept));
+}
+
+// kiln's host capability (include/kiln/plugin_host.h): not in the spec; its table is kiln's ABI promise.
+TEST(VtableSlots, KilnIPluginV3OneHost)
+{
+    using C = kiln::v_1_0::IPluginV3OneHost;
+    KILN_EXPECT_VTABLE(kiln::v_1_0::IPluginV3OneHost, 5, 4,
+        KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
+        KILN_SLOT(4, C, enqueueHost,
+            int32_t(
+                PluginTensorDesc const*, PluginTensorDesc const*, void const* const*, void* const*, void*) noexcept));
 }
 
 TEST(VtableSlots, IPluginCreatorInterface)

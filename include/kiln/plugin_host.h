@@ -1,0 +1,87 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ *
+ * kiln/plugin_host.h -- the extension through which a V3 plugin also runs on kiln's host backend, where tensors
+ * live in host memory and there is no CUDA stream. A plugin opts in by deriving from kiln::IPluginV3OneHost
+ * alongside its TensorRT capabilities and returning that sub-object when getCapabilityInterface() is asked for
+ * kiln::kPLUGIN_CAPABILITY_HOST. TensorRT never asks for that value, so the same plugin still runs unchanged on
+ * TensorRT (guard the kiln parts with #ifdef KILN_VERSION_MAJOR if the source must also build without kiln).
+ *
+ *     #include "kiln/plugin_host.h"
+ *     class Doubler : public nvinfer1::IPluginV3, public nvinfer1::IPluginV3OneCore,
+ *                     public nvinfer1::IPluginV3OneBuild, public nvinfer1::IPluginV3OneRuntime,
+ *                     public kiln::IPluginV3OneHost
+ *     {
+ *         nvinfer1::IPluginCapability* getCapabilityInterface(nvinfer1::PluginCapabilityType type) noexcept override
+ *         {
+ *             if (type == kiln::kPLUGIN_CAPABILITY_HOST)
+ *                 return static_cast<kiln::IPluginV3OneHost*>(this);
+ *             // ... kCORE, kBUILD and kRUNTIME as usual; nullptr for anything else
+ *         }
+ *         int32_t enqueueHost(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const*,
+ *             void const* const* inputs, void* const* outputs, void*) noexcept override
+ *         {
+ *             // the same computation as enqueue(), on host pointers, finished before returning
+ *         }
+ *         // ... the other methods of the four TensorRT classes
+ *     };
+ *
+ * Like TensorRT's own interfaces, a released class never changes: new methods go into a subclass in a new
+ * versioned namespace that reports a higher major version. The header needs C++14 and no RTTI.
+ */
+
+#ifndef KILN_PLUGIN_HOST_H
+#define KILN_PLUGIN_HOST_H
+
+#include "NvInferRuntimePlugin.h"
+
+#include <cstdint>
+
+namespace kiln
+{
+
+//! The capability type kiln passes to IPluginV3::getCapabilityInterface() to ask for IPluginV3OneHost. It lies
+//! outside TensorRT's PluginCapabilityType values ("KLN" and 1 in its bytes), so TensorRT never passes it. Test for
+//! it with an if: as a case label of a switch on the type, GCC warns that the value is not an enumerator.
+constexpr nvinfer1::PluginCapabilityType kPLUGIN_CAPABILITY_HOST
+    = static_cast<nvinfer1::PluginCapabilityType>(0x4B4C4E01);
+
+namespace v_1_0
+{
+
+//! The host capability of a V3 plugin: runs the layer on kiln's host backend. kiln recognises it by its interface
+//! info {"KILN_PLUGIN_V3ONE_HOST", 1, 0}, never by RTTI; the host backend refuses a plugin without it.
+class IPluginV3OneHost : public nvinfer1::IPluginCapability
+{
+public:
+    //! Reports {"KILN_PLUGIN_V3ONE_HOST", 1, 0}.
+    nvinfer1::InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return nvinfer1::InterfaceInfo{"KILN_PLUGIN_V3ONE_HOST", 1, 0};
+    }
+
+    //! Runs the layer on host memory and returns 0 on success (anything else fails the execution, naming the
+    //! plugin). The host backend calls it instead of IPluginV3OneRuntime::enqueue(), on the plugin object that
+    //! attachToContext() returned for the execution context, after the same setTactic()/onShapeChange() sequence
+    //! enqueue() would follow. The descriptors, data types and formats are the ones enqueue() would receive;
+    //! inputs and outputs point to host memory; workspace is getWorkspaceSize() bytes of host memory (nullptr when
+    //! that size is 0). The work must be complete when the call returns: there is no stream.
+    virtual int32_t enqueueHost(nvinfer1::PluginTensorDesc const* inputDesc,
+        nvinfer1::PluginTensorDesc const* outputDesc, void const* const* inputs, void* const* outputs,
+        void* workspace) noexcept = 0;
+
+protected:
+    IPluginV3OneHost() = default;
+    IPluginV3OneHost(IPluginV3OneHost const&) = default;
+    IPluginV3OneHost(IPluginV3OneHost&&) = default;
+    IPluginV3OneHost& operator=(IPluginV3OneHost const&) & = default;
+    IPluginV3OneHost& operator=(IPluginV3OneHost&&) & = default;
+};
+
+} // namespace v_1_0
+
+using IPluginV3OneHost = v_1_0::IPluginV3OneHost; //!< The host capability of V3 plugins.
+
+} // namespace kiln
+
+#endif // KILN_PLUGIN_HOST_H
