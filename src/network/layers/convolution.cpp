@@ -2,6 +2,7 @@
 // Convolution: N-d (2-D or 3-D) with groups, stride, padding modes and dilation. The kernel and bias come as
 // weights, or as tensor inputs 1 and 2 (setInput), in which case their weights are empty.
 #include "network/checks.h"
+#include "network/layers/window_kind.h"
 #include "network/network.h"
 #include "network/shape_rules.h"
 
@@ -14,10 +15,10 @@ namespace kiln
 {
 
 template <>
-class KindImpl<LayerType::kCONVOLUTION> final : public nvinfer1::apiv::VConvolutionLayer, public KindBase
+class KindImpl<LayerType::kCONVOLUTION> final : public WindowKind<nvinfer1::apiv::VConvolutionLayer, ConvolutionParams>
 {
 public:
-    using KindBase::KindBase;
+    using WindowKind::WindowKind;
 
     void setNbOutputMaps(int64_t nbOutputMaps) noexcept override
     {
@@ -59,30 +60,6 @@ public:
         p().bias = weights;
     }
     Weights getBiasWeights() const noexcept override { return p().bias; }
-    void setPrePadding(Dims const& padding) noexcept override
-    {
-        if (mLayer.checkDims("setPrePadding", "the padding", padding, 0, 1, 3))
-        {
-            p().prePadding = padding;
-        }
-    }
-    Dims getPrePadding() const noexcept override { return p().prePadding; }
-    void setPostPadding(Dims const& padding) noexcept override
-    {
-        if (mLayer.checkDims("setPostPadding", "the padding", padding, 0, 1, 3))
-        {
-            p().postPadding = padding;
-        }
-    }
-    Dims getPostPadding() const noexcept override { return p().postPadding; }
-    void setPaddingMode(nvinfer1::PaddingMode paddingMode) noexcept override
-    {
-        if (mLayer.checkEnum("setPaddingMode", "padding mode", paddingMode))
-        {
-            p().paddingMode = paddingMode;
-        }
-    }
-    nvinfer1::PaddingMode getPaddingMode() const noexcept override { return p().paddingMode; }
     void setKernelSizeNd(Dims const& kernelSize) noexcept override
     {
         if (mLayer.checkDims("setKernelSizeNd", "the kernel size", kernelSize, 1, 2, 3))
@@ -91,23 +68,6 @@ public:
         }
     }
     Dims getKernelSizeNd() const noexcept override { return p().kernelSize; }
-    void setStrideNd(Dims const& stride) noexcept override
-    {
-        if (mLayer.checkDims("setStrideNd", "the stride", stride, 1, 1, 3))
-        {
-            p().stride = stride;
-        }
-    }
-    Dims getStrideNd() const noexcept override { return p().stride; }
-    void setPaddingNd(Dims const& padding) noexcept override
-    {
-        if (mLayer.checkDims("setPaddingNd", "the padding", padding, 0, 1, 3))
-        {
-            p().prePadding = padding;
-            p().postPadding = padding;
-        }
-    }
-    Dims getPaddingNd() const noexcept override { return p().prePadding; }
     void setDilationNd(Dims const& dilation) noexcept override
     {
         if (mLayer.checkDims("setDilationNd", "the dilation", dilation, 1, 1, 3))
@@ -126,9 +86,6 @@ public:
         return windowOutputDims(inputDims(0), params.nbOutputMaps, params.kernelSize, params.stride, params.prePadding,
             params.postPadding, params.dilation, params.paddingMode);
     }
-
-private:
-    ConvolutionParams& p() const noexcept { return mLayer.paramsAs<ConvolutionParams>(); }
 };
 
 nvinfer1::IConvolutionLayer* NetworkApi::addConvolutionNd(nvinfer1::ITensor& input, int64_t nbOutputMaps,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Pooling: 2-D or 3-D max, average or blended windows, with padding, stride and the average's padding rule.
 #include "network/checks.h"
+#include "network/layers/window_kind.h"
 #include "network/network.h"
 #include "network/shape_rules.h"
 
@@ -11,10 +12,10 @@ namespace kiln
 {
 
 template <>
-class KindImpl<LayerType::kPOOLING> final : public nvinfer1::apiv::VPoolingLayer, public KindBase
+class KindImpl<LayerType::kPOOLING> final : public WindowKind<nvinfer1::apiv::VPoolingLayer, PoolingParams>
 {
 public:
-    using KindBase::KindBase;
+    using WindowKind::WindowKind;
 
     void setPoolingType(nvinfer1::PoolingType type) noexcept override
     {
@@ -39,30 +40,6 @@ public:
         p().averageCountExcludesPadding = exclusive;
     }
     bool getAverageCountExcludesPadding() const noexcept override { return p().averageCountExcludesPadding; }
-    void setPrePadding(Dims const& padding) noexcept override
-    {
-        if (mLayer.checkDims("setPrePadding", "the padding", padding, 0, 1, 3))
-        {
-            p().prePadding = padding;
-        }
-    }
-    Dims getPrePadding() const noexcept override { return p().prePadding; }
-    void setPostPadding(Dims const& padding) noexcept override
-    {
-        if (mLayer.checkDims("setPostPadding", "the padding", padding, 0, 1, 3))
-        {
-            p().postPadding = padding;
-        }
-    }
-    Dims getPostPadding() const noexcept override { return p().postPadding; }
-    void setPaddingMode(nvinfer1::PaddingMode paddingMode) noexcept override
-    {
-        if (mLayer.checkEnum("setPaddingMode", "padding mode", paddingMode))
-        {
-            p().paddingMode = paddingMode;
-        }
-    }
-    nvinfer1::PaddingMode getPaddingMode() const noexcept override { return p().paddingMode; }
     void setWindowSizeNd(Dims const& windowSize) noexcept override
     {
         if (mLayer.checkDims("setWindowSizeNd", "the window size", windowSize, 1, 2, 3))
@@ -71,23 +48,6 @@ public:
         }
     }
     Dims getWindowSizeNd() const noexcept override { return p().windowSize; }
-    void setStrideNd(Dims const& stride) noexcept override
-    {
-        if (mLayer.checkDims("setStrideNd", "the stride", stride, 1, 1, 3))
-        {
-            p().stride = stride;
-        }
-    }
-    Dims getStrideNd() const noexcept override { return p().stride; }
-    void setPaddingNd(Dims const& padding) noexcept override
-    {
-        if (mLayer.checkDims("setPaddingNd", "the padding", padding, 0, 1, 3))
-        {
-            p().prePadding = padding;
-            p().postPadding = padding;
-        }
-    }
-    Dims getPaddingNd() const noexcept override { return p().prePadding; }
 
     DataType outputType(int32_t /*index*/) const noexcept { return inputType(0); }
     Dims outputDims(int32_t /*index*/) const noexcept
@@ -96,9 +56,6 @@ public:
         return windowOutputDims(inputDims(0), -2, params.windowSize, params.stride, params.prePadding,
             params.postPadding, filledDims(params.windowSize.nbDims, 1), params.paddingMode);
     }
-
-private:
-    PoolingParams& p() const noexcept { return mLayer.paramsAs<PoolingParams>(); }
 };
 
 nvinfer1::IPoolingLayer* NetworkApi::addPoolingNd(
