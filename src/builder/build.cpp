@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // The build step (builder/build.h), in passes:
-// 1. Refuse what the graph alone tells: no outputs, I/O that may not be linear, plugin layers that an output needs,
-//    dynamic or shape inputs without an optimization profile (or a profile that leaves one out; build_memory.cpp).
+// 1. Refuse what the graph alone tells: no outputs, I/O that may not be linear, dynamic or shape inputs without an
+//    optimization profile (or a profile that leaves one out; build_memory.cpp).
 // 2. Infer every shape symbolically (the whole network), and evaluate the shapes against each profile.
 // 3. Keep the layers that lead to an output (dead-layer elimination), in topological order; the tensors are every
 //    network input, then the outputs of the layers kept. Quantized tensors take their scale from the dynamic range.
 // 4. Per layer: ask the backend (Backend::checkLayer) whether it runs the layer at each profile's kMIN, kOPT and kMAX
-//    shapes, and copy the layer's weights into the model (progress is reported here, one step per layer).
+//    shapes, and copy the layer's weights into the model; a plugin layer runs the plugin build protocol instead
+//    (plugin_build.cpp: formats, tactics timed through the timing cache, the fields to serialize). Progress is
+//    reported here, one step per layer.
 // 5. Export the shape expressions the engine uses, their symbols and the assertions (build_expressions.cpp).
 // 6. Plan activation memory per profile (build_memory.cpp).
 #include "builder/build.h"
 
 #include "builder/build_passes.h"
+#include "builder/timing_cache.h"
 #include "core/data_type.h"
+#include "plugin/plugin_v3.h"
 
 #include <algorithm>
 #include <cmath>
@@ -75,20 +79,6 @@ std::set<Layer const*> liveLayers(Network const& network)
         }
     }
     return live;
-}
-
-std::optional<Error> refusePlugins(Network const& network, std::set<Layer const*> const& live)
-{
-    for (auto const& layer : network.layers())
-    {
-        bool const plugin = layer->type() == LayerType::kPLUGIN_V2 || layer->type() == LayerType::kPLUGIN_V3;
-        if (plugin && live.count(layer.get()) != 0)
-        {
-            return Error{ErrorCode::kUNSUPPORTED_STATE,
-                describeLayer(*layer) + ": the builder does not build plugin layers yet (issue 4)"};
-        }
-    }
-    return std::nullopt;
 }
 
 //! The quantization scale of a tensor: its dynamic range over the type's largest value for kINT8 and kFP8, else 1.
@@ -235,6 +225,82 @@ std::optional<Error> checkLayer(Backend const& backend, Layer const& layer, std:
     return std::nullopt;
 }
 
+// ---- 4. Plugin layers -----------------------------------------------------------------------------------------------
+
+//! The timing cache a build uses: the config's, or one of the build's own (so identical plugin instances are timed
+//! once even without a cache set), or none with BuilderFlag::kDISABLE_TIMING_CACHE.
+bool hasFlag(BuildSettings const& settings, nvinfer1::BuilderFlag flag) noexcept
+{
+    return (settings.flags & (nvinfer1::BuilderFlags{1} << static_cast<uint32_t>(flag))) != 0;
+}
+
+struct BuildTimingCache
+{
+    std::unique_ptr<TimingCache> own;
+    TimingCache* cache{};
+};
+
+Expected<BuildTimingCache> timingCacheFor(BuildSettings const& settings)
+{
+    BuildTimingCache result;
+    if (hasFlag(settings, nvinfer1::BuilderFlag::kDISABLE_TIMING_CACHE))
+    {
+        return result;
+    }
+    if (settings.timingCache != nullptr)
+    {
+        result.cache = &TimingCache::of(*settings.timingCache);
+        return result;
+    }
+    result.own = std::make_unique<TimingCache>(hostTimingCacheIdentity(), false, nullptr);
+    result.cache = result.own.get();
+    return result;
+}
+
+//! How the host backend builds plugins: through kiln's host capability, on host memory, in kLINEAR.
+PluginBuildInputs hostPluginInputs(BuildSettings const& settings, NetworkShapes const& shapes,
+    std::vector<ConcreteShapes> const& profiles, TimingCache* cache, std::function<float(Tensor const&)> scaleOf)
+{
+    PluginBuildInputs in{settings, shapes, profiles, std::move(scaleOf), {}, {}, {}, {}, {}, {}, {}, {}};
+    in.cache = cache;
+    in.errorOnCacheMiss = hasFlag(settings, nvinfer1::BuilderFlag::kERROR_ON_TIMING_CACHE_MISS);
+    in.aliasedIo
+        = (settings.previewFeatures & (1U << static_cast<uint32_t>(nvinfer1::PreviewFeature::kALIASED_PLUGIN_IO_10_03)))
+        != 0;
+    in.needHost = true;
+    in.formatsFor
+        = [](DataType, int32_t) { return std::vector<nvinfer1::TensorFormat>{nvinfer1::TensorFormat::kLINEAR}; };
+    in.bytesFor = [](DataType type, Dims const& dims, nvinfer1::TensorFormat) -> Expected<int64_t> {
+        int64_t const count = host::elementCount(dims);
+        if (count < 0)
+        {
+            return invalid("its shape " + host::shapeString(dims) + " is not concrete");
+        }
+        return storageBytes(type, count);
+    };
+    in.enqueue
+        = [](V3Capabilities const& caps, nvinfer1::PluginTensorDesc const* inputDesc,
+              nvinfer1::PluginTensorDesc const* outputDesc, void const* const* inputs, void* const* outputs,
+              void* workspace) { return caps.host->enqueueHost(inputDesc, outputDesc, inputs, outputs, workspace); };
+    in.enqueueName = "enqueueHost()";
+    return in;
+}
+
+//! Gives the plugin's data inputs and outputs the formats it chose. The host backend has only kLINEAR.
+std::optional<Error> applyFormats(Layer const& layer, std::vector<nvinfer1::TensorFormat> const& formats)
+{
+    for (std::size_t i = 0; i < formats.size(); ++i)
+    {
+        if (formats[i] != nvinfer1::TensorFormat::kLINEAR)
+        {
+            return Error{ErrorCode::kINTERNAL_ERROR,
+                describeLayer(layer) + ": the plugin build chose a format other than kLINEAR for position "
+                    + std::to_string(i) + ", which the host backend cannot give"};
+        }
+    }
+    return std::nullopt;
+}
+
 //! Calls phaseFinish for a phase that started, however the build leaves it.
 class PhaseScope
 {
@@ -319,8 +385,9 @@ Expected<KeptTensors> keepTensors(Network const& network, std::vector<Layer cons
     return kept;
 }
 
-//! The record of layer, its weights copied into blobs.
-LayerRecord layerRecord(Layer const& layer, KeptTensors const& tensors, std::vector<WeightsBlob>& blobs)
+//! The record of layer, its weights copied into blobs (or, for a plugin layer, the parameters its build made).
+LayerRecord layerRecord(Layer const& layer, KeptTensors const& tensors, std::vector<WeightsBlob>& blobs,
+    std::optional<LayerParams> built = std::nullopt)
 {
     LayerRecord record;
     record.name = layer.name();
@@ -333,7 +400,7 @@ LayerRecord layerRecord(Layer const& layer, KeptTensors const& tensors, std::vec
     {
         record.outputs.push_back(tensors.index.at(output));
     }
-    record.params = copyParams(layer.params(), blobs);
+    record.params = built ? std::move(*built) : copyParams(layer.params(), blobs);
     record.metadata = layer.metadata();
     return record;
 }
@@ -353,10 +420,6 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
         return *problem;
     }
     std::set<Layer const*> const live = liveLayers(network);
-    if (auto problem = refusePlugins(network, live))
-    {
-        return *problem;
-    }
     auto const profiles = profilesToBuild(network, settings);
     if (!profiles)
     {
@@ -395,17 +458,41 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
         return tensors.error();
     }
 
-    // 4. Per layer: the backend's verdict, the record with its weights copied, one progress step.
+    // 4. Per layer: the backend's verdict (or the plugin's build), the record with its weights copied, one progress
+    // step.
+    auto const timing = timingCacheFor(settings);
+    if (!timing)
+    {
+        return timing.error();
+    }
+    PluginBuildInputs const pluginInputs
+        = hostPluginInputs(settings, shapes, concrete, timing.value().cache, [&](Tensor const& tensor) {
+              return model.tensors[static_cast<std::size_t>(tensors.value().index.at(&tensor))].scale;
+          });
     {
         PhaseScope const phase(settings.progressMonitor, static_cast<int32_t>(order.size()));
         for (std::size_t l = 0; l < order.size(); ++l)
         {
             Layer const& layer = *order[l];
-            if (auto problem = checkLayer(backend, layer, concrete))
+            std::optional<LayerParams> built;
+            if (layer.type() == LayerType::kPLUGIN_V2 || layer.type() == LayerType::kPLUGIN_V3)
+            {
+                auto plugin = buildPluginLayer(layer, pluginInputs);
+                if (!plugin)
+                {
+                    return plugin.error();
+                }
+                if (auto problem = applyFormats(layer, plugin.value().formats))
+                {
+                    return *problem;
+                }
+                built = std::move(plugin.value().params);
+            }
+            else if (auto problem = checkLayer(backend, layer, concrete))
             {
                 return *problem;
             }
-            model.layers.push_back(layerRecord(layer, tensors.value(), model.weights));
+            model.layers.push_back(layerRecord(layer, tensors.value(), model.weights, std::move(built)));
             if (!phase.stepComplete(static_cast<int32_t>(l)))
             {
                 return Error{ErrorCode::kUNSPECIFIED_ERROR,

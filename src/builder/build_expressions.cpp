@@ -3,6 +3,8 @@
 // copied into the model with the symbols it refers to.
 #include "builder/build_passes.h"
 
+#include <algorithm>
+
 #include <map>
 #include <set>
 
@@ -66,7 +68,22 @@ public:
         {
             SymbolInfo const& info = mExprs.symbolInfo(symbol);
             SymbolRecord record{info.name, info.kind};
-            if (info.kind != SymbolKind::kSIZE_TENSOR)
+            if (info.kind == SymbolKind::kSIZE_TENSOR)
+            {
+                // The size tensor is the plugin output whose one value is the symbol.
+                auto const made = std::find_if(shapes.tensors.begin(), shapes.tensors.end(), [&](auto const& entry) {
+                    auto const& values = entry.second.values;
+                    return values && values->size() == 1 && values->front()->kind() == DimExpr::Kind::kSYMBOL
+                        && values->front()->symbol() == symbol && tensors.count(entry.first) != 0;
+                });
+                if (made == shapes.tensors.end())
+                {
+                    return Error{ErrorCode::kINTERNAL_ERROR,
+                        "the size tensor " + info.name + " is not among the engine's tensors"};
+                }
+                record.tensor = tensors.at(made->first);
+            }
+            else
             {
                 auto const source = shapes.sources.find(symbol);
                 auto const tensor = source != shapes.sources.end() ? tensors.find(source->second.owner) : tensors.end();

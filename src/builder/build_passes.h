@@ -12,6 +12,7 @@
 #include "plan/engine_model.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -65,5 +66,48 @@ std::optional<Error> planProfiles(
 //! model.layers) into model: exprs and symbols, each tensor's shape and values, and the assertions.
 std::optional<Error> exportShapes(EngineModel& model, ExprContext const& exprs, NetworkShapes const& shapes,
     KeptTensors const& tensors, std::vector<Layer const*> const& order);
+
+// ---- plugin_build.cpp ----------------------------------------------------------------------------------------------
+
+class TimingCache;
+struct V3Capabilities;
+
+//! What building a plugin layer needs from the build step and its backend.
+struct PluginBuildInputs
+{
+    BuildSettings const& settings;
+    NetworkShapes const& shapes;
+    std::vector<ConcreteShapes> const& profiles;
+    //! The quantization scale of a tensor (1 unless kINT8 or kFP8).
+    std::function<float(Tensor const&)> scaleOf;
+    TimingCache* cache{}; //!< Null without a timing cache (BuilderFlag::kDISABLE_TIMING_CACHE).
+    bool errorOnCacheMiss{};
+    bool aliasedIo{}; //!< PreviewFeature::kALIASED_PLUGIN_IO_10_03.
+    bool needHost{};  //!< The backend runs plugins through kiln's host capability.
+    //! The formats the backend can give a tensor of type and rank (kLINEAR first).
+    std::function<std::vector<nvinfer1::TensorFormat>(DataType, int32_t)> formatsFor;
+    //! Bytes of a tensor of type and shape in format.
+    std::function<Expected<int64_t>(DataType, Dims const&, nvinfer1::TensorFormat)> bytesFor;
+    //! Runs the plugin once, the backend's way (enqueue on a stream, or enqueueHost); returns its status.
+    std::function<int32_t(V3Capabilities const&, nvinfer1::PluginTensorDesc const*, nvinfer1::PluginTensorDesc const*,
+        void const* const*, void* const*, void*)>
+        enqueue;
+    char const* enqueueName{"enqueue()"};
+};
+
+//! A built plugin layer: its parameters in the engine (the plugin's record) and the format of each data input and
+//! output the plugin chose.
+struct PluginBuildResult
+{
+    LayerParams params;
+    std::vector<nvinfer1::TensorFormat> formats;
+};
+
+//! Runs the build protocol of plugin layer (see plugin_build.cpp); the error names the layer and the plugin.
+Expected<PluginBuildResult> buildPluginLayer(Layer const& layer, PluginBuildInputs const& in);
+
+//! The same for a V2 plugin layer (plugin_build_v2.cpp).
+Expected<PluginBuildResult> buildPluginV2Layer(
+    Layer const& layer, PluginV2Params const& params, PluginBuildInputs const& in);
 
 } // namespace kiln

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "builder/builder_config.h"
 
+#include "builder/timing_cache.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -356,16 +358,58 @@ nvinfer1::TacticSources BuilderConfig::Impl::getTacticSources() const noexcept
     return mSettings.tacticSources;
 }
 
-nvinfer1::ITimingCache* BuilderConfig::Impl::createTimingCache(
-    void const* /*blob*/, std::size_t /*size*/) const noexcept
+nvinfer1::ITimingCache* BuilderConfig::Impl::createTimingCache(void const* blob, std::size_t size) const noexcept
 {
-    mConfig.mReporter.error(nvinfer1::ErrorCode::kUNSUPPORTED_STATE,
-        "IBuilderConfig::createTimingCache: kiln has no timing cache yet; the timing cache arrives with issue 4");
-    return nullptr;
+    constexpr char const* kWhere = "IBuilderConfig::createTimingCache";
+    bool const editable = (mSettings.flags & bitOf(BuilderFlag::kEDITABLE_TIMING_CACHE)) != 0;
+    nvinfer1::IErrorRecorder* const recorder = mConfig.mReporter.recorder();
+    return mConfig.mReporter.guard(
+        kWhere, static_cast<nvinfer1::ITimingCache*>(nullptr), [&]() -> nvinfer1::ITimingCache* {
+            if (size == 0)
+            {
+                return TimingCache::create(hostTimingCacheIdentity(), editable, recorder).release();
+            }
+            auto cache = TimingCache::deserialize(blob, size, editable, recorder);
+            if (!cache)
+            {
+                mConfig.mReporter.error(cache.error().code, kWhere, ": ", cache.error().message);
+                return nullptr;
+            }
+            return cache.value().release();
+        });
 }
 
 bool BuilderConfig::Impl::setTimingCache(nvinfer1::ITimingCache const& cache, bool ignoreMismatch) noexcept
 {
+    constexpr char const* kWhere = "IBuilderConfig::setTimingCache";
+    TimingCache const* const kilnCache = TimingCache::find(&cache);
+    if (kilnCache == nullptr)
+    {
+        fail("setTimingCache", "the cache was not made by kiln (IBuilderConfig::createTimingCache)");
+        return false;
+    }
+    bool const matched = mConfig.mReporter.guard(kWhere, false, [&] {
+        // Builds run on the host backend so far; a CUDA backend will compare with its device's identity.
+        std::string const buildIdentity = hostTimingCacheIdentity();
+        if (kilnCache->identity() == buildIdentity)
+        {
+            return true;
+        }
+        if (!ignoreMismatch)
+        {
+            fail("setTimingCache", "the cache holds timings of ", quotedText(kilnCache->identity()),
+                " but this build's are those of ", quotedText(buildIdentity),
+                "; pass ignoreMismatch = true to use it anyway");
+            return false;
+        }
+        mConfig.mReporter.warning(kWhere, ": the cache holds timings of ", quotedText(kilnCache->identity()),
+            " but this build's are those of ", quotedText(buildIdentity), " (ignoreMismatch); they may not hold here");
+        return true;
+    });
+    if (!matched)
+    {
+        return false;
+    }
     mSettings.timingCache = &cache;
     mSettings.ignoreTimingCacheMismatch = ignoreMismatch;
     return true;

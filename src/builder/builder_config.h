@@ -51,6 +51,8 @@ struct BuildSettings
     nvinfer1::IOptimizationProfile const* calibrationProfile{};
     nvinfer1::QuantizationFlags quantizationFlags{};
     nvinfer1::TacticSources tacticSources{kDefaultTacticSources};
+    //! A kiln TimingCache (builder/timing_cache.h) owned by the application; setTimingCache() refuses a cache of
+    //! another identity than this build's unless ignoreMismatch, which is kept here.
     nvinfer1::ITimingCache const* timingCache{};
     bool ignoreTimingCacheMismatch{};
     std::array<std::size_t, nvinfer1::EnumMax<nvinfer1::MemoryPoolType>()> memoryPoolLimits{};

@@ -1,1 +1,580 @@
 // SPDX-License-Identifier: Apache-2.0
+// The build protocol of a V3 plugin layer (build_passes.h), call by call as TensorRT's contract gives it:
+//
+// 1. clone() the network's plugin: the build works on a copy of its own, deleted when the layer is built; find the
+//    clone's kCORE, kBUILD and kRUNTIME capabilities (and on the host backend kiln's host capability).
+// 2. Negotiate formats: the types are the network's (inputs: the tensors' types; outputs: getOutputDataTypes());
+//    supportsFormatCombination(pos, ...) is asked position by position, depth first, with every position below pos
+//    already accepted, never about a later one; each complete combination found is kept, up to
+//    getFormatCombinationLimit().
+// 3. For each profile and each combination: configurePlugin() with the descriptors (wildcards where an extent is
+//    dynamic) and the profile's kMIN/kOPT/kMAX shapes; getNbTactics() and getValidTactics() (no tactics: the
+//    default tactic 0); getWorkspaceSize(). Each tactic is timed: setTactic(), onShapeChange() at the kOPT shapes,
+//    then enqueue (enqueueHost on the host backend) on zeroed buffers with a workspace of getWorkspaceSize() bytes,
+//    avgTimingIterations times. A plugin with a getTimingCacheID() is timed through the timing cache: its key is the
+//    plugin's identity, the I/O types, formats and profile shapes, and the ID; a key already there is not timed
+//    again, so identical instances are timed once and a rebuild with a saved cache times nothing it holds.
+// 4. Keep the combination and tactic fastest over all profiles; configurePlugin() with it again, take the largest
+//    getWorkspaceSize(), the aliased inputs (IPluginV3OneBuildV2 with kALIASED_PLUGIN_IO_10_03), and the fields of
+//    getFieldsToSerialize(): the engine's record of the layer.
+//
+// Every failure of the plugin (a non-zero status, null capabilities, a combination nobody accepts, invalid tactics)
+// ends the build with a message that names the layer and the plugin.
+#include "builder/build_passes.h"
+
+#include "builder/timing_cache.h"
+#include "core/data_type.h"
+#include "plan/model_support.h"
+#include "plugin/plugin_fields.h"
+#include "plugin/plugin_v3.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace kiln
+{
+namespace
+{
+
+using nvinfer1::DynamicPluginTensorDesc;
+using nvinfer1::ErrorCode;
+using nvinfer1::PluginTensorDesc;
+using nvinfer1::TensorFormat;
+
+constexpr int32_t kNbFormats = nvinfer1::EnumMax<TensorFormat>();
+
+//! "kCHW4".
+char const* formatName(TensorFormat format) noexcept
+{
+    static constexpr std::array<char const*, kNbFormats> kNames{"kLINEAR", "kCHW2", "kHWC8", "kCHW4", "kCHW16",
+        "kCHW32", "kDHWC8", "kCDHW32", "kHWC", "kDLA_LINEAR", "kDLA_HWC4", "kHWC16", "kDHWC"};
+    auto const index = static_cast<std::size_t>(format);
+    return index < kNames.size() ? kNames[index] : "an unknown format";
+}
+
+//! One data input or output of the plugin, as every step sees it.
+struct PluginIo
+{
+    Tensor const* tensor{};
+    DataType type{};
+    float scale{1.0F};
+    Dims declared{};                          //!< Constant extents, -1 where the extent is dynamic.
+    std::vector<ConcreteShape const*> shapes; //!< Per profile; null where the shape depends on run-time values.
+    bool sizeDependent{};                     //!< An output whose shape waits for the plugin's own size tensors.
+};
+
+//! One format per I/O position.
+using Combination = std::vector<TensorFormat>;
+
+//! What timing one combination and tactic at one profile found.
+struct Timed
+{
+    float milliseconds{};
+    bool fromCache{};
+};
+
+class V3Build
+{
+public:
+    V3Build(Layer const& layer, PluginV3Params const& params, PluginBuildInputs const& in)
+        : mLayer(layer)
+        , mParams(params)
+        , mIn(in)
+        , mWho(describeLayer(layer) + ": " + describeIdentity(params.identity))
+    {
+    }
+
+    Expected<PluginBuildResult> run();
+
+private:
+    Error fail(std::string const& what) const { return invalid(mWho + ": " + what); }
+    Expected<bool> describeIo();
+    Expected<std::vector<Combination>> negotiate();
+    void search(
+        std::size_t pos, std::vector<DynamicPluginTensorDesc>& inOut, std::vector<Combination>& found, int32_t limit);
+    std::vector<DynamicPluginTensorDesc> dynamicDescs(Combination const& combination, std::size_t profile) const;
+    Expected<bool> configure(Combination const& combination, std::size_t profile);
+    Expected<std::vector<int32_t>> tactics();
+    Expected<int64_t> workspaceSize(Combination const& combination, std::size_t profile);
+    Expected<Timed> time(Combination const& combination, std::size_t profile, int32_t tactic, int64_t workspace);
+    std::string cacheKeyText(Combination const& combination, std::size_t profile, int32_t tactic) const;
+    std::string combinationText(Combination const& combination) const;
+
+    Layer const& mLayer;
+    PluginV3Params const& mParams;
+    PluginBuildInputs const& mIn;
+    std::string mWho;
+    std::unique_ptr<nvinfer1::IPluginV3> mClone;
+    V3Capabilities mCaps;
+    std::vector<PluginIo> mIo; //!< Data inputs, then outputs.
+    std::size_t mNbInputs{};
+    std::optional<std::string> mCacheId;
+    // Negotiation diagnostics: the deepest position asked and the formats refused there.
+    std::size_t mDeepest{};
+};
+
+Expected<bool> V3Build::describeIo()
+{
+    auto const add = [&](Tensor const& tensor, bool isOutput) {
+        PluginIo io;
+        io.tensor = &tensor;
+        io.type = tensor.type();
+        io.scale = mIn.scaleOf(tensor);
+        SymbolicDims const& symbolic = mIn.shapes.shape(tensor);
+        io.declared.nbDims = static_cast<int32_t>(symbolic.size());
+        for (std::size_t j = 0; j < symbolic.size(); ++j)
+        {
+            DimExpr const& extent = *symbolic[j];
+            io.declared.d[j] = extent.kind() == DimExpr::Kind::kCONSTANT ? extent.value() : -1;
+            io.sizeDependent = io.sizeDependent || (isOutput && extent.dependsOnSizeTensor());
+        }
+        for (ConcreteShapes const& profile : mIn.profiles)
+        {
+            auto const found = profile.tensors.find(&tensor);
+            io.shapes.push_back(found == profile.tensors.end() ? nullptr : &found->second);
+        }
+        mIo.push_back(std::move(io));
+    };
+    mNbInputs = static_cast<std::size_t>(mParams.nbInputs);
+    for (std::size_t i = 0; i < mNbInputs; ++i)
+    {
+        add(*mLayer.inputs()[i], false);
+    }
+    for (Tensor const* output : mLayer.outputs())
+    {
+        add(*output, true);
+    }
+    return true;
+}
+
+// ---- 2. Formats
+// -------------------------------------------------------------------------------------------------------
+
+void V3Build::search(
+    std::size_t pos, std::vector<DynamicPluginTensorDesc>& inOut, std::vector<Combination>& found, int32_t limit)
+{
+    if (pos == inOut.size())
+    {
+        Combination combination;
+        for (DynamicPluginTensorDesc const& desc : inOut)
+        {
+            combination.push_back(desc.desc.format);
+        }
+        found.push_back(std::move(combination));
+        return;
+    }
+    mDeepest = std::max(mDeepest, pos);
+    for (TensorFormat format : mIn.formatsFor(mIo[pos].type, mIo[pos].declared.nbDims))
+    {
+        if (static_cast<int32_t>(found.size()) >= limit)
+        {
+            return;
+        }
+        inOut[pos].desc.format = format;
+        if (mCaps.build->supportsFormatCombination(static_cast<int32_t>(pos), inOut.data(),
+                static_cast<int32_t>(mNbInputs), static_cast<int32_t>(mIo.size() - mNbInputs)))
+        {
+            search(pos + 1, inOut, found, limit);
+        }
+    }
+    inOut[pos].desc.format = TensorFormat::kLINEAR;
+}
+
+Expected<std::vector<Combination>> V3Build::negotiate()
+{
+    int32_t const limit = std::max(1, mCaps.build->getFormatCombinationLimit());
+    // Positions not yet decided hold the linear format; the plugin may read only positions up to the one asked.
+    std::vector<DynamicPluginTensorDesc> inOut = dynamicDescs(Combination(mIo.size(), TensorFormat::kLINEAR), 0);
+    std::vector<Combination> found;
+    search(0, inOut, found, limit);
+    if (found.empty())
+    {
+        PluginIo const& io = mIo[mDeepest];
+        bool const isInput = mDeepest < mNbInputs;
+        std::string tried;
+        for (TensorFormat format : mIn.formatsFor(io.type, io.declared.nbDims))
+        {
+            tried += (tried.empty() ? "" : ", ") + std::string(formatName(format));
+        }
+        return fail(cat("supportsFormatCombination() accepted no combination: it refused every format for position ",
+            mDeepest, " (", isInput ? "input " : "output ", isInput ? mDeepest : mDeepest - mNbInputs, " '",
+            io.tensor->name(), "', ", dataTypeName(io.type), " ", io.declared,
+            ") after accepting the positions "
+            "before it; formats tried: ",
+            tried,
+            ". The network fixes the types: the input tensors' types and "
+            "the output types of getOutputDataTypes()"));
+    }
+    return found;
+}
+
+// ---- 3. Configure, tactics, timing
+// ------------------------------------------------------------------------------------
+
+std::vector<DynamicPluginTensorDesc> V3Build::dynamicDescs(Combination const& combination, std::size_t profile) const
+{
+    std::vector<DynamicPluginTensorDesc> descs;
+    for (std::size_t i = 0; i < mIo.size(); ++i)
+    {
+        PluginIo const& io = mIo[i];
+        DynamicPluginTensorDesc desc{};
+        desc.desc = pluginDesc(io.declared, io.type, combination[i], io.scale);
+        ConcreteShape const* shape = profile < io.shapes.size() ? io.shapes[profile] : nullptr;
+        desc.min = shape != nullptr ? shape->min : io.declared;
+        desc.opt = shape != nullptr ? shape->opt : io.declared;
+        desc.max = shape != nullptr ? shape->max : io.declared;
+        descs.push_back(desc);
+    }
+    return descs;
+}
+
+Expected<bool> V3Build::configure(Combination const& combination, std::size_t profile)
+{
+    auto const descs = dynamicDescs(combination, profile);
+    auto const nbOutputs = static_cast<int32_t>(mIo.size() - mNbInputs);
+    int32_t const status = mCaps.build->configurePlugin(
+        descs.data(), static_cast<int32_t>(mNbInputs), descs.data() + mNbInputs, nbOutputs);
+    if (status != 0)
+    {
+        return fail(cat("configurePlugin() returned status ", status, " for ", profileName(profile), " with formats ",
+            combinationText(combination)));
+    }
+    return true;
+}
+
+Expected<std::vector<int32_t>> V3Build::tactics()
+{
+    int32_t const count = mCaps.build->getNbTactics();
+    if (count < 0)
+    {
+        return fail(cat("getNbTactics() returned ", count));
+    }
+    if (count == 0)
+    {
+        return std::vector<int32_t>{0};
+    }
+    std::vector<int32_t> list(static_cast<std::size_t>(count), 0);
+    int32_t const status = mCaps.build->getValidTactics(list.data(), count);
+    if (status != 0)
+    {
+        return fail(cat("getValidTactics() returned status ", status));
+    }
+    std::set<int32_t> seen;
+    for (int32_t tactic : list)
+    {
+        if (tactic == 0 || !seen.insert(tactic).second)
+        {
+            return fail(cat("getValidTactics() gave the tactic ", tactic,
+                tactic == 0 ? ", which is the default tactic" : " twice", "; custom tactics are unique and non-zero"));
+        }
+    }
+    return list;
+}
+
+Expected<int64_t> V3Build::workspaceSize(Combination const& combination, std::size_t profile)
+{
+    auto const descs = dynamicDescs(combination, profile);
+    std::size_t const bytes = mCaps.build->getWorkspaceSize(descs.data(), static_cast<int32_t>(mNbInputs),
+        descs.data() + mNbInputs, static_cast<int32_t>(mIo.size() - mNbInputs));
+    constexpr std::size_t kMaxWorkspace = std::size_t{1} << 40U;
+    if (bytes > kMaxWorkspace)
+    {
+        return fail(cat("getWorkspaceSize() asked for ", bytes, " bytes; kiln gives a plugin at most 1 TiB"));
+    }
+    return static_cast<int64_t>(bytes);
+}
+
+std::string V3Build::combinationText(Combination const& combination) const
+{
+    std::string text = "(";
+    for (std::size_t i = 0; i < combination.size(); ++i)
+    {
+        text += (i == 0 ? "" : ", ") + std::string(dataTypeName(mIo[i].type)) + " " + formatName(combination[i]);
+    }
+    return text + ")";
+}
+
+std::string V3Build::cacheKeyText(Combination const& combination, std::size_t profile, int32_t tactic) const
+{
+    PluginIdentity const& id = mParams.identity;
+    std::string text = cat("kiln plugin v3|", id.name, "|", id.version, "|", id.pluginNamespace, "|tactic ", tactic);
+    for (std::size_t i = 0; i < mIo.size(); ++i)
+    {
+        ConcreteShape const* shape = mIo[i].shapes[profile];
+        text += cat(
+            "|", static_cast<int32_t>(mIo[i].type), ":", static_cast<int32_t>(combination[i]), ":", mIo[i].declared);
+        if (shape != nullptr)
+        {
+            text += cat(":", shape->min, ":", shape->opt, ":", shape->max);
+        }
+    }
+    return text + "|id " + mCacheId.value_or("");
+}
+
+//! Zeroed host memory for timing.
+struct TimingBuffers
+{
+    std::vector<std::vector<std::byte>> storage;
+    std::vector<void const*> inputs;
+    std::vector<void*> outputs;
+};
+
+Expected<Timed> V3Build::time(Combination const& combination, std::size_t profile, int32_t tactic, int64_t workspace)
+{
+    std::optional<nvinfer1::TimingCacheKey> key;
+    if (mCacheId && mIn.cache != nullptr)
+    {
+        key = makeTimingCacheKey(cacheKeyText(combination, profile, tactic));
+        if (auto const hit = mIn.cache->lookup(*key))
+        {
+            return Timed{hit->timingMSec, true};
+        }
+        if (mIn.errorOnCacheMiss)
+        {
+            return fail(
+                cat("the timing cache has no entry for tactic ", tactic, " with formats ", combinationText(combination),
+                    " at ", profileName(profile), ", and BuilderFlag::kERROR_ON_TIMING_CACHE_MISS is set"));
+        }
+    }
+    // Descriptors at kOPT; extents the plugin's own size tensors decide are wildcards. Output buffers hold the upper
+    // bound of a size-dependent shape.
+    std::vector<PluginTensorDesc> descs;
+    TimingBuffers buffers;
+    for (std::size_t i = 0; i < mIo.size(); ++i)
+    {
+        PluginIo const& io = mIo[i];
+        ConcreteShape const* shape = io.shapes[profile];
+        if (shape == nullptr)
+        {
+            return fail(cat("tensor '", io.tensor->name(), "' has a shape known only at run time at ",
+                profileName(profile), "; kiln cannot time the plugin without it"));
+        }
+        Dims dims = shape->opt;
+        if (io.sizeDependent)
+        {
+            for (int32_t j = 0; j < dims.nbDims; ++j)
+            {
+                dims.d[j] = io.declared.d[j] >= 0 ? dims.d[j] : -1;
+            }
+        }
+        descs.push_back(pluginDesc(dims, io.type, combination[i], io.scale));
+        auto const bytes = mIn.bytesFor(io.type, io.sizeDependent ? shape->max : shape->opt, combination[i]);
+        if (!bytes)
+        {
+            return fail(cat("tensor '", io.tensor->name(), "': ", bytes.error().message));
+        }
+        buffers.storage.emplace_back(static_cast<std::size_t>(std::max<int64_t>(bytes.value(), 1)));
+        if (i < mNbInputs)
+        {
+            buffers.inputs.push_back(buffers.storage.back().data());
+        }
+        else
+        {
+            buffers.outputs.push_back(buffers.storage.back().data());
+        }
+    }
+    std::vector<std::byte> scratch(static_cast<std::size_t>(workspace));
+    void* const workspacePointer = workspace > 0 ? scratch.data() : nullptr;
+
+    auto const nbInputs = static_cast<int32_t>(mNbInputs);
+    auto const nbOutputs = static_cast<int32_t>(mIo.size() - mNbInputs);
+    if (int32_t const status = mCaps.runtime->setTactic(tactic); status != 0)
+    {
+        return fail(cat("setTactic(", tactic, ") returned status ", status));
+    }
+    if (int32_t const status = mCaps.runtime->onShapeChange(descs.data(), nbInputs, descs.data() + nbInputs, nbOutputs);
+        status != 0)
+    {
+        return fail(cat("onShapeChange() returned status ", status, " at the kOPT shapes of ", profileName(profile)));
+    }
+    int32_t const iterations = std::max(1, mIn.settings.avgTimingIterations);
+    auto const start = std::chrono::steady_clock::now();
+    for (int32_t k = 0; k < iterations; ++k)
+    {
+        int32_t const status = mIn.enqueue(mCaps, descs.data(), descs.data() + nbInputs, buffers.inputs.data(),
+            buffers.outputs.data(), workspacePointer);
+        if (status != 0)
+        {
+            return fail(cat(mIn.enqueueName, " returned status ", status, " while timing tactic ", tactic,
+                " with formats ", combinationText(combination), " at ", profileName(profile)));
+        }
+    }
+    float const milliseconds
+        = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count()
+        / static_cast<float>(iterations);
+    if (key)
+    {
+        if (auto problem
+            = mIn.cache->record(*key, nvinfer1::TimingCacheValue{static_cast<uint32_t>(tactic), milliseconds}))
+        {
+            return fail(
+                "the timing cache refused the timing of tactic " + std::to_string(tactic) + ": " + problem->message);
+        }
+    }
+    return Timed{milliseconds, false};
+}
+
+// ---- The protocol ---------------------------------------------------------------------------------------------------
+
+Expected<PluginBuildResult> V3Build::run()
+{
+    // 1. The build's own clone and its capabilities.
+    mClone.reset(mParams.plugin->clone());
+    if (mClone == nullptr)
+    {
+        return fail("clone() returned null; the builder works on a clone of the network's plugin");
+    }
+    auto caps = capabilitiesOf(
+        *mClone, {.build = true, .host = mIn.needHost}, describeLayer(mLayer), describeIdentity(mParams.identity));
+    if (!caps)
+    {
+        return invalid(caps.error().message);
+    }
+    mCaps = caps.value();
+    describeIo();
+
+    // 2. Formats.
+    auto combinations = negotiate();
+    if (!combinations)
+    {
+        return combinations.error();
+    }
+
+    // 3. Per profile and combination: configure, tactics, timing. cost[(combination, tactic)] sums the profiles.
+    std::map<std::pair<std::size_t, int32_t>, float> cost;
+    std::map<std::pair<std::size_t, int32_t>, std::size_t> seenIn; // profiles that offered the pair
+    for (std::size_t p = 0; p < mIn.profiles.size(); ++p)
+    {
+        for (std::size_t c = 0; c < combinations.value().size(); ++c)
+        {
+            Combination const& combination = combinations.value()[c];
+            if (auto configured = configure(combination, p); !configured)
+            {
+                return configured.error();
+            }
+            if (char const* id = mCaps.build->getTimingCacheID(); id != nullptr && !mCacheId)
+            {
+                mCacheId = id;
+            }
+            auto list = tactics();
+            if (!list)
+            {
+                return list.error();
+            }
+            auto workspace = workspaceSize(combination, p);
+            if (!workspace)
+            {
+                return workspace.error();
+            }
+            for (int32_t tactic : list.value())
+            {
+                auto timed = time(combination, p, tactic, workspace.value());
+                if (!timed)
+                {
+                    return timed.error();
+                }
+                cost[{c, tactic}] += timed.value().milliseconds;
+                ++seenIn[{c, tactic}];
+            }
+        }
+    }
+    std::optional<std::pair<std::size_t, int32_t>> best;
+    for (auto const& [choice, milliseconds] : cost)
+    {
+        if (seenIn[choice] == mIn.profiles.size() && (!best || milliseconds < cost[*best]))
+        {
+            best = choice;
+        }
+    }
+    if (!best)
+    {
+        return fail("no tactic is valid for every optimization profile with the same formats");
+    }
+
+    // 4. The choice: configure with it, then what the engine keeps.
+    Combination const& chosen = combinations.value()[best->first];
+    PluginV3Params params;
+    params.identity = mParams.identity;
+    params.nbInputs = mParams.nbInputs;
+    params.nbShapeInputs = mParams.nbShapeInputs;
+    params.outputTypes = mParams.outputTypes;
+    params.plan.tactic = best->second;
+    for (std::size_t p = 0; p < mIn.profiles.size(); ++p)
+    {
+        if (auto configured = configure(chosen, p); !configured)
+        {
+            return configured.error();
+        }
+        auto workspace = workspaceSize(chosen, p);
+        if (!workspace)
+        {
+            return workspace.error();
+        }
+        params.plan.workspaceBytes = std::max(params.plan.workspaceBytes, workspace.value());
+    }
+    std::size_t const nbOutputs = mIo.size() - mNbInputs;
+    if (mCaps.build2 != nullptr && mIn.aliasedIo)
+    {
+        std::vector<bool> taken(mNbInputs, false);
+        for (std::size_t o = 0; o < nbOutputs; ++o)
+        {
+            int32_t const input = mCaps.build2->getAliasedInput(static_cast<int32_t>(o));
+            if (input != -1
+                && (input < 0 || static_cast<std::size_t>(input) >= mNbInputs
+                    || taken[static_cast<std::size_t>(input)]))
+            {
+                return fail(cat("getAliasedInput(", o, ") returned ", input,
+                    "; an output aliases -1 (none) or a data input no other output aliases"));
+            }
+            if (input != -1)
+            {
+                PluginIo const& in = mIo[static_cast<std::size_t>(input)];
+                PluginIo const& out = mIo[mNbInputs + o];
+                if (in.type != out.type || chosen[static_cast<std::size_t>(input)] != chosen[mNbInputs + o])
+                {
+                    return fail(cat("output ", o, " aliases input ", input, " but their types or formats differ"));
+                }
+                taken[static_cast<std::size_t>(input)] = true;
+            }
+            params.plan.aliasedInputs.push_back(input);
+        }
+        if (std::all_of(params.plan.aliasedInputs.begin(), params.plan.aliasedInputs.end(),
+                [](int32_t input) { return input == -1; }))
+        {
+            params.plan.aliasedInputs.clear();
+        }
+    }
+    nvinfer1::PluginFieldCollection const* fields = mCaps.runtime->getFieldsToSerialize();
+    if (fields == nullptr)
+    {
+        return fail("getFieldsToSerialize() returned null");
+    }
+    auto records = copyFields(*fields);
+    if (!records)
+    {
+        return fail("getFieldsToSerialize(): " + records.error().message);
+    }
+    params.plan.fields = std::move(records.value());
+
+    PluginBuildResult result;
+    result.params = LayerParams{std::move(params)};
+    result.formats = chosen;
+    return result;
+}
+
+} // namespace
+
+Expected<PluginBuildResult> buildPluginLayer(Layer const& layer, PluginBuildInputs const& in)
+{
+    if (auto const* v3 = std::get_if<PluginV3Params>(&layer.params()))
+    {
+        return V3Build(layer, *v3, in).run();
+    }
+    return buildPluginV2Layer(layer, std::get<PluginV2Params>(layer.params()), in);
+}
+
+} // namespace kiln

@@ -116,24 +116,56 @@ struct PluginIdentity
     std::string name;
     std::string version;
     std::string pluginNamespace;
+
+    bool operator==(PluginIdentity const&) const = default;
+};
+
+//! One field of the collection a V3 plugin gave getFieldsToSerialize(), its bytes copied.
+struct PluginFieldRecord
+{
+    std::string name;
+    nvinfer1::PluginFieldType type{nvinfer1::PluginFieldType::kUNKNOWN};
+    int32_t length{};          //!< Elements, as PluginField::length (bytes for kUNKNOWN).
+    std::vector<uint8_t> data; //!< length elements of type.
+
+    bool operator==(PluginFieldRecord const&) const = default;
+};
+
+//! What a built engine keeps of a plugin layer: what the runtime needs to make the plugin again through the
+//! registry and run it. The builder fills it; a network's plugin layers leave it empty.
+struct PluginPlanRecord
+{
+    std::vector<PluginFieldRecord> fields; //!< V3: getFieldsToSerialize().
+    std::vector<uint8_t> serialized;       //!< V2: serialize().
+    int32_t tactic{};                      //!< V3: the tactic chosen (0: the default).
+    int64_t workspaceBytes{};              //!< The largest getWorkspaceSize() over the profiles.
+    //! Per output: the input it aliases (IPluginV3OneBuildV2::getAliasedInput), or -1.
+    std::vector<int32_t> aliasedInputs;
+
+    bool operator==(PluginPlanRecord const&) const = default;
 };
 
 struct PluginV2Params
 {
-    std::unique_ptr<nvinfer1::IPluginV2, PluginV2Deleter> plugin; //!< The network's clone.
+    //! The network's clone; null in an engine model (the runtime makes its own from plan.serialized).
+    std::unique_ptr<nvinfer1::IPluginV2, PluginV2Deleter> plugin;
     int32_t level{}; //!< Top byte of getTensorRTVersion(): 0 IPluginV2 .. 3 IPluginV2DynamicExt.
     PluginIdentity identity;
     std::vector<DataType> outputTypes; //!< One per output, read when the layer was made or its inputs changed.
+    PluginPlanRecord plan;
 };
 
 struct PluginV3Params
 {
-    std::unique_ptr<nvinfer1::IPluginV3> plugin; //!< The network's clone, deleted through IPluginV3*.
-    nvinfer1::IPluginV3OneBuild* build{};        //!< The clone's build capability (major 1 or 2).
+    //! The network's clone, deleted through IPluginV3*; null in an engine model (the runtime makes its own from
+    //! plan.fields).
+    std::unique_ptr<nvinfer1::IPluginV3> plugin;
+    nvinfer1::IPluginV3OneBuild* build{}; //!< The clone's build capability (major 1 or 2).
     PluginIdentity identity;
     int32_t nbInputs{}; //!< The layer's first nbInputs inputs are data inputs, the rest shape inputs.
     int32_t nbShapeInputs{};
     std::vector<DataType> outputTypes;
+    PluginPlanRecord plan;
 };
 
 struct UnaryParams

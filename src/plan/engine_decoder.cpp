@@ -228,7 +228,15 @@ private:
         return p;
     }
     LayerParams read(fb::IdentityParams const&) { return IdentityParams{}; }
-    LayerParams read(fb::PluginV2Params const&) { return pluginLayer(); }
+    LayerParams read(fb::PluginV2Params const& f)
+    {
+        PluginV2Params p;
+        p.identity = identity(*f.identity());
+        p.level = f.level();
+        p.outputTypes = types(*f.output_types());
+        p.plan = pluginPlan(*f.plan());
+        return p;
+    }
     LayerParams read(fb::SliceParams const& f)
     {
         SliceParams p;
@@ -254,12 +262,55 @@ private:
         p.toType = static_cast<DataType>(f.to_type());
         return p;
     }
-    LayerParams read(fb::PluginV3Params const&) { return pluginLayer(); }
-
-    LayerParams pluginLayer()
+    LayerParams read(fb::PluginV3Params const& f)
     {
-        fail(cat(mWhere, " is a plugin layer: plugin layers cannot be read from a plan yet"));
-        return IdentityParams{};
+        PluginV3Params p;
+        p.identity = identity(*f.identity());
+        p.nbInputs = f.nb_inputs();
+        p.nbShapeInputs = f.nb_shape_inputs();
+        p.outputTypes = types(*f.output_types());
+        p.plan = pluginPlan(*f.plan());
+        return p;
+    }
+
+    static PluginIdentity identity(fb::PluginIdentity const& f)
+    {
+        return PluginIdentity{f.name()->str(), f.version()->str(), f.namespace_()->str()};
+    }
+
+    static std::vector<DataType> types(flatbuffers::Vector<int32_t> const& f)
+    {
+        std::vector<DataType> result;
+        for (int32_t raw : f)
+        {
+            result.push_back(static_cast<DataType>(raw));
+        }
+        return result;
+    }
+
+    static PluginPlanRecord pluginPlan(fb::PluginPlan const& f)
+    {
+        PluginPlanRecord plan;
+        if (f.fields() != nullptr)
+        {
+            for (fb::PluginField const* field : *f.fields())
+            {
+                plan.fields.push_back(
+                    PluginFieldRecord{field->name()->str(), static_cast<nvinfer1::PluginFieldType>(field->type()),
+                        field->length(), std::vector<uint8_t>(field->data()->begin(), field->data()->end())});
+            }
+        }
+        if (f.serialized() != nullptr)
+        {
+            plan.serialized.assign(f.serialized()->begin(), f.serialized()->end());
+        }
+        plan.tactic = f.tactic();
+        plan.workspaceBytes = f.workspace_bytes();
+        if (f.aliased_inputs() != nullptr)
+        {
+            plan.aliasedInputs.assign(f.aliased_inputs()->begin(), f.aliased_inputs()->end());
+        }
+        return plan;
     }
 
     LayerParams params(fb::Layer const& flat);

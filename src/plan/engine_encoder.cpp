@@ -114,12 +114,32 @@ private:
         return mBuilder.CreateVector(value.order, static_cast<std::size_t>(Dims::MAX_DIMS));
     }
 
-    Offset<void> pluginLayer()
+    Offset<fb::PluginIdentity> identity(PluginIdentity const& value)
     {
-        fail(ErrorCode::kUNSUPPORTED_STATE,
-            cat(where(), " is an ", layerClassName(mModel.layers[mLayer].type),
-                ": plugin layers cannot be written to a plan yet"));
-        return fb::CreateIdentityParams(mBuilder).Union();
+        return fb::CreatePluginIdentity(mBuilder, mBuilder.CreateString(value.name),
+            mBuilder.CreateString(value.version), mBuilder.CreateString(value.pluginNamespace));
+    }
+
+    Offset<flatbuffers::Vector<int32_t>> types(std::vector<DataType> const& values)
+    {
+        std::vector<int32_t> raw;
+        for (DataType type : values)
+        {
+            raw.push_back(static_cast<int32_t>(type));
+        }
+        return mBuilder.CreateVector(raw);
+    }
+
+    Offset<fb::PluginPlan> pluginPlan(PluginPlanRecord const& plan)
+    {
+        std::vector<Offset<fb::PluginField>> fields;
+        for (PluginFieldRecord const& field : plan.fields)
+        {
+            fields.push_back(fb::CreatePluginField(mBuilder, mBuilder.CreateString(field.name),
+                static_cast<int32_t>(field.type), field.length, mBuilder.CreateVector(field.data)));
+        }
+        return fb::CreatePluginPlan(mBuilder, mBuilder.CreateVector(fields), mBuilder.CreateVector(plan.serialized),
+            plan.tactic, plan.workspaceBytes, mBuilder.CreateVector(plan.aliasedInputs));
     }
 
     // One writer per layer kind: every field of its parameters.
@@ -194,7 +214,12 @@ private:
         return fb::CreateConstantParams(mBuilder, shape, values).Union();
     }
     Offset<void> params(IdentityParams const&) { return fb::CreateIdentityParams(mBuilder).Union(); }
-    Offset<void> params(PluginV2Params const&) { return pluginLayer(); }
+    Offset<void> params(PluginV2Params const& p)
+    {
+        return fb::CreatePluginV2Params(
+            mBuilder, identity(p.identity), p.level, types(p.outputTypes), pluginPlan(p.plan))
+            .Union();
+    }
     Offset<void> params(SliceParams const& p)
     {
         auto const start = dims(p.start, "start");
@@ -212,7 +237,12 @@ private:
             p.betaInt64, p.alphaBetaInt64, static_cast<int32_t>(p.toType))
             .Union();
     }
-    Offset<void> params(PluginV3Params const&) { return pluginLayer(); }
+    Offset<void> params(PluginV3Params const& p)
+    {
+        return fb::CreatePluginV3Params(
+            mBuilder, identity(p.identity), p.nbInputs, p.nbShapeInputs, types(p.outputTypes), pluginPlan(p.plan))
+            .Union();
+    }
 
     Offset<fb::Layer> layer(std::size_t index);
     Offset<fb::ProfileInput> profileInput(ProfileRecord::Input const& input);

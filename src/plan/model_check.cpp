@@ -8,6 +8,7 @@
 #include "plan/layer_arity.h"
 #include "plan/model_support.h"
 #include "plan/params_fields.h"
+#include "plugin/plugin_fields.h"
 
 #include <array>
 #include <cmath>
@@ -113,6 +114,92 @@ private:
     std::size_t mNbBlobs;
     std::optional<std::string> mProblem;
 };
+
+//! The first problem of what a plan keeps of a plugin layer with nbInputs/nbOutputs tensors, or nullopt.
+std::optional<std::string> pluginProblem(PluginIdentity const& identity, PluginPlanRecord const& plan,
+    std::size_t nbTypes, int64_t nbDataInputs, int64_t nbOutputs)
+{
+    // IPluginV3OneCore: the strings are at most 1024 bytes with the NUL.
+    constexpr std::size_t kMaxIdentity = 1023;
+    if (identity.name.empty())
+    {
+        return std::string("has a plugin with an empty name");
+    }
+    for (std::string const* part : {&identity.name, &identity.version, &identity.pluginNamespace})
+    {
+        if (part->size() > kMaxIdentity || part->find('\0') != std::string::npos)
+        {
+            return cat("has a plugin identity string of ", part->size(),
+                " bytes or with a NUL inside; they are at most 1023 bytes");
+        }
+    }
+    if (static_cast<int64_t>(nbTypes) != nbOutputs)
+    {
+        return cat("records ", nbTypes, " output types for ", nbOutputs, " outputs");
+    }
+    for (PluginFieldRecord const& field : plan.fields)
+    {
+        if (auto problem = fieldProblem(field))
+        {
+            return cat("plugin ", *problem);
+        }
+    }
+    if (plan.workspaceBytes < 0)
+    {
+        return cat("has the negative plugin workspace size ", plan.workspaceBytes);
+    }
+    if (!plan.aliasedInputs.empty() && static_cast<int64_t>(plan.aliasedInputs.size()) != nbOutputs)
+    {
+        return cat("records ", plan.aliasedInputs.size(), " aliased inputs for ", nbOutputs, " outputs");
+    }
+    std::vector<bool> aliased(static_cast<std::size_t>(std::max<int64_t>(nbDataInputs, 0)), false);
+    for (int32_t input : plan.aliasedInputs)
+    {
+        if (input == -1)
+        {
+            continue;
+        }
+        if (input < 0 || input >= nbDataInputs || aliased[static_cast<std::size_t>(input)])
+        {
+            return cat("has an output aliasing input ", input, "; aliased inputs are distinct data inputs");
+        }
+        aliased[static_cast<std::size_t>(input)] = true;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> pluginProblem(LayerRecord const& record)
+{
+    auto const nbInputs = static_cast<int64_t>(record.inputs.size());
+    auto const nbOutputs = static_cast<int64_t>(record.outputs.size());
+    if (auto const* v3 = std::get_if<PluginV3Params>(&record.params))
+    {
+        if (v3->nbInputs < 0 || v3->nbShapeInputs < 0
+            || static_cast<int64_t>(v3->nbInputs) + v3->nbShapeInputs != nbInputs)
+        {
+            return cat("has ", nbInputs, " inputs but records ", v3->nbInputs, " data and ", v3->nbShapeInputs,
+                " shape inputs");
+        }
+        if (std::find(record.inputs.begin(), record.inputs.end(), kNoTensor) != record.inputs.end())
+        {
+            return std::string("has an absent input; plugin inputs are all present");
+        }
+        return pluginProblem(v3->identity, v3->plan, v3->outputTypes.size(), v3->nbInputs, nbOutputs);
+    }
+    if (auto const* v2 = std::get_if<PluginV2Params>(&record.params))
+    {
+        if (v2->level < 0 || v2->level > 3)
+        {
+            return cat("has V2 plugin level ", v2->level, "; levels are 0 (IPluginV2) to 3 (IPluginV2DynamicExt)");
+        }
+        if (!v2->plan.fields.empty() || v2->plan.tactic != 0 || !v2->plan.aliasedInputs.empty())
+        {
+            return std::string("is a V2 plugin layer with V3 fields, tactic or aliases");
+        }
+        return pluginProblem(v2->identity, v2->plan, v2->outputTypes.size(), nbInputs, nbOutputs);
+    }
+    return std::nullopt;
+}
 
 //! The checks of modelProblem, in an order where each relies only on what earlier ones established.
 class ModelCheck
@@ -459,6 +546,10 @@ std::optional<std::string> ModelCheck::layers()
             }
         }
         if (auto const problem = ParamsCheck(mBlobs, mModel.weights.size()).run(record.params))
+        {
+            return cat(layer(l), " (", layerClassName(record.type), ") ", *problem);
+        }
+        if (auto const problem = pluginProblem(record))
         {
             return cat(layer(l), " (", layerClassName(record.type), ") ", *problem);
         }

@@ -39,12 +39,12 @@ int64_t elementAlignment(DataType type) noexcept
 
 } // namespace
 
-ExecutionContext::ExecutionContext(
-    Engine const& engine, ExecutionContextAllocationStrategy strategy, std::unique_ptr<Backend> backend)
+ExecutionContext::ExecutionContext(Engine const& engine, ExecutionContextAllocationStrategy strategy,
+    std::unique_ptr<Backend> backend, std::unique_ptr<ContextPlugins> plugins)
     : mEngine(engine)
     , mProgram(engine.program())
     , mConfig(strategy)
-    , mExecutor(engine.program(), std::move(backend))
+    , mExecutor(engine.program(), std::move(backend), std::move(plugins))
 {
     mImpl = &mImplObject;
     mReporter.setRecorder(engine.reporter().recorder());
@@ -387,6 +387,15 @@ Dims ExecutionContext::Impl::shapeOf(char const* method, char const* tensorName)
         {
             Dims const& shape = c.mBindings.shapes[static_cast<std::size_t>(p)];
             return shape.nbDims >= 0 ? shape : c.mProgram.staticShape(io.tensor);
+        }
+        // A data-dependent output's shape is known once an enqueue with the current inputs has run.
+        if (io.dataDependent && c.mLastRun && c.mLastRun->profile == c.mBindings.profile
+            && std::equal(c.mBindings.shapes.begin(), c.mBindings.shapes.end(), c.mLastRun->shapes.begin(),
+                [](Dims const& a, Dims const& b) {
+                    return a.nbDims == b.nbDims && std::equal(a.d, a.d + std::max(a.nbDims, 0), b.d);
+                }))
+        {
+            return c.mExecutor.shapes()[static_cast<std::size_t>(io.tensor)];
         }
         InputState const state = bindInputs(c.mProgram, c.mBindings);
         return c.mProgram.knownShape(io.tensor, state.values);
@@ -757,6 +766,7 @@ bool ExecutionContext::Impl::execute(char const* method, Bindings const& binding
             return false;
         }
         c.mHasRun = true;
+        c.mLastRun = bindings;
         if (c.mProfiler != nullptr && c.mEnqueueEmitsProfile)
         {
             auto const times = c.mExecutor.layerTimes();

@@ -29,8 +29,9 @@ class ExecutionContext final : public nvinfer1::IExecutionContext
 public:
     //! A context using profile 0 and backend, whose activation memory strategy says how it is obtained. Throws
     //! std::bad_alloc.
-    ExecutionContext(
-        Engine const& engine, nvinfer1::ExecutionContextAllocationStrategy strategy, std::unique_ptr<Backend> backend);
+    //! plugins: the context's plugins (Engine::attachPlugins), or null.
+    ExecutionContext(Engine const& engine, nvinfer1::ExecutionContextAllocationStrategy strategy,
+        std::unique_ptr<Backend> backend, std::unique_ptr<ContextPlugins> plugins = nullptr);
     ~ExecutionContext() noexcept override;
 
     //! The implementation behind a context kiln made.
@@ -129,7 +130,9 @@ private:
     RuntimeConfig mConfig;
     Bindings mBindings;
     Executor mExecutor;
-    AlignedBuffer mActivations;   //!< Owned activation memory (kSTATIC, kON_PROFILE_CHANGE).
+    AlignedBuffer mActivations; //!< Owned activation memory (kSTATIC, kON_PROFILE_CHANGE).
+    //! What the last successful enqueue ran with (for the shapes of data-dependent outputs afterwards).
+    std::optional<Bindings> mLastRun;
     void* mUserMemory{};          //!< Activation memory from setDeviceMemory / V2 (kUSER_MANAGED).
     int64_t mUserMemoryBytes{-1}; //!< Its size from setDeviceMemoryV2; -1 when not given.
     bool mUserMemorySet{};        //!< Whether setDeviceMemory / V2 was called.

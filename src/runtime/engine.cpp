@@ -140,7 +140,12 @@ nvinfer1::ICudaEngine* createEngine(EngineModel&& model, nvinfer1::ILogger& logg
         {
             return fail(program.error().message);
         }
-        return new Engine(std::move(program.value()), logger, std::move(backends), nullptr);
+        auto engine = std::make_unique<Engine>(std::move(program.value()), logger, std::move(backends), nullptr);
+        if (auto problem = engine->makePlugins(*getPluginRegistry()))
+        {
+            return fail(problem->message);
+        }
+        return engine.release();
     }
     catch (std::exception const& e)
     {
@@ -165,6 +170,34 @@ Engine::Engine(std::unique_ptr<EngineProgram const> program, nvinfer1::ILogger& 
 }
 
 Engine::~Engine() noexcept = default;
+
+std::optional<Error> Engine::makePlugins(nvinfer1::IPluginRegistry& registry)
+{
+    bool const any
+        = std::any_of(mProgram->model().layers.begin(), mProgram->model().layers.end(), [](LayerRecord const& layer) {
+              return layer.type == LayerType::kPLUGIN_V2 || layer.type == LayerType::kPLUGIN_V3;
+          });
+    if (!any)
+    {
+        return std::nullopt;
+    }
+    auto plugins = EnginePlugins::create(mProgram->model(), registry, mProgram->model().backend == PlanBackend::kHOST);
+    if (!plugins)
+    {
+        return plugins.error();
+    }
+    mPlugins = std::move(plugins.value());
+    return std::nullopt;
+}
+
+Expected<std::unique_ptr<ContextPlugins>> Engine::attachPlugins(nvinfer1::IErrorRecorder* recorder) const
+{
+    if (mPlugins == nullptr)
+    {
+        return std::unique_ptr<ContextPlugins>{};
+    }
+    return mPlugins->attach(recorder, nullptr);
+}
 
 int32_t Engine::findIo(char const* method, char const* tensorName, Reporter const& reporter) const noexcept
 {
@@ -315,7 +348,14 @@ nvinfer1::IExecutionContext* Engine::Impl::makeContext(
             mEngine.mReporter.error(ErrorCode::kFAILED_INITIALIZATION, method, ": the backend could not be made");
             return static_cast<nvinfer1::IExecutionContext*>(nullptr);
         }
-        return static_cast<nvinfer1::IExecutionContext*>(new ExecutionContext(mEngine, strategy, std::move(backend)));
+        auto plugins = mEngine.attachPlugins(mEngine.mReporter.recorder());
+        if (!plugins)
+        {
+            mEngine.mReporter.error(plugins.error().code, method, ": ", plugins.error().message);
+            return static_cast<nvinfer1::IExecutionContext*>(nullptr);
+        }
+        return static_cast<nvinfer1::IExecutionContext*>(
+            new ExecutionContext(mEngine, strategy, std::move(backend), std::move(plugins.value())));
     });
 }
 

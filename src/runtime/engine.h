@@ -14,6 +14,7 @@
 #include "network/report.h"
 #include "plan/engine_model.h"
 #include "runtime/executor.h"
+#include "runtime/plugin_runtime.h"
 
 #include "NvInferRuntime.h"
 
@@ -52,6 +53,12 @@ public:
 
     //! A backend for a new context.
     std::unique_ptr<Backend> makeBackend() const { return mBackends(); }
+
+    //! The plugins of a new context (attachToContext on each engine plugin); null for an engine without plugins.
+    Expected<std::unique_ptr<ContextPlugins>> attachPlugins(nvinfer1::IErrorRecorder* recorder) const;
+
+    //! Makes the engine's plugins from the plan through registry (the error names the layer and the plugin).
+    std::optional<Error> makePlugins(nvinfer1::IPluginRegistry& registry);
 
     //! The I/O position of tensorName; -1 after reporting a null or unknown name as method's error to reporter.
     int32_t findIo(char const* method, char const* tensorName, Reporter const& reporter) const noexcept;
@@ -151,6 +158,7 @@ private:
 
     Impl mImplObject{*this};
     std::unique_ptr<EngineProgram const> mProgram;
+    std::unique_ptr<EnginePlugins> mPlugins; //!< Deleted before the program, whose model it reads.
     nvinfer1::ILogger& mLogger;
     BackendFactory mBackends;
     Reporter mReporter;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/executor.h"
 
+#include "runtime/plugin_runtime.h"
+
 #include "core/data_type.h"
 #include "network/layer_kinds.h"
 #include "network/report.h"
@@ -40,6 +42,11 @@ Error failure(ErrorCode code, std::string message)
 std::string layerText(LayerRecord const& layer)
 {
     return "layer " + q(layer.name) + " (" + layerKindTag(layer.type) + ")";
+}
+
+bool isPluginLayer(LayerType type) noexcept
+{
+    return type == LayerType::kPLUGIN_V2 || type == LayerType::kPLUGIN_V3;
 }
 
 bool isShapeValueType(DataType type) noexcept
@@ -260,7 +267,9 @@ Expected<bool> EngineProgram::prepare()
             TensorRecord const& tensor = m.tensors[static_cast<std::size_t>(output)];
             for (uint32_t extent : tensor.shape)
             {
-                if (mStages[extent] >= l)
+                // A plugin's output may wait for the plugin's own size tensors: it is placed at their upper bound.
+                bool const ownSizeTensors = mStages[extent] == l && isPluginLayer(layer.type);
+                if (mStages[extent] >= l && !ownSizeTensors)
                 {
                     return failure(ErrorCode::kUNSUPPORTED_STATE,
                         layerText(layer) + " makes " + q(tensor.name) + " of shape " + mExprs.toString(*mNodes[extent])
@@ -276,6 +285,14 @@ Expected<bool> EngineProgram::prepare()
         {
             mBoundBy[static_cast<std::size_t>(symbolStages[s])].push_back(static_cast<uint32_t>(s));
         }
+        // A size tensor's upper bound sizes the buffers of the outputs that wait for it: it is known earlier.
+        SymbolRecord const& symbol = m.symbols[s];
+        if (symbol.kind == SymbolKind::kSIZE_TENSOR
+            && (!validExpr(static_cast<uint32_t>(symbol.upperBound)) || symbol.upperBound < 0
+                || mStages[static_cast<std::size_t>(symbol.upperBound)] >= symbolStages[s]))
+        {
+            return invalid("size tensor " + q(symbol.name) + " has no upper bound known before its plugin runs");
+        }
     }
 
     mAssertionsAt.resize(m.layers.size() + 1);
@@ -287,6 +304,22 @@ Expected<bool> EngineProgram::prepare()
             return invalid("assertion " + q(assertion.message) + " refers to an expression the engine does not have");
         }
         mAssertionsAt[static_cast<std::size_t>(mStages[assertion.condition] + 1)].push_back(static_cast<uint32_t>(a));
+    }
+
+    // Expressions over input symbols and plugin size tensors alone: bounded by the size tensors' upper bounds.
+    std::vector<bool> sizeBounded(m.exprs.size(), true);
+    for (std::size_t i = 0; i < m.exprs.size(); ++i)
+    {
+        ExprRecord const& record = m.exprs[i];
+        if (record.kind == DimExpr::Kind::kSYMBOL)
+        {
+            sizeBounded[i] = symbolStages[record.symbol] == kBeforeExecution
+                || m.symbols[record.symbol].kind == SymbolKind::kSIZE_TENSOR;
+        }
+        else if (record.kind == DimExpr::Kind::kOPERATION)
+        {
+            sizeBounded[i] = sizeBounded[record.lhs] && sizeBounded[record.rhs];
+        }
     }
 
     // I/O tensors.
@@ -316,11 +349,14 @@ Expected<bool> EngineProgram::prepare()
             return invalid("two I/O tensors are named " + q(tensor.name));
         }
         mIoOfTensor[static_cast<std::size_t>(t)] = static_cast<int32_t>(p);
-        IoTensor io{t, isInput, false, linearFormatDescription(tensor.type)};
+        IoTensor io{t, isInput, false, false, linearFormatDescription(tensor.type)};
         if (!isInput)
         {
             io.dataDependent = std::any_of(tensor.shape.begin(), tensor.shape.end(),
                 [&](uint32_t extent) { return mStages[extent] != kBeforeExecution; });
+            io.upperBounded = io.dataDependent
+                && std::all_of(
+                    tensor.shape.begin(), tensor.shape.end(), [&](uint32_t extent) { return sizeBounded[extent]; });
             if (tensor.producer < 0)
             {
                 return invalid("output " + q(tensor.name) + " is made by no layer");
@@ -560,9 +596,11 @@ void AlignedBuffer::reserve(int64_t bytes)
 
 // ---- Executor -----------------------------------------------------------------------------------------------------
 
-Executor::Executor(EngineProgram const& program, std::unique_ptr<Backend> backend)
+Executor::Executor(
+    EngineProgram const& program, std::unique_ptr<Backend> backend, std::unique_ptr<ContextPlugins> plugins)
     : mProgram(program)
     , mBackend(std::move(backend))
+    , mPlugins(std::move(plugins))
 {
     std::size_t const nbTensors = program.model().tensors.size();
     mShapes.assign(nbTensors, Dims{-1, {}});
@@ -571,6 +609,8 @@ Executor::Executor(EngineProgram const& program, std::unique_ptr<Backend> backen
     mAllocated.assign(program.ioTensors().size(), nullptr);
     mLayerTimes.assign(program.model().layers.size(), 0.F);
 }
+
+Executor::~Executor() = default;
 
 host::Status Executor::checkAssertions(int32_t stage, SymbolValues const& values) const
 {
@@ -679,7 +719,7 @@ host::Status Executor::prepareShapes(Bindings const& bindings)
     return done;
 }
 
-host::Status Executor::completeShape(int32_t tensor)
+host::Status Executor::completeShape(int32_t tensor, SymbolValues const& values)
 {
     TensorRecord const& record = mProgram.model().tensors[static_cast<std::size_t>(tensor)];
     Dims& dims = mShapes[static_cast<std::size_t>(tensor)];
@@ -690,7 +730,7 @@ host::Status Executor::completeShape(int32_t tensor)
             continue;
         }
         DimExpr const& extent = mProgram.node(record.shape[j]);
-        auto const value = mProgram.exprs().evaluate(extent, mValues);
+        auto const value = mProgram.exprs().evaluate(extent, values);
         if (!value)
         {
             return failure(value.error().code,
@@ -772,6 +812,73 @@ host::Status Executor::placeOutput(
     return host::Done{};
 }
 
+Expected<std::optional<SymbolValues>> Executor::upperBoundValues(int32_t layer) const
+{
+    EngineModel const& model = mProgram.model();
+    std::optional<SymbolValues> values;
+    for (uint32_t s : mProgram.symbolsBoundBy(layer))
+    {
+        SymbolRecord const& symbol = model.symbols[s];
+        if (symbol.kind != SymbolKind::kSIZE_TENSOR)
+        {
+            continue;
+        }
+        if (!values)
+        {
+            values = mValues;
+        }
+        auto const bound = mProgram.exprs().evaluate(mProgram.node(static_cast<uint32_t>(symbol.upperBound)), mValues);
+        if (!bound)
+        {
+            return failure(bound.error().code,
+                "cannot evaluate the upper bound of size tensor " + q(symbol.name) + ": " + bound.error().message);
+        }
+        (*values)[static_cast<SymbolId>(s)] = bound.value();
+    }
+    return values;
+}
+
+Dims Executor::descriptorDims(int32_t tensor, int32_t layer) const
+{
+    TensorRecord const& record = mProgram.model().tensors[static_cast<std::size_t>(tensor)];
+    Dims dims = mShapes[static_cast<std::size_t>(tensor)];
+    for (std::size_t j = 0; j < record.shape.size(); ++j)
+    {
+        if (mProgram.stage(record.shape[j]) == layer)
+        {
+            dims.d[j] = -1;
+        }
+    }
+    return dims;
+}
+
+host::Status Executor::shrinkToValues(LayerRecord const& layer)
+{
+    EngineModel const& model = mProgram.model();
+    for (int32_t output : layer.outputs)
+    {
+        auto const t = static_cast<std::size_t>(output);
+        Dims const capacity = mShapes[t];
+        auto const completed = completeShape(output, mValues);
+        if (!completed)
+        {
+            return completed;
+        }
+        for (int32_t j = 0; j < capacity.nbDims; ++j)
+        {
+            if (mShapes[t].d[j] > capacity.d[j])
+            {
+                return failure(ErrorCode::kFAILED_EXECUTION,
+                    "output " + q(model.tensors[t].name) + " has the shape " + dimsText(mShapes[t])
+                        + ", beyond the upper bound " + dimsText(capacity)
+                        + " its size tensors declared; the plugin wrote past its buffer");
+            }
+        }
+        mViews[t].dims = mShapes[t];
+    }
+    return host::Done{};
+}
+
 host::Status Executor::bindSymbolsOf(int32_t layer)
 {
     EngineModel const& model = mProgram.model();
@@ -808,7 +915,7 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
         {
             continue;
         }
-        if (io[p].dataDependent)
+        if (io[p].dataDependent && !io[p].upperBounded)
         {
             return failure(ErrorCode::kINVALID_STATE,
                 "output " + q(tensor.name) + " has a data-dependent shape "
@@ -835,15 +942,23 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
 
     std::vector<host::HostTensor const*> inputs;
     std::vector<host::HostTensor> outputs;
+    std::vector<Dims> outputDims;
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
         auto const start = std::chrono::steady_clock::now();
         LayerRecord const& layer = model.layers[l];
         auto const index = static_cast<int32_t>(l);
         outputs.clear();
+        outputDims.clear();
+        // Outputs that wait for the layer's own size tensors are placed at their upper bounds.
+        auto const capacity = upperBoundValues(index);
+        if (!capacity)
+        {
+            return failure(capacity.error().code, layerText(layer) + ": " + capacity.error().message);
+        }
         for (int32_t output : layer.outputs)
         {
-            auto placed = completeShape(output);
+            auto placed = completeShape(output, capacity.value() ? *capacity.value() : mValues);
             if (placed)
             {
                 placed = placeOutput(output, bindings, memory, stream);
@@ -853,13 +968,16 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
                 return failure(placed.error().code, layerText(layer) + ": " + placed.error().message);
             }
             outputs.push_back(mViews[static_cast<std::size_t>(output)]);
+            outputDims.push_back(descriptorDims(output, index));
         }
         inputs.clear();
         for (int32_t input : layer.inputs)
         {
             inputs.push_back(input == kNoTensor ? nullptr : &mViews[static_cast<std::size_t>(input)]);
         }
-        auto const ran = mBackend->runLayer(layer, model, inputs, outputs, stream);
+        auto const ran = isPluginLayer(layer.type) && mPlugins != nullptr
+            ? mPlugins->run(index, inputs, outputs, outputDims)
+            : mBackend->runLayer(layer, model, inputs, outputs, stream);
         if (!ran)
         {
             return failure(ran.error().code == ErrorCode::kSUCCESS ? ErrorCode::kFAILED_EXECUTION : ran.error().code,
@@ -869,6 +987,14 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
         if (!bound)
         {
             return failure(bound.error().code, "after " + layerText(layer) + ": " + bound.error().message);
+        }
+        if (capacity.value())
+        {
+            auto const shrunk = shrinkToValues(layer);
+            if (!shrunk)
+            {
+                return failure(shrunk.error().code, "after " + layerText(layer) + ": " + shrunk.error().message);
+            }
         }
         for (int32_t output : layer.outputs)
         {

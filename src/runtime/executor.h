@@ -48,6 +48,8 @@
 namespace kiln
 {
 
+class ContextPlugins;
+
 using SymbolValues = std::map<SymbolId, int64_t>;
 
 //! The alignment of activation memory and of the buffers the executor owns and asks output allocators for.
@@ -72,6 +74,9 @@ public:
         int32_t tensor{kNoTensor};
         bool isInput{};
         bool dataDependent{}; //!< An output with an extent known only once some layer has run.
+        //! A data-dependent output whose extents depend only on input shapes and plugin size tensors: an address of
+        //! a buffer of the size tensors' upper bound will do instead of an IOutputAllocator.
+        bool upperBounded{};
         std::string formatDescription;
     };
 
@@ -208,7 +213,10 @@ struct ActivationMemory
 class Executor
 {
 public:
-    Executor(EngineProgram const& program, std::unique_ptr<Backend> backend);
+    //! plugins: the context's plugins (attachToContext clones), or null for an engine without plugin layers.
+    Executor(EngineProgram const& program, std::unique_ptr<Backend> backend,
+        std::unique_ptr<ContextPlugins> plugins = nullptr);
+    ~Executor();
 
     //! Runs every layer. The error says what is missing or failed and names the tensor, layer or assertion; the
     //! caller adds the API method.
@@ -227,12 +235,19 @@ public:
 private:
     host::Status evaluateStatic(Bindings const& bindings);
     host::Status checkAssertions(int32_t stage, SymbolValues const& values) const;
-    host::Status completeShape(int32_t tensor);
+    host::Status completeShape(int32_t tensor, SymbolValues const& values);
+    //! The symbol values with layer's size tensors at their upper bounds, or nullopt when it declares none.
+    Expected<std::optional<SymbolValues>> upperBoundValues(int32_t layer) const;
+    //! The dims a plugin's descriptor of output tensor shows: -1 for extents that wait for layer's size tensors.
+    nvinfer1::Dims descriptorDims(int32_t tensor, int32_t layer) const;
+    //! After layer bound its size tensors: its outputs' real shapes, within the upper bounds they were placed at.
+    host::Status shrinkToValues(LayerRecord const& layer);
     host::Status placeOutput(int32_t tensor, Bindings const& bindings, ActivationMemory memory, cudaStream_t stream);
     host::Status bindSymbolsOf(int32_t layer);
 
     EngineProgram const& mProgram;
     std::unique_ptr<Backend> mBackend;
+    std::unique_ptr<ContextPlugins> mPlugins;
     std::optional<SymbolValues> mStaticValues; //!< The input symbols mStaticShapes were evaluated with.
     std::vector<nvinfer1::Dims> mStaticShapes; //!< Per tensor: extents known before execution, -1 for the others.
     SymbolValues mValues;                      //!< Every symbol bound during the current run.

@@ -1,1 +1,315 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "runtime/plugin_runtime.h"
+
+#include "network/checks.h"
+#include "plan/model_support.h"
+#include "plugin/plugin_fields.h"
+
+#include <cstring>
+
+namespace kiln
+{
+namespace
+{
+
+using nvinfer1::ErrorCode;
+
+Error failure(ErrorCode code, std::string message)
+{
+    return Error{code, std::move(message)};
+}
+
+bool sameDesc(nvinfer1::PluginTensorDesc const& a, nvinfer1::PluginTensorDesc const& b) noexcept
+{
+    return a.type == b.type && a.format == b.format && a.scale == b.scale && a.dims.nbDims == b.dims.nbDims
+        && std::equal(a.dims.d, a.dims.d + std::clamp(a.dims.nbDims, 0, nvinfer1::Dims::MAX_DIMS), b.dims.d);
+}
+
+//! The V3 creator registered for identity, or an error that says what is there instead and how to register one.
+Expected<nvinfer1::IPluginCreatorV3One*> findCreator(
+    nvinfer1::IPluginRegistry& registry, PluginIdentity const& identity, std::string const& layer)
+{
+    std::string const described = describeIdentity(identity);
+    nvinfer1::IPluginCreatorInterface* creator
+        = registry.getCreator(identity.name.c_str(), identity.version.c_str(), identity.pluginNamespace.c_str());
+    if (creator == nullptr)
+    {
+        return failure(ErrorCode::kINVALID_ARGUMENT,
+            layer + ": no creator of " + described
+                + " is registered; register its IPluginCreatorV3One before deserializing (REGISTER_TENSORRT_PLUGIN, "
+                  "IPluginRegistry::registerCreator(creator, \""
+                + identity.pluginNamespace + "\"), or load its library with IPluginRegistry::loadLibrary)");
+    }
+    nvinfer1::InterfaceInfo const info = creator->getInterfaceInfo();
+    if (info.kind == nullptr || std::strcmp(info.kind, "PLUGIN CREATOR_V3ONE") != 0 || info.major != 1)
+    {
+        return failure(ErrorCode::kINVALID_ARGUMENT,
+            layer + ": the creator registered for " + described + " reports interface "
+                + quoted(info.kind != nullptr ? info.kind : "(null)") + " version " + std::to_string(info.major)
+                + "; the plan holds a V3 plugin, which needs an IPluginCreatorV3One (\"PLUGIN CREATOR_V3ONE\")");
+    }
+    return static_cast<nvinfer1::IPluginCreatorV3One*>(creator);
+}
+
+//! A V3 plugin of one context: attachToContext()'s clone.
+class ContextPluginV3 final : public ContextPlugin
+{
+public:
+    ContextPluginV3(std::unique_ptr<nvinfer1::IPluginV3> plugin, V3Capabilities caps, std::string who)
+        : mPlugin(std::move(plugin))
+        , mCaps(caps)
+        , mWho(std::move(who))
+    {
+    }
+
+    host::Status run(std::span<nvinfer1::PluginTensorDesc const> descs, int32_t nbInputs, bool changed,
+        void const* const* inputs, void* const* outputs, void* workspace, bool host) override
+    {
+        auto const nbOutputs = static_cast<int32_t>(descs.size()) - nbInputs;
+        if (changed)
+        {
+            int32_t const status
+                = mCaps.runtime->onShapeChange(descs.data(), nbInputs, descs.data() + nbInputs, nbOutputs);
+            if (status != 0)
+            {
+                return failure(
+                    ErrorCode::kFAILED_EXECUTION, mWho + ": onShapeChange() returned status " + std::to_string(status));
+            }
+        }
+        int32_t const status = host
+            ? mCaps.host->enqueueHost(descs.data(), descs.data() + nbInputs, inputs, outputs, workspace)
+            : mCaps.runtime->enqueue(descs.data(), descs.data() + nbInputs, inputs, outputs, workspace, nullptr);
+        if (status != 0)
+        {
+            return failure(ErrorCode::kFAILED_EXECUTION,
+                mWho + ": " + (host ? "enqueueHost()" : "enqueue()") + " returned status " + std::to_string(status));
+        }
+        return host::Done{};
+    }
+
+private:
+    std::unique_ptr<nvinfer1::IPluginV3> mPlugin;
+    V3Capabilities mCaps;
+    std::string mWho;
+};
+
+//! A V3 plugin of one engine: createPlugin(kRUNTIME)'s object, its tactic set.
+class EnginePluginV3 final : public EnginePlugin
+{
+public:
+    EnginePluginV3(std::unique_ptr<nvinfer1::IPluginV3> plugin, V3Capabilities caps, std::string layer,
+        std::string described, bool host)
+        : mPlugin(std::move(plugin))
+        , mCaps(caps)
+        , mLayer(std::move(layer))
+        , mDescribed(std::move(described))
+        , mHost(host)
+    {
+    }
+
+    Expected<std::unique_ptr<ContextPlugin>> attach(nvinfer1::IPluginResourceContext& resources) override
+    {
+        std::string const who = mLayer + ": " + mDescribed;
+        std::unique_ptr<nvinfer1::IPluginV3> clone{mCaps.runtime->attachToContext(&resources)};
+        if (clone == nullptr)
+        {
+            return failure(ErrorCode::kFAILED_ALLOCATION,
+                who + ": attachToContext() returned null; the execution context needs the plugin's clone");
+        }
+        auto caps = capabilitiesOf(*clone, {.build = false, .host = mHost}, mLayer, mDescribed + "'s clone");
+        if (!caps)
+        {
+            return caps.error();
+        }
+        return std::unique_ptr<ContextPlugin>{std::make_unique<ContextPluginV3>(std::move(clone), caps.value(), who)};
+    }
+
+private:
+    std::unique_ptr<nvinfer1::IPluginV3> mPlugin;
+    V3Capabilities mCaps;
+    std::string mLayer;
+    std::string mDescribed;
+    bool mHost;
+};
+
+Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV3(
+    std::string const& layerName, PluginV3Params const& params, nvinfer1::IPluginRegistry& registry, bool host)
+{
+    std::string const where = "layer '" + layerName + "'";
+    std::string const described = describeIdentity(params.identity);
+    auto creator = findCreator(registry, params.identity, where);
+    if (!creator)
+    {
+        return creator.error();
+    }
+    FieldView const fields(params.plan.fields);
+    std::unique_ptr<nvinfer1::IPluginV3> plugin{
+        creator.value()->createPlugin(layerName.c_str(), fields.collection(), nvinfer1::TensorRTPhase::kRUNTIME)};
+    if (plugin == nullptr)
+    {
+        return failure(ErrorCode::kINVALID_ARGUMENT,
+            where + ": the creator of " + described + " returned null from createPlugin(\"" + layerName + "\", "
+                + std::to_string(params.plan.fields.size()) + " serialized fields, TensorRTPhase::kRUNTIME)");
+    }
+    auto caps = capabilitiesOf(*plugin, {.build = false, .host = host}, where, described);
+    if (!caps)
+    {
+        return caps.error();
+    }
+    if (int32_t const status = caps.value().runtime->setTactic(params.plan.tactic); status != 0)
+    {
+        return failure(ErrorCode::kINVALID_ARGUMENT,
+            where + ": " + described + ": setTactic(" + std::to_string(params.plan.tactic) + ") returned status "
+                + std::to_string(status));
+    }
+    return std::unique_ptr<EnginePlugin>{
+        std::make_unique<EnginePluginV3>(std::move(plugin), caps.value(), where, described, host)};
+}
+
+} // namespace
+
+// ---- EnginePlugins
+// ---------------------------------------------------------------------------------------------------
+
+EnginePlugins::~EnginePlugins() = default;
+
+Expected<std::unique_ptr<EnginePlugins>> EnginePlugins::create(
+    EngineModel const& model, nvinfer1::IPluginRegistry& registry, bool host)
+{
+    std::unique_ptr<EnginePlugins> plugins(new EnginePlugins);
+    plugins->mModel = &model;
+    plugins->mHost = host;
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        LayerRecord const& layer = model.layers[l];
+        Expected<std::unique_ptr<EnginePlugin>> made = std::unique_ptr<EnginePlugin>{};
+        int32_t nbInputs = 0;
+        int64_t workspace = 0;
+        if (auto const* v3 = std::get_if<PluginV3Params>(&layer.params))
+        {
+            made = makeEnginePluginV3(layer.name, *v3, registry, host);
+            nbInputs = v3->nbInputs;
+            workspace = v3->plan.workspaceBytes;
+        }
+        else if (auto const* v2 = std::get_if<PluginV2Params>(&layer.params))
+        {
+            made = makeEnginePluginV2(*v2, registry, host, "layer '" + layer.name + "'");
+            nbInputs = static_cast<int32_t>(layer.inputs.size());
+            workspace = v2->plan.workspaceBytes;
+        }
+        else
+        {
+            continue;
+        }
+        if (!made)
+        {
+            return made.error();
+        }
+        plugins->mSlots.push_back(Slot{static_cast<int32_t>(l), std::move(made.value()), nbInputs, workspace});
+    }
+    return plugins;
+}
+
+Expected<std::unique_ptr<ContextPlugins>> EnginePlugins::attach(
+    nvinfer1::IErrorRecorder* recorder, nvinfer1::IGpuAllocator* allocator) const
+{
+    std::unique_ptr<ContextPlugins> context(new ContextPlugins(recorder, allocator, mModel->layers.size()));
+    context->mHost = mHost;
+    context->mModel = mModel;
+    std::lock_guard<std::mutex> const lock(mMutex);
+    for (Slot const& slot : mSlots)
+    {
+        auto attached = slot.plugin->attach(context->mResources);
+        if (!attached)
+        {
+            return attached.error();
+        }
+        context->mSlotOf[static_cast<std::size_t>(slot.layer)] = static_cast<int32_t>(context->mSlots.size());
+        ContextPlugins::Slot added;
+        added.plugin = std::move(attached.value());
+        added.nbInputs = slot.nbInputs;
+        added.workspaceBytes = slot.workspaceBytes;
+        context->mSlots.push_back(std::move(added));
+    }
+    return context;
+}
+
+// ---- ContextPlugins
+// --------------------------------------------------------------------------------------------------
+
+ContextPlugins::ContextPlugins(
+    nvinfer1::IErrorRecorder* recorder, nvinfer1::IGpuAllocator* allocator, std::size_t nbLayers)
+    : mResources(recorder, allocator)
+    , mSlotOf(nbLayers, -1)
+{
+}
+
+ContextPlugins::~ContextPlugins()
+{
+    mSlots.clear(); // The clones go before the resource context they may point to.
+}
+
+host::Status ContextPlugins::run(int32_t layer, std::span<host::HostTensor const* const> inputs,
+    std::span<host::HostTensor const> outputs, std::span<nvinfer1::Dims const> outputDims)
+{
+    int32_t const index = layer >= 0 && static_cast<std::size_t>(layer) < mSlotOf.size()
+        ? mSlotOf[static_cast<std::size_t>(layer)]
+        : -1;
+    if (index < 0)
+    {
+        return failure(ErrorCode::kINTERNAL_ERROR, "the execution context has no plugin for this layer");
+    }
+    Slot& slot = mSlots[static_cast<std::size_t>(index)];
+    LayerRecord const& record = mModel->layers[static_cast<std::size_t>(layer)];
+
+    std::vector<nvinfer1::PluginTensorDesc> descs;
+    std::vector<void const*> inputData;
+    std::vector<void*> outputData;
+    for (int32_t i = 0; i < slot.nbInputs; ++i)
+    {
+        host::HostTensor const& view = *inputs[static_cast<std::size_t>(i)];
+        TensorRecord const& tensor
+            = mModel->tensors[static_cast<std::size_t>(record.inputs[static_cast<std::size_t>(i)])];
+        descs.push_back(pluginDesc(view.dims, view.type, tensor.format, view.scale));
+        inputData.push_back(view.data);
+    }
+    for (std::size_t o = 0; o < outputs.size(); ++o)
+    {
+        TensorRecord const& tensor = mModel->tensors[static_cast<std::size_t>(record.outputs[o])];
+        descs.push_back(pluginDesc(outputDims[o], outputs[o].type, tensor.format, outputs[o].scale));
+        outputData.push_back(outputs[o].data);
+    }
+    bool const changed
+        = slot.shaped.size() != descs.size() || !std::equal(descs.begin(), descs.end(), slot.shaped.begin(), sameDesc);
+    if (changed)
+    {
+        slot.shaped.clear();
+    }
+    void* workspace = nullptr;
+    if (slot.workspaceBytes > 0)
+    {
+        try
+        {
+            slot.workspace.reserve(slot.workspaceBytes);
+        }
+        catch (std::bad_alloc const&)
+        {
+            return failure(ErrorCode::kFAILED_ALLOCATION,
+                "cannot allocate the plugin's workspace of " + std::to_string(slot.workspaceBytes) + " bytes");
+        }
+        workspace = slot.workspace.data();
+    }
+    auto const ran
+        = slot.plugin->run(descs, slot.nbInputs, changed, inputData.data(), outputData.data(), workspace, mHost);
+    if (!ran)
+    {
+        return ran;
+    }
+    if (changed)
+    {
+        slot.shaped = descs;
+    }
+    return host::Done{};
+}
+
+} // namespace kiln

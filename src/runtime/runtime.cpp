@@ -133,8 +133,14 @@ nvinfer1::ICudaEngine* Runtime::Impl::load(char const* method, void const* data,
             reporter.error(program.error().code, method, ": network ", quotedText(name), ": ", program.error().message);
             return nullptr;
         }
-        return new Engine(
+        auto engine = std::make_unique<Engine>(
             std::move(program.value()), mRuntime.mLogger, [] { return makeHostBackend(); }, reporter.recorder());
+        if (auto problem = engine->makePlugins(*::getPluginRegistry()))
+        {
+            reporter.error(problem->code, method, ": network ", quotedText(name), ": ", problem->message);
+            return nullptr;
+        }
+        return engine.release();
     });
 }
 

@@ -144,10 +144,15 @@ TEST_F(ConfigTest, SettersReadBackAndResetRestoresDefaults)
     expectNoError();
 }
 
-TEST_F(ConfigTest, TimingCacheArrivesWithIssue4)
+TEST_F(ConfigTest, TimingCacheIsSetAndRead)
 {
-    EXPECT_EQ(mConfig->createTimingCache(nullptr, 0), nullptr);
-    expectError({"IBuilderConfig::createTimingCache", "the timing cache arrives with issue 4"});
+    // The cache itself is tested in timing_cache_test.cpp; here, only the config's side.
+    std::unique_ptr<nvinfer1::ITimingCache> cache{mConfig->createTimingCache(nullptr, 0)};
+    ASSERT_NE(cache, nullptr);
+    expectNoError();
+    EXPECT_EQ(mConfig->getTimingCache(), nullptr);
+    EXPECT_TRUE(mConfig->setTimingCache(*cache, false));
+    EXPECT_EQ(mConfig->getTimingCache(), cache.get());
 }
 
 TEST_F(ConfigTest, Refusals)

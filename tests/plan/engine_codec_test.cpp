@@ -497,22 +497,102 @@ TEST(PlanEngineCodec, DecodesAPlanAtAnyAlignment)
 
 // ---- Writing what the format cannot hold ----------------------------------------------------------------------------
 
-TEST(PlanEngineCodec, RefusesToWritePluginLayers)
+TEST(PlanEngineCodec, RoundTripsPluginLayers)
 {
     for (bool const v3 : {false, true})
     {
         EngineModel model = sampleModel();
         LayerRecord& layer = model.layers[13];
         layer.type = v3 ? LayerType::kPLUGIN_V3 : LayerType::kPLUGIN_V2;
-        layer.params = v3 ? LayerParams{PluginV3Params{}} : LayerParams{PluginV2Params{}};
+        PluginPlanRecord plan;
+        if (v3)
+        {
+            plan.fields = {PluginFieldRecord{"scale", nvinfer1::PluginFieldType::kFLOAT32, 1, {0, 0, 128, 63}},
+                PluginFieldRecord{"blob", nvinfer1::PluginFieldType::kUNKNOWN, 3, {1, 2, 3}},
+                PluginFieldRecord{"none", nvinfer1::PluginFieldType::kINT32, 0, {}}};
+            plan.tactic = 7;
+            plan.aliasedInputs = {0};
+            PluginV3Params params;
+            params.identity = PluginIdentity{"Pad", "2", "ns"};
+            params.nbInputs = 1;
+            params.outputTypes = {DataType::kFLOAT};
+            params.plan = plan;
+            params.plan.workspaceBytes = 4096;
+            layer.params = std::move(params);
+        }
+        else
+        {
+            PluginV2Params params;
+            params.identity = PluginIdentity{"Bar", "1", ""};
+            params.level = 3;
+            params.outputTypes = {DataType::kFLOAT};
+            params.plan.serialized = {9, 8, 7};
+            layer.params = std::move(params);
+        }
         ASSERT_EQ(modelProblem(model), std::nullopt);
-        auto const plan = encodeEngine(model);
-        ASSERT_FALSE(plan.ok());
-        EXPECT_EQ(plan.error().code, nvinfer1::ErrorCode::kUNSUPPORTED_STATE);
-        EXPECT_EQ(plan.error().message,
-            std::string("cannot write the plan: layer 13 (\"identity\") is an ")
-                + (v3 ? "IPluginV3Layer" : "IPluginV2Layer") + ": plugin layers cannot be written to a plan yet");
+        auto const bytes = encoded(model);
+        auto decoded = decodeEngine(bytes.data(), bytes.size());
+        ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+        LayerParams const& read = decoded.value().layers[13].params;
+        if (v3)
+        {
+            auto const& p = std::get<PluginV3Params>(read);
+            auto const& q = std::get<PluginV3Params>(model.layers[13].params);
+            EXPECT_EQ(p.identity, q.identity);
+            EXPECT_EQ(p.nbInputs, 1);
+            EXPECT_EQ(p.nbShapeInputs, 0);
+            EXPECT_EQ(p.outputTypes, q.outputTypes);
+            EXPECT_EQ(p.plan, q.plan);
+            EXPECT_EQ(p.plugin, nullptr);
+        }
+        else
+        {
+            auto const& p = std::get<PluginV2Params>(read);
+            auto const& q = std::get<PluginV2Params>(model.layers[13].params);
+            EXPECT_EQ(p.identity, q.identity);
+            EXPECT_EQ(p.level, 3);
+            EXPECT_EQ(p.plan, q.plan);
+        }
     }
+}
+
+TEST(PlanEngineCodec, ChecksPluginRecords)
+{
+    auto const problem = [](auto change) {
+        EngineModel model = sampleModel();
+        LayerRecord& layer = model.layers[13];
+        layer.type = LayerType::kPLUGIN_V3;
+        PluginV3Params params;
+        params.identity = PluginIdentity{"Pad", "1", ""};
+        params.nbInputs = 1;
+        params.outputTypes = {DataType::kFLOAT};
+        change(params);
+        layer.params = std::move(params);
+        return modelProblem(model).value_or("(none)");
+    };
+    std::string const at = "layer 13 (\"identity\") (IPluginV3Layer) ";
+    EXPECT_EQ(problem([](PluginV3Params&) {}), "(none)");
+    EXPECT_EQ(problem([](PluginV3Params& p) { p.identity.name.clear(); }), at + "has a plugin with an empty name");
+    EXPECT_EQ(problem([](PluginV3Params& p) { p.identity.version = std::string(1024, 'v'); }),
+        at + "has a plugin identity string of 1024 bytes or with a NUL inside; they are at most 1023 bytes");
+    EXPECT_EQ(problem([](PluginV3Params& p) { p.nbShapeInputs = 1; }),
+        at + "has 1 inputs but records 1 data and 1 shape inputs");
+    EXPECT_EQ(problem([](PluginV3Params& p) { p.outputTypes.push_back(DataType::kHALF); }),
+        at + "records 2 output types for 1 outputs");
+    EXPECT_EQ(problem([](PluginV3Params& p) {
+        p.plan.fields = {PluginFieldRecord{"f", nvinfer1::PluginFieldType{99}, 1, {0}}};
+    }),
+        at + "plugin field \"f\" has the unknown type 99");
+    EXPECT_EQ(problem([](PluginV3Params& p) {
+        p.plan.fields = {PluginFieldRecord{"f", nvinfer1::PluginFieldType::kINT32, 2, {0, 0, 0, 0}}};
+    }),
+        at + "plugin field \"f\" holds 4 bytes; 2 elements of kINT32 take 8");
+    EXPECT_EQ(problem([](PluginV3Params& p) { p.plan.workspaceBytes = -1; }),
+        at + "has the negative plugin workspace size -1");
+    EXPECT_EQ(problem([](PluginV3Params& p) { p.plan.aliasedInputs = {1}; }),
+        at + "has an output aliasing input 1; aliased inputs are distinct data inputs");
+    EXPECT_EQ(problem([](PluginV3Params& p) { p.plan.aliasedInputs = {0, 0}; }),
+        at + "records 2 aliased inputs for 1 outputs");
 }
 
 TEST(PlanEngineCodec, ChecksThePluginOutputTypes)
@@ -1008,16 +1088,6 @@ TEST(PlanEngineCodec, RefusesWhatTheModelCannotHold)
             "kernel weights (-1 elements of kFLOAT) at byte offset 0 do not fit"},
         {"weights without blob", [](FlatBufferBuilder& b) { return convolution(b, 3, -1, 0); },
             "layer 0 (\"hostile\"): kernel weights have 3 elements but no weights blob"},
-        {"plugin V2",
-            [](FlatBufferBuilder& b) {
-                return std::pair{fb::LayerParams::PluginV2, fb::CreatePluginV2Params(b).Union()};
-            },
-            "layer 0 (\"hostile\") is a plugin layer: plugin layers cannot be read from a plan yet"},
-        {"plugin V3",
-            [](FlatBufferBuilder& b) {
-                return std::pair{fb::LayerParams::PluginV3, fb::CreatePluginV3Params(b).Union()};
-            },
-            "layer 0 (\"hostile\") is a plugin layer: plugin layers cannot be read from a plan yet"},
         {"unknown kind",
             [](FlatBufferBuilder& b) {
                 return std::pair{fb::LayerParams{42}, fb::CreateIdentityParams(b).Union()};

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// A V3 plugin object's capabilities, found the way TensorRT's contract gives them: getCapabilityInterface() for
+// kCORE, kBUILD, kRUNTIME (and kiln's host capability), each recognised by its interface info ("PLUGIN_V3ONE_CORE"
+// 1, "PLUGIN_V3ONE_BUILD" 1 or 2, "PLUGIN_V3ONE_RUNTIME" 1), never by RTTI. The builder and the runtime share it.
+//
+//     auto caps = capabilitiesOf(plugin, {.build = true, .host = true}, "layer 'pad'", describeIdentity(identity));
+//     caps.value().runtime->setTactic(0);
+#pragma once
+
+#include "core/error.h"
+#include "kiln/plugin_host.h"
+
+#include "NvInferRuntime.h"
+
+#include <string>
+
+namespace kiln
+{
+
+//! The capabilities of one V3 plugin object.
+struct V3Capabilities
+{
+    nvinfer1::IPluginV3OneCore* core{};
+    nvinfer1::IPluginV3OneBuild* build{};    //!< Null unless asked for.
+    nvinfer1::IPluginV3OneBuildV2* build2{}; //!< build as the major-2 interface, or null for a major-1 one.
+    nvinfer1::IPluginV3OneRuntime* runtime{};
+    IPluginV3OneHost* host{}; //!< Null unless asked for.
+};
+
+//! What capabilitiesOf must find besides kCORE and kRUNTIME.
+struct CapabilityNeeds
+{
+    bool build{};
+    bool host{};
+};
+
+//! The capabilities of plugin. The error says which one is missing or malformed, after layer ("layer 'pad'") and
+//! described (the plugin as describePlugin() names it).
+Expected<V3Capabilities> capabilitiesOf(
+    nvinfer1::IPluginV3& plugin, CapabilityNeeds needs, std::string const& layer, std::string const& described);
+
+//! A PluginTensorDesc.
+nvinfer1::PluginTensorDesc pluginDesc(
+    nvinfer1::Dims const& dims, nvinfer1::DataType type, nvinfer1::TensorFormat format, float scale) noexcept;
+
+} // namespace kiln

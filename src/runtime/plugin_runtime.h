@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// Plugins at run time, the TensorRT way, in two types (one per owner):
+//
+// - EnginePlugins belongs to an engine. When the engine is made, it finds each plugin layer's creator in the plugin
+//   registry by the name, version and namespace the plan records, calls createPlugin(layer name, the serialized
+//   fields, TensorRTPhase::kRUNTIME) and then setTactic() with the tactic the builder chose (0 without custom
+//   tactics). The engine owns and deletes these objects.
+// - ContextPlugins belongs to an execution context. Making one calls attachToContext() on every engine plugin with
+//   an IPluginResourceContext of that context (a distinct object per context) and keeps the clones it returns.
+//   Running a plugin layer calls onShapeChange() when the I/O descriptors differ from the last call's, then
+//   enqueue (enqueueHost on the host backend) with a workspace of the recorded size.
+//
+//     auto plugins = EnginePlugins::create(model, *getPluginRegistry(), true);   // error names layer and plugin
+//     auto perContext = plugins.value()->attach(recorder, allocator);
+//     host::Status ran = perContext.value()->run(layerIndex, inputs, outputs, outputDescDims);
+#pragma once
+
+#include "backends/host/tensor_view.h"
+#include "plan/engine_model.h"
+#include "plugin/plugin_v3.h"
+#include "runtime/executor.h"
+
+#include "NvInferRuntime.h"
+
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kiln
+{
+
+class ContextPlugins;
+
+//! One plugin of one execution context, whatever its family.
+class ContextPlugin
+{
+public:
+    virtual ~ContextPlugin() = default;
+
+    //! Runs the plugin: descs holds the data inputs' descriptors, then the outputs'. changed: the descriptors differ
+    //! from the last run's (or this is the first run): the plugin hears of the new shapes first (V3
+    //! onShapeChange, V2 DynamicExt configurePlugin). host: run on the host backend. The error names the plugin.
+    virtual host::Status run(std::span<nvinfer1::PluginTensorDesc const> descs, int32_t nbInputs, bool changed,
+        void const* const* inputs, void* const* outputs, void* workspace, bool host)
+        = 0;
+};
+
+//! One plugin layer's plugin of one engine, whatever its family.
+class EnginePlugin
+{
+public:
+    virtual ~EnginePlugin() = default;
+
+    //! The plugin of a new execution context. Called under the engine's lock.
+    virtual Expected<std::unique_ptr<ContextPlugin>> attach(nvinfer1::IPluginResourceContext& resources) = 0;
+};
+
+//! The engine plugin of a V2 plugin layer (runtime/plugin_runtime_v2.cpp): deserializePlugin through the creator
+//! registered for params.identity, then initialize(). where: "layer 'x'".
+Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV2(
+    PluginV2Params const& params, nvinfer1::IPluginRegistry& registry, bool host, std::string const& where);
+
+//! The plugins of one engine, made from its plan through the registry.
+class EnginePlugins
+{
+public:
+    //! Makes every plugin layer's plugin. host: the engine runs on the host backend (each plugin needs kiln's host
+    //! capability). The error names the layer and the plugin; for a creator that is not registered it says how to
+    //! register one.
+    static Expected<std::unique_ptr<EnginePlugins>> create(
+        EngineModel const& model, nvinfer1::IPluginRegistry& registry, bool host);
+
+    ~EnginePlugins();
+    EnginePlugins(EnginePlugins const&) = delete;
+    EnginePlugins& operator=(EnginePlugins const&) = delete;
+
+    //! The plugins of a new execution context whose error recorder and GPU allocator are given (either may be null).
+    //! Thread-safe.
+    Expected<std::unique_ptr<ContextPlugins>> attach(
+        nvinfer1::IErrorRecorder* recorder, nvinfer1::IGpuAllocator* allocator) const;
+
+private:
+    friend class ContextPlugins;
+    struct Slot
+    {
+        int32_t layer{};
+        std::unique_ptr<EnginePlugin> plugin;
+        int32_t nbInputs{}; //!< Data inputs.
+        int64_t workspaceBytes{};
+    };
+
+    EnginePlugins() = default;
+
+    EngineModel const* mModel{};
+    bool mHost{};
+    std::vector<Slot> mSlots;
+    mutable std::mutex mMutex; //!< attachToContext() from contexts made on several threads.
+};
+
+//! The plugins of one execution context. Not thread-safe (one context runs one enqueue at a time).
+class ContextPlugins
+{
+public:
+    ~ContextPlugins();
+    ContextPlugins(ContextPlugins const&) = delete;
+    ContextPlugins& operator=(ContextPlugins const&) = delete;
+
+    //! Runs plugin layer index (into the model's layers) on the views (only its data inputs are read: shape inputs
+    //! are for getOutputShapes alone). outputDims are the output descriptors' dims: -1 where an extent waits for the
+    //! plugin's own size tensors (the views then hold the upper bound). The error names the plugin; the caller adds
+    //! nothing but the method.
+    host::Status run(int32_t layer, std::span<host::HostTensor const* const> inputs,
+        std::span<host::HostTensor const> outputs, std::span<nvinfer1::Dims const> outputDims);
+
+private:
+    friend class EnginePlugins;
+
+    //! What a plugin gets from attachToContext: this context's allocator and error recorder.
+    class ResourceContext final : public nvinfer1::IPluginResourceContext
+    {
+    public:
+        ResourceContext(nvinfer1::IErrorRecorder* recorder, nvinfer1::IGpuAllocator* allocator)
+            : mRecorder(recorder)
+            , mAllocator(allocator)
+        {
+        }
+        nvinfer1::IGpuAllocator* getGpuAllocator() const noexcept override { return mAllocator; }
+        nvinfer1::IErrorRecorder* getErrorRecorder() const noexcept override { return mRecorder; }
+
+    private:
+        nvinfer1::IErrorRecorder* mRecorder;
+        nvinfer1::IGpuAllocator* mAllocator;
+    };
+
+    struct Slot
+    {
+        std::unique_ptr<ContextPlugin> plugin;
+        int32_t nbInputs{};
+        std::vector<nvinfer1::PluginTensorDesc> shaped; //!< The descriptors of the last run.
+        AlignedBuffer workspace;
+        int64_t workspaceBytes{};
+    };
+
+    ContextPlugins(nvinfer1::IErrorRecorder* recorder, nvinfer1::IGpuAllocator* allocator, std::size_t nbLayers);
+
+    bool mHost{};
+    ResourceContext mResources;   //!< Outlives the clones, which may keep its address.
+    std::vector<int32_t> mSlotOf; //!< Per model layer: its slot, or -1.
+    std::vector<Slot> mSlots;
+    EngineModel const* mModel{};
+};
+
+} // namespace kiln

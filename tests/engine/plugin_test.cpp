@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: Apache-2.0
+// V3 plugins inside engines, through the public API only, with a recording plugin that logs every call: the build
+// protocol (clone, capabilities, formats asked position by position, configurePlugin before the tactics, each tactic
+// timed, the fields serialized), the runtime protocol (createPlugin(kRUNTIME) with those fields, setTactic,
+// attachToContext once per context, onShapeChange when shapes change, enqueueHost), the timing cache (identical
+// instances timed once, a rebuild with the saved cache times nothing), data-dependent outputs through size tensors,
+// and every failure with its message and no plugin object left behind.
+#include "support/api_test.h"
+#include "support/recording_v3.h"
+
+#include "NvInfer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::test
+{
+namespace
+{
+
+using nvinfer1::DataType;
+using nvinfer1::Dims;
+using nvinfer1::OptProfileSelector;
+
+class PluginEngineTest : public ApiTest
+{
+protected:
+    void SetUp() override
+    {
+        ApiTest::SetUp();
+        mJournal = std::make_shared<Journal>();
+        mCreator = std::make_unique<RecordingCreator>(mJournal);
+        ASSERT_TRUE(getPluginRegistry()->registerCreator(*mCreator, kRecordingNamespace));
+    }
+    void TearDown() override
+    {
+        getPluginRegistry()->deregisterCreator(*mCreator);
+        ApiTest::TearDown();
+        EXPECT_EQ(mJournal->alive(), 0) << "plugin objects were not deleted";
+    }
+
+    //! A plugin made by the creator for the build phase (scale 2).
+    std::unique_ptr<nvinfer1::IPluginV3> userPlugin()
+    {
+        float const scale = 2.0F;
+        nvinfer1::PluginField field{"scale", &scale, nvinfer1::PluginFieldType::kFLOAT32, 1};
+        nvinfer1::PluginFieldCollection fields{1, &field};
+        return std::unique_ptr<nvinfer1::IPluginV3>{
+            mCreator->createPlugin("user", &fields, nvinfer1::TensorRTPhase::kBUILD)};
+    }
+
+    //! x [-1, 4] -> count plugin layers in a chain -> y; a profile with batch 1 / 2 / 3.
+    nvinfer1::ITensor* chain(int32_t count = 1)
+    {
+        nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {-1, 4}});
+        for (int32_t i = 0; i < count; ++i)
+        {
+            auto plugin = userPlugin();
+            auto* layer = mNetwork->addPluginV3(&x, 1, nullptr, 0, *plugin);
+            EXPECT_NE(layer, nullptr) << mLogger.all();
+            layer->setName(("plugin" + std::to_string(i)).c_str());
+            x = layer->getOutput(0);
+        }
+        x->setName("y");
+        mNetwork->markOutput(*x);
+        return x;
+    }
+
+    std::unique_ptr<nvinfer1::IBuilderConfig> config(int64_t minN = 1, int64_t optN = 2, int64_t maxN = 3)
+    {
+        std::unique_ptr<nvinfer1::IBuilderConfig> made{mBuilder->createBuilderConfig()};
+        auto* profile = mBuilder->createOptimizationProfile();
+        nvinfer1::ITensor* input = mNetwork->getInput(0);
+        Dims shape = input->getDimensions();
+        auto const at = [&](int64_t n) {
+            Dims dims = shape;
+            dims.d[0] = n;
+            return dims;
+        };
+        profile->setDimensions(input->getName(), OptProfileSelector::kMIN, at(minN));
+        profile->setDimensions(input->getName(), OptProfileSelector::kOPT, at(optN));
+        profile->setDimensions(input->getName(), OptProfileSelector::kMAX, at(maxN));
+        made->addOptimizationProfile(profile);
+        return made;
+    }
+
+    std::vector<uint8_t> build(nvinfer1::IBuilderConfig& config)
+    {
+        std::unique_ptr<nvinfer1::IHostMemory> plan{mBuilder->buildSerializedNetwork(*mNetwork, config)};
+        if (plan == nullptr)
+        {
+            return {};
+        }
+        auto const* bytes = static_cast<uint8_t const*>(plan->data());
+        return {bytes, bytes + plan->size()};
+    }
+
+    std::unique_ptr<nvinfer1::ICudaEngine> load(std::vector<uint8_t> const& plan)
+    {
+        if (mRuntime == nullptr)
+        {
+            mRuntime.reset(nvinfer1::createInferRuntime(mLogger));
+        }
+        return std::unique_ptr<nvinfer1::ICudaEngine>{mRuntime->deserializeCudaEngine(plan.data(), plan.size())};
+    }
+
+    //! Runs context on x of shape [n, 4] filled with 1, 2, 3...; returns y.
+    std::vector<float> run(nvinfer1::IExecutionContext& context, int64_t n)
+    {
+        std::vector<float> x(static_cast<std::size_t>(n * 4));
+        for (std::size_t i = 0; i < x.size(); ++i)
+        {
+            x[i] = static_cast<float>(i + 1);
+        }
+        std::vector<float> y(x.size(), -1.0F);
+        EXPECT_TRUE(context.setInputShape("x", Dims{2, {n, 4}}));
+        EXPECT_TRUE(context.setTensorAddress("x", x.data()));
+        EXPECT_TRUE(context.setTensorAddress("y", y.data()));
+        EXPECT_TRUE(context.enqueueV3(nullptr)) << mLogger.all();
+        return y;
+    }
+
+    std::shared_ptr<Journal> mJournal;
+    std::unique_ptr<RecordingCreator> mCreator;
+    std::unique_ptr<nvinfer1::IRuntime> mRuntime;
+};
+
+TEST_F(PluginEngineTest, BuildFollowsTheProtocol)
+{
+    chain();
+    auto made = config();
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    expectNoError();
+
+    // The user's object is only read and cloned; the network's clone answers the network; the builder works on a
+    // clone of the network's clone.
+    EXPECT_EQ(mJournal->methods("user1"), (std::vector<std::string>{"getCapabilityInterface", "clone"}));
+    EXPECT_EQ(mJournal->methods("clone1"),
+        (std::vector<std::string>{"getCapabilityInterface", "getOutputDataTypes", "getOutputShapes", "clone"}));
+    std::vector<std::string> const expected{"getCapabilityInterface(kCORE)", "getCapabilityInterface(kBUILD)",
+        "getCapabilityInterface(kRUNTIME)", "getCapabilityInterface(host)",
+        "supportsFormatCombination(0,1,1,0/0(-1,4))", "supportsFormatCombination(1,1,1,0/0(-1,4))",
+        "configurePlugin(0/0(-1,4)[(1,4)(2,4)(3,4)] -> 0/0(-1,4)[(1,4)(2,4)(3,4)])", "getTimingCacheID()",
+        "getNbTactics()", "getWorkspaceSize(0/0(-1,4)[(1,4)(2,4)(3,4)])", "setTactic(0)",
+        "onShapeChange(0/0(2,4) -> 0/0(2,4))", "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)",
+        "configurePlugin(0/0(-1,4)[(1,4)(2,4)(3,4)] -> 0/0(-1,4)[(1,4)(2,4)(3,4)])",
+        "getWorkspaceSize(0/0(-1,4)[(1,4)(2,4)(3,4)])", "getFieldsToSerialize()"};
+    EXPECT_EQ(mJournal->calls("clone2"), expected);
+    // Only the network's clone outlives the build; it goes with the network.
+    delete mNetwork;
+    mNetwork = nullptr;
+    EXPECT_EQ(mJournal->alive(), 0);
+}
+
+TEST_F(PluginEngineTest, RuntimeFollowsTheProtocol)
+{
+    chain();
+    auto made = config();
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    mJournal->clear();
+
+    auto engine = load(plan);
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    // The creator makes the engine's plugin from the serialized fields, named after the layer; no custom tactics:
+    // setTactic(0).
+    EXPECT_EQ(mJournal->calls("creator"), (std::vector<std::string>{"createPlugin(plugin0,scale=2.000000,kRUNTIME)"}));
+    EXPECT_EQ(mJournal->calls("runtime1"),
+        (std::vector<std::string>{"getCapabilityInterface(kCORE)", "getCapabilityInterface(kRUNTIME)",
+            "getCapabilityInterface(host)", "setTactic(0)"}));
+
+    // One attachToContext per context, each with a resource context of its own.
+    std::unique_ptr<nvinfer1::IExecutionContext> first{engine->createExecutionContext()};
+    std::unique_ptr<nvinfer1::IExecutionContext> second{engine->createExecutionContext()};
+    ASSERT_NE(first, nullptr);
+    ASSERT_NE(second, nullptr);
+    auto const attached = mJournal->callsNamed("runtime1", "attachToContext");
+    ASSERT_EQ(attached.size(), 2U);
+    EXPECT_NE(attached[0], attached[1]);
+    EXPECT_EQ(attached[0].find("attachToContext(0)"), std::string::npos);
+
+    // onShapeChange before the first enqueue and whenever the shapes change, not otherwise.
+    std::vector<float> y = run(*first, 2);
+    for (std::size_t i = 0; i < y.size(); ++i)
+    {
+        EXPECT_EQ(y[i], 2.0F * static_cast<float>(i + 1)) << i;
+    }
+    run(*first, 2);
+    y = run(*first, 3);
+    EXPECT_EQ(y.back(), 24.0F);
+    run(*second, 1);
+    EXPECT_EQ(mJournal->calls("ctx1"),
+        (std::vector<std::string>{"getCapabilityInterface(kCORE)", "getCapabilityInterface(kRUNTIME)",
+            "getCapabilityInterface(host)", "onShapeChange(0/0(2,4) -> 0/0(2,4))",
+            "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)", "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)",
+            "onShapeChange(0/0(3,4) -> 0/0(3,4))", "enqueueHost(0/0(3,4) -> 0/0(3,4),workspace)"}));
+    EXPECT_EQ(mJournal->methods("ctx2"),
+        (std::vector<std::string>{"getCapabilityInterface", "getCapabilityInterface", "getCapabilityInterface",
+            "onShapeChange", "enqueueHost"}));
+    first.reset();
+    second.reset();
+    engine.reset();
+    delete mNetwork;
+    mNetwork = nullptr;
+    EXPECT_EQ(mJournal->alive(), 0);
+}
+
+TEST_F(PluginEngineTest, EveryTacticIsTimedAndTheChoiceReachesTheRuntime)
+{
+    mJournal->script.tactics = {7, 3};
+    chain();
+    auto made = config();
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    // configurePlugin before getValidTactics; each tactic set, shaped and run.
+    auto const methods = mJournal->methods("clone2");
+    auto const configured = std::find(methods.begin(), methods.end(), "configurePlugin");
+    auto const tactics = std::find(methods.begin(), methods.end(), "getValidTactics");
+    ASSERT_NE(tactics, methods.end());
+    EXPECT_LT(configured - methods.begin(), tactics - methods.begin());
+    EXPECT_EQ(mJournal->callsNamed("clone2", "setTactic"), (std::vector<std::string>{"setTactic(7)", "setTactic(3)"}));
+    EXPECT_EQ(mJournal->callsNamed("clone2", "enqueueHost").size(), 2U);
+
+    auto engine = load(plan);
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    auto const set = mJournal->callsNamed("runtime1", "setTactic");
+    ASSERT_EQ(set.size(), 1U);
+    int32_t const chosen = set[0] == "setTactic(7)" ? 7 : 3;
+    EXPECT_TRUE(set[0] == "setTactic(7)" || set[0] == "setTactic(3)") << set[0];
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr);
+    std::vector<float> const y = run(*context, 1);
+    EXPECT_EQ(y[0], 2.0F + static_cast<float>(chosen)); // the attached clone kept the tactic
+}
+
+TEST_F(PluginEngineTest, IdenticalInstancesWithATimingCacheIdAreTimedOnce)
+{
+    mJournal->script.tactics = {1, 2};
+    mJournal->script.timingCacheId = "scale=2";
+    chain(3);
+    auto made = config();
+    std::unique_ptr<nvinfer1::ITimingCache> cache{made->createTimingCache(nullptr, 0)};
+    ASSERT_NE(cache, nullptr);
+    ASSERT_TRUE(made->setTimingCache(*cache, false));
+    ASSERT_FALSE(build(*made).empty()) << mLogger.all();
+    EXPECT_EQ(mJournal->count("enqueueHost"), 2); // two tactics, timed for the first instance only
+
+    // A second build with the saved cache times nothing.
+    std::unique_ptr<nvinfer1::IHostMemory> saved{cache->serialize()};
+    ASSERT_NE(saved, nullptr);
+    auto again = config();
+    std::unique_ptr<nvinfer1::ITimingCache> restored{again->createTimingCache(saved->data(), saved->size())};
+    ASSERT_NE(restored, nullptr) << mLogger.all();
+    ASSERT_TRUE(again->setTimingCache(*restored, false));
+    mJournal->clear();
+    ASSERT_FALSE(build(*again).empty()) << mLogger.all();
+    EXPECT_EQ(mJournal->count("enqueueHost"), 0);
+    EXPECT_EQ(mJournal->count("getFieldsToSerialize"), 3);
+}
+
+TEST_F(PluginEngineTest, WithoutATimingCacheIdEachInstanceIsTimed)
+{
+    mJournal->script.tactics = {1, 2};
+    chain(3);
+    auto made = config();
+    ASSERT_FALSE(build(*made).empty()) << mLogger.all();
+    EXPECT_EQ(mJournal->count("enqueueHost"), 6);
+}
+
+TEST_F(PluginEngineTest, DisablingTheTimingCacheTimesEveryInstance)
+{
+    mJournal->script.tactics = {1, 2};
+    mJournal->script.timingCacheId = "scale=2";
+    chain(3);
+    auto made = config();
+    made->setFlag(nvinfer1::BuilderFlag::kDISABLE_TIMING_CACHE);
+    ASSERT_FALSE(build(*made).empty()) << mLogger.all();
+    EXPECT_EQ(mJournal->count("enqueueHost"), 6);
+}
+
+TEST_F(PluginEngineTest, AMissWithErrorOnTimingCacheMissEndsTheBuild)
+{
+    mJournal->script.timingCacheId = "scale=2";
+    chain();
+    auto made = config();
+    made->setFlag(nvinfer1::BuilderFlag::kERROR_ON_TIMING_CACHE_MISS);
+    EXPECT_TRUE(build(*made).empty());
+    expectError({"layer 'plugin0'", "\"Recording\"", "timing cache has no entry", "kERROR_ON_TIMING_CACHE_MISS"});
+}
+
+TEST_F(PluginEngineTest, SizeTensorOutputsAreDeliveredAndUsedDownstream)
+{
+    mJournal->script.mode = Mode::kCOMPACT;
+    nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{1, {-1}});
+    auto plugin = userPlugin();
+    auto* layer = mNetwork->addPluginV3(&x, 1, nullptr, 0, *plugin);
+    ASSERT_NE(layer, nullptr) << mLogger.all();
+    // A layer after the data-dependent output: y = relu(compact) (a no-op on positive values, but it runs).
+    auto* relu = mNetwork->addActivation(*layer->getOutput(0), nvinfer1::ActivationType::kRELU);
+    relu->getOutput(0)->setName("y");
+    mNetwork->markOutput(*relu->getOutput(0));
+    layer->getOutput(0)->setName("compact");
+    mNetwork->markOutput(*layer->getOutput(0));
+    auto made = config(1, 4, 8);
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    // configurePlugin sees the size-dependent output's bounds: 0, the optimum N / 2 and the upper bound N.
+    auto const configured = mJournal->callsNamed("clone2", "configurePlugin");
+    ASSERT_FALSE(configured.empty());
+    EXPECT_EQ(configured[0], "configurePlugin(0/0(-1)[(1)(4)(8)] -> 0/0(-1)[(0)(2)(8)] 8/0()[()()()])");
+
+    auto engine = load(plan);
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr);
+    std::vector<float> input{3.0F, -1.0F, 0.0F, 5.0F, 7.0F, -2.0F};
+    // Both outputs into buffers of the upper bound (N elements).
+    std::vector<float> y(input.size(), -9.0F);
+    std::vector<float> compact(input.size(), -9.0F);
+    ASSERT_TRUE(context->setInputShape("x", Dims{1, {6}}));
+    ASSERT_TRUE(context->setTensorAddress("x", input.data()));
+    ASSERT_TRUE(context->setTensorAddress("y", y.data()));
+    ASSERT_TRUE(context->setTensorAddress("compact", compact.data()));
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    Dims const shape = context->getTensorShape("y");
+    ASSERT_EQ(shape.nbDims, 1);
+    EXPECT_EQ(shape.d[0], 3);
+    EXPECT_EQ(std::vector<float>(y.begin(), y.begin() + 3), (std::vector<float>{3.0F, 5.0F, 7.0F}));
+    EXPECT_EQ(std::vector<float>(compact.begin(), compact.begin() + 3), (std::vector<float>{3.0F, 5.0F, 7.0F}));
+    // The plugin saw the size-dependent extent as a wildcard.
+    auto const ran = mJournal->callsNamed("ctx1", "enqueueHost");
+    ASSERT_EQ(ran.size(), 1U);
+    EXPECT_EQ(ran[0], "enqueueHost(0/0(6) -> 0/0(-1) 8/0(),workspace)");
+}
+
+// ---- Failures
+// ---------------------------------------------------------------------------------------------------------
+
+TEST_F(PluginEngineTest, AFailingConfigurePluginEndsTheBuild)
+{
+    chain();
+    mJournal->script.failing = {"configurePlugin"};
+    auto made = config();
+    EXPECT_TRUE(build(*made).empty());
+    expectError({"layer 'plugin0' (IPluginV3Layer)", "plugin \"Recording\" version \"1\" namespace \"kiln.test\"",
+        "configurePlugin() returned status 1"});
+}
+
+TEST_F(PluginEngineTest, AFailingCloneEndsTheBuild)
+{
+    chain();
+    mJournal->script.failing = {"clone"};
+    auto made = config();
+    EXPECT_TRUE(build(*made).empty());
+    expectError({"layer 'plugin0'", "\"Recording\"", "clone() returned null"});
+}
+
+TEST_F(PluginEngineTest, AFailingEnqueueWhileTimingEndsTheBuild)
+{
+    chain();
+    mJournal->script.failing = {"enqueueHost"};
+    auto made = config();
+    EXPECT_TRUE(build(*made).empty());
+    expectError({"layer 'plugin0'", "\"Recording\"", "enqueueHost() returned status 1 while timing tactic 0"});
+}
+
+TEST_F(PluginEngineTest, InvalidTacticsEndTheBuild)
+{
+    mJournal->script.tactics = {4, 4};
+    chain();
+    auto made = config();
+    EXPECT_TRUE(build(*made).empty());
+    expectError({"layer 'plugin0'", "getValidTactics() gave the tactic 4 twice"});
+}
+
+TEST_F(PluginEngineTest, APluginWithoutTheHostCapabilityIsRefusedByName)
+{
+    mJournal->script.host = false;
+    chain();
+    auto made = config();
+    EXPECT_TRUE(build(*made).empty());
+    expectError({"layer 'plugin0'", "plugin \"Recording\" version \"1\" namespace \"kiln.test\"",
+        "cannot run on kiln's host backend", "kiln::IPluginV3OneHost"});
+}
+
+TEST_F(PluginEngineTest, FormatsNobodyAcceptsEndTheBuildNamingThePosition)
+{
+    mJournal->script.formats = {nvinfer1::TensorFormat::kCHW32};
+    chain();
+    auto made = config();
+    EXPECT_TRUE(build(*made).empty());
+    expectError(
+        {"layer 'plugin0'", "supportsFormatCombination() accepted no combination", "position 0 (input 0 'x', kFLOAT"});
+}
+
+TEST_F(PluginEngineTest, AMissingCreatorAtLoadSaysHowToRegisterIt)
+{
+    chain();
+    auto made = config();
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty());
+    getPluginRegistry()->deregisterCreator(*mCreator);
+    EXPECT_EQ(load(plan), nullptr);
+    expectError({"IRuntime::deserializeCudaEngine", "layer 'plugin0'",
+        "no creator of plugin \"Recording\" version \"1\" namespace \"kiln.test\" is registered",
+        "registerCreator(creator, \"kiln.test\")"});
+    ASSERT_TRUE(getPluginRegistry()->registerCreator(*mCreator, kRecordingNamespace));
+}
+
+TEST_F(PluginEngineTest, ANullCreatePluginAtLoadEndsTheLoad)
+{
+    chain();
+    auto made = config();
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty());
+    mJournal->script.failing = {"createPlugin"};
+    EXPECT_EQ(load(plan), nullptr);
+    expectError({"layer 'plugin0'", "returned null from createPlugin(\"plugin0\", 1 serialized fields"});
+}
+
+TEST_F(PluginEngineTest, ANullAttachToContextEndsTheContext)
+{
+    chain();
+    auto made = config();
+    auto engine = load(build(*made));
+    ASSERT_NE(engine, nullptr);
+    mJournal->script.failing = {"attachToContext"};
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    EXPECT_EQ(context, nullptr);
+    expectError({"ICudaEngine::createExecutionContext", "layer 'plugin0'", "attachToContext() returned null"});
+}
+
+TEST_F(PluginEngineTest, AFailingEnqueueFailsTheRunNamingThePlugin)
+{
+    chain();
+    auto made = config();
+    auto engine = load(build(*made));
+    ASSERT_NE(engine, nullptr);
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr);
+    mJournal->script.failing = {"enqueueHost"};
+    std::vector<float> x(4, 1.0F);
+    std::vector<float> y(4);
+    ASSERT_TRUE(context->setInputShape("x", Dims{2, {1, 4}}));
+    ASSERT_TRUE(context->setTensorAddress("x", x.data()));
+    ASSERT_TRUE(context->setTensorAddress("y", y.data()));
+    EXPECT_FALSE(context->enqueueV3(nullptr));
+    expectError(
+        {"IExecutionContext::enqueueV3", "layer 'plugin0'", "\"Recording\"", "enqueueHost() returned status 1"});
+}
+
+} // namespace
+} // namespace kiln::test
