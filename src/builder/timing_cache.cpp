@@ -425,13 +425,10 @@ bool TimingCache::Impl::combine(nvinfer1::ITimingCache const& inputCache, bool i
     }
     return mCache.mReporter.guard(kWhere, false, [&] {
         std::scoped_lock lock(mCache.mMutex, input->mMutex);
+        // As TensorRT's: entries this cache already holds are kept; only the keys it lacks are added.
         for (auto const& [key, value] : input->mEntries)
         {
-            auto const [existing, inserted] = mCache.mEntries.try_emplace(key, value);
-            if (!inserted && value.timingMSec < existing->second.timingMSec)
-            {
-                existing->second = value;
-            }
+            mCache.mEntries.try_emplace(key, value);
         }
         return true;
     });
