@@ -13,14 +13,17 @@
 // 6. Plan activation memory per profile (build_memory.cpp).
 #include "builder/build.h"
 
+#include "backends/host/reformat.h"
 #include "builder/build_passes.h"
 #include "builder/timing_cache.h"
 #include "core/data_type.h"
 #include "plugin/plugin_v3.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <iterator>
+#include <map>
 #include <set>
 
 namespace kiln
@@ -268,15 +271,52 @@ PluginBuildInputs hostPluginInputs(BuildSettings const& settings, NetworkShapes 
         = (settings.previewFeatures & (1U << static_cast<uint32_t>(nvinfer1::PreviewFeature::kALIASED_PLUGIN_IO_10_03)))
         != 0;
     in.needHost = true;
-    in.formatsFor
-        = [](DataType, int32_t) { return std::vector<nvinfer1::TensorFormat>{nvinfer1::TensorFormat::kLINEAR}; };
-    in.bytesFor = [](DataType type, Dims const& dims, nvinfer1::TensorFormat) -> Expected<int64_t> {
-        int64_t const count = host::elementCount(dims);
-        if (count < 0)
+    in.formatsFor = [](DataType type, Dims const& declared) {
+        // Formats the host reformat kernels can give the tensor, the channel extent fixed for the vectorized ones.
+        // The DLA formats are for DLA engines only.
+        std::vector<nvinfer1::TensorFormat> formats{nvinfer1::TensorFormat::kLINEAR};
+        Dims probe = declared;
+        for (int32_t j = 0; j < probe.nbDims; ++j)
         {
-            return invalid("its shape " + host::shapeString(dims) + " is not concrete");
+            probe.d[j] = probe.d[j] < 0 ? 1 : probe.d[j];
         }
-        return storageBytes(type, count);
+        for (host::FormatRule const& rule : host::formatRules())
+        {
+            bool const dla = rule.format == nvinfer1::TensorFormat::kDLA_LINEAR
+                || rule.format == nvinfer1::TensorFormat::kDLA_HWC4;
+            if (rule.format == nvinfer1::TensorFormat::kLINEAR || dla)
+            {
+                continue;
+            }
+            auto const layout = host::formatLayout(rule.format, type, probe);
+            if (layout && layout.value().vectorizedDim >= 0 && declared.d[layout.value().vectorizedDim] >= 0)
+            {
+                formats.push_back(rule.format);
+            }
+        }
+        return formats;
+    };
+    in.bytesFor = [](DataType type, Dims const& dims, nvinfer1::TensorFormat format) -> Expected<int64_t> {
+        return host::formatBytes(format, type, dims);
+    };
+    in.reformatCost = [](DataType type, Dims const& dims, nvinfer1::TensorFormat from,
+                          nvinfer1::TensorFormat to) -> Expected<float> {
+        auto const fromBytes = host::formatBytes(from, type, dims);
+        auto const toBytes = host::formatBytes(to, type, dims);
+        if (!fromBytes || !toBytes)
+        {
+            return fromBytes ? toBytes.error() : fromBytes.error();
+        }
+        std::vector<std::byte> source(static_cast<std::size_t>(std::max<int64_t>(fromBytes.value(), 1)));
+        std::vector<std::byte> target(static_cast<std::size_t>(std::max<int64_t>(toBytes.value(), 1)));
+        auto const start = std::chrono::steady_clock::now();
+        auto const done = host::reformat(host::HostTensor{source.data(), type, dims, 1.0F}, from,
+            host::HostTensor{target.data(), type, dims, 1.0F}, to);
+        if (!done)
+        {
+            return done.error();
+        }
+        return std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
     };
     in.enqueue
         = [](V3Capabilities const& caps, nvinfer1::PluginTensorDesc const* inputDesc,
@@ -286,19 +326,99 @@ PluginBuildInputs hostPluginInputs(BuildSettings const& settings, NetworkShapes 
     return in;
 }
 
-//! Gives the plugin's data inputs and outputs the formats it chose. The host backend has only kLINEAR.
-std::optional<Error> applyFormats(Layer const& layer, std::vector<nvinfer1::TensorFormat> const& formats)
+//! The formats a plugin layer chose, by the layer's index in the engine.
+using ChosenFormats = std::map<std::size_t, std::vector<nvinfer1::TensorFormat>>;
+
+//! A tensor like model.tensors[twin] in format: internal, its producer set later.
+int32_t addFormattedTensor(EngineModel& model, KeptTensors& kept, int32_t twin, nvinfer1::TensorFormat format)
 {
-    for (std::size_t i = 0; i < formats.size(); ++i)
+    TensorRecord record = model.tensors[static_cast<std::size_t>(twin)];
+    record.name += std::string(" (") + host::formatName(format) + ")";
+    record.format = format;
+    record.isInput = false;
+    record.isOutput = false;
+    record.isShapeTensor = false;
+    model.tensors.push_back(std::move(record));
+    kept.list.push_back(kept.list[static_cast<std::size_t>(twin)]); // the same network tensor: the same shapes
+    return static_cast<int32_t>(model.tensors.size() - 1);
+}
+
+//! Puts a reformat layer (an identity between two formats) before each plugin input and after each plugin output
+//! that the plugin takes in a format other than kLINEAR, then renumbers producers and assertions.
+void insertReformats(EngineModel& model, KeptTensors& kept, ChosenFormats const& chosen)
+{
+    if (chosen.empty())
     {
-        if (formats[i] != nvinfer1::TensorFormat::kLINEAR)
+        return;
+    }
+    std::vector<LayerRecord> layers;
+    std::vector<int32_t> newIndex(model.layers.size());
+    auto const reformat = [](std::string name, int32_t from, int32_t to) {
+        LayerRecord layer;
+        layer.name = std::move(name);
+        layer.type = LayerType::kIDENTITY;
+        layer.inputs = {from};
+        layer.outputs = {to};
+        layer.params = IdentityParams{};
+        return layer;
+    };
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        LayerRecord& layer = model.layers[l];
+        auto const formats = chosen.find(l);
+        std::vector<LayerRecord> after;
+        if (formats != chosen.end())
         {
-            return Error{ErrorCode::kINTERNAL_ERROR,
-                describeLayer(layer) + ": the plugin build chose a format other than kLINEAR for position "
-                    + std::to_string(i) + ", which the host backend cannot give"};
+            std::size_t const nbData = formats->second.size() - layer.outputs.size();
+            for (std::size_t i = 0; i < formats->second.size(); ++i)
+            {
+                nvinfer1::TensorFormat const format = formats->second[i];
+                if (format == nvinfer1::TensorFormat::kLINEAR)
+                {
+                    continue;
+                }
+                std::string const formatName = host::formatName(format);
+                if (i < nbData)
+                {
+                    int32_t const linear = layer.inputs[i];
+                    int32_t const formatted = addFormattedTensor(model, kept, linear, format);
+                    layers.push_back(
+                        reformat(layer.name + " input " + std::to_string(i) + " to " + formatName, linear, formatted));
+                    layer.inputs[i] = formatted;
+                }
+                else
+                {
+                    int32_t const linear = layer.outputs[i - nbData];
+                    int32_t const formatted = addFormattedTensor(model, kept, linear, format);
+                    after.push_back(
+                        reformat(layer.name + " output " + std::to_string(i - nbData) + " from " + formatName,
+                            formatted, linear));
+                    layer.outputs[i - nbData] = formatted;
+                }
+            }
+        }
+        newIndex[l] = static_cast<int32_t>(layers.size());
+        layers.push_back(std::move(layer));
+        for (LayerRecord& added : after)
+        {
+            layers.push_back(std::move(added));
         }
     }
-    return std::nullopt;
+    model.layers = std::move(layers);
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        for (int32_t output : model.layers[l].outputs)
+        {
+            model.tensors[static_cast<std::size_t>(output)].producer = static_cast<int32_t>(l);
+        }
+    }
+    for (AssertionRecord& assertion : model.assertions)
+    {
+        if (assertion.layer >= 0)
+        {
+            assertion.layer = newIndex[static_cast<std::size_t>(assertion.layer)];
+        }
+    }
 }
 
 //! Calls phaseFinish for a phase that started, however the build leaves it.
@@ -452,7 +572,7 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
     std::vector<Layer const*> order;
     std::copy_if(shapes.order.begin(), shapes.order.end(), std::back_inserter(order),
         [&](Layer const* layer) { return live.count(layer) != 0; });
-    auto const tensors = keepTensors(network, order, model);
+    auto tensors = keepTensors(network, order, model);
     if (!tensors)
     {
         return tensors.error();
@@ -465,6 +585,7 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
     {
         return timing.error();
     }
+    ChosenFormats chosenFormats;
     PluginBuildInputs const pluginInputs
         = hostPluginInputs(settings, shapes, concrete, timing.value().cache, [&](Tensor const& tensor) {
               return model.tensors[static_cast<std::size_t>(tensors.value().index.at(&tensor))].scale;
@@ -482,9 +603,10 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
                 {
                     return plugin.error();
                 }
-                if (auto problem = applyFormats(layer, plugin.value().formats))
+                if (std::any_of(plugin.value().formats.begin(), plugin.value().formats.end(),
+                        [](nvinfer1::TensorFormat f) { return f != nvinfer1::TensorFormat::kLINEAR; }))
                 {
-                    return *problem;
+                    chosenFormats[model.layers.size()] = plugin.value().formats;
                 }
                 built = std::move(plugin.value().params);
             }
@@ -509,8 +631,11 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
         return *problem;
     }
 
-    // 6. Each profile's input ranges and activation memory.
-    if (auto problem = planProfiles(model, tensors.value(), concrete))
+    // 6. Reformat layers where plugins chose formats other than kLINEAR; each profile's input ranges and activation
+    // memory.
+    KeptTensors kept = std::move(tensors.value());
+    insertReformats(model, kept, chosenFormats);
+    if (auto problem = planProfiles(model, kept, concrete))
     {
         return *problem;
     }

@@ -3,6 +3,8 @@
 // plan, and the weights copied into the model.
 #include "builder/build_passes.h"
 
+#include "backends/host/reformat.h"
+
 #include "builder/memory_plan.h"
 #include "core/data_type.h"
 
@@ -105,7 +107,18 @@ Expected<ProfileRecord> planProfile(EngineModel const& model, std::vector<Tensor
             return invalid(where + ": tensor '" + tensor.name + "' of up to " + dimsText(shape->second.upper)
                 + " elements is too large to allocate");
         }
-        requests.push_back(BufferRequest{storageBytes(tensor.type, *count), tensor.producer, lastStep[t]});
+        int64_t bytes = storageBytes(tensor.type, *count);
+        if (tensor.format != nvinfer1::TensorFormat::kLINEAR)
+        {
+            // A vectorized format pads its channels (the reformat layers around plugins make such tensors).
+            auto const padded = host::formatBytes(tensor.format, tensor.type, shape->second.upper);
+            if (!padded)
+            {
+                return invalid(where + ": tensor '" + tensor.name + "': " + padded.error().message);
+            }
+            bytes = padded.value();
+        }
+        requests.push_back(BufferRequest{bytes, tensor.producer, lastStep[t]});
         owners.push_back(t);
     }
     auto plan = planMemory(requests);

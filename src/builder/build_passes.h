@@ -84,10 +84,12 @@ struct PluginBuildInputs
     bool errorOnCacheMiss{};
     bool aliasedIo{}; //!< PreviewFeature::kALIASED_PLUGIN_IO_10_03.
     bool needHost{};  //!< The backend runs plugins through kiln's host capability.
-    //! The formats the backend can give a tensor of type and rank (kLINEAR first).
-    std::function<std::vector<nvinfer1::TensorFormat>(DataType, int32_t)> formatsFor;
+    //! The formats the backend can give a tensor of type and declared shape (-1 for dynamic extents), kLINEAR first.
+    std::function<std::vector<nvinfer1::TensorFormat>(DataType, Dims const&)> formatsFor;
     //! Bytes of a tensor of type and shape in format.
     std::function<Expected<int64_t>(DataType, Dims const&, nvinfer1::TensorFormat)> bytesFor;
+    //! Milliseconds the backend takes to reformat a tensor of type and shape between two formats.
+    std::function<Expected<float>(DataType, Dims const&, nvinfer1::TensorFormat, nvinfer1::TensorFormat)> reformatCost;
     //! Runs the plugin once, the backend's way (enqueue on a stream, or enqueueHost); returns its status.
     std::function<int32_t(V3Capabilities const&, nvinfer1::PluginTensorDesc const*, nvinfer1::PluginTensorDesc const*,
         void const* const*, void* const*, void*)>

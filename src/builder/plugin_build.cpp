@@ -102,6 +102,7 @@ private:
     Expected<int64_t> workspaceSize(Combination const& combination, std::size_t profile);
     Expected<Timed> time(Combination const& combination, std::size_t profile, int32_t tactic, int64_t workspace);
     std::string cacheKeyText(Combination const& combination, std::size_t profile, int32_t tactic) const;
+    Expected<float> reformatCost(Combination const& combination, std::size_t profile) const;
     std::string combinationText(Combination const& combination) const;
 
     Layer const& mLayer;
@@ -168,7 +169,7 @@ void V3Build::search(
         return;
     }
     mDeepest = std::max(mDeepest, pos);
-    for (TensorFormat format : mIn.formatsFor(mIo[pos].type, mIo[pos].declared.nbDims))
+    for (TensorFormat format : mIn.formatsFor(mIo[pos].type, mIo[pos].declared))
     {
         if (static_cast<int32_t>(found.size()) >= limit)
         {
@@ -196,7 +197,7 @@ Expected<std::vector<Combination>> V3Build::negotiate()
         PluginIo const& io = mIo[mDeepest];
         bool const isInput = mDeepest < mNbInputs;
         std::string tried;
-        for (TensorFormat format : mIn.formatsFor(io.type, io.declared.nbDims))
+        for (TensorFormat format : mIn.formatsFor(io.type, io.declared))
         {
             tried += (tried.empty() ? "" : ", ") + std::string(formatName(format));
         }
@@ -331,7 +332,12 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
         key = makeTimingCacheKey(cacheKeyText(combination, profile, tactic));
         if (auto const hit = mIn.cache->lookup(*key))
         {
-            return Timed{hit->timingMSec, true};
+            auto const cost = reformatCost(combination, profile);
+            if (!cost)
+            {
+                return cost.error();
+            }
+            return Timed{hit->timingMSec + cost.value(), true};
         }
         if (mIn.errorOnCacheMiss)
         {
@@ -403,9 +409,18 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
                 " with formats ", combinationText(combination), " at ", profileName(profile)));
         }
     }
+    float reformatMilliseconds = 0.0F;
     float const milliseconds
         = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count()
         / static_cast<float>(iterations);
+    if (auto cost = reformatCost(combination, profile); !cost)
+    {
+        return cost.error();
+    }
+    else
+    {
+        reformatMilliseconds = cost.value();
+    }
     if (key)
     {
         if (auto problem
@@ -415,7 +430,31 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
                 "the timing cache refused the timing of tactic " + std::to_string(tactic) + ": " + problem->message);
         }
     }
-    return Timed{milliseconds, false};
+    return Timed{milliseconds + reformatMilliseconds, false};
+}
+
+Expected<float> V3Build::reformatCost(Combination const& combination, std::size_t profile) const
+{
+    // The reformat layers the builder inserts for a non-linear position: linear to the format before an input,
+    // the format to linear after an output.
+    float total = 0.0F;
+    for (std::size_t i = 0; i < mIo.size(); ++i)
+    {
+        if (combination[i] == TensorFormat::kLINEAR || mIo[i].shapes[profile] == nullptr)
+        {
+            continue;
+        }
+        bool const isInput = i < mNbInputs;
+        auto const cost = mIn.reformatCost(mIo[i].type, mIo[i].shapes[profile]->opt,
+            isInput ? TensorFormat::kLINEAR : combination[i], isInput ? combination[i] : TensorFormat::kLINEAR);
+        if (!cost)
+        {
+            return fail(cat("cannot reformat '", mIo[i].tensor->name(), "' to ", formatName(combination[i]), ": ",
+                cost.error().message));
+        }
+        total += cost.value();
+    }
+    return total;
 }
 
 // ---- The protocol ---------------------------------------------------------------------------------------------------

@@ -615,6 +615,10 @@ std::optional<std::string> ModelCheck::ioTensors()
             return cat(
                 "I/O tensor ", k, " is ", tensor(t), ", which is not marked a network ", asInput ? "input" : "output");
         }
+        if (record.format != nvinfer1::TensorFormat::kLINEAR)
+        {
+            return cat("I/O tensor ", tensor(t), " has format ", record.format, "; the engine's I/O is kLINEAR");
+        }
         if (record.name.empty())
         {
             return cat("I/O tensor ", k, " (tensor ", t, ") has no name");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/executor.h"
 
+#include "backends/host/reformat.h"
 #include "runtime/plugin_runtime.h"
 
 #include "core/data_type.h"
@@ -752,7 +753,9 @@ host::Status Executor::placeOutput(
 {
     auto const t = static_cast<std::size_t>(tensor);
     TensorRecord const& record = mProgram.model().tensors[t];
-    auto const bytes = tensorBytes(record.type, mShapes[t]);
+    auto const bytes = record.format == nvinfer1::TensorFormat::kLINEAR
+        ? tensorBytes(record.type, mShapes[t])
+        : host::formatBytes(record.format, record.type, mShapes[t]);
     if (!bytes)
     {
         return failure(bytes.error().code, "tensor " + q(record.name) + ": " + bytes.error().message);

@@ -193,7 +193,7 @@ Expected<std::unique_ptr<EnginePlugins>> EnginePlugins::create(
         }
         else if (auto const* v2 = std::get_if<PluginV2Params>(&layer.params))
         {
-            made = makeEnginePluginV2(*v2, registry, host, "layer '" + layer.name + "'");
+            made = makeEnginePluginV2(layer.name, *v2, registry, host);
             nbInputs = static_cast<int32_t>(layer.inputs.size());
             workspace = v2->plan.workspaceBytes;
         }

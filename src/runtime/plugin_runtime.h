@@ -4,11 +4,14 @@
 // - EnginePlugins belongs to an engine. When the engine is made, it finds each plugin layer's creator in the plugin
 //   registry by the name, version and namespace the plan records, calls createPlugin(layer name, the serialized
 //   fields, TensorRTPhase::kRUNTIME) and then setTactic() with the tactic the builder chose (0 without custom
-//   tactics). The engine owns and deletes these objects.
+//   tactics). The engine owns and deletes these objects. A V2 plugin layer's plugin comes from its V2 creator's
+//   deserializePlugin(layer name, the serialize()d bytes) instead, and is initialize()d (plugin_runtime_v2.cpp).
 // - ContextPlugins belongs to an execution context. Making one calls attachToContext() on every engine plugin with
 //   an IPluginResourceContext of that context (a distinct object per context) and keeps the clones it returns.
 //   Running a plugin layer calls onShapeChange() when the I/O descriptors differ from the last call's, then
-//   enqueue (enqueueHost on the host backend) with a workspace of the recorded size.
+//   enqueue (enqueueHost on the host backend) with a workspace of the recorded size. For a V2 plugin: clone(),
+//   attachToContext() and initialize() per context; configurePlugin() (IPluginV2DynamicExt) on a shape change; the
+//   host runner's enqueueHost() on the host backend.
 //
 //     auto plugins = EnginePlugins::create(model, *getPluginRegistry(), true);   // error names layer and plugin
 //     auto perContext = plugins.value()->attach(recorder, allocator);
@@ -57,10 +60,13 @@ public:
     virtual Expected<std::unique_ptr<ContextPlugin>> attach(nvinfer1::IPluginResourceContext& resources) = 0;
 };
 
-//! The engine plugin of a V2 plugin layer (runtime/plugin_runtime_v2.cpp): deserializePlugin through the creator
-//! registered for params.identity, then initialize(). where: "layer 'x'".
+//! The engine plugin of V2 plugin layer layerName (runtime/plugin_runtime_v2.cpp): deserializePlugin(layerName, the
+//! serialized bytes) through the V2 creator registered for params.identity, then initialize(); on the host backend
+//! (host) also the plugin's host runner. Each context gets a clone(), attachToContext() (IPluginV2Ext and up) and
+//! initialize(). The error names the layer and the plugin; for a missing creator or runner it says how to register
+//! one.
 Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV2(
-    PluginV2Params const& params, nvinfer1::IPluginRegistry& registry, bool host, std::string const& where);
+    std::string const& layerName, PluginV2Params const& params, nvinfer1::IPluginRegistry& registry, bool host);
 
 //! The plugins of one engine, made from its plan through the registry.
 class EnginePlugins

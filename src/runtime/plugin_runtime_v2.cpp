@@ -1,17 +1,240 @@
 // SPDX-License-Identifier: Apache-2.0
-// V2 plugins at run time (runtime/plugin_runtime.h).
+// V2 plugins at run time (runtime/plugin_runtime.h), call by call as the V2 contract gives it:
+// - The engine: the V2 creator ("PLUGIN CREATOR_V1") registered under the plan's name, version and namespace;
+//   deserializePlugin(layer name, the bytes serialize() wrote at build time), whose object must have the plan's API
+//   level; initialize(). On the host backend the plugin's host runner (kiln::IPluginV2HostRunner) is looked up too.
+//   The engine's object is terminate()d and destroy()ed with the engine.
+// - Each execution context: clone() of the engine's object; for IPluginV2Ext and up attachToContext(nullptr, nullptr,
+//   the context's GPU allocator) (kiln provides no cuDNN or cuBLAS handles, as TensorRT 10 need not); initialize().
+//   When the context goes: detachFromContext() (IPluginV2Ext and up), terminate(), destroy().
+// - A run: an IPluginV2DynamicExt hears of new shapes through configurePlugin() with min = opt = max = the run's
+//   dims; then the host runner's enqueueHost() on the host backend (whole shapes at every level), else enqueue():
+//   with the descriptors for IPluginV2DynamicExt, with batchSize = the leading extent for the other levels.
 #include "runtime/plugin_runtime.h"
 
 #include "network/checks.h"
+#include "plugin/v2_host.h"
+
+#include <cstring>
 
 namespace kiln
 {
+namespace
+{
+
+using nvinfer1::ErrorCode;
+using V2Pointer = std::unique_ptr<nvinfer1::IPluginV2, PluginV2Deleter>;
+
+constexpr int32_t kPythonDynamicExtLevel = 0x43;
+constexpr char const* kLevelClasses[] = {"IPluginV2", "IPluginV2Ext", "IPluginV2IOExt", "IPluginV2DynamicExt"};
+
+Error failure(ErrorCode code, std::string message)
+{
+    return Error{code, std::move(message)};
+}
+
+//! The API level plugin reports (the top byte of getTensorRTVersion(); a Python DynamicExt is level 3).
+int32_t levelOf(nvinfer1::IPluginV2 const& plugin) noexcept
+{
+    auto const level = static_cast<int32_t>(static_cast<uint32_t>(plugin.getTensorRTVersion()) >> 24U);
+    return level == kPythonDynamicExtLevel ? 3 : level;
+}
+
+//! The V2 creator registered for identity, or an error that says what is there instead and how to register one.
+Expected<nvinfer1::IPluginCreator*> findV2Creator(
+    nvinfer1::IPluginRegistry& registry, PluginIdentity const& identity, int32_t level, std::string const& where)
+{
+    std::string const described = describeIdentity(identity);
+    nvinfer1::IPluginCreatorInterface* creator
+        = registry.getCreator(identity.name.c_str(), identity.version.c_str(), identity.pluginNamespace.c_str());
+    if (creator == nullptr)
+    {
+        return failure(ErrorCode::kINVALID_ARGUMENT,
+            where + ": no creator of " + described
+                + " is registered; register its IPluginCreator before deserializing (REGISTER_TENSORRT_PLUGIN, "
+                  "IPluginRegistry::registerCreator(creator, \""
+                + identity.pluginNamespace + "\"), or load its library with IPluginRegistry::loadLibrary)");
+    }
+    nvinfer1::InterfaceInfo const info = creator->getInterfaceInfo();
+    if (info.kind == nullptr || std::strcmp(info.kind, "PLUGIN CREATOR_V1") != 0 || info.major != 1)
+    {
+        return failure(ErrorCode::kINVALID_ARGUMENT,
+            where + ": the creator registered for " + described + " reports interface "
+                + quoted(info.kind != nullptr ? info.kind : "(null)") + " version " + std::to_string(info.major)
+                + "; the plan holds a V2 plugin (" + kLevelClasses[level]
+                + "), which needs an IPluginCreator (\"PLUGIN CREATOR_V1\")");
+    }
+    return static_cast<nvinfer1::IPluginCreator*>(creator);
+}
+
+//! A V2 plugin of one context: a clone of the engine's object, attached and initialized.
+class ContextPluginV2 final : public ContextPlugin
+{
+public:
+    ContextPluginV2(V2Pointer plugin, int32_t level, IPluginV2HostRunner* runner, std::string who)
+        : mPlugin(std::move(plugin))
+        , mLevel(level)
+        , mRunner(runner)
+        , mWho(std::move(who))
+    {
+    }
+    ~ContextPluginV2() override
+    {
+        if (mLevel >= 1)
+        {
+            static_cast<nvinfer1::IPluginV2Ext&>(*mPlugin).detachFromContext();
+        }
+        mPlugin->terminate();
+    }
+    ContextPluginV2(ContextPluginV2 const&) = delete;
+    ContextPluginV2& operator=(ContextPluginV2 const&) = delete;
+
+    host::Status run(std::span<nvinfer1::PluginTensorDesc const> descs, int32_t nbInputs, bool changed,
+        void const* const* inputs, void* const* outputs, void* workspace, bool host) override
+    {
+        auto const nbOutputs = static_cast<int32_t>(descs.size()) - nbInputs;
+        nvinfer1::PluginTensorDesc const* outputDescs = descs.data() + nbInputs;
+        if (mLevel == 3 && changed)
+        {
+            std::vector<nvinfer1::DynamicPluginTensorDesc> shaped;
+            for (nvinfer1::PluginTensorDesc const& desc : descs)
+            {
+                shaped.push_back(nvinfer1::DynamicPluginTensorDesc{desc, desc.dims, desc.dims, desc.dims});
+            }
+            dynamic().configurePlugin(shaped.data(), nbInputs, shaped.data() + nbInputs, nbOutputs);
+        }
+        int32_t status = 0;
+        if (host)
+        {
+            if (mRunner == nullptr)
+            {
+                return failure(ErrorCode::kINTERNAL_ERROR, mWho + ": the engine was made without a host runner");
+            }
+            status = mRunner->enqueueHost(*mPlugin, descs.data(), outputDescs, inputs, outputs, workspace);
+        }
+        else if (mLevel == 3)
+        {
+            status = dynamic().enqueue(descs.data(), outputDescs, inputs, outputs, workspace, nullptr);
+        }
+        else
+        {
+            status = mPlugin->enqueue(static_cast<int32_t>(descs[0].dims.d[0]), inputs, outputs, workspace, nullptr);
+        }
+        if (status != 0)
+        {
+            return failure(ErrorCode::kFAILED_EXECUTION,
+                mWho + ": " + (host ? "the host runner's enqueueHost()" : "enqueue()") + " returned status "
+                    + std::to_string(status));
+        }
+        return host::Done{};
+    }
+
+private:
+    nvinfer1::IPluginV2DynamicExt& dynamic() { return static_cast<nvinfer1::IPluginV2DynamicExt&>(*mPlugin); }
+
+    V2Pointer mPlugin;
+    int32_t mLevel;
+    IPluginV2HostRunner* mRunner;
+    std::string mWho;
+};
+
+//! A V2 plugin of one engine: deserializePlugin()'s object, initialized.
+class EnginePluginV2 final : public EnginePlugin
+{
+public:
+    EnginePluginV2(V2Pointer plugin, int32_t level, IPluginV2HostRunner* runner, std::string who)
+        : mPlugin(std::move(plugin))
+        , mLevel(level)
+        , mRunner(runner)
+        , mWho(std::move(who))
+    {
+    }
+    ~EnginePluginV2() override { mPlugin->terminate(); }
+    EnginePluginV2(EnginePluginV2 const&) = delete;
+    EnginePluginV2& operator=(EnginePluginV2 const&) = delete;
+
+    Expected<std::unique_ptr<ContextPlugin>> attach(nvinfer1::IPluginResourceContext& resources) override
+    {
+        V2Pointer clone{mPlugin->clone()};
+        if (clone == nullptr)
+        {
+            return failure(ErrorCode::kFAILED_ALLOCATION,
+                mWho + ": clone() returned null; each execution context runs a clone of the engine's plugin");
+        }
+        if (mLevel >= 1)
+        {
+            static_cast<nvinfer1::IPluginV2Ext&>(*clone).attachToContext(nullptr, nullptr, resources.getGpuAllocator());
+        }
+        if (int32_t const status = clone->initialize(); status != 0)
+        {
+            if (mLevel >= 1)
+            {
+                static_cast<nvinfer1::IPluginV2Ext&>(*clone).detachFromContext();
+            }
+            return failure(ErrorCode::kFAILED_INITIALIZATION,
+                mWho + ": initialize() returned status " + std::to_string(status)
+                    + " on the execution context's clone");
+        }
+        return std::unique_ptr<ContextPlugin>{
+            std::make_unique<ContextPluginV2>(std::move(clone), mLevel, mRunner, mWho)};
+    }
+
+private:
+    V2Pointer mPlugin;
+    int32_t mLevel;
+    IPluginV2HostRunner* mRunner;
+    std::string mWho;
+};
+
+} // namespace
 
 Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV2(
-    PluginV2Params const& params, nvinfer1::IPluginRegistry& /*registry*/, bool /*host*/, std::string const& where)
+    std::string const& layerName, PluginV2Params const& params, nvinfer1::IPluginRegistry& registry, bool host)
 {
-    return Error{nvinfer1::ErrorCode::kUNSUPPORTED_STATE,
-        where + ": " + describeIdentity(params.identity) + ": kiln's runtime does not run V2 plugins yet"};
+    std::string const where = "layer '" + layerName + "'";
+    std::string const who = where + ": " + describeIdentity(params.identity);
+    if (params.level < 0 || params.level > 3)
+    {
+        return failure(ErrorCode::kINVALID_ARGUMENT,
+            who + ": the plan records V2 plugin level " + std::to_string(params.level) + "; levels are 0 to 3");
+    }
+    auto creator = findV2Creator(registry, params.identity, params.level, where);
+    if (!creator)
+    {
+        return creator.error();
+    }
+    IPluginV2HostRunner* runner = nullptr;
+    if (host)
+    {
+        auto found = requireV2HostRunner(params.identity);
+        if (!found)
+        {
+            return failure(found.error().code, where + ": " + found.error().message);
+        }
+        runner = found.value();
+    }
+    std::vector<uint8_t> const& bytes = params.plan.serialized;
+    V2Pointer plugin{creator.value()->deserializePlugin(layerName.c_str(), bytes.data(), bytes.size())};
+    if (plugin == nullptr)
+    {
+        return failure(ErrorCode::kINVALID_ARGUMENT,
+            where + ": the creator of " + describeIdentity(params.identity) + " returned null from deserializePlugin(\""
+                + layerName + "\", " + std::to_string(bytes.size()) + " serialized bytes)");
+    }
+    if (int32_t const level = levelOf(*plugin); level != params.level)
+    {
+        return failure(ErrorCode::kINVALID_ARGUMENT,
+            who + ": deserializePlugin() made an object that reports API level " + std::to_string(level)
+                + ", but the plan holds a plugin of level " + std::to_string(params.level) + " ("
+                + kLevelClasses[params.level] + ")");
+    }
+    if (int32_t const status = plugin->initialize(); status != 0)
+    {
+        return failure(ErrorCode::kFAILED_INITIALIZATION,
+            who + ": initialize() returned status " + std::to_string(status) + " on the engine's plugin");
+    }
+    return std::unique_ptr<EnginePlugin>{
+        std::make_unique<EnginePluginV2>(std::move(plugin), params.level, runner, who)};
 }
 
 } // namespace kiln

@@ -338,8 +338,79 @@ TEST_F(PluginEngineTest, SizeTensorOutputsAreDeliveredAndUsedDownstream)
     EXPECT_EQ(ran[0], "enqueueHost(0/0(6) -> 0/0(-1) 8/0(),workspace)");
 }
 
-// ---- Failures
-// ---------------------------------------------------------------------------------------------------------
+TEST_F(PluginEngineTest, AFormatOtherThanLinearGetsReformatLayers)
+{
+    // The plugin takes and gives kCHW32 only (channels padded to 32); the builder reformats around it.
+    mJournal->script.formats = {nvinfer1::TensorFormat::kCHW32};
+    nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {-1, 3, 2, 2}});
+    auto plugin = userPlugin();
+    auto* layer = mNetwork->addPluginV3(&x, 1, nullptr, 0, *plugin);
+    ASSERT_NE(layer, nullptr);
+    layer->setName("plugin0");
+    layer->getOutput(0)->setName("y");
+    mNetwork->markOutput(*layer->getOutput(0));
+    auto made = config(1, 2, 2);
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    auto const configured = mJournal->callsNamed("clone2", "configurePlugin");
+    ASSERT_FALSE(configured.empty());
+    EXPECT_EQ(configured[0],
+        "configurePlugin(0/5(-1,3,2,2)[(1,3,2,2)(2,3,2,2)(2,3,2,2)] -> 0/5(-1,3,2,2)[(1,3,2,2)(2,3,2,2)(2,3,2,2)])");
+
+    auto engine = load(plan);
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    EXPECT_EQ(engine->getNbLayers(), 3); // reformat, plugin, reformat
+    EXPECT_EQ(engine->getTensorFormat("y"), nvinfer1::TensorFormat::kLINEAR);
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr);
+    std::vector<float> in(24);
+    for (std::size_t i = 0; i < in.size(); ++i)
+    {
+        in[i] = static_cast<float>(i) - 5.0F;
+    }
+    std::vector<float> out(24, -1.0F);
+    ASSERT_TRUE(context->setInputShape("x", Dims{4, {2, 3, 2, 2}}));
+    ASSERT_TRUE(context->setTensorAddress("x", in.data()));
+    ASSERT_TRUE(context->setTensorAddress("y", out.data()));
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    for (std::size_t i = 0; i < in.size(); ++i)
+    {
+        EXPECT_EQ(out[i], 2.0F * in[i]) << i;
+    }
+    // The plugin saw its tensors in kCHW32.
+    auto const ran = mJournal->callsNamed("ctx1", "enqueueHost");
+    ASSERT_EQ(ran.size(), 1U);
+    EXPECT_EQ(ran[0], "enqueueHost(0/5(2,3,2,2) -> 0/5(2,3,2,2),workspace)");
+}
+
+TEST_F(PluginEngineTest, EveryAcceptedCombinationIsConfiguredAndTimed)
+{
+    mJournal->script.formats = {nvinfer1::TensorFormat::kLINEAR, nvinfer1::TensorFormat::kCHW32};
+    nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {-1, 3, 2, 2}});
+    auto plugin = userPlugin();
+    auto* layer = mNetwork->addPluginV3(&x, 1, nullptr, 0, *plugin);
+    ASSERT_NE(layer, nullptr);
+    mNetwork->markOutput(*layer->getOutput(0));
+    auto made = config(1, 2, 2);
+    ASSERT_FALSE(build(*made).empty()) << mLogger.all();
+    // Position 1 is asked only after position 0 accepted a format, never before.
+    std::vector<std::string> positions;
+    for (std::string const& call : mJournal->callsNamed("clone2", "supportsFormatCombination"))
+    {
+        positions.push_back(call.substr(26, 1));
+    }
+    ASSERT_GE(positions.size(), 1U);
+    EXPECT_EQ(positions.front(), "0");
+    // kFLOAT of rank 4 with 3 channels may be kLINEAR, kCHW32 or kHWC: position 0 is asked about each, position 1
+    // about each after every format position 0 accepted.
+    EXPECT_EQ(positions, (std::vector<std::string>{"0", "1", "1", "1", "0", "1", "1", "1", "0"}));
+    // Two combinations (the output follows the input's format), each configured and timed once, then the chosen
+    // one configured again.
+    EXPECT_EQ(mJournal->callsNamed("clone2", "configurePlugin").size(), 3U);
+    EXPECT_EQ(mJournal->callsNamed("clone2", "enqueueHost").size(), 2U);
+}
+
+// Failures.
 
 TEST_F(PluginEngineTest, AFailingConfigurePluginEndsTheBuild)
 {

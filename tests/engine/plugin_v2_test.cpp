@@ -1,7 +1,536 @@
 // SPDX-License-Identifier: Apache-2.0
+// V2 plugins (IPluginV2, IPluginV2Ext, IPluginV2IOExt, IPluginV2DynamicExt) inside engines, through the public API
+// only, with recording plugins that log every call (support/recording_v2.h), each test run at every level: the build
+// protocol (clone, supportsFormat or supportsFormatCombination position by position, the level's configure call with
+// dims without the batch dimension below IPluginV2DynamicExt, getWorkspaceSize, initialize/terminate around the timed
+// run, getSerializationSize/serialize), the runtime protocol (deserializePlugin with the serialized bytes, initialize,
+// clone + attachToContext + initialize per context, IPluginV2DynamicExt's configurePlugin on a shape change only,
+// the host runner's enqueueHost), correct outputs at two batch sizes, every object destroyed, and every failure with
+// its message.
+#include "support/api_test.h"
+#include "support/recording_v2.h"
+
+#include "NvInfer.h"
+#include "kiln/plugin_host.h"
+
 #include <gtest/gtest.h>
 
-TEST(PluginV2Engine, Placeholder)
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace kiln::test
 {
-    GTEST_SKIP() << "V2 plugins in engines arrive with the rest of issue 4";
+namespace
+{
+
+using nvinfer1::DataType;
+using nvinfer1::Dims;
+using nvinfer1::OptProfileSelector;
+using Calls = std::vector<std::string>;
+
+class PluginV2EngineTest : public ApiTest, public ::testing::WithParamInterface<int32_t>
+{
+protected:
+    void SetUp() override
+    {
+        ApiTest::SetUp();
+        mJournal = std::make_shared<Journal>();
+        mCreator = std::make_unique<RecordingV2Creator>(mJournal, level());
+        mRunner = std::make_unique<RecordingV2Runner>(level());
+        ASSERT_TRUE(getPluginRegistry()->registerCreator(*mCreator, kRecordingNamespace));
+        ASSERT_TRUE(kilnRegisterPluginV2HostRunner(name(), kRecordingV2Version, kRecordingNamespace, mRunner.get()));
+    }
+    void TearDown() override
+    {
+        getPluginRegistry()->deregisterCreator(*mCreator);
+        kilnDeregisterPluginV2HostRunner(name(), kRecordingV2Version, kRecordingNamespace);
+        mRuntime.reset();
+        ApiTest::TearDown();
+        EXPECT_EQ(mJournal->alive(), 0) << "plugin objects were not destroyed";
+    }
+
+    int32_t level() const { return GetParam(); }
+    char const* name() const { return kRecordingV2Names[static_cast<std::size_t>(level())]; }
+    //! `plugin "RecordingV2IOExt" version "1" namespace "kiln.test"`.
+    std::string described() const
+    {
+        return std::string("plugin \"") + name() + "\" version \"1\" namespace \"" + kRecordingNamespace + "\"";
+    }
+
+    //! x [-1, 4] -> the plugin (scale 2) -> y. The user's object is destroyed once the layer holds its clone.
+    void network()
+    {
+        nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {-1, 4}});
+        addPlugin({x});
+    }
+    nvinfer1::IPluginV2Layer* addPlugin(std::vector<nvinfer1::ITensor*> inputs)
+    {
+        float const scale = 2.0F;
+        nvinfer1::PluginField field{"scale", &scale, nvinfer1::PluginFieldType::kFLOAT32, 1};
+        nvinfer1::PluginFieldCollection fields{1, &field};
+        nvinfer1::IPluginV2* plugin = mCreator->createPlugin("user", &fields);
+        auto* layer = mNetwork->addPluginV2(inputs.data(), static_cast<int32_t>(inputs.size()), *plugin);
+        plugin->destroy();
+        EXPECT_NE(layer, nullptr) << mLogger.all();
+        if (layer != nullptr)
+        {
+            layer->setName("plugin0");
+            layer->getOutput(0)->setName("y");
+            mNetwork->markOutput(*layer->getOutput(0));
+        }
+        return layer;
+    }
+
+    nvinfer1::IOptimizationProfile* profile(int64_t minN, int64_t optN, int64_t maxN)
+    {
+        auto* made = mBuilder->createOptimizationProfile();
+        made->setDimensions("x", OptProfileSelector::kMIN, Dims{2, {minN, 4}});
+        made->setDimensions("x", OptProfileSelector::kOPT, Dims{2, {optN, 4}});
+        made->setDimensions("x", OptProfileSelector::kMAX, Dims{2, {maxN, 4}});
+        return made;
+    }
+
+    //! A config with one profile: batch 1 / 2 / 3.
+    std::unique_ptr<nvinfer1::IBuilderConfig> config()
+    {
+        std::unique_ptr<nvinfer1::IBuilderConfig> made{mBuilder->createBuilderConfig()};
+        made->addOptimizationProfile(profile(1, 2, 3));
+        return made;
+    }
+
+    std::vector<uint8_t> build(nvinfer1::IBuilderConfig& config)
+    {
+        std::unique_ptr<nvinfer1::IHostMemory> plan{mBuilder->buildSerializedNetwork(*mNetwork, config)};
+        if (plan == nullptr)
+        {
+            return {};
+        }
+        auto const* bytes = static_cast<uint8_t const*>(plan->data());
+        return {bytes, bytes + plan->size()};
+    }
+    std::vector<uint8_t> build()
+    {
+        auto made = config();
+        return build(*made);
+    }
+
+    std::unique_ptr<nvinfer1::ICudaEngine> load(std::vector<uint8_t> const& plan)
+    {
+        if (mRuntime == nullptr)
+        {
+            mRuntime.reset(nvinfer1::createInferRuntime(mLogger));
+        }
+        return std::unique_ptr<nvinfer1::ICudaEngine>{mRuntime->deserializeCudaEngine(plan.data(), plan.size())};
+    }
+
+    //! Runs context on x of shape [n, 4] filled with 1, 2, 3...; returns y (or nothing when the run fails).
+    std::vector<float> run(nvinfer1::IExecutionContext& context, int64_t n)
+    {
+        std::vector<float> x(static_cast<std::size_t>(n * 4));
+        for (std::size_t i = 0; i < x.size(); ++i)
+        {
+            x[i] = static_cast<float>(i + 1);
+        }
+        std::vector<float> y(x.size(), -1.0F);
+        EXPECT_TRUE(context.setInputShape("x", Dims{2, {n, 4}}));
+        EXPECT_TRUE(context.setTensorAddress("x", x.data()));
+        EXPECT_TRUE(context.setTensorAddress("y", y.data()));
+        if (!context.enqueueV3(nullptr))
+        {
+            return {};
+        }
+        return y;
+    }
+
+    //! The configure call of the level for an I/O of [batch, 4] with maxBatchSize (levels 0 to 2) or the profile
+    //! 1 / 2 / 3 (level 3).
+    std::string configured(int32_t maxBatch = 3) const
+    {
+        std::string const max = std::to_string(maxBatch);
+        switch (level())
+        {
+        case 0: return "configureWithFormat((4) -> (4),0/0," + max + ")";
+        case 1: return "configurePlugin((4):0:- -> (4):0:-,0," + max + ")";
+        case 2: return "configurePlugin(0/0(4) -> 0/0(4))";
+        default: return "configurePlugin(0/0(-1,4)[(1,4)(2,4)(3,4)] -> 0/0(-1,4)[(1,4)(2,4)(3,4)])";
+        }
+    }
+    //! The format queries of the level for one kLINEAR FLOAT input and output.
+    Calls formatQueries() const
+    {
+        if (level() < 2)
+        {
+            return {"supportsFormat(0/0)"};
+        }
+        std::string const dims = level() == 2 ? "(4)" : "(-1,4)";
+        return {"supportsFormatCombination(0,1,1,0/0" + dims + ")", "supportsFormatCombination(1,1,1,0/0" + dims + ")"};
+    }
+    std::string workspaceQuery(int32_t maxBatch = 3) const
+    {
+        return level() < 3 ? "getWorkspaceSize(" + std::to_string(maxBatch) + ")"
+                           : "getWorkspaceSize(0/0(3,4) -> 0/0(3,4))";
+    }
+
+    std::shared_ptr<Journal> mJournal;
+    std::unique_ptr<RecordingV2Creator> mCreator;
+    std::unique_ptr<RecordingV2Runner> mRunner;
+    std::unique_ptr<nvinfer1::IRuntime> mRuntime;
+};
+
+Calls operator+(Calls a, Calls const& b)
+{
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
 }
+
+TEST_P(PluginV2EngineTest, BuildFollowsTheProtocol)
+{
+    network();
+    auto const plan = build();
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    expectNoError();
+
+    // The user's object is only cloned; the network's clone is queried and cloned, never configured; the builder
+    // works on a clone of the network's clone and destroys it.
+    EXPECT_EQ(mJournal->calls("user1"), (Calls{"clone()", "destroy()"}));
+    Calls const network = mJournal->methods("user1.1");
+    EXPECT_EQ(std::count(network.begin(), network.end(), "clone"), 1);
+    for (char const* method : {"initialize", "configurePlugin", "configureWithFormat", "serialize", "destroy"})
+    {
+        EXPECT_EQ(std::count(network.begin(), network.end(), method), 0) << method;
+    }
+    Calls const expected = formatQueries()
+        + Calls{configured(), workspaceQuery(), "initialize()", "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)",
+            "terminate()", configured(), workspaceQuery(), "getSerializationSize()", "serialize()", "destroy()"};
+    EXPECT_EQ(mJournal->calls("user1.1.1"), expected);
+    // Only the network's clone outlives the build; it goes with the network.
+    EXPECT_EQ(mJournal->alive(), 1);
+    delete mNetwork;
+    mNetwork = nullptr;
+    EXPECT_EQ(mJournal->calls("user1.1").back(), "destroy()");
+    EXPECT_EQ(mJournal->alive(), 0);
+}
+
+TEST_P(PluginV2EngineTest, MaxBatchSizeAndTimingCoverEveryProfile)
+{
+    network();
+    std::unique_ptr<nvinfer1::IBuilderConfig> made{mBuilder->createBuilderConfig()};
+    made->addOptimizationProfile(profile(1, 2, 3));
+    made->addOptimizationProfile(profile(4, 5, 6));
+    ASSERT_FALSE(build(*made).empty()) << mLogger.all();
+    Calls const timed{"enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)", "enqueueHost(0/0(5,4) -> 0/0(5,4),workspace)"};
+    if (level() < 3)
+    {
+        // One configuration for every profile: maxBatchSize is the largest batch; one initialized stretch times each
+        // profile at its kOPT shape.
+        Calls const expected = formatQueries() + Calls{configured(6), workspaceQuery(6), "initialize()"} + timed
+            + Calls{
+                "terminate()", configured(6), workspaceQuery(6), "getSerializationSize()", "serialize()", "destroy()"};
+        EXPECT_EQ(mJournal->calls("user1.1.1"), expected);
+        return;
+    }
+    // IPluginV2DynamicExt: configured, sized, initialized, timed and terminated per profile.
+    std::string const second = "configurePlugin(0/0(-1,4)[(4,4)(5,4)(6,4)] -> 0/0(-1,4)[(4,4)(5,4)(6,4)])";
+    std::string const secondWorkspace = "getWorkspaceSize(0/0(6,4) -> 0/0(6,4))";
+    Calls const expected = formatQueries()
+        + Calls{configured(), workspaceQuery(), "initialize()", timed[0], "terminate()", second, secondWorkspace,
+            "initialize()", timed[1], "terminate()", configured(), workspaceQuery(), second, secondWorkspace,
+            "getSerializationSize()", "serialize()", "destroy()"};
+    EXPECT_EQ(mJournal->calls("user1.1.1"), expected);
+}
+
+TEST_P(PluginV2EngineTest, RuntimeFollowsTheProtocol)
+{
+    network();
+    auto const plan = build();
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    delete mNetwork;
+    mNetwork = nullptr;
+    mJournal->clear();
+
+    auto engine = load(plan);
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    // The creator restores the engine's plugin from the bytes serialize() wrote (the scale given at creation and the
+    // extent the build configured), named after the layer; the engine's object is initialized.
+    EXPECT_EQ(mJournal->calls("creator"), (Calls{"deserializePlugin(plugin0,12 bytes,scale=2.000000,extent=4)"}));
+    EXPECT_EQ(mJournal->calls("runtime1"), (Calls{"initialize()"}));
+
+    // Each context: a clone, attached (IPluginV2Ext and up, without cuDNN or cuBLAS handles) and initialized.
+    std::unique_ptr<nvinfer1::IExecutionContext> first{engine->createExecutionContext()};
+    std::unique_ptr<nvinfer1::IExecutionContext> second{engine->createExecutionContext()};
+    ASSERT_NE(first, nullptr) << mLogger.all();
+    ASSERT_NE(second, nullptr) << mLogger.all();
+    EXPECT_EQ(mJournal->calls("runtime1"), (Calls{"initialize()", "clone()", "clone()"}));
+    Calls const attached = level() >= 1 ? Calls{"attachToContext(null,null,null)"} : Calls{};
+
+    // Correct outputs at two batch sizes; IPluginV2DynamicExt hears of each new shape through configurePlugin.
+    for (int64_t n : {2, 2, 3})
+    {
+        std::vector<float> const y = run(*first, n);
+        ASSERT_EQ(y.size(), static_cast<std::size_t>(n * 4)) << mLogger.all();
+        for (std::size_t i = 0; i < y.size(); ++i)
+        {
+            EXPECT_EQ(y[i], 2.0F * static_cast<float>(i + 1)) << "batch " << n << ", element " << i;
+        }
+    }
+    run(*second, 1);
+    auto const shaped = [&](int64_t n) {
+        std::string const dims = "(" + std::to_string(n) + ",4)";
+        return level() == 3 ? Calls{"configurePlugin(0/0" + dims + "[" + dims + dims + dims + "] -> 0/0" + dims + "["
+                   + dims + dims + dims + "])"}
+                            : Calls{};
+    };
+    auto const ran = [](int64_t n) {
+        std::string const dims = "(" + std::to_string(n) + ",4)";
+        return Calls{"enqueueHost(0/0" + dims + " -> 0/0" + dims + ",workspace)"};
+    };
+    EXPECT_EQ(mJournal->calls("runtime1.1"),
+        attached + Calls{"initialize()"} + shaped(2) + ran(2) + ran(2) + shaped(3) + ran(3));
+    EXPECT_EQ(mJournal->calls("runtime1.2"), attached + Calls{"initialize()"} + shaped(1) + ran(1));
+
+    // A context's clone is detached, terminated and destroyed with the context; the engine's object with the engine.
+    Calls const detached = level() >= 1 ? Calls{"detachFromContext()"} : Calls{};
+    first.reset();
+    Calls const last = mJournal->calls("runtime1.1");
+    EXPECT_EQ(Calls(last.end() - static_cast<std::ptrdiff_t>(detached.size()) - 2, last.end()),
+        (detached + Calls{"terminate()", "destroy()"}));
+    second.reset();
+    EXPECT_EQ(mJournal->alive(), 1);
+    engine.reset();
+    EXPECT_EQ(mJournal->calls("runtime1"), (Calls{"initialize()", "clone()", "clone()", "terminate()", "destroy()"}));
+    EXPECT_EQ(mJournal->alive(), 0);
+    // Never the plugin's own enqueue on the host backend.
+    EXPECT_EQ(mJournal->count("enqueue"), 0);
+}
+
+// ---- Failures -------------------------------------------------------------------------------------------------------
+
+TEST_P(PluginV2EngineTest, WithoutAHostRunnerTheBuildIsRefusedByName)
+{
+    network();
+    ASSERT_TRUE(kilnDeregisterPluginV2HostRunner(name(), kRecordingV2Version, kRecordingNamespace));
+    EXPECT_TRUE(build().empty());
+    expectError({"layer 'plugin0' (IPluginV2Layer)", described() + " cannot run on kiln's host backend",
+        "no kiln::IPluginV2HostRunner is registered for it",
+        std::string("kilnRegisterPluginV2HostRunner(\"") + name() + "\", \"1\", \"kiln.test\", &runner)"});
+    EXPECT_EQ(mJournal->calls("user1.1.1"), (Calls{"destroy()"}));
+}
+
+TEST_P(PluginV2EngineTest, WithoutAHostRunnerTheLoadIsRefusedByName)
+{
+    network();
+    auto const plan = build();
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    ASSERT_TRUE(kilnDeregisterPluginV2HostRunner(name(), kRecordingV2Version, kRecordingNamespace));
+    EXPECT_EQ(load(plan), nullptr);
+    expectError({"IRuntime::deserializeCudaEngine", "layer 'plugin0'",
+        described() + " cannot run on kiln's host backend", "kilnRegisterPluginV2HostRunner"});
+}
+
+TEST_P(PluginV2EngineTest, AMissingCreatorAtLoadSaysHowToRegisterIt)
+{
+    network();
+    auto const plan = build();
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    getPluginRegistry()->deregisterCreator(*mCreator);
+    EXPECT_EQ(load(plan), nullptr);
+    expectError(
+        {"IRuntime::deserializeCudaEngine", "layer 'plugin0'", "no creator of " + described() + " is registered",
+            "register its IPluginCreator", "registerCreator(creator, \"kiln.test\")", "loadLibrary"});
+    ASSERT_TRUE(getPluginRegistry()->registerCreator(*mCreator, kRecordingNamespace));
+}
+
+TEST_P(PluginV2EngineTest, ANullDeserializePluginEndsTheLoad)
+{
+    network();
+    auto const plan = build();
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    mJournal->script.failing = {"deserializePlugin"};
+    EXPECT_EQ(load(plan), nullptr);
+    expectError({"layer 'plugin0'", "the creator of " + described(),
+        "returned null from deserializePlugin(\"plugin0\", 12 serialized bytes)"});
+}
+
+TEST_P(PluginV2EngineTest, AFailingInitializeEndsTheBuild)
+{
+    network();
+    mJournal->script.failing = {"initialize"};
+    EXPECT_TRUE(build().empty());
+    expectError({"layer 'plugin0' (IPluginV2Layer)", described(),
+        "initialize() returned status 1 after configuring the formats (kFLOAT kLINEAR, kFLOAT kLINEAR)"});
+    // Not terminated (it never initialized), but destroyed.
+    Calls const calls = mJournal->calls("user1.1.1");
+    ASSERT_GE(calls.size(), 2U);
+    EXPECT_EQ(Calls(calls.end() - 2, calls.end()), (Calls{"initialize()", "destroy()"}));
+}
+
+TEST_P(PluginV2EngineTest, AFailingInitializeEndsTheLoad)
+{
+    network();
+    auto const plan = build();
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    mJournal->script.failing = {"initialize"};
+    EXPECT_EQ(load(plan), nullptr);
+    expectError({"IRuntime::deserializeCudaEngine", "layer 'plugin0'", described(),
+        "initialize() returned status 1 on the engine's plugin"});
+    EXPECT_EQ(mJournal->calls("runtime1"), (Calls{"initialize()", "destroy()"}));
+}
+
+TEST_P(PluginV2EngineTest, AFailingCloneEndsTheBuild)
+{
+    network();
+    mJournal->script.failing = {"clone"};
+    EXPECT_TRUE(build().empty());
+    expectError({"layer 'plugin0'", described(), "clone() returned null; the builder works on a clone"});
+}
+
+TEST_P(PluginV2EngineTest, AFailingCloneEndsTheContext)
+{
+    network();
+    auto engine = load(build());
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    mJournal->script.failing = {"clone"};
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    EXPECT_EQ(context, nullptr);
+    expectError({"ICudaEngine::createExecutionContext", "layer 'plugin0'", described(),
+        "clone() returned null; each execution context runs a clone of the engine's plugin"});
+}
+
+TEST_P(PluginV2EngineTest, AFailingEnqueueWhileTimingEndsTheBuild)
+{
+    network();
+    mJournal->script.failing = {"enqueueHost"};
+    EXPECT_TRUE(build().empty());
+    expectError({"layer 'plugin0'", described(),
+        "the host runner's enqueueHost() returned status 1 while timing the formats (kFLOAT kLINEAR, kFLOAT kLINEAR) "
+        "at optimization profile 0"});
+    // Terminated after the failed run, then destroyed.
+    Calls const calls = mJournal->calls("user1.1.1");
+    ASSERT_GE(calls.size(), 3U);
+    EXPECT_EQ(Calls(calls.end() - 3, calls.end()),
+        (Calls{"enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)", "terminate()", "destroy()"}));
+}
+
+TEST_P(PluginV2EngineTest, AFailingEnqueueFailsTheRunNamingThePlugin)
+{
+    network();
+    auto engine = load(build());
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr);
+    mJournal->script.failing = {"enqueueHost"};
+    EXPECT_TRUE(run(*context, 1).empty());
+    expectError({"IExecutionContext::enqueueV3", "layer 'plugin0'", described(),
+        "the host runner's enqueueHost() returned status 1"});
+}
+
+TEST_P(PluginV2EngineTest, AnOversizedSerializationEndsTheBuild)
+{
+    network();
+    mJournal->script.failing = {"getSerializationSize"};
+    EXPECT_TRUE(build().empty());
+    expectError({"layer 'plugin0'", described(),
+        "getSerializationSize() returned 1073741825 bytes; kiln keeps at most 1 GiB per plugin"});
+}
+
+TEST_P(PluginV2EngineTest, FormatsNobodyAcceptsEndTheBuild)
+{
+    mJournal->script.formats = {nvinfer1::TensorFormat::kCHW32};
+    network();
+    EXPECT_TRUE(build().empty());
+    if (level() < 2)
+    {
+        expectError({"layer 'plugin0'", described(),
+            "supportsFormat() accepted no format for the layer's types: it refused kFLOAT kLINEAR",
+            "gives all its inputs and outputs one format"});
+        return;
+    }
+    expectError({"layer 'plugin0'", described(), "supportsFormatCombination() accepted no combination",
+        "position 0 (input 0 'x', kFLOAT", "formats tried: kLINEAR"});
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Levels, PluginV2EngineTest, ::testing::Values(0, 1, 2, 3), [](::testing::TestParamInfo<int32_t> const& suite) {
+        return std::string(kRecordingV2Names[static_cast<std::size_t>(suite.param)]);
+    });
+
+// ---- Level-specific and registration checks
+// --------------------------------------------------------------------------
+
+class PluginV2Level0Test : public PluginV2EngineTest
+{
+};
+
+TEST_P(PluginV2Level0Test, MixedTypesAreRefusedForAnIPluginV2)
+{
+    nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {-1, 4}});
+    nvinfer1::ITensor* z = mNetwork->addInput("z", DataType::kHALF, Dims{2, {2, 4}});
+    ASSERT_NE(addPlugin({x, z}), nullptr);
+    EXPECT_TRUE(build().empty());
+    expectError({"layer 'plugin0'", described(),
+        "an IPluginV2 gives all its inputs and outputs one type (configureWithFormat), but they have the types kFLOAT "
+        "and kHALF"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Level0, PluginV2Level0Test, ::testing::Values(0));
+
+//! A runner that reports another interface.
+class ForeignRunner final : public kiln::IPluginV2HostRunner
+{
+public:
+    nvinfer1::InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return nvinfer1::InterfaceInfo{"SOMETHING_ELSE", 1, 0};
+    }
+    int32_t enqueueHost(nvinfer1::IPluginV2&, nvinfer1::PluginTensorDesc const*, nvinfer1::PluginTensorDesc const*,
+        void const* const*, void* const*, void*) noexcept override
+    {
+        return 0;
+    }
+};
+
+TEST(PluginV2HostRunner, InterfaceInfo)
+{
+    RecordingV2Runner runner(0);
+    nvinfer1::IVersionedInterface const& versioned = runner;
+    nvinfer1::InterfaceInfo const info = versioned.getInterfaceInfo();
+    EXPECT_STREQ(info.kind, "KILN_PLUGIN_V2_HOST_RUNNER");
+    EXPECT_EQ(info.major, 1);
+    EXPECT_EQ(info.minor, 0);
+    EXPECT_TRUE((std::is_same_v<kiln::IPluginV2HostRunner, kiln::v_1_0::IPluginV2HostRunner>));
+}
+
+class PluginV2RegistrationTest : public ApiTest
+{
+};
+
+TEST_F(PluginV2RegistrationTest, RefusalsAreLoggedByName)
+{
+    RecordingV2Runner runner(0);
+    ASSERT_TRUE(kilnRegisterPluginV2HostRunner("Reg", "1", nullptr, &runner));
+    expectNoError();
+    EXPECT_FALSE(kilnRegisterPluginV2HostRunner("Reg", "1", "", &runner));
+    expectError({"kilnRegisterPluginV2HostRunner", "plugin \"Reg\" version \"1\" namespace \"\"",
+        "a runner is registered for it already"});
+    EXPECT_FALSE(kilnRegisterPluginV2HostRunner("Reg", "2", "", nullptr));
+    expectError({"kilnRegisterPluginV2HostRunner", "plugin \"Reg\" version \"2\"", "the runner is null"});
+    EXPECT_FALSE(kilnRegisterPluginV2HostRunner(nullptr, "1", "", &runner));
+    expectError({"kilnRegisterPluginV2HostRunner", "the plugin name is null"});
+    EXPECT_FALSE(kilnRegisterPluginV2HostRunner("Reg", nullptr, "", &runner));
+    expectError({"kilnRegisterPluginV2HostRunner", "the plugin version is null"});
+    ForeignRunner foreign;
+    EXPECT_FALSE(kilnRegisterPluginV2HostRunner("Reg", "3", "", &foreign));
+    expectError({"kilnRegisterPluginV2HostRunner", "reports interface \"SOMETHING_ELSE\" version 1",
+        "\"KILN_PLUGIN_V2_HOST_RUNNER\" version 1"});
+    EXPECT_TRUE(kilnDeregisterPluginV2HostRunner("Reg", "1", ""));
+    expectNoError();
+    EXPECT_FALSE(kilnDeregisterPluginV2HostRunner("Reg", "1", nullptr));
+    expectError({"kilnDeregisterPluginV2HostRunner", "plugin \"Reg\" version \"1\" namespace \"\"",
+        "no runner is registered for it"});
+}
+
+} // namespace
+} // namespace kiln::test

@@ -591,7 +591,9 @@ TEST(PlanEngineCodec, ChecksPluginRecords)
         at + "has the negative plugin workspace size -1");
     EXPECT_EQ(problem([](PluginV3Params& p) { p.plan.aliasedInputs = {1}; }),
         at + "has an output aliasing input 1; aliased inputs are distinct data inputs");
-    EXPECT_EQ(problem([](PluginV3Params& p) { p.plan.aliasedInputs = {0, 0}; }),
+    EXPECT_EQ(problem([](PluginV3Params& p) {
+        p.plan.aliasedInputs = {0, 0};
+    }),
         at + "records 2 aliased inputs for 1 outputs");
 }
 

@@ -3,6 +3,8 @@
 // place where an exception from a kernel becomes an error.
 #include "backends/host/dispatch.h"
 
+#include "backends/host/reformat.h"
+
 #include "backends/host/layer_inputs.h"
 #include "backends/host/layer_kinds.h"
 
@@ -58,7 +60,7 @@ Expected<std::optional<TensorDesc>> HostBackend::checkLayer(
     });
 }
 
-Status HostBackend::runLayer(LayerRecord const& layer, EngineModel const& /*model*/,
+Status HostBackend::runLayer(LayerRecord const& layer, EngineModel const& model,
     std::span<HostTensor const* const> inputs, std::span<HostTensor const> outputs, cudaStream_t /*stream*/) noexcept
 {
     return guarded([&]() -> Status {
@@ -85,6 +87,21 @@ Status HostBackend::runLayer(LayerRecord const& layer, EngineModel const& /*mode
                 return invalidArgument("input " + std::to_string(i)
                     + (inputs[i] == nullptr ? " is a tensor of the layer but has no view"
                                             : " is absent from the layer but was given a view"));
+            }
+        }
+        // An identity between two formats is a reformat layer (inserted around plugins that chose other formats).
+        if (kind == LayerType::kIDENTITY && inputs.size() == 1 && outputs.size() == 1)
+        {
+            auto const formatOf = [&](int32_t tensor) {
+                return tensor >= 0 && static_cast<std::size_t>(tensor) < model.tensors.size()
+                    ? model.tensors[static_cast<std::size_t>(tensor)].format
+                    : nvinfer1::TensorFormat::kLINEAR;
+            };
+            nvinfer1::TensorFormat const from = formatOf(layer.inputs[0]);
+            nvinfer1::TensorFormat const to = formatOf(layer.outputs[0]);
+            if (from != to)
+            {
+                return reformat(*inputs[0], from, outputs[0], to);
             }
         }
         return runLayerKind(layer.params, inputs, outputs);

@@ -288,8 +288,10 @@ public:
         log("supportsFormatCombination(" + std::to_string(pos) + "," + std::to_string(nbInputs) + ","
             + std::to_string(nbOutputs) + "," + text(inOut[pos].desc) + ")");
         auto const& formats = mJournal->script.formats;
-        return formats.empty() ? inOut[pos].desc.format == nvinfer1::TensorFormat::kLINEAR
-                               : formats.count(inOut[pos].desc.format) != 0;
+        bool const allowed = formats.empty() ? inOut[pos].desc.format == nvinfer1::TensorFormat::kLINEAR
+                                             : formats.count(inOut[pos].desc.format) != 0;
+        // Outputs in the first input's format (which it has already accepted): the kernel is elementwise.
+        return allowed && (pos == 0 || inOut[pos].desc.format == inOut[0].desc.format);
     }
     int32_t getNbOutputs() const noexcept override { return mJournal->script.mode == Mode::kCOMPACT ? 2 : 1; }
     size_t getWorkspaceSize(nvinfer1::DynamicPluginTensorDesc const* inputs, int32_t nbInputs,
@@ -370,10 +372,16 @@ public:
         {
             return 1;
         }
+        // Elementwise, so any layout works if the padding counts: kCHW32 pads the channels to 32.
         int64_t count = 1;
         for (int32_t i = 0; i < inputDesc[0].dims.nbDims; ++i)
         {
-            count *= inputDesc[0].dims.d[i];
+            int64_t extent = inputDesc[0].dims.d[i];
+            if (inputDesc[0].format == nvinfer1::TensorFormat::kCHW32 && i == inputDesc[0].dims.nbDims - 3)
+            {
+                extent = (extent + 31) / 32 * 32;
+            }
+            count *= extent;
         }
         auto const* in = static_cast<float const*>(inputs[0]);
         auto* out = static_cast<float*>(outputs[0]);
