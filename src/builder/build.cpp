@@ -329,11 +329,15 @@ PluginBuildInputs hostPluginInputs(BuildSettings const& settings, NetworkShapes 
 //! The formats a plugin layer chose, by the layer's index in the engine.
 using ChosenFormats = std::map<std::size_t, std::vector<nvinfer1::TensorFormat>>;
 
-//! A tensor like model.tensors[twin] in format: internal, its producer set later.
-int32_t addFormattedTensor(EngineModel& model, KeptTensors& kept, int32_t twin, nvinfer1::TensorFormat format)
+void renumber(EngineModel& model, std::vector<int32_t> const& newIndex);
+
+//! A tensor like model.tensors[twin] (the same shape) in format, named with suffix: internal, its producer set
+//! later.
+int32_t addTwinTensor(
+    EngineModel& model, KeptTensors& kept, int32_t twin, std::string const& suffix, nvinfer1::TensorFormat format)
 {
     TensorRecord record = model.tensors[static_cast<std::size_t>(twin)];
-    record.name += std::string(" (") + host::formatName(format) + ")";
+    record.name += suffix;
     record.format = format;
     record.isInput = false;
     record.isOutput = false;
@@ -341,6 +345,18 @@ int32_t addFormattedTensor(EngineModel& model, KeptTensors& kept, int32_t twin, 
     model.tensors.push_back(std::move(record));
     kept.list.push_back(kept.list[static_cast<std::size_t>(twin)]); // the same network tensor: the same shapes
     return static_cast<int32_t>(model.tensors.size() - 1);
+}
+
+//! An identity layer from one tensor to another: a copy, or a reformat when their formats differ.
+LayerRecord identityLayer(std::string name, int32_t from, int32_t to)
+{
+    LayerRecord layer;
+    layer.name = std::move(name);
+    layer.type = LayerType::kIDENTITY;
+    layer.inputs = {from};
+    layer.outputs = {to};
+    layer.params = IdentityParams{};
+    return layer;
 }
 
 //! Puts a reformat layer (an identity between two formats) before each plugin input and after each plugin output
@@ -353,15 +369,6 @@ void insertReformats(EngineModel& model, KeptTensors& kept, ChosenFormats const&
     }
     std::vector<LayerRecord> layers;
     std::vector<int32_t> newIndex(model.layers.size());
-    auto const reformat = [](std::string name, int32_t from, int32_t to) {
-        LayerRecord layer;
-        layer.name = std::move(name);
-        layer.type = LayerType::kIDENTITY;
-        layer.inputs = {from};
-        layer.outputs = {to};
-        layer.params = IdentityParams{};
-        return layer;
-    };
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
         LayerRecord& layer = model.layers[l];
@@ -381,17 +388,17 @@ void insertReformats(EngineModel& model, KeptTensors& kept, ChosenFormats const&
                 if (i < nbData)
                 {
                     int32_t const linear = layer.inputs[i];
-                    int32_t const formatted = addFormattedTensor(model, kept, linear, format);
-                    layers.push_back(
-                        reformat(layer.name + " input " + std::to_string(i) + " to " + formatName, linear, formatted));
+                    int32_t const formatted = addTwinTensor(model, kept, linear, " (" + formatName + ")", format);
+                    layers.push_back(identityLayer(
+                        layer.name + " input " + std::to_string(i) + " to " + formatName, linear, formatted));
                     layer.inputs[i] = formatted;
                 }
                 else
                 {
                     int32_t const linear = layer.outputs[i - nbData];
-                    int32_t const formatted = addFormattedTensor(model, kept, linear, format);
+                    int32_t const formatted = addTwinTensor(model, kept, linear, " (" + formatName + ")", format);
                     after.push_back(
-                        reformat(layer.name + " output " + std::to_string(i - nbData) + " from " + formatName,
+                        identityLayer(layer.name + " output " + std::to_string(i - nbData) + " from " + formatName,
                             formatted, linear));
                     layer.outputs[i - nbData] = formatted;
                 }
@@ -405,6 +412,85 @@ void insertReformats(EngineModel& model, KeptTensors& kept, ChosenFormats const&
         }
     }
     model.layers = std::move(layers);
+    renumber(model, newIndex);
+}
+
+//! The aliased inputs a V3 plugin layer records, or nullptr.
+std::vector<int32_t>* aliasesOf(LayerRecord& layer)
+{
+    auto* v3 = std::get_if<PluginV3Params>(&layer.params);
+    return v3 != nullptr && !v3->plan.aliasedInputs.empty() ? &v3->plan.aliasedInputs : nullptr;
+}
+
+//! Where a plugin writes an output into the memory of an input (IPluginV3OneBuildV2::getAliasedInput), the input
+//! must be the plugin's alone and the output internal: a copy is inserted before the plugin for an input that is
+//! I/O or read by another layer, and after it for an output that is a network output.
+void isolateAliases(EngineModel& model, KeptTensors& kept)
+{
+    if (std::none_of(model.layers.begin(), model.layers.end(), [](LayerRecord& l) { return aliasesOf(l) != nullptr; }))
+    {
+        return;
+    }
+    std::vector<int32_t> readers(model.tensors.size(), 0);
+    for (LayerRecord const& layer : model.layers)
+    {
+        for (int32_t input : layer.inputs)
+        {
+            if (input != kNoTensor)
+            {
+                ++readers[static_cast<std::size_t>(input)];
+            }
+        }
+    }
+    std::vector<LayerRecord> layers;
+    std::vector<int32_t> newIndex(model.layers.size());
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        LayerRecord& layer = model.layers[l];
+        std::vector<LayerRecord> after;
+        if (std::vector<int32_t> const* aliases = aliasesOf(layer))
+        {
+            for (std::size_t o = 0; o < aliases->size(); ++o)
+            {
+                int32_t const i = (*aliases)[o];
+                if (i < 0)
+                {
+                    continue;
+                }
+                int32_t& input = layer.inputs[static_cast<std::size_t>(i)];
+                TensorRecord const& source = model.tensors[static_cast<std::size_t>(input)];
+                if (source.isInput || source.isOutput || readers[static_cast<std::size_t>(input)] > 1)
+                {
+                    int32_t const copy = addTwinTensor(model, kept, input, " (copy for aliasing)", source.format);
+                    layers.push_back(identityLayer(layer.name + " input " + std::to_string(i) + " copy", input, copy));
+                    input = copy;
+                }
+                int32_t& output = layer.outputs[o];
+                if (model.tensors[static_cast<std::size_t>(output)].isOutput)
+                {
+                    int32_t const inPlace = addTwinTensor(
+                        model, kept, output, " (aliased)", model.tensors[static_cast<std::size_t>(output)].format);
+                    after.push_back(
+                        identityLayer(layer.name + " output " + std::to_string(o) + " copy", inPlace, output));
+                    output = inPlace;
+                }
+            }
+        }
+        newIndex[l] = static_cast<int32_t>(layers.size());
+        layers.push_back(std::move(layer));
+        for (LayerRecord& added : after)
+        {
+            layers.push_back(std::move(added));
+        }
+    }
+    model.layers = std::move(layers);
+    renumber(model, newIndex);
+}
+
+//! After layers were inserted (newIndex: each old layer's new index): every tensor's producer, every assertion's
+//! layer.
+void renumber(EngineModel& model, std::vector<int32_t> const& newIndex)
+{
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
         for (int32_t output : model.layers[l].outputs)
@@ -635,6 +721,7 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
     // memory.
     KeptTensors kept = std::move(tensors.value());
     insertReformats(model, kept, chosenFormats);
+    isolateAliases(model, kept);
     if (auto problem = planProfiles(model, kept, concrete))
     {
         return *problem;

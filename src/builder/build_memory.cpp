@@ -90,11 +90,23 @@ Expected<ProfileRecord> planProfile(EngineModel const& model, std::vector<Tensor
         }
     }
 
+    // A plugin output aliasing an input lives in the input's memory: the input's buffer lives as long as both.
+    std::vector<int32_t> const roots = aliasRoots(model);
+    for (std::size_t t = 0; t < model.tensors.size(); ++t)
+    {
+        auto const root = static_cast<std::size_t>(roots[t]);
+        lastStep[root] = std::max(lastStep[root], lastStep[t]);
+    }
+
     std::vector<BufferRequest> requests;
     std::vector<std::size_t> owners;
     for (std::size_t t = 0; t < model.tensors.size(); ++t)
     {
         TensorRecord const& tensor = model.tensors[t];
+        if (roots[t] != static_cast<int32_t>(t))
+        {
+            continue; // in its root's buffer
+        }
         auto const shape = concrete.tensors.find(tensors[t]);
         if (tensor.isInput || tensor.isOutput || shape == concrete.tensors.end())
         {

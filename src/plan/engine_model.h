@@ -183,4 +183,8 @@ struct EngineModel
     Weights weightsOf(int32_t index) const noexcept;
 };
 
+//! Per tensor: the tensor whose memory it lives in. A plugin output that aliases an input (PluginPlanRecord::
+//! aliasedInputs) lives in that input's memory, and so on down a chain; every other tensor is its own root.
+std::vector<int32_t> aliasRoots(EngineModel const& model);
+
 } // namespace kiln

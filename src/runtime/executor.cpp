@@ -420,6 +420,7 @@ Expected<bool> EngineProgram::prepare()
     {
         mWeightBytes += static_cast<int64_t>(blob.bytes.size());
     }
+    mAliasRoots = aliasRoots(m);
     return true;
 }
 
@@ -962,7 +963,26 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
         for (int32_t output : layer.outputs)
         {
             auto placed = completeShape(output, capacity.value() ? *capacity.value() : mValues);
-            if (placed)
+            int32_t const root = mProgram.aliasRoot(output);
+            if (placed && root != output)
+            {
+                // Written in place, into the memory of the input it aliases.
+                auto const t = static_cast<std::size_t>(output);
+                TensorRecord const& record = model.tensors[t];
+                host::HostTensor const& source = mViews[static_cast<std::size_t>(root)];
+                TensorRecord const& sourceRecord = model.tensors[static_cast<std::size_t>(root)];
+                if (source.type != record.type || sourceRecord.format != record.format
+                    || host::elementCount(mShapes[t]) > host::elementCount(source.dims))
+                {
+                    return failure(ErrorCode::kINVALID_ARGUMENT,
+                        layerText(layer) + ": output " + q(record.name) + " " + dimsText(mShapes[t]) + " aliases "
+                            + q(sourceRecord.name) + " " + dimsText(source.dims)
+                            + ", which does not have its type, format and size");
+                }
+                mViews[t] = host::HostTensor{
+                    mViews[static_cast<std::size_t>(root)].data, record.type, mShapes[t], record.scale};
+            }
+            else if (placed)
             {
                 placed = placeOutput(output, bindings, memory, stream);
             }

@@ -134,6 +134,9 @@ public:
     //! without a value, a division by zero) are -1.
     nvinfer1::Dims knownShape(int32_t tensor, SymbolValues const& values) const;
 
+    //! The tensor whose memory tensor lives in (itself unless a plugin writes it in place of an input).
+    int32_t aliasRoot(int32_t tensor) const { return mAliasRoots.at(static_cast<std::size_t>(tensor)); }
+
     //! The total size of the weights.
     int64_t weightBytes() const noexcept { return mWeightBytes; }
 
@@ -154,6 +157,7 @@ private:
     std::vector<std::vector<uint32_t>> mBoundBy;           //!< Per layer.
     std::vector<std::vector<uint32_t>> mAssertionsAt;      //!< Per stage + 1.
     int64_t mWeightBytes{};
+    std::vector<int32_t> mAliasRoots;
 };
 
 //! What an execution context has set, as the executor reads it. Indexed by I/O position.

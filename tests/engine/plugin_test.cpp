@@ -410,6 +410,46 @@ TEST_F(PluginEngineTest, EveryAcceptedCombinationIsConfiguredAndTimed)
     EXPECT_EQ(mJournal->callsNamed("clone2", "enqueueHost").size(), 2U);
 }
 
+TEST_F(PluginEngineTest, AliasedOutputsAreWrittenInPlaceWithCopiesAtTheBoundary)
+{
+    mJournal->script.aliasOutput = 0;
+    chain(2);
+    auto made = config();
+    made->setPreviewFeature(nvinfer1::PreviewFeature::kALIASED_PLUGIN_IO_10_03, true);
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    EXPECT_EQ(mJournal->callsNamed("clone3", "getAliasedInput"), (std::vector<std::string>{"getAliasedInput(0)"}));
+
+    auto engine = load(plan);
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    // A copy of the network input before the first plugin, none between the plugins (the first one's output is
+    // the second one's alone), a copy into the network output after the second.
+    EXPECT_EQ(engine->getNbLayers(), 4);
+    EXPECT_EQ(engine->getAliasedInputTensor("y"), nullptr);
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr);
+    std::vector<float> const y = run(*context, 2);
+    for (std::size_t i = 0; i < y.size(); ++i)
+    {
+        EXPECT_EQ(y[i], 4.0F * static_cast<float>(i + 1)) << i;
+    }
+    for (std::string const id : {"ctx1", "ctx2"})
+    {
+        auto const ran = mJournal->callsNamed(id, "enqueueHost");
+        ASSERT_EQ(ran.size(), 1U) << id;
+        EXPECT_NE(ran[0].find("in place"), std::string::npos) << ran[0];
+    }
+}
+
+TEST_F(PluginEngineTest, WithoutThePreviewFeatureNothingIsAliased)
+{
+    mJournal->script.aliasOutput = 0;
+    chain();
+    auto made = config();
+    ASSERT_FALSE(build(*made).empty()) << mLogger.all();
+    EXPECT_EQ(mJournal->count("getAliasedInput"), 0);
+}
+
 // Failures.
 
 TEST_F(PluginEngineTest, AFailingConfigurePluginEndsTheBuild)

@@ -367,7 +367,7 @@ public:
         void const* const* inputs, void* const* outputs, void* workspace) noexcept override
     {
         log("enqueueHost(" + text(inputDesc, 1) + " -> " + text(outputDesc, getNbOutputs()) + ","
-            + (workspace != nullptr ? "workspace" : "none") + ")");
+            + (workspace != nullptr ? "workspace" : "none") + (inputs[0] == outputs[0] ? ",in place" : "") + ")");
         if (fails("enqueueHost"))
         {
             return 1;
