@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+// identity_conv [plan-path]   (default: identity_conv.plan in the working directory)
+//
+// Seed 002's identity network, built through the network API (the ONNX route comes with kiln's parser):
+// "X" [N, 3, 8, 8] -> conv1 (1x1, weights the 3x3 identity matrix) -> IdentityConv (with the weights of a depthwise
+// 1x1 convolution, all ones, as its second input) -> conv2 (1x1 depthwise, weights all ones) -> "Y". Every step is an
+// identity, so Y must equal X exactly. The plan is saved, loaded in a fresh runtime and run at two batch sizes on
+// host memory.
+#include "example_common.h"
+#include "identity_conv.h"
+
+#include "NvInfer.h"
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace nvinfer1;
+
+namespace
+{
+
+constexpr char const* kExample = "identity_conv";
+constexpr int64_t kChannels = 3;
+constexpr int64_t kSide = 8;
+
+//! Builds the network and returns the serialized engine, or nullptr.
+std::unique_ptr<IHostMemory> buildPlan(ILogger& logger)
+{
+    // The attributes of the ONNX node IdentityConv replaces.
+    int32_t const kernelShape[] = {1, 1};
+    int32_t const strides[] = {1, 1};
+    int32_t const pads[] = {0, 0, 0, 0};
+    auto const group = static_cast<int32_t>(kChannels);
+    PluginField const attributes[] = {PluginField("kernel_shape", kernelShape, PluginFieldType::kINT32, 2),
+        PluginField("strides", strides, PluginFieldType::kINT32, 2),
+        PluginField("pads", pads, PluginFieldType::kINT32, 4),
+        PluginField("group", &group, PluginFieldType::kINT32, 1)};
+    PluginFieldCollection const fields{4, attributes};
+    IPluginCreatorV3One* creator = example::findV3Creator("IdentityConv", "1", "");
+    if (creator == nullptr)
+    {
+        return nullptr;
+    }
+    std::unique_ptr<IPluginV3> plugin{creator->createPlugin("identity_conv", &fields, TensorRTPhase::kBUILD)};
+
+    std::vector<float> identity(kChannels * kChannels, 0.0F); // conv1: output channel k takes input channel k.
+    for (int64_t k = 0; k < kChannels; ++k)
+    {
+        identity[static_cast<std::size_t>(k * kChannels + k)] = 1.0F;
+    }
+    std::vector<float> const ones(kChannels, 1.0F); // depthwise: each channel times 1.
+    Weights const none{DataType::kFLOAT, nullptr, 0};
+
+    std::unique_ptr<IBuilder> builder{createInferBuilder(logger)};
+    // No flags: TensorRT 10 networks always have an explicit batch dimension (kEXPLICIT_BATCH is ignored).
+    std::unique_ptr<INetworkDefinition> network{builder->createNetworkV2(0)};
+    ITensor* x = network->addInput("X", DataType::kFLOAT, Dims4{-1, kChannels, kSide, kSide});
+    IConvolutionLayer* conv1 = network->addConvolutionNd(
+        *x, kChannels, DimsHW{1, 1}, Weights{DataType::kFLOAT, identity.data(), kChannels * kChannels}, none);
+    conv1->setName("conv1");
+    IConstantLayer* w
+        = network->addConstant(Dims4{kChannels, 1, 1, 1}, Weights{DataType::kFLOAT, ones.data(), kChannels});
+    w->setName("identity_conv_weights");
+    ITensor* pluginInputs[] = {conv1->getOutput(0), w->getOutput(0)};
+    IPluginV3Layer* identityConv
+        = plugin != nullptr ? network->addPluginV3(pluginInputs, 2, nullptr, 0, *plugin) : nullptr;
+    if (identityConv == nullptr)
+    {
+        return nullptr;
+    }
+    plugin.reset();
+    identityConv->setName("identity_conv");
+    IConvolutionLayer* conv2 = network->addConvolutionNd(
+        *identityConv->getOutput(0), kChannels, DimsHW{1, 1}, Weights{DataType::kFLOAT, ones.data(), kChannels}, none);
+    conv2->setNbGroups(kChannels);
+    conv2->setName("conv2");
+    conv2->getOutput(0)->setName("Y");
+    network->markOutput(*conv2->getOutput(0));
+
+    std::unique_ptr<IBuilderConfig> config{builder->createBuilderConfig()};
+    IOptimizationProfile* profile = builder->createOptimizationProfile();
+    profile->setDimensions("X", OptProfileSelector::kMIN, Dims4{1, kChannels, kSide, kSide});
+    profile->setDimensions("X", OptProfileSelector::kOPT, Dims4{2, kChannels, kSide, kSide});
+    profile->setDimensions("X", OptProfileSelector::kMAX, Dims4{4, kChannels, kSide, kSide});
+    config->addOptimizationProfile(profile);
+    return std::unique_ptr<IHostMemory>{builder->buildSerializedNetwork(*network, *config)};
+}
+
+//! Runs the engine at one batch size; Y must equal X.
+bool runAndCheck(ICudaEngine& engine, int64_t batch, std::mt19937& random)
+{
+    Dims4 const shape{batch, kChannels, kSide, kSide};
+    std::vector<float> x(static_cast<std::size_t>(example::volume(shape)));
+    std::uniform_real_distribution<float> uniform(-1.0F, 1.0F);
+    for (float& value : x)
+    {
+        value = uniform(random);
+    }
+    std::vector<float> y(x.size(), NAN);
+    std::unique_ptr<IExecutionContext> context{engine.createExecutionContext()};
+    if (!context->setInputShape("X", shape) || !context->setTensorAddress("X", x.data())
+        || !context->setTensorAddress("Y", y.data()) || !context->enqueueV3(nullptr))
+    {
+        return example::report(kExample, "running the engine", false);
+    }
+    double maxDiff = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i)
+    {
+        maxDiff = std::max(maxDiff, example::difference(y[i], x[i]));
+    }
+    return example::report(
+        kExample, example::toString(shape) + ": conv1 -> IdentityConv -> conv2, Y = X", maxDiff, 0.0);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::string const path = argc > 1 ? argv[1] : "identity_conv.plan";
+    example::Logger logger(kExample);
+    // Version "1" and namespace "": what the ONNX parser looks for by default.
+    if (!getPluginRegistry()->registerCreator(identityConvCreator(), ""))
+    {
+        std::printf("%s: registering IdentityConv failed\n", kExample);
+        return 1;
+    }
+    {
+        std::unique_ptr<IHostMemory> plan = buildPlan(logger);
+        if (plan == nullptr || !example::writeFile(path, plan->data(), plan->size()))
+        {
+            std::printf("%s: building or saving the plan failed\n", kExample);
+            return 1;
+        }
+        std::printf("%s: saved a %zu-byte plan to %s\n", kExample, plan->size(), path.c_str());
+    }
+    std::vector<char> const bytes = example::readFile(path);
+    std::unique_ptr<IRuntime> runtime{createInferRuntime(logger)};
+    std::unique_ptr<ICudaEngine> engine{runtime->deserializeCudaEngine(bytes.data(), bytes.size())};
+    if (engine == nullptr)
+    {
+        std::printf("%s: the plan did not load\n", kExample);
+        return 1;
+    }
+    std::mt19937 random(2026);
+    bool ok = runAndCheck(*engine, 1, random);
+    ok = runAndCheck(*engine, 3, random) && ok;
+    return ok ? 0 : 1;
+}
