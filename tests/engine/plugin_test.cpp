@@ -450,6 +450,47 @@ TEST_F(PluginEngineTest, WithoutThePreviewFeatureNothingIsAliased)
     EXPECT_EQ(mJournal->count("getAliasedInput"), 0);
 }
 
+TEST_F(PluginEngineTest, ShapeInputsReachOnlyGetOutputShapes)
+{
+    nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {-1, 4}});
+    nvinfer1::ITensor* s = mNetwork->addInput("s", DataType::kINT32, Dims{1, {1}});
+    auto plugin = userPlugin();
+    auto* layer = mNetwork->addPluginV3(&x, 1, &s, 1, *plugin);
+    ASSERT_NE(layer, nullptr) << mLogger.all();
+    layer->setName("plugin0");
+    layer->getOutput(0)->setName("y");
+    mNetwork->markOutput(*layer->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> made{mBuilder->createBuilderConfig()};
+    auto* profile = mBuilder->createOptimizationProfile();
+    profile->setDimensions("x", OptProfileSelector::kMIN, Dims{2, {1, 4}});
+    profile->setDimensions("x", OptProfileSelector::kOPT, Dims{2, {2, 4}});
+    profile->setDimensions("x", OptProfileSelector::kMAX, Dims{2, {3, 4}});
+    int64_t const values[3] = {1, 5, 9};
+    profile->setShapeValuesV2("s", OptProfileSelector::kMIN, &values[0], 1);
+    profile->setShapeValuesV2("s", OptProfileSelector::kOPT, &values[1], 1);
+    profile->setShapeValuesV2("s", OptProfileSelector::kMAX, &values[2], 1);
+    made->addOptimizationProfile(profile);
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    EXPECT_EQ(mJournal->callsNamed("clone1", "getOutputShapes"), (std::vector<std::string>{"getOutputShapes(1,1,1)"}));
+    auto const configured = mJournal->callsNamed("clone2", "configurePlugin");
+    ASSERT_FALSE(configured.empty());
+    EXPECT_EQ(configured[0], "configurePlugin(0/0(-1,4)[(1,4)(2,4)(3,4)] -> 0/0(-1,4)[(1,4)(2,4)(3,4)])");
+
+    auto engine = load(plan);
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr);
+    int32_t const shapeValue = 7;
+    ASSERT_TRUE(context->setInputShape("s", Dims{1, {1}}));
+    ASSERT_TRUE(context->setTensorAddress("s", const_cast<int32_t*>(&shapeValue)));
+    std::vector<float> const y = run(*context, 2);
+    EXPECT_EQ(y[7], 16.0F);
+    auto const ran = mJournal->callsNamed("ctx1", "enqueueHost");
+    ASSERT_EQ(ran.size(), 1U);
+    EXPECT_EQ(ran[0], "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)");
+}
+
 // Failures.
 
 TEST_F(PluginEngineTest, AFailingConfigurePluginEndsTheBuild)
