@@ -31,6 +31,8 @@ examples=(
     "foo_plugin foo_plugin $build/examples/foo_plugin/foo_plugin.plan"
     "dummy_plugin dummy_plugin $build/examples/dummy_plugin/dummy_plugin.plan"
     "identity_conv identity_conv $build/examples/identity_conv/identity_conv.plan"
+    "bar_plugin_v2 bar_plugin_v2 $build/examples/bar_plugin_v2/bar_plugin_v2.plan"
+    "identity_conv_v2 identity_conv_v2 $build/examples/identity_conv_v2/identity_conv_v2.plan"
 )
 targets=(kiln_example_plugins)
 for entry in "${examples[@]}"; do

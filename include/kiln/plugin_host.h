@@ -1,11 +1,13 @@
 /*
  * SPDX-License-Identifier: Apache-2.0
  *
- * kiln/plugin_host.h -- the extension through which a V3 plugin also runs on kiln's host backend, where tensors
- * live in host memory and there is no CUDA stream. A plugin opts in by deriving from kiln::IPluginV3OneHost
- * alongside its TensorRT capabilities and returning that sub-object when getCapabilityInterface() is asked for
- * kiln::kPLUGIN_CAPABILITY_HOST. TensorRT never asks for that value, so the same plugin still runs unchanged on
- * TensorRT (guard the kiln parts with #ifdef KILN_VERSION_MAJOR if the source must also build without kiln).
+ * kiln/plugin_host.h -- how plugins also run on kiln's host backend, where tensors live in host memory and there is
+ * no CUDA stream. Two routes, one per plugin family:
+ *
+ * V3 plugins derive from kiln::IPluginV3OneHost alongside their TensorRT capabilities and return that sub-object
+ * when getCapabilityInterface() is asked for kiln::kPLUGIN_CAPABILITY_HOST. TensorRT never asks for that value, so
+ * the same plugin still runs unchanged on TensorRT (guard the kiln parts with #ifdef KILN_VERSION_MAJOR if the source
+ * must also build without kiln).
  *
  *     #include "kiln/plugin_host.h"
  *     class Doubler : public nvinfer1::IPluginV3, public nvinfer1::IPluginV3OneCore,
@@ -25,6 +27,25 @@
  *         }
  *         // ... the other methods of the four TensorRT classes
  *     };
+ *
+ * V2 plugins (IPluginV2 to IPluginV2DynamicExt) have no capabilities to offer, so their host code lives in a separate
+ * object, a kiln::IPluginV2HostRunner, registered for the plugin's name, version and namespace before an engine that
+ * uses the plugin is built or deserialized:
+ *
+ *     class DoublerRunner : public kiln::IPluginV2HostRunner
+ *     {
+ *         int32_t enqueueHost(nvinfer1::IPluginV2& plugin, nvinfer1::PluginTensorDesc const* inputDesc,
+ *             nvinfer1::PluginTensorDesc const* outputDesc, void const* const* inputs, void* const* outputs,
+ *             void* workspace) noexcept override
+ *         {
+ *             auto& doubler = static_cast<Doubler&>(plugin);   // the type the runner was registered for
+ *             // the same computation as doubler.enqueue(), on host pointers, finished before returning
+ *         }
+ *     };
+ *     static DoublerRunner runner;                             // outlives every engine that uses it
+ *     #ifdef KILN_VERSION_MAJOR
+ *     kilnRegisterPluginV2HostRunner("Doubler", "1", "", &runner);
+ *     #endif
  *
  * Like TensorRT's own interfaces, a released class never changes: new methods go into a subclass in a new
  * versioned namespace that reports a higher major version. The header needs C++14 and no RTTI.
@@ -82,6 +103,66 @@ protected:
 
 using IPluginV3OneHost = v_1_0::IPluginV3OneHost; //!< The host capability of V3 plugins.
 
+KILN_IGNORE_DEPRECATED_BEGIN
+
+namespace v_1_0
+{
+
+//! Runs the V2 plugins of one name, version and namespace on kiln's host backend. kiln recognises it by its
+//! interface info {"KILN_PLUGIN_V2_HOST_RUNNER", 1, 0}, never by RTTI. The host backend refuses a V2 plugin for which
+//! no runner is registered (kilnRegisterPluginV2HostRunner).
+class IPluginV2HostRunner : public nvinfer1::IVersionedInterface
+{
+public:
+    //! Reports {"KILN_PLUGIN_V2_HOST_RUNNER", 1, 0}.
+    nvinfer1::InterfaceInfo getInterfaceInfo() const noexcept override
+    {
+        return nvinfer1::InterfaceInfo{"KILN_PLUGIN_V2_HOST_RUNNER", 1, 0};
+    }
+
+    //! Runs plugin (an object of the type the runner was registered for: static_cast it) on host memory and returns
+    //! 0 on success (anything else fails the build or the execution, naming the plugin). The host backend calls it
+    //! instead of the plugin's enqueue(), on the plugin object of the execution context (after clone(),
+    //! attachToContext() and initialize(); for an IPluginV2DynamicExt, after configurePlugin() with the new shapes),
+    //! and at build time on the builder's object between initialize() and terminate(). The descriptors carry full
+    //! dims including the leading batch dimension for every level (inputDesc[0].dims.d[0] is the batch size an
+    //! IPluginV2 to IPluginV2IOExt enqueue() would receive), with the types and formats the plugin accepted; inputs
+    //! and outputs point to host memory; workspace is getWorkspaceSize() bytes of host memory (nullptr when that size
+    //! is 0). The work must be complete when the call returns: there is no stream.
+    virtual int32_t enqueueHost(nvinfer1::IPluginV2& plugin, nvinfer1::PluginTensorDesc const* inputDesc,
+        nvinfer1::PluginTensorDesc const* outputDesc, void const* const* inputs, void* const* outputs,
+        void* workspace) noexcept = 0;
+
+protected:
+    IPluginV2HostRunner() = default;
+    IPluginV2HostRunner(IPluginV2HostRunner const&) = default;
+    IPluginV2HostRunner(IPluginV2HostRunner&&) = default;
+    IPluginV2HostRunner& operator=(IPluginV2HostRunner const&) & = default;
+    IPluginV2HostRunner& operator=(IPluginV2HostRunner&&) & = default;
+};
+
+} // namespace v_1_0
+
+using IPluginV2HostRunner = v_1_0::IPluginV2HostRunner; //!< The host runner of V2 plugins.
+
+KILN_IGNORE_DEPRECATED_END
+
 } // namespace kiln
+
+extern "C"
+{
+    //! Registers runner for the V2 plugins whose getPluginType(), getPluginVersion() and getPluginNamespace() are name,
+    //! version and pluginNamespace (nullptr: ""), process-wide. Returns false, logging why, when name or version is
+    //! null or runner is null, does not report "KILN_PLUGIN_V2_HOST_RUNNER" major 1, or a runner is already registered
+    //! for that plugin. kiln looks the runner up when it builds or deserializes an engine and keeps it for that
+    //! engine's life: runner must outlive every such engine (deregistering affects only later look-ups). Thread-safe.
+    TENSORRTAPI bool kilnRegisterPluginV2HostRunner(
+        char const* name, char const* version, char const* pluginNamespace, kiln::IPluginV2HostRunner* runner) noexcept;
+
+    //! Removes the runner registered for name, version and pluginNamespace (nullptr: ""); false, logging why, when
+    //! there is none. Thread-safe.
+    TENSORRTAPI bool kilnDeregisterPluginV2HostRunner(
+        char const* name, char const* version, char const* pluginNamespace) noexcept;
+}
 
 #endif // KILN_PLUGIN_HOST_H

@@ -17,7 +17,8 @@
 //    getWorkspaceSize(maxBatchSize), initialize(), one timed run per profile at its kOPT shapes, terminate(). Level 3
 //    per profile: configurePlugin(DynamicPluginTensorDesc with the profile's kMIN/kOPT/kMAX),
 //    getWorkspaceSize(at the largest shapes), initialize(), one timed run at kOPT, terminate(). A run goes through the
-//    host runner on the host backend (with whole shapes at every level), else through the plugin's enqueue().
+//    host runner on the host backend (with whole shapes at every level), else through the plugin's enqueue(). A
+//    combination costs its timed runs plus the reformat layers its non-linear formats need.
 // 4. Keep the fastest combination: configure with it again, take the largest getWorkspaceSize(), then
 //    getSerializationSize() and serialize(): the engine's record of the layer (deserializePlugin() restores it).
 //
@@ -115,6 +116,7 @@ private:
     void configure(Combination const& combination, std::size_t profile);
     Expected<int64_t> workspaceSize(Combination const& combination, std::size_t profile);
     Expected<float> time(Combination const& combination, std::size_t profile, int64_t workspace);
+    Expected<float> reformatCost(Combination const& combination, std::size_t profile) const;
     Expected<float> timeCombination(Combination const& combination);
     Expected<int64_t> configureChosen(Combination const& combination);
     Expected<std::vector<uint8_t>> serialized();
@@ -488,8 +490,39 @@ Expected<float> V2Build::time(Combination const& combination, std::size_t profil
                 status, " while timing the formats ", combinationText(combination), " at ", profileName(profile)));
         }
     }
-    return std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count()
+    float const milliseconds
+        = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count()
         / static_cast<float>(iterations);
+    auto const reformats = reformatCost(combination, profile);
+    if (!reformats)
+    {
+        return reformats.error();
+    }
+    return milliseconds + reformats.value();
+}
+
+Expected<float> V2Build::reformatCost(Combination const& combination, std::size_t profile) const
+{
+    // The reformat layers the builder inserts for a non-linear position: linear to the format before an input, the
+    // format to linear after an output.
+    float total = 0.0F;
+    for (std::size_t i = 0; i < mIo.size() && mIn.reformatCost; ++i)
+    {
+        if (combination[i] == TensorFormat::kLINEAR)
+        {
+            continue;
+        }
+        bool const isInput = i < mNbInputs;
+        auto const cost = mIn.reformatCost(mIo[i].type, mIo[i].shapes[profile]->opt,
+            isInput ? TensorFormat::kLINEAR : combination[i], isInput ? combination[i] : TensorFormat::kLINEAR);
+        if (!cost)
+        {
+            return fail(cat("cannot reformat '", mIo[i].tensor->name(), "' to ", host::formatName(combination[i]), ": ",
+                cost.error().message));
+        }
+        total += cost.value();
+    }
+    return total;
 }
 
 Expected<float> V2Build::timeCombination(Combination const& combination)

@@ -5,8 +5,8 @@
 // dims without the batch dimension below IPluginV2DynamicExt, getWorkspaceSize, initialize/terminate around the timed
 // run, getSerializationSize/serialize), the runtime protocol (deserializePlugin with the serialized bytes, initialize,
 // clone + attachToContext + initialize per context, IPluginV2DynamicExt's configurePlugin on a shape change only,
-// the host runner's enqueueHost), correct outputs at two batch sizes, every object destroyed, and every failure with
-// its message.
+// the host runner's enqueueHost), correct outputs at two batch sizes, other formats timed and reformatted, every object
+// destroyed, and every failure with its message.
 #include "support/api_test.h"
 #include "support/recording_v2.h"
 
@@ -304,6 +304,49 @@ TEST_P(PluginV2EngineTest, RuntimeFollowsTheProtocol)
     EXPECT_EQ(mJournal->alive(), 0);
     // Never the plugin's own enqueue on the host backend.
     EXPECT_EQ(mJournal->count("enqueue"), 0);
+}
+
+TEST_P(PluginV2EngineTest, OtherFormatsAreTimedAndReformatted)
+{
+    // The plugin also takes kHWC (channels last, unpadded): both combinations are configured and timed, and whichever
+    // wins, the engine reformats around the plugin so that y = 2 * x.
+    mJournal->script.formats = {nvinfer1::TensorFormat::kLINEAR, nvinfer1::TensorFormat::kHWC};
+    nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {-1, 3, 2, 2}});
+    addPlugin({x});
+    std::unique_ptr<nvinfer1::IBuilderConfig> made{mBuilder->createBuilderConfig()};
+    auto* range = mBuilder->createOptimizationProfile();
+    range->setDimensions("x", OptProfileSelector::kMIN, Dims{4, {1, 3, 2, 2}});
+    range->setDimensions("x", OptProfileSelector::kOPT, Dims{4, {2, 3, 2, 2}});
+    range->setDimensions("x", OptProfileSelector::kMAX, Dims{4, {3, 3, 2, 2}});
+    made->addOptimizationProfile(range);
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    std::string const hwc = std::to_string(static_cast<int32_t>(nvinfer1::TensorFormat::kHWC));
+    Calls const timed = mJournal->callsNamed("user1.1.1", "enqueueHost");
+    EXPECT_EQ(timed,
+        (Calls{"enqueueHost(0/0(2,3,2,2) -> 0/0(2,3,2,2),workspace)",
+            "enqueueHost(0/" + hwc + "(2,3,2,2) -> 0/" + hwc + "(2,3,2,2),workspace)"}));
+    Calls const initialized = mJournal->callsNamed("user1.1.1", "initialize");
+    EXPECT_EQ(initialized.size(), 2U);
+
+    auto engine = load(plan);
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr) << mLogger.all();
+    std::vector<float> input(24);
+    for (std::size_t i = 0; i < input.size(); ++i)
+    {
+        input[i] = static_cast<float>(i + 1);
+    }
+    std::vector<float> y(input.size(), -1.0F);
+    ASSERT_TRUE(context->setInputShape("x", Dims{4, {2, 3, 2, 2}}));
+    ASSERT_TRUE(context->setTensorAddress("x", input.data()));
+    ASSERT_TRUE(context->setTensorAddress("y", y.data()));
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    for (std::size_t i = 0; i < y.size(); ++i)
+    {
+        EXPECT_EQ(y[i], 2.0F * input[i]) << i;
+    }
 }
 
 // ---- Failures -------------------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 // creator (IPluginCreator) and their host runner (kiln::IPluginV2HostRunner). They share recording_v3.h's Journal:
 // the log, the count of objects alive, and the Script whose `failing` says which calls fail ("clone",
 // "deserializePlugin", "initialize", "enqueueHost", "getSerializationSize") and whose `formats` lists the formats
-// accepted (empty: kLINEAR only).
+// accepted (empty: kLINEAR only; supportsFormatCombination also wants the outputs in input 0's format).
 //
 // Every level computes y = x * scale on FLOAT tensors of any shape, y having x's shape; the plugin serializes its
 // scale (a field at creation) and the innermost extent its configure call saw, and the host runner refuses (status 2)
@@ -14,7 +14,7 @@
 //
 //     auto journal = std::make_shared<Journal>();
 //     RecordingV2Creator creator(journal, 2);                      // "RecordingV2IOExt" version "1"
-//     RecordingV2Runner runner(journal, 2);                        // kilnRegisterPluginV2HostRunner(..., &runner)
+//     RecordingV2Runner runner(2);                                 // kilnRegisterPluginV2HostRunner(..., &runner)
 //     nvinfer1::IPluginV2* plugin = creator.createPlugin("p", &fields);
 //     journal->calls("user1.1");                                   // the network's clone: {"getNbOutputs()", ...}
 #pragma once
@@ -136,6 +136,14 @@ protected:
     {
         auto const& formats = mJournal->script.formats;
         return formats.empty() ? format == nvinfer1::TensorFormat::kLINEAR : formats.count(format) != 0;
+    }
+    //! What supportsFormatCombination accepts: FLOAT in a format of the script; outputs in input 0's format (the
+    //! computation is elementwise, so any one layout will do).
+    bool accepted(int32_t pos, nvinfer1::PluginTensorDesc const* inOut, int32_t nbInputs) const
+    {
+        nvinfer1::PluginTensorDesc const& desc = inOut[pos];
+        return desc.type == nvinfer1::DataType::kFLOAT && accepts(desc.format)
+            && (pos < nbInputs || desc.format == inOut[0].format);
     }
     //! A clone: logged here, made by the level's class.
     template <typename Self>
@@ -302,7 +310,7 @@ public:
     {
         log("supportsFormatCombination(" + std::to_string(pos) + "," + std::to_string(nbInputs) + ","
             + std::to_string(nbOutputs) + "," + text(inOut[pos]) + ")");
-        return inOut[pos].type == nvinfer1::DataType::kFLOAT && accepts(inOut[pos].format);
+        return accepted(pos, inOut, nbInputs);
     }
     nvinfer1::IPluginV2IOExt* clone() const noexcept override { return copyOf<RecordingV2IOExtPlugin>(); }
 };
@@ -329,7 +337,7 @@ public:
     {
         log("supportsFormatCombination(" + std::to_string(pos) + "," + std::to_string(nbInputs) + ","
             + std::to_string(nbOutputs) + "," + text(inOut[pos]) + ")");
-        return inOut[pos].type == nvinfer1::DataType::kFLOAT && accepts(inOut[pos].format);
+        return accepted(pos, inOut, nbInputs);
     }
     void configurePlugin(nvinfer1::DynamicPluginTensorDesc const* in, int32_t nbInputs,
         nvinfer1::DynamicPluginTensorDesc const* out, int32_t nbOutputs) noexcept override
