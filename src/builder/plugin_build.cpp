@@ -22,6 +22,7 @@
 // ends the build with a message that names the layer and the plugin.
 #include "builder/build_passes.h"
 
+#include "builder/plugin_io.h"
 #include "builder/timing_cache.h"
 #include "core/data_type.h"
 #include "plan/model_support.h"
@@ -45,31 +46,6 @@ using nvinfer1::ErrorCode;
 using nvinfer1::PluginTensorDesc;
 using nvinfer1::TensorFormat;
 
-constexpr int32_t kNbFormats = nvinfer1::EnumMax<TensorFormat>();
-
-//! "kCHW4".
-char const* formatName(TensorFormat format) noexcept
-{
-    static constexpr std::array<char const*, kNbFormats> kNames{"kLINEAR", "kCHW2", "kHWC8", "kCHW4", "kCHW16",
-        "kCHW32", "kDHWC8", "kCDHW32", "kHWC", "kDLA_LINEAR", "kDLA_HWC4", "kHWC16", "kDHWC"};
-    auto const index = static_cast<std::size_t>(format);
-    return index < kNames.size() ? kNames[index] : "an unknown format";
-}
-
-//! One data input or output of the plugin, as every step sees it.
-struct PluginIo
-{
-    Tensor const* tensor{};
-    DataType type{};
-    float scale{1.0F};
-    Dims declared{};                          //!< Constant extents, -1 where the extent is dynamic.
-    std::vector<ConcreteShape const*> shapes; //!< Per profile; null where the shape depends on run-time values.
-    bool sizeDependent{};                     //!< An output whose shape waits for the plugin's own size tensors.
-};
-
-//! One format per I/O position.
-using Combination = std::vector<TensorFormat>;
-
 //! What timing one combination and tactic at one profile found.
 struct Timed
 {
@@ -92,18 +68,16 @@ public:
 
 private:
     Error fail(std::string const& what) const { return invalid(mWho + ": " + what); }
-    Expected<bool> describeIo();
     Expected<std::vector<Combination>> negotiate();
-    void search(
-        std::size_t pos, std::vector<DynamicPluginTensorDesc>& inOut, std::vector<Combination>& found, int32_t limit);
-    std::vector<DynamicPluginTensorDesc> dynamicDescs(Combination const& combination, std::size_t profile) const;
     Expected<bool> configure(Combination const& combination, std::size_t profile);
     Expected<std::vector<int32_t>> tactics();
     Expected<int64_t> workspaceSize(Combination const& combination, std::size_t profile);
     Expected<Timed> time(Combination const& combination, std::size_t profile, int32_t tactic, int64_t workspace);
     std::string cacheKeyText(Combination const& combination, std::size_t profile, int32_t tactic) const;
-    Expected<float> reformatCost(Combination const& combination, std::size_t profile) const;
-    std::string combinationText(Combination const& combination) const;
+    std::string combinationText(Combination const& combination) const
+    {
+        return kiln::combinationText(mIo, combination);
+    }
 
     Layer const& mLayer;
     PluginV3Params const& mParams;
@@ -114,128 +88,36 @@ private:
     std::vector<PluginIo> mIo; //!< Data inputs, then outputs.
     std::size_t mNbInputs{};
     std::optional<std::string> mCacheId;
-    // Negotiation diagnostics: the deepest position asked and the formats refused there.
-    std::size_t mDeepest{};
 };
 
-Expected<bool> V3Build::describeIo()
-{
-    auto const add = [&](Tensor const& tensor, bool isOutput) {
-        PluginIo io;
-        io.tensor = &tensor;
-        io.type = tensor.type();
-        io.scale = mIn.scaleOf(tensor);
-        SymbolicDims const& symbolic = mIn.shapes.shape(tensor);
-        io.declared.nbDims = static_cast<int32_t>(symbolic.size());
-        for (std::size_t j = 0; j < symbolic.size(); ++j)
-        {
-            DimExpr const& extent = *symbolic[j];
-            io.declared.d[j] = extent.kind() == DimExpr::Kind::kCONSTANT ? extent.value() : -1;
-            io.sizeDependent = io.sizeDependent || (isOutput && extent.dependsOnSizeTensor());
-        }
-        for (ConcreteShapes const& profile : mIn.profiles)
-        {
-            auto const found = profile.tensors.find(&tensor);
-            io.shapes.push_back(found == profile.tensors.end() ? nullptr : &found->second);
-        }
-        mIo.push_back(std::move(io));
-    };
-    mNbInputs = static_cast<std::size_t>(mParams.nbInputs);
-    for (std::size_t i = 0; i < mNbInputs; ++i)
-    {
-        add(*mLayer.inputs()[i], false);
-    }
-    for (Tensor const* output : mLayer.outputs())
-    {
-        add(*output, true);
-    }
-    return true;
-}
-
-// ---- 2. Formats
-// -------------------------------------------------------------------------------------------------------
-
-void V3Build::search(
-    std::size_t pos, std::vector<DynamicPluginTensorDesc>& inOut, std::vector<Combination>& found, int32_t limit)
-{
-    if (pos == inOut.size())
-    {
-        Combination combination;
-        for (DynamicPluginTensorDesc const& desc : inOut)
-        {
-            combination.push_back(desc.desc.format);
-        }
-        found.push_back(std::move(combination));
-        return;
-    }
-    mDeepest = std::max(mDeepest, pos);
-    for (TensorFormat format : mIn.formatsFor(mIo[pos].type, mIo[pos].declared))
-    {
-        if (static_cast<int32_t>(found.size()) >= limit)
-        {
-            return;
-        }
-        inOut[pos].desc.format = format;
-        if (mCaps.build->supportsFormatCombination(static_cast<int32_t>(pos), inOut.data(),
-                static_cast<int32_t>(mNbInputs), static_cast<int32_t>(mIo.size() - mNbInputs)))
-        {
-            search(pos + 1, inOut, found, limit);
-        }
-    }
-    inOut[pos].desc.format = TensorFormat::kLINEAR;
-}
+// ---- 2. Formats ----------------------------------------------------------------------------------------------------
 
 Expected<std::vector<Combination>> V3Build::negotiate()
 {
-    int32_t const limit = std::max(1, mCaps.build->getFormatCombinationLimit());
     // Positions not yet decided hold the linear format; the plugin may read only positions up to the one asked.
-    std::vector<DynamicPluginTensorDesc> inOut = dynamicDescs(Combination(mIo.size(), TensorFormat::kLINEAR), 0);
-    std::vector<Combination> found;
-    search(0, inOut, found, limit);
-    if (found.empty())
+    std::vector<DynamicPluginTensorDesc> inOut = dynamicDescs(mIo, Combination(mIo.size(), TensorFormat::kLINEAR), 0);
+    auto const nbOutputs = static_cast<int32_t>(mIo.size() - mNbInputs);
+    FormatSearch searched = searchCombinations(
+        mIo, mIn, mCaps.build->getFormatCombinationLimit(), [&](std::size_t pos, Combination const& formats) {
+            for (std::size_t i = 0; i < inOut.size(); ++i)
+            {
+                inOut[i].desc.format = formats[i];
+            }
+            return mCaps.build->supportsFormatCombination(
+                static_cast<int32_t>(pos), inOut.data(), static_cast<int32_t>(mNbInputs), nbOutputs);
+        });
+    if (searched.found.empty())
     {
-        PluginIo const& io = mIo[mDeepest];
-        bool const isInput = mDeepest < mNbInputs;
-        std::string tried;
-        for (TensorFormat format : mIn.formatsFor(io.type, io.declared))
-        {
-            tried += (tried.empty() ? "" : ", ") + std::string(formatName(format));
-        }
-        return fail(cat("supportsFormatCombination() accepted no combination: it refused every format for position ",
-            mDeepest, " (", isInput ? "input " : "output ", isInput ? mDeepest : mDeepest - mNbInputs, " '",
-            io.tensor->name(), "', ", dataTypeName(io.type), " ", io.declared,
-            ") after accepting the positions "
-            "before it; formats tried: ",
-            tried,
-            ". The network fixes the types: the input tensors' types and "
-            "the output types of getOutputDataTypes()"));
+        return noCombination(mWho, mIo, mNbInputs, searched.deepest, mIn, "getOutputDataTypes()");
     }
-    return found;
+    return std::move(searched.found);
 }
 
-// ---- 3. Configure, tactics, timing
-// ------------------------------------------------------------------------------------
-
-std::vector<DynamicPluginTensorDesc> V3Build::dynamicDescs(Combination const& combination, std::size_t profile) const
-{
-    std::vector<DynamicPluginTensorDesc> descs;
-    for (std::size_t i = 0; i < mIo.size(); ++i)
-    {
-        PluginIo const& io = mIo[i];
-        DynamicPluginTensorDesc desc{};
-        desc.desc = pluginDesc(io.declared, io.type, combination[i], io.scale);
-        ConcreteShape const* shape = profile < io.shapes.size() ? io.shapes[profile] : nullptr;
-        desc.min = shape != nullptr ? shape->min : io.declared;
-        desc.opt = shape != nullptr ? shape->opt : io.declared;
-        desc.max = shape != nullptr ? shape->max : io.declared;
-        descs.push_back(desc);
-    }
-    return descs;
-}
+// ---- 3. Configure, tactics, timing ----------------------------------------------------------------------------------
 
 Expected<bool> V3Build::configure(Combination const& combination, std::size_t profile)
 {
-    auto const descs = dynamicDescs(combination, profile);
+    auto const descs = dynamicDescs(mIo, combination, profile);
     auto const nbOutputs = static_cast<int32_t>(mIo.size() - mNbInputs);
     int32_t const status = mCaps.build->configurePlugin(
         descs.data(), static_cast<int32_t>(mNbInputs), descs.data() + mNbInputs, nbOutputs);
@@ -278,7 +160,7 @@ Expected<std::vector<int32_t>> V3Build::tactics()
 
 Expected<int64_t> V3Build::workspaceSize(Combination const& combination, std::size_t profile)
 {
-    auto const descs = dynamicDescs(combination, profile);
+    auto const descs = dynamicDescs(mIo, combination, profile);
     std::size_t const bytes = mCaps.build->getWorkspaceSize(descs.data(), static_cast<int32_t>(mNbInputs),
         descs.data() + mNbInputs, static_cast<int32_t>(mIo.size() - mNbInputs));
     constexpr std::size_t kMaxWorkspace = std::size_t{1} << 40U;
@@ -287,16 +169,6 @@ Expected<int64_t> V3Build::workspaceSize(Combination const& combination, std::si
         return fail(cat("getWorkspaceSize() asked for ", bytes, " bytes; kiln gives a plugin at most 1 TiB"));
     }
     return static_cast<int64_t>(bytes);
-}
-
-std::string V3Build::combinationText(Combination const& combination) const
-{
-    std::string text = "(";
-    for (std::size_t i = 0; i < combination.size(); ++i)
-    {
-        text += (i == 0 ? "" : ", ") + std::string(dataTypeName(mIo[i].type)) + " " + formatName(combination[i]);
-    }
-    return text + ")";
 }
 
 std::string V3Build::cacheKeyText(Combination const& combination, std::size_t profile, int32_t tactic) const
@@ -316,14 +188,6 @@ std::string V3Build::cacheKeyText(Combination const& combination, std::size_t pr
     return text + "|id " + mCacheId.value_or("");
 }
 
-//! Zeroed host memory for timing.
-struct TimingBuffers
-{
-    std::vector<std::vector<std::byte>> storage;
-    std::vector<void const*> inputs;
-    std::vector<void*> outputs;
-};
-
 Expected<Timed> V3Build::time(Combination const& combination, std::size_t profile, int32_t tactic, int64_t workspace)
 {
     std::optional<nvinfer1::TimingCacheKey> key;
@@ -332,7 +196,7 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
         key = makeTimingCacheKey(cacheKeyText(combination, profile, tactic));
         if (auto const hit = mIn.cache->lookup(*key))
         {
-            auto const cost = reformatCost(combination, profile);
+            auto const cost = kiln::reformatCost(mWho, mIo, mNbInputs, combination, profile, mIn);
             if (!cost)
             {
                 return cost.error();
@@ -346,46 +210,14 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
                     " at ", profileName(profile), ", and BuilderFlag::kERROR_ON_TIMING_CACHE_MISS is set"));
         }
     }
-    // Descriptors at kOPT; extents the plugin's own size tensors decide are wildcards. Output buffers hold the upper
-    // bound of a size-dependent shape.
-    std::vector<PluginTensorDesc> descs;
-    TimingBuffers buffers;
-    for (std::size_t i = 0; i < mIo.size(); ++i)
+    // Descriptors at kOPT; extents the plugin's own size tensors decide are wildcards.
+    auto prepared = timingRun(mWho, mIo, mNbInputs, combination, profile, workspace, mIn);
+    if (!prepared)
     {
-        PluginIo const& io = mIo[i];
-        ConcreteShape const* shape = io.shapes[profile];
-        if (shape == nullptr)
-        {
-            return fail(cat("tensor '", io.tensor->name(), "' has a shape known only at run time at ",
-                profileName(profile), "; kiln cannot time the plugin without it"));
-        }
-        Dims dims = shape->opt;
-        if (io.sizeDependent)
-        {
-            for (int32_t j = 0; j < dims.nbDims; ++j)
-            {
-                dims.d[j] = io.declared.d[j] >= 0 ? dims.d[j] : -1;
-            }
-        }
-        descs.push_back(pluginDesc(dims, io.type, combination[i], io.scale));
-        auto const bytes = mIn.bytesFor(io.type, io.sizeDependent ? shape->max : shape->opt, combination[i]);
-        if (!bytes)
-        {
-            return fail(cat("tensor '", io.tensor->name(), "': ", bytes.error().message));
-        }
-        buffers.storage.emplace_back(static_cast<std::size_t>(std::max<int64_t>(bytes.value(), 1)));
-        if (i < mNbInputs)
-        {
-            buffers.inputs.push_back(buffers.storage.back().data());
-        }
-        else
-        {
-            buffers.outputs.push_back(buffers.storage.back().data());
-        }
+        return prepared.error();
     }
-    std::vector<std::byte> scratch(static_cast<std::size_t>(workspace));
-    void* const workspacePointer = workspace > 0 ? scratch.data() : nullptr;
-
+    TimingRun& run = prepared.value();
+    std::vector<PluginTensorDesc> const& descs = run.descs;
     auto const nbInputs = static_cast<int32_t>(mNbInputs);
     auto const nbOutputs = static_cast<int32_t>(mIo.size() - mNbInputs);
     if (int32_t const status = mCaps.runtime->setTactic(tactic); status != 0)
@@ -401,8 +233,8 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
     auto const start = std::chrono::steady_clock::now();
     for (int32_t k = 0; k < iterations; ++k)
     {
-        int32_t const status = mIn.enqueue(mCaps, descs.data(), descs.data() + nbInputs, buffers.inputs.data(),
-            buffers.outputs.data(), workspacePointer);
+        int32_t const status = mIn.enqueue(mCaps, descs.data(), descs.data() + nbInputs, run.inputs.data(),
+            run.outputs.data(), run.workspacePointer());
         if (status != 0)
         {
             return fail(cat(mIn.enqueueName, " returned status ", status, " while timing tactic ", tactic,
@@ -413,7 +245,7 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
     float const milliseconds
         = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count()
         / static_cast<float>(iterations);
-    if (auto cost = reformatCost(combination, profile); !cost)
+    if (auto cost = kiln::reformatCost(mWho, mIo, mNbInputs, combination, profile, mIn); !cost)
     {
         return cost.error();
     }
@@ -433,30 +265,6 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
     return Timed{milliseconds + reformatMilliseconds, false};
 }
 
-Expected<float> V3Build::reformatCost(Combination const& combination, std::size_t profile) const
-{
-    // The reformat layers the builder inserts for a non-linear position: linear to the format before an input,
-    // the format to linear after an output.
-    float total = 0.0F;
-    for (std::size_t i = 0; i < mIo.size(); ++i)
-    {
-        if (combination[i] == TensorFormat::kLINEAR || mIo[i].shapes[profile] == nullptr)
-        {
-            continue;
-        }
-        bool const isInput = i < mNbInputs;
-        auto const cost = mIn.reformatCost(mIo[i].type, mIo[i].shapes[profile]->opt,
-            isInput ? TensorFormat::kLINEAR : combination[i], isInput ? combination[i] : TensorFormat::kLINEAR);
-        if (!cost)
-        {
-            return fail(cat("cannot reformat '", mIo[i].tensor->name(), "' to ", formatName(combination[i]), ": ",
-                cost.error().message));
-        }
-        total += cost.value();
-    }
-    return total;
-}
-
 // ---- The protocol ---------------------------------------------------------------------------------------------------
 
 Expected<PluginBuildResult> V3Build::run()
@@ -474,7 +282,8 @@ Expected<PluginBuildResult> V3Build::run()
         return invalid(caps.error().message);
     }
     mCaps = caps.value();
-    describeIo();
+    mNbInputs = static_cast<std::size_t>(mParams.nbInputs);
+    mIo = describePluginIo(mLayer, mNbInputs, mIn);
 
     // 2. Formats.
     auto combinations = negotiate();

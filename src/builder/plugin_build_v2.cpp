@@ -26,6 +26,7 @@
 // serialization of more than 1 GiB or one that writes past its size) ends the build with a message that names the
 // layer and the plugin; the clone is terminate()d if it was initialized, and destroy()ed.
 #include "builder/build_passes.h"
+#include "builder/plugin_io.h"
 
 #include "backends/host/reformat.h"
 #include "core/data_type.h"
@@ -51,19 +52,6 @@ using nvinfer1::TensorFormat;
 constexpr std::size_t kMaxSerialization = std::size_t{1} << 30U;
 constexpr std::size_t kMaxWorkspace = std::size_t{1} << 40U;
 constexpr char const* kLevelClasses[] = {"IPluginV2", "IPluginV2Ext", "IPluginV2IOExt", "IPluginV2DynamicExt"};
-
-//! One input or output of the plugin, as every step sees it.
-struct PluginIo
-{
-    Tensor const* tensor{};
-    DataType type{};
-    float scale{1.0F};
-    Dims declared{};                          //!< Whole shape: constant extents, -1 where the extent is dynamic.
-    std::vector<ConcreteShape const*> shapes; //!< Per profile; null where the shape depends on run-time values.
-};
-
-//! One format per I/O position.
-using Combination = std::vector<TensorFormat>;
 
 //! dims without its leading (batch) dimension.
 Dims withoutBatch(Dims const& dims) noexcept
@@ -105,22 +93,21 @@ private:
 
     Error fail(std::string const& what) const { return invalid(mWho + ": " + what); }
     char const* levelClass() const { return kLevelClasses[mParams.level]; }
-    void describeIo();
     Expected<int32_t> maxBatchSize() const;
     Expected<std::vector<Combination>> negotiate();
     Expected<std::vector<Combination>> negotiateCommonFormat();
-    void search(std::size_t pos, std::vector<PluginTensorDesc>& inOut, std::vector<Combination>& found, int32_t limit);
     bool supportsCombination(std::size_t pos, std::vector<PluginTensorDesc> const& inOut);
     std::vector<PluginTensorDesc> staticDescs(Combination const& combination) const;
-    std::vector<DynamicPluginTensorDesc> dynamicDescs(Combination const& combination, std::size_t profile) const;
     void configure(Combination const& combination, std::size_t profile);
     Expected<int64_t> workspaceSize(Combination const& combination, std::size_t profile);
     Expected<float> time(Combination const& combination, std::size_t profile, int64_t workspace);
-    Expected<float> reformatCost(Combination const& combination, std::size_t profile) const;
     Expected<float> timeCombination(Combination const& combination);
     Expected<int64_t> configureChosen(Combination const& combination);
     Expected<std::vector<uint8_t>> serialized();
-    std::string combinationText(Combination const& combination) const;
+    std::string combinationText(Combination const& combination) const
+    {
+        return kiln::combinationText(mIo, combination);
+    }
     std::size_t nbOutputs() const { return mIo.size() - mNbInputs; }
 
     Layer const& mLayer;
@@ -132,40 +119,7 @@ private:
     std::vector<PluginIo> mIo; //!< Inputs, then outputs.
     std::size_t mNbInputs{};
     int32_t mMaxBatch{};
-    std::size_t mDeepest{}; //!< Negotiation diagnostics: the deepest position asked.
 };
-
-void V2Build::describeIo()
-{
-    auto const add = [&](Tensor const& tensor) {
-        PluginIo io;
-        io.tensor = &tensor;
-        io.type = tensor.type();
-        io.scale = mIn.scaleOf(tensor);
-        SymbolicDims const& symbolic = mIn.shapes.shape(tensor);
-        io.declared.nbDims = static_cast<int32_t>(symbolic.size());
-        for (std::size_t j = 0; j < symbolic.size(); ++j)
-        {
-            DimExpr const& extent = *symbolic[j];
-            io.declared.d[j] = extent.kind() == DimExpr::Kind::kCONSTANT ? extent.value() : -1;
-        }
-        for (ConcreteShapes const& profile : mIn.profiles)
-        {
-            auto const found = profile.tensors.find(&tensor);
-            io.shapes.push_back(found == profile.tensors.end() ? nullptr : &found->second);
-        }
-        mIo.push_back(std::move(io));
-    };
-    mNbInputs = mLayer.inputs().size();
-    for (Tensor const* input : mLayer.inputs())
-    {
-        add(*input);
-    }
-    for (Tensor const* output : mLayer.outputs())
-    {
-        add(*output);
-    }
-}
 
 Expected<int32_t> V2Build::maxBatchSize() const
 {
@@ -213,35 +167,6 @@ bool V2Build::supportsCombination(std::size_t pos, std::vector<PluginTensorDesc>
     }
     return static_cast<nvinfer1::IPluginV2IOExt const&>(*mClone).supportsFormatCombination(
         position, inOut.data(), nbInputs, outputs);
-}
-
-void V2Build::search(
-    std::size_t pos, std::vector<PluginTensorDesc>& inOut, std::vector<Combination>& found, int32_t limit)
-{
-    if (pos == inOut.size())
-    {
-        Combination combination;
-        for (PluginTensorDesc const& desc : inOut)
-        {
-            combination.push_back(desc.format);
-        }
-        found.push_back(std::move(combination));
-        return;
-    }
-    mDeepest = std::max(mDeepest, pos);
-    for (TensorFormat format : mIn.formatsFor(mIo[pos].type, mIo[pos].declared))
-    {
-        if (static_cast<int32_t>(found.size()) >= limit)
-        {
-            return;
-        }
-        inOut[pos].format = format;
-        if (supportsCombination(pos, inOut))
-        {
-            search(pos + 1, inOut, found, limit);
-        }
-    }
-    inOut[pos].format = TensorFormat::kLINEAR;
 }
 
 Expected<std::vector<Combination>> V2Build::negotiateCommonFormat()
@@ -306,44 +231,22 @@ Expected<std::vector<Combination>> V2Build::negotiate()
     }
     // Positions not yet decided hold the linear format; the plugin may read only positions up to the one asked.
     std::vector<PluginTensorDesc> inOut = staticDescs(Combination(mIo.size(), TensorFormat::kLINEAR));
-    std::vector<Combination> found;
-    search(0, inOut, found, nvinfer1::IPluginV2DynamicExt::kFORMAT_COMBINATION_LIMIT);
-    if (found.empty())
+    FormatSearch searched = searchCombinations(mIo, mIn, nvinfer1::IPluginV2DynamicExt::kFORMAT_COMBINATION_LIMIT,
+        [&](std::size_t pos, Combination const& formats) {
+            for (std::size_t i = 0; i < inOut.size(); ++i)
+            {
+                inOut[i].format = formats[i];
+            }
+            return supportsCombination(pos, inOut);
+        });
+    if (searched.found.empty())
     {
-        PluginIo const& io = mIo[mDeepest];
-        bool const isInput = mDeepest < mNbInputs;
-        std::string tried;
-        for (TensorFormat format : mIn.formatsFor(io.type, io.declared))
-        {
-            tried += (tried.empty() ? "" : ", ") + std::string(host::formatName(format));
-        }
-        return fail(cat("supportsFormatCombination() accepted no combination: it refused every format for position ",
-            mDeepest, " (", isInput ? "input " : "output ", isInput ? mDeepest : mDeepest - mNbInputs, " '",
-            io.tensor->name(), "', ", dataTypeName(io.type), " ", io.declared,
-            ") after accepting the positions before it; formats tried: ", tried,
-            ". The network fixes the types: the input tensors' types and the output types of getOutputDataType()"));
+        return noCombination(mWho, mIo, mNbInputs, searched.deepest, mIn, "getOutputDataType()");
     }
-    return found;
+    return std::move(searched.found);
 }
 
 // ---- 3. Configure, workspace, timing --------------------------------------------------------------------------------
-
-std::vector<DynamicPluginTensorDesc> V2Build::dynamicDescs(Combination const& combination, std::size_t profile) const
-{
-    std::vector<DynamicPluginTensorDesc> descs;
-    for (std::size_t i = 0; i < mIo.size(); ++i)
-    {
-        PluginIo const& io = mIo[i];
-        DynamicPluginTensorDesc desc{};
-        desc.desc = pluginDesc(io.declared, io.type, combination[i], io.scale);
-        ConcreteShape const* shape = profile < io.shapes.size() ? io.shapes[profile] : nullptr;
-        desc.min = shape != nullptr ? shape->min : io.declared;
-        desc.opt = shape != nullptr ? shape->opt : io.declared;
-        desc.max = shape != nullptr ? shape->max : io.declared;
-        descs.push_back(desc);
-    }
-    return descs;
-}
 
 void V2Build::configure(Combination const& combination, std::size_t profile)
 {
@@ -383,7 +286,7 @@ void V2Build::configure(Combination const& combination, std::size_t profile)
     }
     default:
     {
-        auto const descs = dynamicDescs(combination, profile);
+        auto const descs = dynamicDescs(mIo, combination, profile);
         static_cast<nvinfer1::IPluginV2DynamicExt&>(*mClone).configurePlugin(
             descs.data(), nbInputs, descs.data() + mNbInputs, outputs);
         return;
@@ -418,51 +321,20 @@ Expected<int64_t> V2Build::workspaceSize(Combination const& combination, std::si
     return static_cast<int64_t>(bytes);
 }
 
-std::string V2Build::combinationText(Combination const& combination) const
-{
-    std::string text = "(";
-    for (std::size_t i = 0; i < combination.size(); ++i)
-    {
-        text += (i == 0 ? "" : ", ") + std::string(dataTypeName(mIo[i].type)) + " " + host::formatName(combination[i]);
-    }
-    return text + ")";
-}
-
 Expected<float> V2Build::time(Combination const& combination, std::size_t profile, int64_t workspace)
 {
     // Whole shapes at kOPT on zeroed buffers.
-    std::vector<PluginTensorDesc> descs;
-    std::vector<std::vector<std::byte>> storage;
-    std::vector<void const*> inputs;
-    std::vector<void*> outputs;
-    for (std::size_t i = 0; i < mIo.size(); ++i)
+    auto prepared = timingRun(mWho, mIo, mNbInputs, combination, profile, workspace, mIn);
+    if (!prepared)
     {
-        PluginIo const& io = mIo[i];
-        ConcreteShape const* shape = io.shapes[profile];
-        if (shape == nullptr)
-        {
-            return fail(cat("tensor '", io.tensor->name(), "' has a shape known only at run time at ",
-                profileName(profile), "; kiln cannot time the plugin without it"));
-        }
-        descs.push_back(pluginDesc(shape->opt, io.type, combination[i], io.scale));
-        auto const bytes = mIn.bytesFor(io.type, shape->opt, combination[i]);
-        if (!bytes)
-        {
-            return fail(cat("tensor '", io.tensor->name(), "': ", bytes.error().message));
-        }
-        storage.emplace_back(static_cast<std::size_t>(std::max<int64_t>(bytes.value(), 1)));
-        if (i < mNbInputs)
-        {
-            inputs.push_back(storage.back().data());
-        }
-        else
-        {
-            outputs.push_back(storage.back().data());
-        }
+        return prepared.error();
     }
-    std::vector<std::byte> scratch(static_cast<std::size_t>(workspace));
-    void* const workspacePointer = workspace > 0 ? scratch.data() : nullptr;
+    TimingRun& run = prepared.value();
+    std::vector<PluginTensorDesc> const& descs = run.descs;
     PluginTensorDesc const* outputDescs = descs.data() + mNbInputs;
+    void* const workspacePointer = run.workspacePointer();
+    std::vector<void const*> const& inputs = run.inputs;
+    std::vector<void*> const& outputs = run.outputs;
 
     int32_t const iterations = std::max(1, mIn.settings.avgTimingIterations);
     auto const start = std::chrono::steady_clock::now();
@@ -493,36 +365,12 @@ Expected<float> V2Build::time(Combination const& combination, std::size_t profil
     float const milliseconds
         = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count()
         / static_cast<float>(iterations);
-    auto const reformats = reformatCost(combination, profile);
+    auto const reformats = kiln::reformatCost(mWho, mIo, mNbInputs, combination, profile, mIn);
     if (!reformats)
     {
         return reformats.error();
     }
     return milliseconds + reformats.value();
-}
-
-Expected<float> V2Build::reformatCost(Combination const& combination, std::size_t profile) const
-{
-    // The reformat layers the builder inserts for a non-linear position: linear to the format before an input, the
-    // format to linear after an output.
-    float total = 0.0F;
-    for (std::size_t i = 0; i < mIo.size() && mIn.reformatCost; ++i)
-    {
-        if (combination[i] == TensorFormat::kLINEAR)
-        {
-            continue;
-        }
-        bool const isInput = i < mNbInputs;
-        auto const cost = mIn.reformatCost(mIo[i].type, mIo[i].shapes[profile]->opt,
-            isInput ? TensorFormat::kLINEAR : combination[i], isInput ? combination[i] : TensorFormat::kLINEAR);
-        if (!cost)
-        {
-            return fail(cat("cannot reformat '", mIo[i].tensor->name(), "' to ", host::formatName(combination[i]), ": ",
-                cost.error().message));
-        }
-        total += cost.value();
-    }
-    return total;
 }
 
 Expected<float> V2Build::timeCombination(Combination const& combination)
@@ -647,7 +495,8 @@ Expected<PluginBuildResult> V2Build::run()
         }
         mRunner = runner.value();
     }
-    describeIo();
+    mNbInputs = mLayer.inputs().size();
+    mIo = describePluginIo(mLayer, mNbInputs, mIn);
     if (mParams.level < 3)
     {
         auto const batch = maxBatchSize();
