@@ -196,7 +196,7 @@ Expected<std::unique_ptr<ContextPlugins>> Engine::attachPlugins(nvinfer1::IError
     {
         return std::unique_ptr<ContextPlugins>{};
     }
-    return mPlugins->attach(recorder, nullptr);
+    return mPlugins->attach(recorder, mPluginAllocator);
 }
 
 int32_t Engine::findIo(char const* method, char const* tensorName, Reporter const& reporter) const noexcept

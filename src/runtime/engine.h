@@ -57,6 +57,9 @@ public:
     //! The plugins of a new context (attachToContext on each engine plugin); null for an engine without plugins.
     Expected<std::unique_ptr<ContextPlugins>> attachPlugins(nvinfer1::IErrorRecorder* recorder) const;
 
+    //! The GPU allocator plugins of this engine's contexts get from their IPluginResourceContext (the runtime's).
+    void setPluginAllocator(nvinfer1::IGpuAllocator* allocator) noexcept { mPluginAllocator = allocator; }
+
     //! Makes the engine's plugins from the plan through registry (the error names the layer and the plugin).
     std::optional<Error> makePlugins(nvinfer1::IPluginRegistry& registry);
 
@@ -159,6 +162,7 @@ private:
     Impl mImplObject{*this};
     std::unique_ptr<EngineProgram const> mProgram;
     std::unique_ptr<EnginePlugins> mPlugins; //!< Deleted before the program, whose model it reads.
+    nvinfer1::IGpuAllocator* mPluginAllocator{};
     nvinfer1::ILogger& mLogger;
     BackendFactory mBackends;
     Reporter mReporter;

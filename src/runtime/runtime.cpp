@@ -135,6 +135,7 @@ nvinfer1::ICudaEngine* Runtime::Impl::load(char const* method, void const* data,
         }
         auto engine = std::make_unique<Engine>(
             std::move(program.value()), mRuntime.mLogger, [] { return makeHostBackend(); }, reporter.recorder());
+        engine->setPluginAllocator(mRuntime.mAllocator);
         if (auto problem = engine->makePlugins(*::getPluginRegistry()))
         {
             reporter.error(problem->code, method, ": network ", quotedText(name), ": ", problem->message);

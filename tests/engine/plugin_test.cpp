@@ -491,6 +491,30 @@ TEST_F(PluginEngineTest, ShapeInputsReachOnlyGetOutputShapes)
     EXPECT_EQ(ran[0], "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)");
 }
 
+TEST_F(PluginEngineTest, TheResourceContextGivesTheRuntimesAllocator)
+{
+    chain();
+    auto made = config();
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    class Allocator final : public nvinfer1::IGpuAsyncAllocator
+    {
+    public:
+        void* allocateAsync(uint64_t, uint64_t, nvinfer1::AllocatorFlags, cudaStream_t) noexcept override
+        {
+            return nullptr;
+        }
+        bool deallocateAsync(void*, cudaStream_t) noexcept override { return false; }
+    } allocator;
+    mRuntime.reset(nvinfer1::createInferRuntime(mLogger));
+    mRuntime->setGpuAllocator(&allocator);
+    auto engine = load(plan);
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr);
+    EXPECT_EQ(mJournal->allocators, (std::vector<nvinfer1::IGpuAllocator*>{&allocator}));
+}
+
 // Failures.
 
 TEST_F(PluginEngineTest, AFailingConfigurePluginEndsTheBuild)

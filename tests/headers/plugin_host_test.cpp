@@ -68,6 +68,26 @@ TEST(PluginHost, ClassShape)
     EXPECT_EQ(versioned.getAPILanguage(), APILanguage::kCPP);
 }
 
+TEST(PluginHost, V2HostRunnerShape)
+{
+    EXPECT_TRUE((std::is_same_v<kiln::IPluginV2HostRunner, kiln::v_1_0::IPluginV2HostRunner>));
+    EXPECT_TRUE((std::is_base_of_v<IVersionedInterface, kiln::IPluginV2HostRunner>));
+    EXPECT_TRUE(std::is_abstract_v<kiln::IPluginV2HostRunner>);
+    EXPECT_EQ(sizeof(kiln::IPluginV2HostRunner), sizeof(void*));
+    struct Runner final : kiln::IPluginV2HostRunner
+    {
+        int32_t enqueueHost(IPluginV2&, PluginTensorDesc const*, PluginTensorDesc const*, void const* const*,
+            void* const*, void*) noexcept override
+        {
+            return 0;
+        }
+    } runner;
+    IVersionedInterface const& versioned = runner;
+    EXPECT_STREQ(versioned.getInterfaceInfo().kind, "KILN_PLUGIN_V2_HOST_RUNNER");
+    EXPECT_EQ(versioned.getInterfaceInfo().major, 1);
+    EXPECT_EQ(versioned.getAPILanguage(), APILanguage::kCPP);
+}
+
 TEST(PluginHost, CompletePluginThroughBasePointers)
 {
     int32_t const live = liveObjects();

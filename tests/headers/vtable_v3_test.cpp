@@ -95,6 +95,17 @@ TEST(VtableSlots, KilnIPluginV3OneHost)
                 PluginTensorDesc const*, PluginTensorDesc const*, void const* const*, void* const*, void*) noexcept));
 }
 
+// kiln's host runner of V2 plugins (include/kiln/plugin_host.h): likewise kiln's ABI promise.
+TEST(VtableSlots, KilnIPluginV2HostRunner)
+{
+    using C = kiln::v_1_0::IPluginV2HostRunner;
+    KILN_EXPECT_VTABLE(kiln::v_1_0::IPluginV2HostRunner, 5, 4,
+        KILN_SLOT(1, C, getInterfaceInfo, InterfaceInfo() const noexcept),
+        KILN_SLOT(4, C, enqueueHost,
+            int32_t(IPluginV2&, PluginTensorDesc const*, PluginTensorDesc const*, void const* const*, void* const*,
+                void*) noexcept));
+}
+
 TEST(VtableSlots, IPluginCreatorInterface)
 {
     KILN_EXPECT_VTABLE(v_1_0::IPluginCreatorInterface, 4, 4);

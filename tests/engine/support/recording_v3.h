@@ -54,6 +54,8 @@ class Journal
 {
 public:
     Script script;
+    //! What each attachToContext() found in its IPluginResourceContext.
+    std::vector<nvinfer1::IGpuAllocator*> allocators;
 
     void log(std::string const& id, std::string const& call)
     {
@@ -351,6 +353,7 @@ public:
         }
         auto* attached = copy("ctx");
         attached->mContext = context;
+        mJournal->allocators.push_back(context != nullptr ? context->getGpuAllocator() : nullptr);
         return attached;
     }
     nvinfer1::PluginFieldCollection const* getFieldsToSerialize() noexcept override
