@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: Apache-2.0
+// EngineProgram (runtime/executor.h): an engine model prepared once, and the binding of input symbols.
+#include "runtime/executor.h"
+
+#include "runtime/executor_support.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace kiln
+{
+
+using namespace executor_detail;
+using nvinfer1::Dims;
+using nvinfer1::ErrorCode;
+
+// ---- EngineProgram ------------------------------------------------------------------------------------------------
+
+Expected<std::unique_ptr<EngineProgram const>> EngineProgram::load(EngineModel&& model)
+{
+    std::unique_ptr<EngineProgram> program(new EngineProgram);
+    program->mModel = std::move(model);
+    auto prepared = program->prepare();
+    if (!prepared)
+    {
+        return prepared.error();
+    }
+    return std::unique_ptr<EngineProgram const>(std::move(program));
+}
+
+Expected<bool> EngineProgram::prepare()
+{
+    EngineModel const& m = mModel;
+    auto const nbTensors = static_cast<int32_t>(m.tensors.size());
+    auto const nbLayers = static_cast<int32_t>(m.layers.size());
+    auto const invalid = [](std::string message) { return failure(ErrorCode::kINVALID_ARGUMENT, std::move(message)); };
+    auto const validTensor = [&](int32_t t) { return t >= 0 && t < nbTensors; };
+
+    if (m.backend != PlanBackend::kHOST)
+    {
+        return failure(ErrorCode::kUNSUPPORTED_STATE,
+            "the plan was built for kiln's CUDA backend; this runtime runs plans built for the host backend only "
+            "(build the engine for the host backend, or use a kiln with the CUDA backend)");
+    }
+
+    // Symbols, then the expression records in index order: operands come first.
+    std::vector<int32_t> symbolStages;
+    for (std::size_t s = 0; s < m.symbols.size(); ++s)
+    {
+        SymbolRecord const& symbol = m.symbols[s];
+        if (!validTensor(symbol.tensor))
+        {
+            return invalid("symbol " + q(symbol.name) + " refers to tensor " + std::to_string(symbol.tensor)
+                + ", which the engine does not have");
+        }
+        TensorRecord const& source = m.tensors[static_cast<std::size_t>(symbol.tensor)];
+        int32_t stage = kBeforeExecution;
+        if (symbol.kind == SymbolKind::kINPUT_EXTENT)
+        {
+            if (!source.isInput || symbol.index < 0 || symbol.index >= static_cast<int32_t>(source.shape.size()))
+            {
+                return invalid("symbol " + q(symbol.name) + " is extent " + std::to_string(symbol.index) + " of "
+                    + q(source.name) + ", which is not an input of that rank");
+            }
+        }
+        else if (!source.isInput)
+        {
+            if (source.producer < 0 || source.producer >= nbLayers)
+            {
+                return invalid(
+                    "symbol " + q(symbol.name) + " is a value of " + q(source.name) + ", which no layer makes");
+            }
+            stage = source.producer;
+        }
+        symbolStages.push_back(stage);
+        mSymbolNodes.push_back(mExprs.symbol(symbol.name, symbol.kind));
+    }
+
+    for (std::size_t i = 0; i < m.exprs.size(); ++i)
+    {
+        ExprRecord const& record = m.exprs[i];
+        switch (record.kind)
+        {
+        case DimExpr::Kind::kCONSTANT:
+            mNodes.push_back(mExprs.constant(record.value));
+            mStages.push_back(kBeforeExecution);
+            break;
+        case DimExpr::Kind::kSYMBOL:
+            if (record.symbol >= mSymbolNodes.size())
+            {
+                return invalid("expression " + std::to_string(i) + " refers to symbol " + std::to_string(record.symbol)
+                    + ", which the engine does not have");
+            }
+            mNodes.push_back(mSymbolNodes[record.symbol]);
+            mStages.push_back(symbolStages[record.symbol]);
+            break;
+        case DimExpr::Kind::kOPERATION:
+        {
+            if (record.lhs >= i || record.rhs >= i)
+            {
+                return invalid("expression " + std::to_string(i) + " uses expressions " + std::to_string(record.lhs)
+                    + " and " + std::to_string(record.rhs) + "; operands must come first");
+            }
+            auto const node = mExprs.operation(record.op, *mNodes[record.lhs], *mNodes[record.rhs]);
+            if (!node)
+            {
+                return invalid("expression " + std::to_string(i) + ": " + node.error().message);
+            }
+            mNodes.push_back(node.value());
+            mStages.push_back(std::max(mStages[record.lhs], mStages[record.rhs]));
+            break;
+        }
+        default: return invalid("expression " + std::to_string(i) + " has an unknown kind");
+        }
+    }
+
+    auto const validExpr = [&](uint32_t record) { return record < mNodes.size(); };
+    for (TensorRecord const& tensor : m.tensors)
+    {
+        if (tensor.shape.size() > static_cast<std::size_t>(Dims::MAX_DIMS))
+        {
+            return invalid("tensor " + q(tensor.name) + " has rank " + std::to_string(tensor.shape.size()));
+        }
+        bool ok = std::all_of(tensor.shape.begin(), tensor.shape.end(), validExpr);
+        if (tensor.values)
+        {
+            ok = ok && std::all_of(tensor.values->begin(), tensor.values->end(), validExpr);
+        }
+        if (!ok)
+        {
+            return invalid("tensor " + q(tensor.name) + " refers to an expression the engine does not have");
+        }
+    }
+
+    // Layers: every tensor they name exists, and every output's shape is known before the layer runs.
+    mBoundBy.resize(m.layers.size());
+    for (int32_t l = 0; l < nbLayers; ++l)
+    {
+        LayerRecord const& layer = m.layers[static_cast<std::size_t>(l)];
+        for (int32_t input : layer.inputs)
+        {
+            if (input != kNoTensor && !validTensor(input))
+            {
+                return invalid(
+                    layerText(layer) + " reads tensor " + std::to_string(input) + ", which the engine does not have");
+            }
+        }
+        for (int32_t output : layer.outputs)
+        {
+            if (!validTensor(output))
+            {
+                return invalid(
+                    layerText(layer) + " makes tensor " + std::to_string(output) + ", which the engine does not have");
+            }
+            TensorRecord const& tensor = m.tensors[static_cast<std::size_t>(output)];
+            for (uint32_t extent : tensor.shape)
+            {
+                // A plugin's output may wait for the plugin's own size tensors: it is placed at their upper bound.
+                bool const ownSizeTensors = mStages[extent] == l && isPluginLayer(layer.type);
+                if (mStages[extent] >= l && !ownSizeTensors)
+                {
+                    return failure(ErrorCode::kUNSUPPORTED_STATE,
+                        layerText(layer) + " makes " + q(tensor.name) + " of shape " + mExprs.toString(*mNodes[extent])
+                            + ", which depends on values the layer computes itself (a size tensor); kiln's executor "
+                              "does not run such layers yet");
+                }
+            }
+        }
+    }
+    for (std::size_t s = 0; s < m.symbols.size(); ++s)
+    {
+        if (symbolStages[s] != kBeforeExecution)
+        {
+            mBoundBy[static_cast<std::size_t>(symbolStages[s])].push_back(static_cast<uint32_t>(s));
+        }
+        // A size tensor's upper bound sizes the buffers of the outputs that wait for it: it is known earlier.
+        SymbolRecord const& symbol = m.symbols[s];
+        if (symbol.kind == SymbolKind::kSIZE_TENSOR
+            && (!validExpr(static_cast<uint32_t>(symbol.upperBound)) || symbol.upperBound < 0
+                || mStages[static_cast<std::size_t>(symbol.upperBound)] >= symbolStages[s]))
+        {
+            return invalid("size tensor " + q(symbol.name) + " has no upper bound known before its plugin runs");
+        }
+    }
+
+    mAssertionsAt.resize(m.layers.size() + 1);
+    for (std::size_t a = 0; a < m.assertions.size(); ++a)
+    {
+        AssertionRecord const& assertion = m.assertions[a];
+        if (!validExpr(assertion.condition))
+        {
+            return invalid("assertion " + q(assertion.message) + " refers to an expression the engine does not have");
+        }
+        mAssertionsAt[static_cast<std::size_t>(mStages[assertion.condition] + 1)].push_back(static_cast<uint32_t>(a));
+    }
+
+    // Expressions over input symbols and plugin size tensors alone: bounded by the size tensors' upper bounds.
+    std::vector<bool> sizeBounded(m.exprs.size(), true);
+    for (std::size_t i = 0; i < m.exprs.size(); ++i)
+    {
+        ExprRecord const& record = m.exprs[i];
+        if (record.kind == DimExpr::Kind::kSYMBOL)
+        {
+            sizeBounded[i] = symbolStages[record.symbol] == kBeforeExecution
+                || m.symbols[record.symbol].kind == SymbolKind::kSIZE_TENSOR;
+        }
+        else if (record.kind == DimExpr::Kind::kOPERATION)
+        {
+            sizeBounded[i] = sizeBounded[record.lhs] && sizeBounded[record.rhs];
+        }
+    }
+
+    // I/O tensors.
+    if (m.nbInputs < 0 || static_cast<std::size_t>(m.nbInputs) > m.ioTensors.size())
+    {
+        return invalid("the engine has " + std::to_string(m.nbInputs) + " inputs among "
+            + std::to_string(m.ioTensors.size()) + " I/O tensors");
+    }
+    mIoOfTensor.assign(m.tensors.size(), -1);
+    for (std::size_t p = 0; p < m.ioTensors.size(); ++p)
+    {
+        int32_t const t = m.ioTensors[p];
+        if (!validTensor(t))
+        {
+            return invalid("I/O tensor " + std::to_string(p) + " is tensor " + std::to_string(t)
+                + ", which the engine does not have");
+        }
+        TensorRecord const& tensor = m.tensors[static_cast<std::size_t>(t)];
+        bool const isInput = static_cast<int32_t>(p) < m.nbInputs;
+        if ((isInput && !tensor.isInput) || (!isInput && !tensor.isOutput))
+        {
+            return invalid("I/O tensor " + q(tensor.name) + " is listed as an " + (isInput ? "input" : "output")
+                + " but is not one");
+        }
+        if (!mIoByName.emplace(tensor.name, static_cast<int32_t>(p)).second)
+        {
+            return invalid("two I/O tensors are named " + q(tensor.name));
+        }
+        mIoOfTensor[static_cast<std::size_t>(t)] = static_cast<int32_t>(p);
+        IoTensor io{t, isInput, false, false, linearFormatDescription(tensor.type)};
+        if (!isInput)
+        {
+            io.dataDependent = std::any_of(tensor.shape.begin(), tensor.shape.end(),
+                [&](uint32_t extent) { return mStages[extent] != kBeforeExecution; });
+            io.upperBounded = io.dataDependent
+                && std::all_of(
+                    tensor.shape.begin(), tensor.shape.end(), [&](uint32_t extent) { return sizeBounded[extent]; });
+            if (tensor.producer < 0)
+            {
+                return invalid("output " + q(tensor.name) + " is made by no layer");
+            }
+        }
+        mIo.push_back(std::move(io));
+    }
+
+    if (m.profiles.empty())
+    {
+        return invalid("the engine has no optimization profile");
+    }
+    for (std::size_t k = 0; k < m.profiles.size(); ++k)
+    {
+        ProfileRecord const& profile = m.profiles[k];
+        std::string const which = "optimization profile " + std::to_string(k);
+        if (profile.offsets.size() != m.tensors.size())
+        {
+            return invalid(which + " has " + std::to_string(profile.offsets.size()) + " tensor offsets for "
+                + std::to_string(m.tensors.size()) + " tensors");
+        }
+        if (profile.activationBytes < 0)
+        {
+            return invalid(which + " has a negative activation size");
+        }
+        std::vector<ProfileInput> inputs;
+        for (int32_t p = 0; p < m.nbInputs; ++p)
+        {
+            int32_t const t = mIo[static_cast<std::size_t>(p)].tensor;
+            TensorRecord const& tensor = m.tensors[static_cast<std::size_t>(t)];
+            auto const found = std::find_if(profile.inputs.begin(), profile.inputs.end(),
+                [t](ProfileRecord::Input const& input) { return input.tensor == t; });
+            if (found == profile.inputs.end())
+            {
+                return invalid(which + " gives no range for input " + q(tensor.name));
+            }
+            auto const rank = static_cast<int32_t>(tensor.shape.size());
+            if (found->min.nbDims != rank || found->opt.nbDims != rank || found->max.nbDims != rank)
+            {
+                return invalid(which + " gives input " + q(tensor.name) + " of rank " + std::to_string(rank)
+                    + " the range " + dimsText(found->min) + " to " + dimsText(found->max));
+            }
+            ProfileInput input{&*found, {}};
+            std::array<std::vector<int64_t> const*, 3> const values{
+                &found->minValues, &found->optValues, &found->maxValues};
+            for (std::size_t s = 0; s < values.size(); ++s)
+            {
+                for (int64_t value : *values[s])
+                {
+                    input.values32[s].push_back(static_cast<int32_t>(std::clamp<int64_t>(
+                        value, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max())));
+                }
+            }
+            inputs.push_back(std::move(input));
+        }
+        mProfileInputs.push_back(std::move(inputs));
+    }
+
+    for (WeightsBlob const& blob : m.weights)
+    {
+        mWeightBytes += static_cast<int64_t>(blob.bytes.size());
+    }
+    mAliasRoots = aliasRoots(m);
+    return true;
+}
+
+int32_t EngineProgram::ioPosition(std::string_view name) const noexcept
+{
+    try
+    {
+        auto const found = mIoByName.find(std::string(name));
+        return found == mIoByName.end() ? -1 : found->second;
+    }
+    catch (...)
+    {
+        return -1;
+    }
+}
+
+int32_t EngineProgram::ioPositionOfTensor(int32_t tensor) const noexcept
+{
+    return tensor >= 0 && static_cast<std::size_t>(tensor) < mIoOfTensor.size()
+        ? mIoOfTensor[static_cast<std::size_t>(tensor)]
+        : -1;
+}
+
+EngineProgram::ProfileInput const& EngineProgram::profileInput(int32_t profile, int32_t position) const
+{
+    return mProfileInputs.at(static_cast<std::size_t>(profile)).at(static_cast<std::size_t>(position));
+}
+
+Dims EngineProgram::staticShape(int32_t tensor) const
+{
+    TensorRecord const& record = mModel.tensors.at(static_cast<std::size_t>(tensor));
+    Dims dims{static_cast<int32_t>(record.shape.size()), {}};
+    for (std::size_t j = 0; j < record.shape.size(); ++j)
+    {
+        DimExpr const& extent = node(record.shape[j]);
+        dims.d[j] = extent.kind() == DimExpr::Kind::kCONSTANT ? extent.value() : -1;
+    }
+    return dims;
+}
+
+bool EngineProgram::hasStaticShape(int32_t tensor) const
+{
+    TensorRecord const& record = mModel.tensors.at(static_cast<std::size_t>(tensor));
+    return std::all_of(record.shape.begin(), record.shape.end(),
+        [&](uint32_t extent) { return node(extent).kind() == DimExpr::Kind::kCONSTANT; });
+}
+
+Dims EngineProgram::knownShape(int32_t tensor, SymbolValues const& values) const
+{
+    TensorRecord const& record = mModel.tensors.at(static_cast<std::size_t>(tensor));
+    Dims dims{static_cast<int32_t>(record.shape.size()), {}};
+    for (std::size_t j = 0; j < record.shape.size(); ++j)
+    {
+        auto const value = mExprs.evaluate(node(record.shape[j]), values);
+        dims.d[j] = value && value.value() >= 0 ? value.value() : -1;
+    }
+    return dims;
+}
+
+// ---- Input symbols ------------------------------------------------------------------------------------------------
+
+InputState bindInputs(EngineProgram const& program, Bindings const& bindings)
+{
+    EngineModel const& model = program.model();
+    InputState state;
+    for (int32_t p = 0; p < model.nbInputs; ++p)
+    {
+        auto const position = static_cast<std::size_t>(p);
+        TensorRecord const& tensor = model.tensors[static_cast<std::size_t>(program.ioTensors()[position].tensor)];
+        Dims const& shape = bindings.shapes[position];
+        if (shape.nbDims < 0 || (tensor.isShapeTensor && bindings.addresses[position] == nullptr))
+        {
+            state.missing.push_back(p);
+            continue;
+        }
+        if (!tensor.isShapeTensor || state.problem)
+        {
+            continue;
+        }
+        // A shape tensor's values must lie within the profile's range, element by element.
+        auto const& range = *program.profileInput(bindings.profile, p).record;
+        host::HostTensor const view{bindings.addresses[position], tensor.type, shape, 1.0F};
+        int64_t const count = host::elementCount(shape);
+        if (range.minValues.empty())
+        {
+            continue;
+        }
+        if (static_cast<std::size_t>(count) != range.minValues.size()
+            || range.maxValues.size() != range.minValues.size())
+        {
+            state.problem = "input shape tensor " + q(tensor.name) + " has " + std::to_string(count)
+                + " values; optimization profile " + std::to_string(bindings.profile) + " gives ranges for "
+                + std::to_string(range.minValues.size());
+            continue;
+        }
+        for (int64_t i = 0; i < count && !state.problem; ++i)
+        {
+            auto const value = readShapeValue(view, i, tensor.name);
+            if (!value)
+            {
+                state.problem = value.error().message;
+                break;
+            }
+            auto const index = static_cast<std::size_t>(i);
+            if (value.value() < range.minValues[index] || value.value() > range.maxValues[index])
+            {
+                state.problem = "input shape tensor " + q(tensor.name) + " value [" + std::to_string(i) + "] is "
+                    + std::to_string(value.value()) + ", outside optimization profile "
+                    + std::to_string(bindings.profile) + "'s range [" + std::to_string(range.minValues[index]) + ", "
+                    + std::to_string(range.maxValues[index]) + "]";
+            }
+        }
+    }
+
+    for (std::size_t s = 0; s < model.symbols.size(); ++s)
+    {
+        SymbolRecord const& symbol = model.symbols[s];
+        int32_t const p = program.ioPositionOfTensor(symbol.tensor);
+        TensorRecord const& tensor = model.tensors[static_cast<std::size_t>(symbol.tensor)];
+        if (p < 0 || !tensor.isInput || symbol.kind == SymbolKind::kSIZE_TENSOR)
+        {
+            continue;
+        }
+        auto const position = static_cast<std::size_t>(p);
+        Dims const& shape = bindings.shapes[position];
+        if (shape.nbDims < 0)
+        {
+            continue;
+        }
+        if (symbol.kind == SymbolKind::kINPUT_EXTENT)
+        {
+            if (symbol.index < shape.nbDims)
+            {
+                state.values[static_cast<SymbolId>(s)] = shape.d[symbol.index];
+            }
+            continue;
+        }
+        if (bindings.addresses[position] == nullptr)
+        {
+            continue;
+        }
+        host::HostTensor const view{bindings.addresses[position], tensor.type, shape, 1.0F};
+        auto const value = readShapeValue(view, symbol.index, tensor.name);
+        if (value)
+        {
+            state.values[static_cast<SymbolId>(s)] = value.value();
+        }
+        else if (!state.problem)
+        {
+            state.problem = value.error().message;
+        }
+    }
+    return state;
+}
+
+} // namespace kiln
