@@ -307,7 +307,19 @@ Expected<bool> EngineProgram::prepare()
     {
         mWeightBytes += static_cast<int64_t>(blob.bytes.size());
     }
+    // A plugin output written in place of an input has the input's type and format.
     mAliasRoots = aliasRoots(m);
+    for (std::size_t t = 0; t < mAliasRoots.size(); ++t)
+    {
+        TensorRecord const& tensor = m.tensors[t];
+        TensorRecord const& root = m.tensors[static_cast<std::size_t>(mAliasRoots[t])];
+        bool const io = &tensor != &root && (tensor.isOutput || root.isInput || root.isOutput);
+        if (tensor.type != root.type || tensor.format != root.format || io)
+        {
+            return invalid("tensor " + q(tensor.name) + " is written in place of " + q(root.name)
+                + ", which differs in type or format, or one of them is network I/O");
+        }
+    }
     return true;
 }
 

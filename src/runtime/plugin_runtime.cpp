@@ -262,9 +262,13 @@ host::Status ContextPlugins::run(int32_t layer, std::span<host::HostTensor const
     Slot& slot = mSlots[static_cast<std::size_t>(index)];
     LayerRecord const& record = mModel->layers[static_cast<std::size_t>(layer)];
 
-    std::vector<nvinfer1::PluginTensorDesc> descs;
-    std::vector<void const*> inputData;
-    std::vector<void*> outputData;
+    // The slot's vectors keep their capacity from run to run: no allocation once the first run has happened.
+    std::vector<nvinfer1::PluginTensorDesc>& descs = slot.descs;
+    std::vector<void const*>& inputData = slot.inputData;
+    std::vector<void*>& outputData = slot.outputData;
+    descs.clear();
+    inputData.clear();
+    outputData.clear();
     for (int32_t i = 0; i < slot.nbInputs; ++i)
     {
         host::HostTensor const& view = *inputs[static_cast<std::size_t>(i)];
@@ -281,10 +285,6 @@ host::Status ContextPlugins::run(int32_t layer, std::span<host::HostTensor const
     }
     bool const changed
         = slot.shaped.size() != descs.size() || !std::equal(descs.begin(), descs.end(), slot.shaped.begin(), sameDesc);
-    if (changed)
-    {
-        slot.shaped.clear();
-    }
     void* workspace = nullptr;
     if (slot.workspaceBytes > 0)
     {
@@ -307,7 +307,7 @@ host::Status ContextPlugins::run(int32_t layer, std::span<host::HostTensor const
     }
     if (changed)
     {
-        slot.shaped = descs;
+        slot.shaped.assign(descs.begin(), descs.end());
     }
     return host::Done{};
 }

@@ -145,6 +145,9 @@ private:
         std::unique_ptr<ContextPlugin> plugin;
         int32_t nbInputs{};
         std::vector<nvinfer1::PluginTensorDesc> shaped; //!< The descriptors of the last run.
+        std::vector<nvinfer1::PluginTensorDesc> descs;  //!< This run's, reused from run to run.
+        std::vector<void const*> inputData;
+        std::vector<void*> outputData;
         AlignedBuffer workspace;
         int64_t workspaceBytes{};
     };

@@ -159,5 +159,25 @@ TEST_F(HostilePlan, AProfileThatContradictsAFixedExtentIsRefused)
     expectError({"profile 0 input 0", "\"x\"", "extent 0 is fixed at 64", "kMAX 2"});
 }
 
+TEST_F(HostilePlan, APluginWritingInPlaceOfNetworkIoIsRefused)
+{
+    // The builder copies network I/O around aliased plugins; a plan that does not is refused before any plugin is
+    // made, so no plugin can write into the application's input buffer.
+    ModelMaker m("hostile_alias");
+    int32_t const x = m.input("x", DataType::kFLOAT);
+    m.setShape(x, {m.constant(4)});
+    int32_t const y = m.tensor("y", DataType::kFLOAT, {m.constant(4)});
+    m.output(y);
+    PluginV3Params params;
+    params.identity = PluginIdentity{"InPlace", "1", ""};
+    params.nbInputs = 1;
+    params.outputTypes = {DataType::kFLOAT};
+    params.plan.aliasedInputs = {0};
+    m.layer("in_place", LayerParams{std::move(params)}, {x}, {y});
+    m.range(x, Dims{1, {4}}, Dims{1, {4}}, Dims{1, {4}});
+    EXPECT_EQ(load(m.finish(0)), nullptr);
+    expectError({"tensor 'y' is written in place of 'x'", "one of them is network I/O"});
+}
+
 } // namespace
 } // namespace kiln::test
