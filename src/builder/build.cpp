@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <set>
@@ -329,7 +330,16 @@ PluginBuildInputs hostPluginInputs(BuildSettings const& settings, NetworkShapes 
 //! The formats a plugin layer chose, by the layer's index in the engine.
 using ChosenFormats = std::map<std::size_t, std::vector<nvinfer1::TensorFormat>>;
 
-void renumber(EngineModel& model, std::vector<int32_t> const& newIndex);
+//! Layers that an edit puts before and after the layer it was given.
+struct AroundLayer
+{
+    std::vector<LayerRecord> before;
+    std::vector<LayerRecord> after;
+};
+
+//! Rebuilds model.layers with what edit(layer index, layer) puts around each layer (edit may also rewire the layer
+//! itself), then renumbers every tensor's producer and every assertion's layer.
+void insertAround(EngineModel& model, std::function<AroundLayer(std::size_t, LayerRecord&)> const& edit);
 
 //! A tensor like model.tensors[twin] (the same shape) in format, named with suffix: internal, its producer set
 //! later.
@@ -367,52 +377,41 @@ void insertReformats(EngineModel& model, KeptTensors& kept, ChosenFormats const&
     {
         return;
     }
-    std::vector<LayerRecord> layers;
-    std::vector<int32_t> newIndex(model.layers.size());
-    for (std::size_t l = 0; l < model.layers.size(); ++l)
-    {
-        LayerRecord& layer = model.layers[l];
+    insertAround(model, [&](std::size_t l, LayerRecord& layer) {
+        AroundLayer around;
         auto const formats = chosen.find(l);
-        std::vector<LayerRecord> after;
-        if (formats != chosen.end())
+        if (formats == chosen.end())
         {
-            std::size_t const nbData = formats->second.size() - layer.outputs.size();
-            for (std::size_t i = 0; i < formats->second.size(); ++i)
+            return around;
+        }
+        std::size_t const nbData = formats->second.size() - layer.outputs.size();
+        for (std::size_t i = 0; i < formats->second.size(); ++i)
+        {
+            nvinfer1::TensorFormat const format = formats->second[i];
+            if (format == nvinfer1::TensorFormat::kLINEAR)
             {
-                nvinfer1::TensorFormat const format = formats->second[i];
-                if (format == nvinfer1::TensorFormat::kLINEAR)
-                {
-                    continue;
-                }
-                std::string const formatName = host::formatName(format);
-                if (i < nbData)
-                {
-                    int32_t const linear = layer.inputs[i];
-                    int32_t const formatted = addTwinTensor(model, kept, linear, " (" + formatName + ")", format);
-                    layers.push_back(identityLayer(
-                        layer.name + " input " + std::to_string(i) + " to " + formatName, linear, formatted));
-                    layer.inputs[i] = formatted;
-                }
-                else
-                {
-                    int32_t const linear = layer.outputs[i - nbData];
-                    int32_t const formatted = addTwinTensor(model, kept, linear, " (" + formatName + ")", format);
-                    after.push_back(
-                        identityLayer(layer.name + " output " + std::to_string(i - nbData) + " from " + formatName,
-                            formatted, linear));
-                    layer.outputs[i - nbData] = formatted;
-                }
+                continue;
+            }
+            std::string const formatName = host::formatName(format);
+            if (i < nbData)
+            {
+                int32_t const linear = layer.inputs[i];
+                int32_t const formatted = addTwinTensor(model, kept, linear, " (" + formatName + ")", format);
+                around.before.push_back(
+                    identityLayer(layer.name + " input " + std::to_string(i) + " to " + formatName, linear, formatted));
+                layer.inputs[i] = formatted;
+            }
+            else
+            {
+                int32_t const linear = layer.outputs[i - nbData];
+                int32_t const formatted = addTwinTensor(model, kept, linear, " (" + formatName + ")", format);
+                around.after.push_back(identityLayer(
+                    layer.name + " output " + std::to_string(i - nbData) + " from " + formatName, formatted, linear));
+                layer.outputs[i - nbData] = formatted;
             }
         }
-        newIndex[l] = static_cast<int32_t>(layers.size());
-        layers.push_back(std::move(layer));
-        for (LayerRecord& added : after)
-        {
-            layers.push_back(std::move(added));
-        }
-    }
-    model.layers = std::move(layers);
-    renumber(model, newIndex);
+        return around;
+    });
 }
 
 //! The aliased inputs a V3 plugin layer records, or nullptr.
@@ -442,55 +441,53 @@ void isolateAliases(EngineModel& model, KeptTensors& kept)
             }
         }
     }
+    insertAround(model, [&](std::size_t, LayerRecord& layer) {
+        AroundLayer around;
+        std::vector<int32_t> const* aliases = aliasesOf(layer);
+        for (std::size_t o = 0; aliases != nullptr && o < aliases->size(); ++o)
+        {
+            int32_t const i = (*aliases)[o];
+            if (i < 0)
+            {
+                continue;
+            }
+            int32_t& input = layer.inputs[static_cast<std::size_t>(i)];
+            TensorRecord const& source = model.tensors[static_cast<std::size_t>(input)];
+            if (source.isInput || source.isOutput || readers[static_cast<std::size_t>(input)] > 1)
+            {
+                int32_t const copy = addTwinTensor(model, kept, input, " (copy for aliasing)", source.format);
+                around.before.push_back(
+                    identityLayer(layer.name + " input " + std::to_string(i) + " copy", input, copy));
+                input = copy;
+            }
+            int32_t& output = layer.outputs[o];
+            if (model.tensors[static_cast<std::size_t>(output)].isOutput)
+            {
+                int32_t const inPlace = addTwinTensor(
+                    model, kept, output, " (aliased)", model.tensors[static_cast<std::size_t>(output)].format);
+                around.after.push_back(
+                    identityLayer(layer.name + " output " + std::to_string(o) + " copy", inPlace, output));
+                output = inPlace;
+            }
+        }
+        return around;
+    });
+}
+
+void insertAround(EngineModel& model, std::function<AroundLayer(std::size_t, LayerRecord&)> const& edit)
+{
     std::vector<LayerRecord> layers;
     std::vector<int32_t> newIndex(model.layers.size());
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
-        LayerRecord& layer = model.layers[l];
-        std::vector<LayerRecord> after;
-        if (std::vector<int32_t> const* aliases = aliasesOf(layer))
-        {
-            for (std::size_t o = 0; o < aliases->size(); ++o)
-            {
-                int32_t const i = (*aliases)[o];
-                if (i < 0)
-                {
-                    continue;
-                }
-                int32_t& input = layer.inputs[static_cast<std::size_t>(i)];
-                TensorRecord const& source = model.tensors[static_cast<std::size_t>(input)];
-                if (source.isInput || source.isOutput || readers[static_cast<std::size_t>(input)] > 1)
-                {
-                    int32_t const copy = addTwinTensor(model, kept, input, " (copy for aliasing)", source.format);
-                    layers.push_back(identityLayer(layer.name + " input " + std::to_string(i) + " copy", input, copy));
-                    input = copy;
-                }
-                int32_t& output = layer.outputs[o];
-                if (model.tensors[static_cast<std::size_t>(output)].isOutput)
-                {
-                    int32_t const inPlace = addTwinTensor(
-                        model, kept, output, " (aliased)", model.tensors[static_cast<std::size_t>(output)].format);
-                    after.push_back(
-                        identityLayer(layer.name + " output " + std::to_string(o) + " copy", inPlace, output));
-                    output = inPlace;
-                }
-            }
-        }
+        // edit may add tensors (model.tensors), never layers: model.layers[l] stays valid meanwhile.
+        AroundLayer around = edit(l, model.layers[l]);
+        std::move(around.before.begin(), around.before.end(), std::back_inserter(layers));
         newIndex[l] = static_cast<int32_t>(layers.size());
-        layers.push_back(std::move(layer));
-        for (LayerRecord& added : after)
-        {
-            layers.push_back(std::move(added));
-        }
+        layers.push_back(std::move(model.layers[l]));
+        std::move(around.after.begin(), around.after.end(), std::back_inserter(layers));
     }
     model.layers = std::move(layers);
-    renumber(model, newIndex);
-}
-
-//! After layers were inserted (newIndex: each old layer's new index): every tensor's producer, every assertion's
-//! layer.
-void renumber(EngineModel& model, std::vector<int32_t> const& newIndex)
-{
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
         for (int32_t output : model.layers[l].outputs)

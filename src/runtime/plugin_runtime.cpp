@@ -25,32 +25,6 @@ bool sameDesc(nvinfer1::PluginTensorDesc const& a, nvinfer1::PluginTensorDesc co
         && std::equal(a.dims.d, a.dims.d + std::clamp(a.dims.nbDims, 0, nvinfer1::Dims::MAX_DIMS), b.dims.d);
 }
 
-//! The V3 creator registered for identity, or an error that says what is there instead and how to register one.
-Expected<nvinfer1::IPluginCreatorV3One*> findCreator(
-    nvinfer1::IPluginRegistry& registry, PluginIdentity const& identity, std::string const& layer)
-{
-    std::string const described = describeIdentity(identity);
-    nvinfer1::IPluginCreatorInterface* creator
-        = registry.getCreator(identity.name.c_str(), identity.version.c_str(), identity.pluginNamespace.c_str());
-    if (creator == nullptr)
-    {
-        return failure(ErrorCode::kINVALID_ARGUMENT,
-            layer + ": no creator of " + described
-                + " is registered; register its IPluginCreatorV3One before deserializing (REGISTER_TENSORRT_PLUGIN, "
-                  "IPluginRegistry::registerCreator(creator, \""
-                + identity.pluginNamespace + "\"), or load its library with IPluginRegistry::loadLibrary)");
-    }
-    nvinfer1::InterfaceInfo const info = creator->getInterfaceInfo();
-    if (info.kind == nullptr || std::strcmp(info.kind, "PLUGIN CREATOR_V3ONE") != 0 || info.major != 1)
-    {
-        return failure(ErrorCode::kINVALID_ARGUMENT,
-            layer + ": the creator registered for " + described + " reports interface "
-                + quoted(info.kind != nullptr ? info.kind : "(null)") + " version " + std::to_string(info.major)
-                + "; the plan holds a V3 plugin, which needs an IPluginCreatorV3One (\"PLUGIN CREATOR_V3ONE\")");
-    }
-    return static_cast<nvinfer1::IPluginCreatorV3One*>(creator);
-}
-
 //! A V3 plugin of one context: attachToContext()'s clone.
 class ContextPluginV3 final : public ContextPlugin
 {
@@ -137,14 +111,16 @@ Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV3(
 {
     std::string const where = "layer '" + layerName + "'";
     std::string const described = describeIdentity(params.identity);
-    auto creator = findCreator(registry, params.identity, where);
-    if (!creator)
+    auto found = findPluginCreator(
+        registry, params.identity, where, {"PLUGIN CREATOR_V3ONE", "IPluginCreatorV3One", "a V3 plugin"});
+    if (!found)
     {
-        return creator.error();
+        return found.error();
     }
+    auto* creator = static_cast<nvinfer1::IPluginCreatorV3One*>(found.value());
     FieldView const fields(params.plan.fields);
     std::unique_ptr<nvinfer1::IPluginV3> plugin{
-        creator.value()->createPlugin(layerName.c_str(), fields.collection(), nvinfer1::TensorRTPhase::kRUNTIME)};
+        creator->createPlugin(layerName.c_str(), fields.collection(), nvinfer1::TensorRTPhase::kRUNTIME)};
     if (plugin == nullptr)
     {
         return failure(ErrorCode::kINVALID_ARGUMENT,
@@ -167,6 +143,31 @@ Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV3(
 }
 
 } // namespace
+
+Expected<nvinfer1::IPluginCreatorInterface*> findPluginCreator(nvinfer1::IPluginRegistry& registry,
+    PluginIdentity const& identity, std::string const& where, CreatorKind const& wanted)
+{
+    std::string const described = describeIdentity(identity);
+    nvinfer1::IPluginCreatorInterface* creator
+        = registry.getCreator(identity.name.c_str(), identity.version.c_str(), identity.pluginNamespace.c_str());
+    if (creator == nullptr)
+    {
+        return failure(ErrorCode::kINVALID_ARGUMENT,
+            where + ": no creator of " + described + " is registered; register its " + wanted.className
+                + " before deserializing (REGISTER_TENSORRT_PLUGIN, IPluginRegistry::registerCreator(creator, \""
+                + identity.pluginNamespace + "\"), or load its library with IPluginRegistry::loadLibrary)");
+    }
+    nvinfer1::InterfaceInfo const info = creator->getInterfaceInfo();
+    if (info.kind == nullptr || std::strcmp(info.kind, wanted.kind) != 0 || info.major != 1)
+    {
+        return failure(ErrorCode::kINVALID_ARGUMENT,
+            where + ": the creator registered for " + described + " reports interface "
+                + quoted(info.kind != nullptr ? info.kind : "(null)") + " version " + std::to_string(info.major)
+                + "; the plan holds " + wanted.planHolds + ", which needs an " + wanted.className + " (\"" + wanted.kind
+                + "\")");
+    }
+    return creator;
+}
 
 // ---- EnginePlugins
 // ---------------------------------------------------------------------------------------------------

@@ -60,6 +60,19 @@ public:
     virtual Expected<std::unique_ptr<ContextPlugin>> attach(nvinfer1::IPluginResourceContext& resources) = 0;
 };
 
+//! The interface a creator must report for a plugin the plan holds, and how messages name both.
+struct CreatorKind
+{
+    char const* kind;      //!< "PLUGIN CREATOR_V3ONE".
+    char const* className; //!< "IPluginCreatorV3One".
+    std::string planHolds; //!< "a V3 plugin".
+};
+
+//! The creator registry holds for identity, reporting interface wanted.kind version 1; otherwise an error after where
+//! ("layer 'x'") that says what is there instead, or how to register one.
+Expected<nvinfer1::IPluginCreatorInterface*> findPluginCreator(nvinfer1::IPluginRegistry& registry,
+    PluginIdentity const& identity, std::string const& where, CreatorKind const& wanted);
+
 //! The engine plugin of V2 plugin layer layerName (runtime/plugin_runtime_v2.cpp): deserializePlugin(layerName, the
 //! serialized bytes) through the V2 creator registered for params.identity, then initialize(); on the host backend
 //! (host) also the plugin's host runner. Each context gets a clone(), attachToContext() (IPluginV2Ext and up) and

@@ -40,33 +40,6 @@ int32_t levelOf(nvinfer1::IPluginV2 const& plugin) noexcept
     return level == kPythonDynamicExtLevel ? 3 : level;
 }
 
-//! The V2 creator registered for identity, or an error that says what is there instead and how to register one.
-Expected<nvinfer1::IPluginCreator*> findV2Creator(
-    nvinfer1::IPluginRegistry& registry, PluginIdentity const& identity, int32_t level, std::string const& where)
-{
-    std::string const described = describeIdentity(identity);
-    nvinfer1::IPluginCreatorInterface* creator
-        = registry.getCreator(identity.name.c_str(), identity.version.c_str(), identity.pluginNamespace.c_str());
-    if (creator == nullptr)
-    {
-        return failure(ErrorCode::kINVALID_ARGUMENT,
-            where + ": no creator of " + described
-                + " is registered; register its IPluginCreator before deserializing (REGISTER_TENSORRT_PLUGIN, "
-                  "IPluginRegistry::registerCreator(creator, \""
-                + identity.pluginNamespace + "\"), or load its library with IPluginRegistry::loadLibrary)");
-    }
-    nvinfer1::InterfaceInfo const info = creator->getInterfaceInfo();
-    if (info.kind == nullptr || std::strcmp(info.kind, "PLUGIN CREATOR_V1") != 0 || info.major != 1)
-    {
-        return failure(ErrorCode::kINVALID_ARGUMENT,
-            where + ": the creator registered for " + described + " reports interface "
-                + quoted(info.kind != nullptr ? info.kind : "(null)") + " version " + std::to_string(info.major)
-                + "; the plan holds a V2 plugin (" + kLevelClasses[level]
-                + "), which needs an IPluginCreator (\"PLUGIN CREATOR_V1\")");
-    }
-    return static_cast<nvinfer1::IPluginCreator*>(creator);
-}
-
 //! A V2 plugin of one context: a clone of the engine's object, attached and initialized.
 class ContextPluginV2 final : public ContextPlugin
 {
@@ -198,23 +171,25 @@ Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV2(
         return failure(ErrorCode::kINVALID_ARGUMENT,
             who + ": the plan records V2 plugin level " + std::to_string(params.level) + "; levels are 0 to 3");
     }
-    auto creator = findV2Creator(registry, params.identity, params.level, where);
-    if (!creator)
+    auto found = findPluginCreator(registry, params.identity, where,
+        {"PLUGIN CREATOR_V1", "IPluginCreator", std::string("a V2 plugin (") + kLevelClasses[params.level] + ")"});
+    if (!found)
     {
-        return creator.error();
+        return found.error();
     }
+    auto* creator = static_cast<nvinfer1::IPluginCreator*>(found.value());
     IPluginV2HostRunner* runner = nullptr;
     if (host)
     {
-        auto found = requireV2HostRunner(params.identity);
-        if (!found)
+        auto required = requireV2HostRunner(params.identity);
+        if (!required)
         {
-            return failure(found.error().code, where + ": " + found.error().message);
+            return failure(required.error().code, where + ": " + required.error().message);
         }
-        runner = found.value();
+        runner = required.value();
     }
     std::vector<uint8_t> const& bytes = params.plan.serialized;
-    V2Pointer plugin{creator.value()->deserializePlugin(layerName.c_str(), bytes.data(), bytes.size())};
+    V2Pointer plugin{creator->deserializePlugin(layerName.c_str(), bytes.data(), bytes.size())};
     if (plugin == nullptr)
     {
         return failure(ErrorCode::kINVALID_ARGUMENT,
