@@ -25,7 +25,7 @@ constexpr char const* kV3OneCreatorKind = "PLUGIN CREATOR_V3ONE";
 constexpr std::size_t kMaxStringBytes = 1024; // including the terminating NUL
 
 //! How many listings of each kind stay valid after the registry changes (for readers on other threads).
-constexpr std::size_t kSnapshotsKept = 8;
+constexpr std::size_t kListingsKept = 4096;
 
 char const* orEmpty(char const* text) noexcept
 {
@@ -401,24 +401,24 @@ IPluginCreator* PluginRegistry::getPluginCreator(
 }
 
 template <typename T>
-T* const* PluginRegistry::publish(
-    std::deque<std::vector<T*>>& kept, std::vector<T*> snapshot, int32_t* numCreators) const
+T* const* PluginRegistry::publish(Listings<T>& listings, std::vector<T*> snapshot, int32_t* numCreators) const
 {
     *numCreators = static_cast<int32_t>(snapshot.size());
     if (snapshot.empty())
     {
         return nullptr;
     }
-    // An unchanged listing returns the same array; a changed one keeps the previous few valid a while longer.
-    if (kept.empty() || kept.back() != snapshot)
+    auto const [where, added] = listings.kept.insert(std::move(snapshot));
+    if (added)
     {
-        kept.push_back(std::move(snapshot));
-        if (kept.size() > kSnapshotsKept)
+        listings.order.push_back(where);
+        if (listings.order.size() > kListingsKept)
         {
-            kept.pop_front();
+            listings.kept.erase(listings.order.front());
+            listings.order.pop_front();
         }
     }
-    return kept.back().data();
+    return where->data();
 }
 
 IPluginCreatorInterface* const* PluginRegistry::getAllCreators(int32_t* const numCreators) const noexcept

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -99,10 +100,19 @@ private:
     Expected<std::optional<Entry>> findOwn(
         char const* pluginName, char const* pluginVersion, char const* pluginNamespace) const;
 
-    //! Returns a listing as an array that stays valid until the registry has changed kSnapshotsKept times
-    //! (an unchanged listing returns the same array).
+    //! The arrays the listing calls have returned. Each distinct listing is kept once, so a returned array stays valid
+    //! while other threads change the registry and list it again; only after kListingsKept other distinct listings
+    //! have been published is the oldest one freed.
     template <typename T>
-    T* const* publish(std::deque<std::vector<T*>>& kept, std::vector<T*> snapshot, int32_t* numCreators) const;
+    struct Listings
+    {
+        std::set<std::vector<T*>> kept;
+        std::deque<typename std::set<std::vector<T*>>::const_iterator> order;
+    };
+
+    //! Returns the listing's array (the same array for the same listing) and its length.
+    template <typename T>
+    T* const* publish(Listings<T>& listings, std::vector<T*> snapshot, int32_t* numCreators) const;
 
     //! Unloads a library, or keeps it mapped for good if some registry still refers into its code.
     static void unload(std::unique_ptr<SharedLibrary> library) noexcept;
@@ -116,9 +126,9 @@ private:
     mutable std::mutex mMutex; // guards everything below but the resource store and the recorder
     std::vector<Entry> mEntries;
     std::list<PluginLibrary> mLibraries;
-    mutable std::deque<std::vector<nvinfer1::IPluginCreatorInterface*>> mAllSnapshots;
-    mutable std::deque<std::vector<nvinfer1::IPluginCreatorInterface*>> mRecursiveSnapshots;
-    mutable std::deque<std::vector<nvinfer1::IPluginCreator*>> mV2Snapshots;
+    mutable Listings<nvinfer1::IPluginCreatorInterface> mAllSnapshots;
+    mutable Listings<nvinfer1::IPluginCreatorInterface> mRecursiveSnapshots;
+    mutable Listings<nvinfer1::IPluginCreator> mV2Snapshots;
 
     mutable std::mutex mRecorderMutex;
     nvinfer1::IErrorRecorder* mRecorder{};

@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
+#include <vector>
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -238,6 +240,33 @@ TEST_F(RegistryTest, ListsCreatorsInRegistrationOrderWithStableArrays)
     // The earlier array still holds what it held.
     EXPECT_EQ(before[0], &a);
     EXPECT_EQ(before[1], static_cast<IPluginCreatorInterface*>(&b));
+}
+
+TEST_F(RegistryTest, ListingStaysValidWhileTheRegistryKeepsChanging)
+{
+    ProbeV3Creator a{"A", "1", ""};
+    ASSERT_TRUE(mRegistry->registerCreator(a, ""));
+    int32_t count = 0;
+    IPluginCreatorInterface* const* first = mRegistry->getAllCreators(&count);
+    ASSERT_EQ(count, 1);
+    // Another thread may register and list many times before this one reads its array: each distinct listing gets
+    // its own array, and earlier ones are not freed by later ones.
+    std::vector<std::unique_ptr<ProbeV3Creator>> others;
+    for (int i = 0; i < 64; ++i)
+    {
+        others.push_back(std::make_unique<ProbeV3Creator>("Other" + std::to_string(i), "1", ""));
+        ASSERT_TRUE(mRegistry->registerCreator(*others.back(), ""));
+        int32_t n = 0;
+        ASSERT_NE(mRegistry->getAllCreators(&n), nullptr);
+        EXPECT_EQ(n, i + 2);
+    }
+    EXPECT_EQ(first[0], &a);
+    for (auto const& other : others)
+    {
+        ASSERT_TRUE(mRegistry->deregisterCreator(*other));
+    }
+    EXPECT_EQ(mRegistry->getAllCreators(&count), first) << "the same listing again returns the same array";
+    EXPECT_EQ(count, 1);
 }
 
 TEST_F(RegistryTest, ParentSearchControlsLookupsAndRecursiveListing)
