@@ -42,7 +42,7 @@ struct Launch
 //! The error for a failed CUDA call: what was done and cudaGetErrorString.
 Error cudaFailure(cudaError_t status, char const* what);
 
-// ---- Pointwise (pointwise.cu) -------------------------------------------------------------------------------------
+// ---- Pointwise (elementwise.cu, unary.cu, activation.cu, cast.cu, select.cu, fill.cu) -----------------------------
 
 Status runElementWise(ElementWiseParams const& params, DeviceTensor const& a, DeviceTensor const& b,
     DeviceTensor const& out, Launch const& launch);
@@ -54,10 +54,10 @@ Status runCast(DeviceTensor const& in, DeviceTensor const& out, Launch const& la
 Status runSelect(DeviceTensor const& condition, DeviceTensor const& thenInput, DeviceTensor const& elseInput,
     DeviceTensor const& out, Launch const& launch);
 //! alpha and beta: the optional input tensors (device memory; nullptr when absent).
-Status runFill(FillParams const& params, DeviceTensor const& out, DeviceTensor const* alpha,
-    DeviceTensor const* beta, Launch const& launch);
+Status runFill(FillParams const& params, DeviceTensor const& out, DeviceTensor const* alpha, DeviceTensor const* beta,
+    Launch const& launch);
 
-// ---- Data movement (data_movement.cu) -----------------------------------------------------------------------------
+// ---- Data movement (shuffle.cu, slice.cu, concatenation.cu, gather.cu, reformat.cu) -------------------------------
 
 Status runShuffle(ShuffleParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 Status runSlice(SliceParams const& params, DeviceTensor const& in, DeviceTensor const* fillValue,
@@ -70,13 +70,13 @@ Status runGather(GatherParams const& params, DeviceTensor const& data, DeviceTen
 Status runReformat(DeviceTensor const& src, nvinfer1::TensorFormat srcFormat, DeviceTensor const& dst,
     nvinfer1::TensorFormat dstFormat, Launch const& launch);
 
-// ---- Reductions (reduce.cu) ---------------------------------------------------------------------------------------
+// ---- Reductions and windows (reduce.cu, softmax.cu, pooling.cu) ---------------------------------------------------
 
 Status runReduce(ReduceParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 Status runSoftMax(SoftMaxParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 Status runPooling(PoolingParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 
-// ---- Libraries (matrix_multiply.cpp with cuBLASLt, convolution.cpp with cuDNN) ------------------------------------
+// ---- Libraries (matrix_multiply.cpp with cuBLASLt, convolution.cpp with cuDNN, libraries.cpp) ---------------------
 
 //! The variants of a matrix multiply of these tensors (cuBLASLt's heuristic results), at least 1.
 int32_t nbMatrixMultiplyTactics(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
@@ -85,8 +85,8 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
     DeviceTensor const& out, Launch const& launch);
 
 //! kernel and bias: device memory of params' weights or of the layer's inputs 1 and 2 (bias may be null).
-int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& out,
-    Libraries& libraries);
+int32_t nbConvolutionTactics(
+    ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& out, Libraries& libraries);
 Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
     DeviceTensor const* bias, DeviceTensor const& out, Launch const& launch);
 
