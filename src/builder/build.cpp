@@ -14,6 +14,10 @@
 #include "builder/build.h"
 
 #include "backends/host/reformat.h"
+#if KILN_WITH_CUDA
+#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/gpu_allocator.h"
+#endif
 #include "builder/build_passes.h"
 #include "builder/timing_cache.h"
 #include "core/data_type.h"
@@ -22,6 +26,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -31,6 +36,12 @@ namespace kiln
 {
 namespace
 {
+
+#if KILN_WITH_CUDA
+constexpr bool kCudaBuilt = true;
+#else
+constexpr bool kCudaBuilt = false;
+#endif
 
 using nvinfer1::ErrorCode;
 
@@ -265,7 +276,7 @@ Expected<BuildTimingCache> timingCacheFor(BuildSettings const& settings)
 PluginBuildInputs hostPluginInputs(BuildSettings const& settings, NetworkShapes const& shapes,
     std::vector<ConcreteShapes> const& profiles, TimingCache* cache, std::function<float(Tensor const&)> scaleOf)
 {
-    PluginBuildInputs in{settings, shapes, profiles, std::move(scaleOf), {}, {}, {}, {}, {}, {}, {}, {}};
+    PluginBuildInputs in{settings, shapes, profiles, std::move(scaleOf), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
     in.cache = cache;
     in.errorOnCacheMiss = hasFlag(settings, nvinfer1::BuilderFlag::kERROR_ON_TIMING_CACHE_MISS);
     in.aliasedIo
@@ -325,6 +336,97 @@ PluginBuildInputs hostPluginInputs(BuildSettings const& settings, NetworkShapes 
               void* workspace) { return caps.host->enqueueHost(inputDesc, outputDesc, inputs, outputs, workspace); };
     in.enqueueName = "enqueueHost()";
     return in;
+}
+
+#if KILN_WITH_CUDA
+//! The stream a CUDA build runs and times plugins on.
+class BuildStream
+{
+public:
+    BuildStream()
+    {
+        if (cudaStreamCreateWithFlags(&mStream, cudaStreamNonBlocking) != cudaSuccess)
+        {
+            static_cast<void>(cudaGetLastError());
+            mStream = nullptr;
+        }
+    }
+    ~BuildStream()
+    {
+        if (mStream != nullptr)
+        {
+            static_cast<void>(cudaStreamSynchronize(mStream));
+            static_cast<void>(cudaStreamDestroy(mStream));
+        }
+    }
+    BuildStream(BuildStream const&) = delete;
+    BuildStream& operator=(BuildStream const&) = delete;
+    cudaStream_t get() const noexcept { return mStream; }
+
+private:
+    cudaStream_t mStream{};
+};
+
+//! How the CUDA backend builds plugins: enqueue() on device memory and a stream, timed with CUDA events; the host
+//! backend's formats (the CUDA reformat kernels take every format the host's do), reformats costed by their bytes.
+void useCudaForPlugins(PluginBuildInputs& in, cudaStream_t stream)
+{
+    in.needHost = false;
+    in.device = &cuda::defaultGpuAllocator();
+    in.stream = stream;
+    in.reformatCost = [](DataType type, Dims const& dims, nvinfer1::TensorFormat from,
+                          nvinfer1::TensorFormat to) -> Expected<float> {
+        auto const fromBytes = host::formatBytes(from, type, dims);
+        auto const toBytes = host::formatBytes(to, type, dims);
+        if (!fromBytes || !toBytes)
+        {
+            return fromBytes ? toBytes.error() : fromBytes.error();
+        }
+        // One kernel launch reading and writing the tensor at about 2 TB/s.
+        constexpr float kLaunchMilliseconds = 0.004F;
+        constexpr float kBytesPerMillisecond = 2.0e9F;
+        return kLaunchMilliseconds + static_cast<float>(fromBytes.value() + toBytes.value()) / kBytesPerMillisecond;
+    };
+    in.enqueue = [stream](V3Capabilities const& caps, nvinfer1::PluginTensorDesc const* inputDesc,
+                     nvinfer1::PluginTensorDesc const* outputDesc, void const* const* inputs, void* const* outputs,
+                     void* workspace) {
+        return caps.runtime->enqueue(inputDesc, outputDesc, inputs, outputs, workspace, stream);
+    };
+    in.enqueueName = "enqueue()";
+}
+#endif
+
+//! The backend settings ask for: KILN_BACKEND ("host" or "cuda") when set, else the CUDA backend where a GPU can be
+//! used.
+Expected<PlanBackend> chosenBackend()
+{
+    char const* asked = std::getenv("KILN_BACKEND");
+    std::string const name = asked != nullptr ? asked : "";
+#if KILN_WITH_CUDA
+    bool const gpu = cuda::cudaBackendAvailable();
+#else
+    bool const gpu = false;
+#endif
+    if (name == "host")
+    {
+        return PlanBackend::kHOST;
+    }
+    if (name == "cuda")
+    {
+        if (!gpu)
+        {
+            return Error{nvinfer1::ErrorCode::kUNSUPPORTED_STATE,
+                std::string("KILN_BACKEND=cuda asks for the CUDA backend, but ")
+                    + (kCudaBuilt ? "no GPU can be used here" : "this kiln was built without it")};
+        }
+        return PlanBackend::kCUDA;
+    }
+    if (!name.empty())
+    {
+        return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT,
+            "KILN_BACKEND is '" + name + "'; it takes 'host' or 'cuda' (or is unset: the GPU when there is one)"};
+    }
+    return gpu ? PlanBackend::kCUDA : PlanBackend::kHOST;
 }
 
 //! The formats a plugin layer chose, by the layer's index in the engine.
@@ -612,6 +714,17 @@ LayerRecord layerRecord(Layer const& layer, KeptTensors const& tensors, std::vec
 
 Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings const& settings)
 {
+    auto const backend = chosenBackend();
+    if (!backend)
+    {
+        return backend.error();
+    }
+#if KILN_WITH_CUDA
+    if (backend.value() == PlanBackend::kCUDA)
+    {
+        return buildEngineModel(network, settings, *cuda::makeCudaBuildBackend());
+    }
+#endif
     return buildEngineModel(network, settings, *makeHostBackend());
 }
 
@@ -669,10 +782,26 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
         return timing.error();
     }
     ChosenFormats chosenFormats;
-    PluginBuildInputs const pluginInputs
+    PluginBuildInputs pluginInputs
         = hostPluginInputs(settings, shapes, concrete, timing.value().cache, [&](Tensor const& tensor) {
               return model.tensors[static_cast<std::size_t>(tensors.value().index.at(&tensor))].scale;
           });
+#if KILN_WITH_CUDA
+    // Plugins are timed on the GPU of a CUDA build, on a stream of the build.
+    bool const plugins = std::any_of(order.begin(), order.end(), [](Layer const* layer) {
+        return layer->type() == LayerType::kPLUGIN_V2 || layer->type() == LayerType::kPLUGIN_V3;
+    });
+    std::optional<BuildStream> stream;
+    if (backend.kind() == PlanBackend::kCUDA && plugins)
+    {
+        stream.emplace();
+        if (stream->get() == nullptr)
+        {
+            return Error{nvinfer1::ErrorCode::kFAILED_INITIALIZATION, "cannot create a CUDA stream to build on"};
+        }
+        useCudaForPlugins(pluginInputs, stream->get());
+    }
+#endif
     {
         PhaseScope const phase(settings.progressMonitor, static_cast<int32_t>(order.size()));
         for (std::size_t l = 0; l < order.size(); ++l)

@@ -84,6 +84,10 @@ struct PluginBuildInputs
     bool errorOnCacheMiss{};
     bool aliasedIo{}; //!< PreviewFeature::kALIASED_PLUGIN_IO_10_03.
     bool needHost{};  //!< The backend runs plugins through kiln's host capability.
+    //! The CUDA backend: device memory for the timing buffers, and the stream the plugin runs and is timed on (null
+    //! device on the host backend).
+    nvinfer1::IGpuAllocator* device{};
+    cudaStream_t stream{};
     //! The formats the backend can give a tensor of type and declared shape (-1 for dynamic extents), kLINEAR first.
     std::function<std::vector<nvinfer1::TensorFormat>(DataType, Dims const&)> formatsFor;
     //! Bytes of a tensor of type and shape in format.

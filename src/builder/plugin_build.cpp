@@ -229,22 +229,25 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
     {
         return fail(cat("onShapeChange() returned status ", status, " at the kOPT shapes of ", profileName(profile)));
     }
-    int32_t const iterations = std::max(1, mIn.settings.avgTimingIterations);
-    auto const start = std::chrono::steady_clock::now();
-    for (int32_t k = 0; k < iterations; ++k)
+    int32_t status = 0;
+    auto const timed = timeCalls(
+        mIn, mIn.settings.avgTimingIterations,
+        [&] {
+            return mIn.enqueue(mCaps, descs.data(), descs.data() + nbInputs, run.inputs.data(), run.outputs.data(),
+                run.workspacePointer());
+        },
+        status);
+    if (status != 0)
     {
-        int32_t const status = mIn.enqueue(mCaps, descs.data(), descs.data() + nbInputs, run.inputs.data(),
-            run.outputs.data(), run.workspacePointer());
-        if (status != 0)
-        {
-            return fail(cat(mIn.enqueueName, " returned status ", status, " while timing tactic ", tactic,
-                " with formats ", combinationText(combination), " at ", profileName(profile)));
-        }
+        return fail(cat(mIn.enqueueName, " returned status ", status, " while timing tactic ", tactic, " with formats ",
+            combinationText(combination), " at ", profileName(profile)));
+    }
+    if (!timed)
+    {
+        return fail(cat("timing tactic ", tactic, ": ", timed.error().message));
     }
     float reformatMilliseconds = 0.0F;
-    float const milliseconds
-        = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count()
-        / static_cast<float>(iterations);
+    float const milliseconds = timed.value();
     if (auto cost = kiln::reformatCost(mWho, mIo, mNbInputs, combination, profile, mIn); !cost)
     {
         return cost.error();

@@ -336,35 +336,34 @@ Expected<float> V2Build::time(Combination const& combination, std::size_t profil
     std::vector<void const*> const& inputs = run.inputs;
     std::vector<void*> const& outputs = run.outputs;
 
-    int32_t const iterations = std::max(1, mIn.settings.avgTimingIterations);
-    auto const start = std::chrono::steady_clock::now();
-    for (int32_t k = 0; k < iterations; ++k)
+    int32_t status = 0;
+    auto const timed = timeCalls(
+        mIn, mIn.settings.avgTimingIterations,
+        [&] {
+            if (mRunner != nullptr)
+            {
+                return mRunner->enqueueHost(
+                    *mClone, descs.data(), outputDescs, inputs.data(), outputs.data(), workspacePointer);
+            }
+            if (mParams.level == 3)
+            {
+                return static_cast<nvinfer1::IPluginV2DynamicExt&>(*mClone).enqueue(
+                    descs.data(), outputDescs, inputs.data(), outputs.data(), workspacePointer, mIn.stream);
+            }
+            return mClone->enqueue(
+                static_cast<int32_t>(descs[0].dims.d[0]), inputs.data(), outputs.data(), workspacePointer, mIn.stream);
+        },
+        status);
+    if (status != 0)
     {
-        int32_t status = 0;
-        if (mRunner != nullptr)
-        {
-            status = mRunner->enqueueHost(
-                *mClone, descs.data(), outputDescs, inputs.data(), outputs.data(), workspacePointer);
-        }
-        else if (mParams.level == 3)
-        {
-            status = static_cast<nvinfer1::IPluginV2DynamicExt&>(*mClone).enqueue(
-                descs.data(), outputDescs, inputs.data(), outputs.data(), workspacePointer, nullptr);
-        }
-        else
-        {
-            status = mClone->enqueue(
-                static_cast<int32_t>(descs[0].dims.d[0]), inputs.data(), outputs.data(), workspacePointer, nullptr);
-        }
-        if (status != 0)
-        {
-            return fail(cat(mRunner != nullptr ? "the host runner's enqueueHost()" : "enqueue()", " returned status ",
-                status, " while timing the formats ", combinationText(combination), " at ", profileName(profile)));
-        }
+        return fail(cat(mRunner != nullptr ? "the host runner's enqueueHost()" : "enqueue()", " returned status ",
+            status, " while timing the formats ", combinationText(combination), " at ", profileName(profile)));
     }
-    float const milliseconds
-        = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count()
-        / static_cast<float>(iterations);
+    if (!timed)
+    {
+        return fail(cat("timing the formats ", combinationText(combination), ": ", timed.error().message));
+    }
+    float const milliseconds = timed.value();
     auto const reformats = kiln::reformatCost(mWho, mIo, mNbInputs, combination, profile, mIn);
     if (!reformats)
     {

@@ -7,6 +7,8 @@
 #include "plugin/plugin_v3.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 
 namespace kiln
 {
@@ -153,6 +155,42 @@ Expected<float> reformatCost(std::string const& who, std::vector<PluginIo> const
     return total;
 }
 
+namespace
+{
+
+//! block reserved for bytes and zeroed (on in.stream for device memory).
+Expected<bool> zero(MemoryBlock& block, int64_t bytes, PluginBuildInputs const& in)
+{
+    try
+    {
+        block.reserve(std::max<int64_t>(bytes, 1));
+    }
+    catch (std::bad_alloc const&)
+    {
+        return Error{nvinfer1::ErrorCode::kFAILED_ALLOCATION,
+            "cannot allocate " + std::to_string(bytes) + " bytes to time the plugin with"};
+    }
+#if KILN_WITH_CUDA
+    if (in.device != nullptr)
+    {
+        if (cudaError_t const status = cudaMemsetAsync(block.data(), 0, static_cast<std::size_t>(bytes), in.stream);
+            status != cudaSuccess)
+        {
+            static_cast<void>(cudaGetLastError());
+            return Error{
+                nvinfer1::ErrorCode::kFAILED_EXECUTION, std::string("cudaMemsetAsync: ") + cudaGetErrorString(status)};
+        }
+        return true;
+    }
+#else
+    static_cast<void>(in);
+#endif
+    std::memset(block.data(), 0, static_cast<std::size_t>(bytes));
+    return true;
+}
+
+} // namespace
+
 Expected<TimingRun> timingRun(std::string const& who, std::vector<PluginIo> const& io, std::size_t nbInputs,
     Combination const& combination, std::size_t profile, int64_t workspaceBytes, PluginBuildInputs const& in)
 {
@@ -180,7 +218,12 @@ Expected<TimingRun> timingRun(std::string const& who, std::vector<PluginIo> cons
         {
             return invalid(cat(who, ": tensor '", entry.tensor->name(), "': ", bytes.error().message));
         }
-        run.storage.emplace_back(static_cast<std::size_t>(std::max<int64_t>(bytes.value(), 1)));
+        run.storage.emplace_back(in.device);
+        auto const zeroed = zero(run.storage.back(), bytes.value(), in);
+        if (!zeroed)
+        {
+            return invalid(cat(who, ": tensor '", entry.tensor->name(), "': ", zeroed.error().message));
+        }
         if (i < nbInputs)
         {
             run.inputs.push_back(run.storage.back().data());
@@ -190,8 +233,78 @@ Expected<TimingRun> timingRun(std::string const& who, std::vector<PluginIo> cons
             run.outputs.push_back(run.storage.back().data());
         }
     }
-    run.workspace.resize(static_cast<std::size_t>(workspaceBytes));
+    run.workspace = MemoryBlock(in.device);
+    run.workspaceBytes = workspaceBytes;
+    if (workspaceBytes > 0)
+    {
+        auto const zeroed = zero(run.workspace, workspaceBytes, in);
+        if (!zeroed)
+        {
+            return invalid(cat(who, ": the workspace: ", zeroed.error().message));
+        }
+    }
+#if KILN_WITH_CUDA
+    if (in.device != nullptr)
+    {
+        if (cudaError_t const status = cudaStreamSynchronize(in.stream); status != cudaSuccess)
+        {
+            return invalid(cat(who, ": zeroing the timing buffers failed: ", cudaGetErrorString(status)));
+        }
+    }
+#endif
     return run;
+}
+
+Expected<float> timeCalls(
+    PluginBuildInputs const& in, int32_t iterations, std::function<int32_t()> const& once, int32_t& status)
+{
+    status = 0;
+    iterations = std::max(1, iterations);
+#if KILN_WITH_CUDA
+    if (in.device != nullptr)
+    {
+        cudaEvent_t events[2]{};
+        if (cudaEventCreate(&events[0]) != cudaSuccess || cudaEventCreate(&events[1]) != cudaSuccess)
+        {
+            static_cast<void>(cudaGetLastError());
+            return Error{nvinfer1::ErrorCode::kFAILED_EXECUTION, "cannot create CUDA events to time the plugin"};
+        }
+        float milliseconds = 0.0F;
+        cudaError_t failed = cudaEventRecord(events[0], in.stream);
+        for (int32_t k = 0; k < iterations && status == 0 && failed == cudaSuccess; ++k)
+        {
+            status = once();
+        }
+        if (failed == cudaSuccess)
+        {
+            failed = cudaEventRecord(events[1], in.stream);
+        }
+        if (failed == cudaSuccess)
+        {
+            failed = cudaEventSynchronize(events[1]);
+        }
+        if (failed == cudaSuccess)
+        {
+            failed = cudaEventElapsedTime(&milliseconds, events[0], events[1]);
+        }
+        static_cast<void>(cudaEventDestroy(events[0]));
+        static_cast<void>(cudaEventDestroy(events[1]));
+        if (failed != cudaSuccess)
+        {
+            static_cast<void>(cudaGetLastError());
+            return Error{nvinfer1::ErrorCode::kFAILED_EXECUTION,
+                std::string("the plugin's work on the build stream failed: ") + cudaGetErrorString(failed)};
+        }
+        return milliseconds / static_cast<float>(iterations);
+    }
+#endif
+    auto const start = std::chrono::steady_clock::now();
+    for (int32_t k = 0; k < iterations && status == 0; ++k)
+    {
+        status = once();
+    }
+    return std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count()
+        / static_cast<float>(iterations);
 }
 
 } // namespace kiln

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "builder/build_passes.h"
+#include "runtime/executor.h"
 
 #include <cstddef>
 #include <functional>
@@ -66,20 +67,28 @@ std::string combinationText(std::vector<PluginIo> const& io, Combination const& 
 Expected<float> reformatCost(std::string const& who, std::vector<PluginIo> const& io, std::size_t nbInputs,
     Combination const& combination, std::size_t profile, PluginBuildInputs const& in);
 
-//! Zeroed host memory and descriptors for one timing run.
+//! Zeroed memory of the build's backend (host, or device with PluginBuildInputs::device) and descriptors for one
+//! timing run.
 struct TimingRun
 {
     std::vector<nvinfer1::PluginTensorDesc> descs; //!< Data inputs, then outputs.
-    std::vector<std::vector<std::byte>> storage;
+    std::vector<MemoryBlock> storage;
     std::vector<void const*> inputs;
     std::vector<void*> outputs;
-    std::vector<std::byte> workspace;
-    void* workspacePointer() noexcept { return workspace.empty() ? nullptr : workspace.data(); }
+    MemoryBlock workspace;
+    int64_t workspaceBytes{};
+    void* workspacePointer() noexcept { return workspaceBytes == 0 ? nullptr : workspace.data(); }
 };
 
 //! Buffers at profile's kOPT shapes (a size-dependent output gets its upper bound's buffer and -1 for the extents
 //! its size tensors decide) and a workspace of workspaceBytes. The error opens with who.
 Expected<TimingRun> timingRun(std::string const& who, std::vector<PluginIo> const& io, std::size_t nbInputs,
     Combination const& combination, std::size_t profile, int64_t workspaceBytes, PluginBuildInputs const& in);
+
+//! How long one call of once takes, averaged over iterations calls: host time on the host backend, CUDA events
+//! around the calls on in.stream on the CUDA backend. status is the first non-zero status once returned (the
+//! timing then stops); the error is a failure of the stream.
+Expected<float> timeCalls(
+    PluginBuildInputs const& in, int32_t iterations, std::function<int32_t()> const& once, int32_t& status);
 
 } // namespace kiln

@@ -44,7 +44,8 @@ ExecutionContext::ExecutionContext(Engine const& engine, ExecutionContextAllocat
     : mEngine(engine)
     , mProgram(engine.program())
     , mConfig(strategy)
-    , mExecutor(engine.program(), std::move(backend), std::move(plugins))
+    , mExecutor(engine.program(), std::move(backend), std::move(plugins), engine.deviceAllocator())
+    , mActivations(engine.program().onDevice() ? engine.deviceAllocator() : nullptr)
 {
     mImpl = &mImplObject;
     mReporter.setRecorder(engine.reporter().recorder());
@@ -799,7 +800,24 @@ bool ExecutionContext::Impl::executeV2(void* const* bindings) noexcept
         {
             copy.addresses[p] = bindings[p];
         }
-        return execute(kWhere, copy, nullptr);
+        if (!execute(kWhere, copy, nullptr))
+        {
+            return false;
+        }
+#if KILN_WITH_CUDA
+        // executeV2 returns once the work is done.
+        if (mContext.mProgram.onDevice())
+        {
+            if (cudaError_t const status = cudaStreamSynchronize(nullptr); status != cudaSuccess)
+            {
+                static_cast<void>(cudaGetLastError());
+                mContext.mReporter.error(
+                    ErrorCode::kFAILED_EXECUTION, kWhere, ": the GPU work failed: ", cudaGetErrorString(status));
+                return false;
+            }
+        }
+#endif
+        return true;
     });
 }
 

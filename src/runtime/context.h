@@ -130,7 +130,7 @@ private:
     RuntimeConfig mConfig;
     Bindings mBindings;
     Executor mExecutor;
-    AlignedBuffer mActivations; //!< Owned activation memory (kSTATIC, kON_PROFILE_CHANGE).
+    MemoryBlock mActivations; //!< Owned activation memory (kSTATIC, kON_PROFILE_CHANGE).
     //! What the last successful enqueue ran with (for the shapes of data-dependent outputs afterwards).
     std::optional<Bindings> mLastRun;
     void* mUserMemory{};          //!< Activation memory from setDeviceMemory / V2 (kUSER_MANAGED).

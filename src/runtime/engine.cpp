@@ -8,6 +8,11 @@
 #include "runtime/context.h"
 #include "runtime/inspector.h"
 
+#if KILN_WITH_CUDA
+#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/gpu_allocator.h"
+#endif
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -108,9 +113,27 @@ private:
 
 // ---- Factories ------------------------------------------------------------------------------------------------------
 
+Expected<BackendFactory> backendsFor(EngineProgram const& program)
+{
+    if (!program.onDevice())
+    {
+        return BackendFactory{[] { return makeHostBackend(); }};
+    }
+#if KILN_WITH_CUDA
+    auto weights = cuda::DeviceWeights::upload(program.model());
+    if (!weights)
+    {
+        return weights.error();
+    }
+    return BackendFactory{[weights = std::move(weights.value())] { return cuda::makeCudaBackend(weights); }};
+#else
+    return Error{ErrorCode::kUNSUPPORTED_STATE, "this kiln was built without its CUDA backend"};
+#endif
+}
+
 nvinfer1::ICudaEngine* createEngine(EngineModel&& model, nvinfer1::ILogger& logger) noexcept
 {
-    return createEngine(std::move(model), logger, [] { return makeHostBackend(); });
+    return createEngine(std::move(model), logger, nullptr);
 }
 
 nvinfer1::ICudaEngine* createEngine(EngineModel&& model, nvinfer1::ILogger& logger, BackendFactory backends) noexcept
@@ -139,6 +162,15 @@ nvinfer1::ICudaEngine* createEngine(EngineModel&& model, nvinfer1::ILogger& logg
         if (!program)
         {
             return fail(program.error().message);
+        }
+        if (!backends)
+        {
+            auto made = backendsFor(*program.value());
+            if (!made)
+            {
+                return fail(made.error().message);
+            }
+            backends = std::move(made.value());
         }
         auto engine = std::make_unique<Engine>(std::move(program.value()), logger, std::move(backends), nullptr);
         if (auto problem = engine->makePlugins(*getPluginRegistry()))
@@ -181,7 +213,7 @@ std::optional<Error> Engine::makePlugins(nvinfer1::IPluginRegistry& registry)
     {
         return std::nullopt;
     }
-    auto plugins = EnginePlugins::create(mProgram->model(), registry, mProgram->model().backend == PlanBackend::kHOST);
+    auto plugins = EnginePlugins::create(mProgram->model(), registry, !mProgram->onDevice());
     if (!plugins)
     {
         return plugins.error();
@@ -196,7 +228,18 @@ Expected<std::unique_ptr<ContextPlugins>> Engine::attachPlugins(nvinfer1::IError
     {
         return std::unique_ptr<ContextPlugins>{};
     }
-    return mPlugins->attach(recorder, mPluginAllocator);
+    return mPlugins->attach(recorder, deviceAllocator());
+}
+
+nvinfer1::IGpuAllocator* Engine::deviceAllocator() const noexcept
+{
+#if KILN_WITH_CUDA
+    if (mProgram->onDevice())
+    {
+        return mPluginAllocator != nullptr ? mPluginAllocator : &cuda::defaultGpuAllocator();
+    }
+#endif
+    return mPluginAllocator;
 }
 
 int32_t Engine::findIo(char const* method, char const* tensorName, Reporter const& reporter) const noexcept

@@ -33,7 +33,12 @@ using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 //! buildEngineWithConfig.
 nvinfer1::ICudaEngine* createEngine(EngineModel&& model, nvinfer1::ILogger& logger) noexcept;
 
-//! The same with the contexts' backends made by backends (tests use it to run a model on a fake backend).
+//! The backends of an engine's contexts: the host backend, or for a CUDA engine the CUDA backend over the engine's
+//! weights, uploaded to the device now. The error says why a CUDA engine cannot run here.
+Expected<BackendFactory> backendsFor(EngineProgram const& program);
+
+//! The same with the contexts' backends made by backends (tests use it to run a model on a fake backend); a null
+//! backends picks them as backendsFor does.
 nvinfer1::ICudaEngine* createEngine(EngineModel&& model, nvinfer1::ILogger& logger, BackendFactory backends) noexcept;
 
 class Engine final : public nvinfer1::ICudaEngine
@@ -59,6 +64,10 @@ public:
 
     //! The GPU allocator plugins of this engine's contexts get from their IPluginResourceContext (the runtime's).
     void setPluginAllocator(nvinfer1::IGpuAllocator* allocator) noexcept { mPluginAllocator = allocator; }
+
+    //! The allocator of the device memory of a CUDA engine's contexts: the runtime's, else kiln's default; null for
+    //! a host engine (and for a CUDA engine whose runtime set none, in a kiln without the CUDA backend).
+    nvinfer1::IGpuAllocator* deviceAllocator() const noexcept;
 
     //! Makes the engine's plugins from the plan through registry (the error names the layer and the plugin).
     std::optional<Error> makePlugins(nvinfer1::IPluginRegistry& registry);

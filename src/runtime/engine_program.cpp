@@ -4,6 +4,12 @@
 
 #include "runtime/executor_support.h"
 
+#include "backends/host/layer_kinds.h"
+#include "network/layer_kinds.h"
+#if KILN_WITH_CUDA
+#include "backends/cuda/cuda_backend.h"
+#endif
+
 #include <algorithm>
 #include <limits>
 
@@ -13,6 +19,25 @@ namespace kiln
 using namespace executor_detail;
 using nvinfer1::Dims;
 using nvinfer1::ErrorCode;
+
+namespace
+{
+
+#if KILN_WITH_CUDA
+constexpr bool kCudaBackendBuilt = true;
+bool cudaBackendUsable()
+{
+    return cuda::cudaBackendAvailable();
+}
+#else
+constexpr bool kCudaBackendBuilt = false;
+bool cudaBackendUsable()
+{
+    return false;
+}
+#endif
+
+} // namespace
 
 // ---- EngineProgram ------------------------------------------------------------------------------------------------
 
@@ -36,11 +61,12 @@ Expected<bool> EngineProgram::prepare()
     auto const invalid = [](std::string message) { return failure(ErrorCode::kINVALID_ARGUMENT, std::move(message)); };
     auto const validTensor = [&](int32_t t) { return t >= 0 && t < nbTensors; };
 
-    if (m.backend != PlanBackend::kHOST)
+    if (m.backend == PlanBackend::kCUDA && !cudaBackendUsable())
     {
         return failure(ErrorCode::kUNSUPPORTED_STATE,
-            "the plan was built for kiln's CUDA backend; this runtime runs plans built for the host backend only "
-            "(build the engine for the host backend, or use a kiln with the CUDA backend)");
+            std::string("the plan was built for kiln's CUDA backend, and ")
+                + (kCudaBackendBuilt ? "no GPU can be used here" : "this kiln was built without it")
+                + " (build the engine for the host backend: KILN_BACKEND=host)");
     }
 
     // Symbols, then the expression records in index order: operands come first.
@@ -320,7 +346,76 @@ Expected<bool> EngineProgram::prepare()
                 + ", which differs in type or format, or one of them is network I/O");
         }
     }
+    place();
     return true;
+}
+
+void EngineProgram::place()
+{
+    EngineModel const& m = mModel;
+    std::size_t const nbTensors = m.tensors.size();
+    mLayerSides.assign(m.layers.size(), m.backend == PlanBackend::kCUDA ? Side::kDEVICE : Side::kHOST);
+    mTensorSides.assign(nbTensors, mLayerSides.empty() ? Side::kHOST : mLayerSides.front());
+    mMirrored.assign(nbTensors, false);
+    if (m.backend != PlanBackend::kCUDA)
+    {
+        mTensorSides.assign(nbTensors, Side::kHOST);
+        return;
+    }
+    // Uses of each tensor on either side: consumers' inputs, network outputs in the application's memory, and the
+    // symbols whose values the executor reads.
+    std::vector<int32_t> hostUses(nbTensors, 0);
+    std::vector<int32_t> deviceUses(nbTensors, 0);
+    for (std::size_t t = 0; t < nbTensors; ++t)
+    {
+        if (m.tensors[t].isOutput)
+        {
+            ++(m.tensors[t].isShapeTensor ? hostUses : deviceUses)[t];
+        }
+    }
+    for (SymbolRecord const& symbol : m.symbols)
+    {
+        if (symbol.kind != SymbolKind::kINPUT_EXTENT && !m.tensors[static_cast<std::size_t>(symbol.tensor)].isInput)
+        {
+            ++hostUses[static_cast<std::size_t>(symbol.tensor)];
+        }
+    }
+    // Consumers come after producers: deciding from the last layer back decides a layer after all its consumers.
+    for (std::size_t l = m.layers.size(); l-- > 0;)
+    {
+        LayerRecord const& layer = m.layers[l];
+        bool host = layer.type == LayerType::kSHAPE;
+        if (!isPluginLayer(layer.type) && !host && !layer.outputs.empty())
+        {
+            host = std::all_of(layer.outputs.begin(), layer.outputs.end(), [&](int32_t output) {
+                auto const t = static_cast<std::size_t>(output);
+                return deviceUses[t] == 0 && hostUses[t] > 0;
+            });
+        }
+        mLayerSides[l] = host ? Side::kHOST : Side::kDEVICE;
+        for (std::size_t i = 0; i < layer.inputs.size(); ++i)
+        {
+            if (layer.inputs[i] == kNoTensor)
+            {
+                continue;
+            }
+            auto const t = static_cast<std::size_t>(layer.inputs[i]);
+            switch (isPluginLayer(layer.type) ? host::InputUse::kDATA : host::inputUse(layer.params, i))
+            {
+            case host::InputUse::kVALUES: ++hostUses[t]; break;
+            case host::InputUse::kSHAPE: break;
+            case host::InputUse::kDATA: ++(host ? hostUses : deviceUses)[t]; break;
+            }
+        }
+    }
+    for (std::size_t t = 0; t < nbTensors; ++t)
+    {
+        TensorRecord const& tensor = m.tensors[t];
+        Side const written = tensor.producer < 0 ? (tensor.isShapeTensor ? Side::kHOST : Side::kDEVICE)
+                                                 : mLayerSides[static_cast<std::size_t>(tensor.producer)];
+        mTensorSides[t] = written;
+        mMirrored[t] = written == Side::kHOST ? deviceUses[t] > 0 : hostUses[t] > 0;
+    }
 }
 
 int32_t EngineProgram::ioPosition(std::string_view name) const noexcept

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/executor.h"
 
+#include "backends/host/layer_kinds.h"
 #include "backends/host/reformat.h"
 #include "runtime/executor_support.h"
 #include "runtime/plugin_runtime.h"
@@ -69,14 +70,19 @@ std::string linearFormatDescription(DataType type)
     return std::string("Row major linear ") + name + " format (kLINEAR)";
 }
 
-// ---- AlignedBuffer ------------------------------------------------------------------------------------------------
+// ---- MemoryBlock ------------------------------------------------------------------------------------------------
 
-void AlignedBuffer::Free::operator()(std::byte* p) const noexcept
+void MemoryBlock::Free::operator()(std::byte* p) const noexcept
 {
+    if (device != nullptr)
+    {
+        static_cast<void>(device->deallocateAsync(p, nullptr));
+        return;
+    }
     ::operator delete (p, std::align_val_t{kActivationAlignment});
 }
 
-void AlignedBuffer::reserve(int64_t bytes)
+void MemoryBlock::reserve(int64_t bytes)
 {
     if (bytes <= mSize && mData != nullptr)
     {
@@ -85,14 +91,27 @@ void AlignedBuffer::reserve(int64_t bytes)
     mData.reset();
     mSize = 0;
     auto const size = static_cast<std::size_t>(std::max<int64_t>(bytes, 1));
-    mData.reset(static_cast<std::byte*>(::operator new (size, std::align_val_t{kActivationAlignment})));
+    nvinfer1::IGpuAllocator* const device = mData.get_deleter().device;
+    if (device != nullptr)
+    {
+        void* memory = device->allocateAsync(size, static_cast<uint64_t>(kActivationAlignment), 0, nullptr);
+        if (memory == nullptr)
+        {
+            throw std::bad_alloc();
+        }
+        mData.reset(static_cast<std::byte*>(memory));
+    }
+    else
+    {
+        mData.reset(static_cast<std::byte*>(::operator new (size, std::align_val_t{kActivationAlignment})));
+    }
     mSize = bytes;
 }
 
 // ---- Executor -----------------------------------------------------------------------------------------------------
 
-Executor::Executor(
-    EngineProgram const& program, std::unique_ptr<Backend> backend, std::unique_ptr<ContextPlugins> plugins)
+Executor::Executor(EngineProgram const& program, std::unique_ptr<Backend> backend,
+    std::unique_ptr<ContextPlugins> plugins, nvinfer1::IGpuAllocator* device)
     : mProgram(program)
     , mBackend(std::move(backend))
     , mPlugins(std::move(plugins))
@@ -100,7 +119,17 @@ Executor::Executor(
     std::size_t const nbTensors = program.model().tensors.size();
     mShapes.assign(nbTensors, Dims{-1, {}});
     mViews.assign(nbTensors, host::HostTensor{});
-    mOwned.resize(nbTensors);
+    mMirrors.assign(nbTensors, host::HostTensor{});
+    for (std::size_t t = 0; t < nbTensors; ++t)
+    {
+        bool const deviceWritten = program.tensorSide(static_cast<int32_t>(t)) == Side::kDEVICE;
+        mOwned.emplace_back(deviceWritten ? device : nullptr);
+        mMirrorOwned.emplace_back(deviceWritten ? nullptr : device);
+    }
+    if (program.onDevice())
+    {
+        mHostBackend = makeHostBackend();
+    }
     mAllocated.assign(program.ioTensors().size(), nullptr);
     mLayerTimes.assign(program.model().layers.size(), 0.F);
 }
@@ -242,8 +271,7 @@ host::Status Executor::completeShape(int32_t tensor, SymbolValues const& values)
     return host::Done{};
 }
 
-host::Status Executor::placeOutput(
-    int32_t tensor, Bindings const& bindings, ActivationMemory memory, cudaStream_t stream)
+Expected<int64_t> Executor::currentBytes(int32_t tensor) const
 {
     auto const t = static_cast<std::size_t>(tensor);
     TensorRecord const& record = mProgram.model().tensors[t];
@@ -254,42 +282,72 @@ host::Status Executor::placeOutput(
     {
         return failure(bytes.error().code, "tensor " + q(record.name) + ": " + bytes.error().message);
     }
+    return bytes.value();
+}
+
+Expected<void*> Executor::ioMemory(int32_t position, int64_t bytes, Bindings const& bindings, cudaStream_t stream)
+{
+    auto const p = static_cast<std::size_t>(position);
+    auto const t = static_cast<std::size_t>(mProgram.ioTensors()[p].tensor);
+    TensorRecord const& record = mProgram.model().tensors[t];
+    nvinfer1::IOutputAllocator* allocator = bindings.allocators[p];
+    if (allocator == nullptr)
+    {
+        return bindings.addresses[p];
+    }
+    void* current = mAllocated[p] != nullptr ? mAllocated[p] : bindings.addresses[p];
+    auto const size = static_cast<uint64_t>(std::max<int64_t>(bytes, 1));
+    void* data = nullptr;
+    try
+    {
+        data = allocator->reallocateOutputAsync(
+            record.name.c_str(), current, size, static_cast<uint64_t>(kActivationAlignment), stream);
+    }
+    catch (...)
+    {
+        return failure(ErrorCode::kFAILED_ALLOCATION,
+            "the output allocator of " + q(record.name) + " threw from reallocateOutputAsync");
+    }
+    if (data == nullptr)
+    {
+        return failure(ErrorCode::kFAILED_ALLOCATION,
+            "the output allocator of " + q(record.name) + " returned nullptr for " + std::to_string(bytes)
+                + " bytes (shape " + dimsText(mShapes[t]) + ")");
+    }
+    mAllocated[p] = data;
+    return data;
+}
+
+host::Status Executor::placeOutput(
+    int32_t tensor, Bindings const& bindings, ActivationMemory memory, cudaStream_t stream)
+{
+    auto const t = static_cast<std::size_t>(tensor);
+    TensorRecord const& record = mProgram.model().tensors[t];
+    auto const bytes = currentBytes(tensor);
+    if (!bytes)
+    {
+        return bytes.error();
+    }
     void* data = nullptr;
     int32_t const position = mProgram.ioPositionOfTensor(tensor);
     int64_t const offset = mProgram.model().profiles[static_cast<std::size_t>(bindings.profile)].offsets[t];
-    if (position >= 0)
+    Side const written = mProgram.tensorSide(tensor);
+    // The activation block is memory of the engine's backend.
+    bool const inBlock = offset >= 0 && position < 0 && written == (mProgram.onDevice() ? Side::kDEVICE : Side::kHOST);
+    if (position >= 0 && mProgram.ioSide(tensor) == written)
     {
-        auto const p = static_cast<std::size_t>(position);
-        nvinfer1::IOutputAllocator* allocator = bindings.allocators[p];
-        data = bindings.addresses[p];
-        if (allocator != nullptr)
+        auto const given = ioMemory(position, bytes.value(), bindings, stream);
+        if (!given)
         {
-            void* current = mAllocated[p] != nullptr ? mAllocated[p] : bindings.addresses[p];
-            auto const size = static_cast<uint64_t>(std::max<int64_t>(bytes.value(), 1));
-            try
-            {
-                data = allocator->reallocateOutputAsync(
-                    record.name.c_str(), current, size, static_cast<uint64_t>(kActivationAlignment), stream);
-            }
-            catch (...)
-            {
-                return failure(ErrorCode::kFAILED_ALLOCATION,
-                    "the output allocator of " + q(record.name) + " threw from reallocateOutputAsync");
-            }
-            if (data == nullptr)
-            {
-                return failure(ErrorCode::kFAILED_ALLOCATION,
-                    "the output allocator of " + q(record.name) + " returned nullptr for "
-                        + std::to_string(bytes.value()) + " bytes (shape " + dimsText(mShapes[t]) + ")");
-            }
-            mAllocated[p] = data;
+            return given.error();
         }
+        data = given.value();
     }
-    else if (offset >= 0 && bytes.value() == 0)
+    else if (inBlock && bytes.value() == 0)
     {
         data = memory.base != nullptr ? memory.base + offset : nullptr;
     }
-    else if (offset >= 0)
+    else if (inBlock)
     {
         if (memory.base == nullptr || offset + bytes.value() > memory.bytes)
         {
@@ -307,6 +365,62 @@ host::Status Executor::placeOutput(
     }
     mViews[t] = host::HostTensor{data, record.type, mShapes[t], record.scale};
     return host::Done{};
+}
+
+host::HostTensor const& Executor::viewOn(int32_t tensor, Side side) const
+{
+    auto const t = static_cast<std::size_t>(tensor);
+    return mProgram.tensorSide(tensor) != side && mProgram.mirrored(tensor) ? mMirrors[t] : mViews[t];
+}
+
+host::Status Executor::mirror(int32_t tensor, Bindings const& bindings, cudaStream_t stream, bool& copiedToHost)
+{
+    auto const t = static_cast<std::size_t>(tensor);
+    TensorRecord const& record = mProgram.model().tensors[t];
+    auto const bytes = currentBytes(tensor);
+    if (!bytes)
+    {
+        return bytes.error();
+    }
+    Side const to = mProgram.tensorSide(tensor) == Side::kHOST ? Side::kDEVICE : Side::kHOST;
+    int32_t const position = mProgram.ioPositionOfTensor(tensor);
+    void* data = nullptr;
+    if (position >= 0 && mProgram.ioSide(tensor) == to)
+    {
+        auto const given = ioMemory(position, bytes.value(), bindings, stream);
+        if (!given)
+        {
+            return given.error();
+        }
+        data = given.value();
+    }
+    else
+    {
+        mMirrorOwned[t].reserve(bytes.value());
+        data = mMirrorOwned[t].data();
+    }
+    mMirrors[t] = host::HostTensor{data, record.type, mShapes[t], record.scale};
+    if (bytes.value() == 0 || data == mViews[t].data)
+    {
+        return host::Done{};
+    }
+#if KILN_WITH_CUDA
+    cudaError_t const status = cudaMemcpyAsync(data, mViews[t].data, static_cast<std::size_t>(bytes.value()),
+        to == Side::kHOST ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice, stream);
+    if (status != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return failure(ErrorCode::kFAILED_EXECUTION,
+            "copying tensor " + q(record.name) + " to the " + (to == Side::kHOST ? "host" : "device")
+                + " failed: " + cudaGetErrorString(status));
+    }
+    copiedToHost = copiedToHost || to == Side::kHOST;
+    return host::Done{};
+#else
+    static_cast<void>(stream);
+    static_cast<void>(copiedToHost);
+    return failure(ErrorCode::kINTERNAL_ERROR, "tensor " + q(record.name) + " has a copy in device memory");
+#endif
 }
 
 Expected<std::optional<SymbolValues>> Executor::upperBoundValues(int32_t layer) const
@@ -372,6 +486,7 @@ host::Status Executor::shrinkToValues(LayerRecord const& layer)
             }
         }
         mViews[t].dims = mShapes[t];
+        mMirrors[t].dims = mShapes[t];
     }
     return host::Done{};
 }
@@ -383,7 +498,7 @@ host::Status Executor::bindSymbolsOf(int32_t layer)
     {
         SymbolRecord const& symbol = model.symbols[s];
         auto const t = static_cast<std::size_t>(symbol.tensor);
-        auto const value = readShapeValue(mViews[t], symbol.index, model.tensors[t].name);
+        auto const value = readShapeValue(viewOn(symbol.tensor, Side::kHOST), symbol.index, model.tensors[t].name);
         if (!value)
         {
             return failure(ErrorCode::kFAILED_EXECUTION,
@@ -428,6 +543,7 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
     }
 
     mShapes = mStaticShapes;
+    bool copiedToHost = false;
     for (int32_t p = 0; p < model.nbInputs; ++p)
     {
         auto const position = static_cast<std::size_t>(p);
@@ -435,6 +551,35 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
         mShapes[t] = bindings.shapes[position];
         mViews[t] = host::HostTensor{
             bindings.addresses[position], model.tensors[t].type, bindings.shapes[position], model.tensors[t].scale};
+        if (mProgram.mirrored(io[position].tensor))
+        {
+            auto const copied = mirror(io[position].tensor, bindings, stream, copiedToHost);
+            if (!copied)
+            {
+                return copied;
+            }
+        }
+    }
+    auto const synchronize = [&](bool& pending) -> host::Status {
+#if KILN_WITH_CUDA
+        if (pending)
+        {
+            pending = false;
+            if (cudaError_t const status = cudaStreamSynchronize(stream); status != cudaSuccess)
+            {
+                static_cast<void>(cudaGetLastError());
+                return failure(ErrorCode::kFAILED_EXECUTION,
+                    std::string("the stream failed before values the host reads were copied: ")
+                        + cudaGetErrorString(status));
+            }
+        }
+#endif
+        pending = false;
+        return host::Done{};
+    };
+    if (auto const synced = synchronize(copiedToHost); !synced)
+    {
+        return synced;
     }
 
     std::vector<host::HostTensor const*> inputs;
@@ -485,18 +630,46 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
             outputs.push_back(mViews[static_cast<std::size_t>(output)]);
             outputDims.push_back(descriptorDims(output, index));
         }
+        // Each input from the side the layer reads it on: values on the host, data where the layer runs.
+        Side const side = mProgram.layerSide(index);
+        bool const plugin = isPluginLayer(layer.type);
         inputs.clear();
-        for (int32_t input : layer.inputs)
+        for (std::size_t i = 0; i < layer.inputs.size(); ++i)
         {
-            inputs.push_back(input == kNoTensor ? nullptr : &mViews[static_cast<std::size_t>(input)]);
+            int32_t const input = layer.inputs[i];
+            if (input == kNoTensor)
+            {
+                inputs.push_back(nullptr);
+                continue;
+            }
+            host::InputUse const use = plugin ? host::InputUse::kDATA : host::inputUse(layer.params, i);
+            Side const from = use == host::InputUse::kVALUES ? Side::kHOST
+                : use == host::InputUse::kSHAPE              ? mProgram.tensorSide(input)
+                                                             : side;
+            inputs.push_back(&viewOn(input, from));
         }
-        auto const ran = isPluginLayer(layer.type) && mPlugins != nullptr
-            ? mPlugins->run(index, inputs, outputs, outputDims)
-            : mBackend->runLayer(layer, model, inputs, outputs, stream);
+        Backend& backend = side == Side::kHOST && mHostBackend != nullptr ? *mHostBackend : *mBackend;
+        auto const ran = plugin && mPlugins != nullptr ? mPlugins->run(index, inputs, outputs, outputDims, stream)
+                                                       : backend.runLayer(layer, model, inputs, outputs, stream);
         if (!ran)
         {
             return failure(ran.error().code == ErrorCode::kSUCCESS ? ErrorCode::kFAILED_EXECUTION : ran.error().code,
                 layerText(layer) + " failed: " + ran.error().message);
+        }
+        for (int32_t output : layer.outputs)
+        {
+            if (mProgram.mirrored(output))
+            {
+                auto const copied = mirror(output, bindings, stream, copiedToHost);
+                if (!copied)
+                {
+                    return failure(copied.error().code, "after " + layerText(layer) + ": " + copied.error().message);
+                }
+            }
+        }
+        if (auto const synced = synchronize(copiedToHost); !synced)
+        {
+            return failure(synced.error().code, "after " + layerText(layer) + ": " + synced.error().message);
         }
         auto const bound = bindSymbolsOf(index);
         if (!bound)

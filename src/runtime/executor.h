@@ -23,6 +23,15 @@
 // tensors get buffers the executor owns, sized from their evaluated shape when their layer runs; I/O tensors live at
 // the addresses the application set, or, for outputs with an IOutputAllocator, in the memory the allocator returns
 // (reallocateOutputAsync before the layer that makes the output runs, notifyShape after).
+//
+// Placement (CUDA engines). Layers run on the GPU and tensors live in device memory, except what the host must read:
+// values read as parameters (a reshape's dimensions, a slice's start: InputUse::kVALUES), values that bind symbols
+// (data-dependent shapes), and shape tensors the application gives or takes in host memory. A layer runs on the
+// host backend when it is a Shape layer (it reads only extents) or when every output is read only on the host, decided
+// from the last layer back, so shape arithmetic stays on the host as in TensorRT. A tensor read on the other side
+// from where it is written gets a mirror there, copied once its layer has run; a copy to the host is followed by one
+// stream synchronisation. Engines without shape tensors or data-dependent shapes never synchronise inside enqueueV3.
+// Host engines have everything on the host and no mirrors.
 #pragma once
 
 #include "backends/backend.h"
@@ -54,6 +63,13 @@ using SymbolValues = std::map<SymbolId, int64_t>;
 
 //! The alignment of activation memory and of the buffers the executor owns and asks output allocators for.
 inline constexpr int64_t kActivationAlignment = 256;
+
+//! The two places memory and layers live in a CUDA engine; a host engine has only the host.
+enum class Side : uint8_t
+{
+    kHOST,
+    kDEVICE,
+};
 
 //! The stage of an expression known before any layer runs.
 inline constexpr int32_t kBeforeExecution = -1;
@@ -140,10 +156,30 @@ public:
     //! The total size of the weights.
     int64_t weightBytes() const noexcept { return mWeightBytes; }
 
+    //! Whether the engine runs on the CUDA backend (its activations and non-shape I/O in device memory).
+    bool onDevice() const noexcept { return mModel.backend == PlanBackend::kCUDA; }
+
+    //! Where layer index runs: on the host backend, or on the engine's backend (see "Placement" above).
+    Side layerSide(int32_t layer) const { return mLayerSides.at(static_cast<std::size_t>(layer)); }
+
+    //! Where tensor index is written: by its layer's side, or for a network input where the application gives it.
+    Side tensorSide(int32_t tensor) const { return mTensorSides.at(static_cast<std::size_t>(tensor)); }
+
+    //! Whether tensor index is also read on the other side, so that the executor copies it there once written.
+    bool mirrored(int32_t tensor) const { return mMirrored.at(static_cast<std::size_t>(tensor)) != 0; }
+
+    //! Where the application gives I/O tensor index: host memory for shape tensors and on the host backend.
+    Side ioSide(int32_t tensor) const
+    {
+        return onDevice() && !mModel.tensors.at(static_cast<std::size_t>(tensor)).isShapeTensor ? Side::kDEVICE
+                                                                                                : Side::kHOST;
+    }
+
 private:
     EngineProgram() = default;
 
     Expected<bool> prepare();
+    void place();
 
     EngineModel mModel;
     ExprContext mExprs;
@@ -158,6 +194,9 @@ private:
     std::vector<std::vector<uint32_t>> mAssertionsAt;      //!< Per stage + 1.
     int64_t mWeightBytes{};
     std::vector<int32_t> mAliasRoots;
+    std::vector<Side> mLayerSides;
+    std::vector<Side> mTensorSides;
+    std::vector<uint8_t> mMirrored;
 };
 
 //! What an execution context has set, as the executor reads it. Indexed by I/O position.
@@ -182,15 +221,21 @@ struct InputState
 //! Binds the symbols known before execution from what bindings give. Symbols of inputs not yet given stay unbound.
 InputState bindInputs(EngineProgram const& program, Bindings const& bindings);
 
-//! A block of memory aligned to kActivationAlignment, owned.
-class AlignedBuffer
+//! A block of memory aligned to kActivationAlignment, owned: host memory, or device memory from a GPU allocator.
+class MemoryBlock
 {
 public:
-    AlignedBuffer() = default;
-    //! At least bytes bytes; keeps the current block when it is large enough. Throws std::bad_alloc.
+    //! device: the allocator of device memory; null for host memory.
+    explicit MemoryBlock(nvinfer1::IGpuAllocator* device = nullptr) noexcept
+        : mData(nullptr, Free{device})
+    {
+    }
+    //! At least bytes bytes; keeps the current block when it is large enough. Throws std::bad_alloc. Device memory is
+    //! freed and allocated in the order of the default stream.
     void reserve(int64_t bytes);
     std::byte* data() const noexcept { return mData.get(); }
     int64_t size() const noexcept { return mSize; }
+    bool onDevice() const noexcept { return mData.get_deleter().device != nullptr; }
     void release() noexcept
     {
         mData.reset();
@@ -200,6 +245,7 @@ public:
 private:
     struct Free
     {
+        nvinfer1::IGpuAllocator* device{};
         void operator()(std::byte* p) const noexcept;
     };
     std::unique_ptr<std::byte, Free> mData;
@@ -218,8 +264,9 @@ class Executor
 {
 public:
     //! plugins: the context's plugins (attachToContext clones), or null for an engine without plugin layers.
+    //! device: the allocator of the device memory a CUDA engine's executor owns (null for a host engine).
     Executor(EngineProgram const& program, std::unique_ptr<Backend> backend,
-        std::unique_ptr<ContextPlugins> plugins = nullptr);
+        std::unique_ptr<ContextPlugins> plugins = nullptr, nvinfer1::IGpuAllocator* device = nullptr);
     ~Executor();
 
     //! Runs every layer. The error says what is missing or failed and names the tensor, layer or assertion; the
@@ -248,6 +295,14 @@ private:
     host::Status shrinkToValues(LayerRecord const& layer);
     host::Status placeOutput(int32_t tensor, Bindings const& bindings, ActivationMemory memory, cudaStream_t stream);
     host::Status bindSymbolsOf(int32_t layer);
+    //! Memory for I/O tensor position of bytes bytes: the application's address, or its output allocator's.
+    Expected<void*> ioMemory(int32_t position, int64_t bytes, Bindings const& bindings, cudaStream_t stream);
+    //! The bytes tensor takes at its current shape.
+    Expected<int64_t> currentBytes(int32_t tensor) const;
+    //! Places tensor's copy on the other side and queues the copy; copiedToHost is set for a copy to the host.
+    host::Status mirror(int32_t tensor, Bindings const& bindings, cudaStream_t stream, bool& copiedToHost);
+    //! The view of tensor on side: where it is written, or its mirror.
+    host::HostTensor const& viewOn(int32_t tensor, Side side) const;
 
     EngineProgram const& mProgram;
     std::unique_ptr<Backend> mBackend;
@@ -257,7 +312,10 @@ private:
     SymbolValues mValues;                      //!< Every symbol bound during the current run.
     std::vector<nvinfer1::Dims> mShapes;       //!< Per tensor, during and after a run.
     std::vector<host::HostTensor> mViews;      //!< Per tensor, during a run.
-    std::vector<AlignedBuffer> mOwned;         //!< Per tensor: buffers of tensors outside the activation block.
+    std::unique_ptr<Backend> mHostBackend;     //!< A CUDA engine's host-side layers.
+    std::vector<MemoryBlock> mOwned;           //!< Per tensor: buffers of tensors outside the activation block.
+    std::vector<host::HostTensor> mMirrors;    //!< Per tensor: its copy on the other side, where mirrored.
+    std::vector<MemoryBlock> mMirrorOwned;     //!< Per tensor: the memory of its mirror.
     std::vector<void*> mAllocated;             //!< Per I/O position: memory the output allocator last returned.
     std::vector<float> mLayerTimes;
 };

@@ -37,7 +37,7 @@ public:
     }
 
     host::Status run(std::span<nvinfer1::PluginTensorDesc const> descs, int32_t nbInputs, bool changed,
-        void const* const* inputs, void* const* outputs, void* workspace, bool host) override
+        void const* const* inputs, void* const* outputs, void* workspace, bool host, cudaStream_t stream) override
     {
         auto const nbOutputs = static_cast<int32_t>(descs.size()) - nbInputs;
         if (changed)
@@ -52,7 +52,7 @@ public:
         }
         int32_t const status = host
             ? mCaps.host->enqueueHost(descs.data(), descs.data() + nbInputs, inputs, outputs, workspace)
-            : mCaps.runtime->enqueue(descs.data(), descs.data() + nbInputs, inputs, outputs, workspace, nullptr);
+            : mCaps.runtime->enqueue(descs.data(), descs.data() + nbInputs, inputs, outputs, workspace, stream);
         if (status != 0)
         {
             return failure(ErrorCode::kFAILED_EXECUTION,
@@ -230,6 +230,7 @@ Expected<std::unique_ptr<ContextPlugins>> EnginePlugins::attach(
         added.plugin = std::move(attached.value());
         added.nbInputs = slot.nbInputs;
         added.workspaceBytes = slot.workspaceBytes;
+        added.workspace = MemoryBlock(mHost ? nullptr : allocator); // Device memory on the CUDA backend.
         context->mSlots.push_back(std::move(added));
     }
     return context;
@@ -251,7 +252,7 @@ ContextPlugins::~ContextPlugins()
 }
 
 host::Status ContextPlugins::run(int32_t layer, std::span<host::HostTensor const* const> inputs,
-    std::span<host::HostTensor const> outputs, std::span<nvinfer1::Dims const> outputDims)
+    std::span<host::HostTensor const> outputs, std::span<nvinfer1::Dims const> outputDims, cudaStream_t stream)
 {
     int32_t const index = layer >= 0 && static_cast<std::size_t>(layer) < mSlotOf.size()
         ? mSlotOf[static_cast<std::size_t>(layer)]
@@ -300,8 +301,8 @@ host::Status ContextPlugins::run(int32_t layer, std::span<host::HostTensor const
         }
         workspace = slot.workspace.data();
     }
-    auto const ran
-        = slot.plugin->run(descs, slot.nbInputs, changed, inputData.data(), outputData.data(), workspace, mHost);
+    auto const ran = slot.plugin->run(
+        descs, slot.nbInputs, changed, inputData.data(), outputData.data(), workspace, mHost, stream);
     if (!ran)
     {
         return ran;

@@ -44,9 +44,10 @@ public:
 
     //! Runs the plugin: descs holds the data inputs' descriptors, then the outputs'. changed: the descriptors differ
     //! from the last run's (or this is the first run): the plugin hears of the new shapes first (V3
-    //! onShapeChange, V2 DynamicExt configurePlugin). host: run on the host backend. The error names the plugin.
+    //! onShapeChange, V2 DynamicExt configurePlugin). host: run on the host backend; otherwise enqueue on stream, the
+    //! buffers and workspace in device memory. The error names the plugin.
     virtual host::Status run(std::span<nvinfer1::PluginTensorDesc const> descs, int32_t nbInputs, bool changed,
-        void const* const* inputs, void* const* outputs, void* workspace, bool host)
+        void const* const* inputs, void* const* outputs, void* workspace, bool host, cudaStream_t stream)
         = 0;
 };
 
@@ -131,7 +132,7 @@ public:
     //! plugin's own size tensors (the views then hold the upper bound). The error names the plugin; the caller adds
     //! nothing but the method.
     host::Status run(int32_t layer, std::span<host::HostTensor const* const> inputs,
-        std::span<host::HostTensor const> outputs, std::span<nvinfer1::Dims const> outputDims);
+        std::span<host::HostTensor const> outputs, std::span<nvinfer1::Dims const> outputDims, cudaStream_t stream);
 
 private:
     friend class EnginePlugins;
@@ -161,7 +162,7 @@ private:
         std::vector<nvinfer1::PluginTensorDesc> descs;  //!< This run's, reused from run to run.
         std::vector<void const*> inputData;
         std::vector<void*> outputData;
-        AlignedBuffer workspace;
+        MemoryBlock workspace;
         int64_t workspaceBytes{};
     };
 

@@ -63,7 +63,7 @@ public:
     ContextPluginV2& operator=(ContextPluginV2 const&) = delete;
 
     host::Status run(std::span<nvinfer1::PluginTensorDesc const> descs, int32_t nbInputs, bool changed,
-        void const* const* inputs, void* const* outputs, void* workspace, bool host) override
+        void const* const* inputs, void* const* outputs, void* workspace, bool host, cudaStream_t stream) override
     {
         auto const nbOutputs = static_cast<int32_t>(descs.size()) - nbInputs;
         nvinfer1::PluginTensorDesc const* outputDescs = descs.data() + nbInputs;
@@ -87,11 +87,11 @@ public:
         }
         else if (mLevel == 3)
         {
-            status = dynamic().enqueue(descs.data(), outputDescs, inputs, outputs, workspace, nullptr);
+            status = dynamic().enqueue(descs.data(), outputDescs, inputs, outputs, workspace, stream);
         }
         else
         {
-            status = mPlugin->enqueue(static_cast<int32_t>(descs[0].dims.d[0]), inputs, outputs, workspace, nullptr);
+            status = mPlugin->enqueue(static_cast<int32_t>(descs[0].dims.d[0]), inputs, outputs, workspace, stream);
         }
         if (status != 0)
         {

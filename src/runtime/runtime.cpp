@@ -113,13 +113,6 @@ nvinfer1::ICudaEngine* Runtime::Impl::load(char const* method, void const* data,
             reporter.error(plan.error().code, method, ": ", plan.error().message);
             return nullptr;
         }
-        if (plan.value().info.backend != PlanBackend::kHOST)
-        {
-            reporter.error(ErrorCode::kUNSUPPORTED_STATE, method,
-                ": the plan was built for kiln's CUDA backend; this runtime runs plans built for the host backend "
-                "only (build the engine for the host backend, or use a kiln with the CUDA backend)");
-            return nullptr;
-        }
         auto model = decodeEngine(data, size);
         if (!model)
         {
@@ -133,8 +126,15 @@ nvinfer1::ICudaEngine* Runtime::Impl::load(char const* method, void const* data,
             reporter.error(program.error().code, method, ": network ", quotedText(name), ": ", program.error().message);
             return nullptr;
         }
+        auto backends = backendsFor(*program.value());
+        if (!backends)
+        {
+            reporter.error(
+                backends.error().code, method, ": network ", quotedText(name), ": ", backends.error().message);
+            return nullptr;
+        }
         auto engine = std::make_unique<Engine>(
-            std::move(program.value()), mRuntime.mLogger, [] { return makeHostBackend(); }, reporter.recorder());
+            std::move(program.value()), mRuntime.mLogger, std::move(backends.value()), reporter.recorder());
         engine->setPluginAllocator(mRuntime.mAllocator);
         if (auto problem = engine->makePlugins(*::getPluginRegistry()))
         {

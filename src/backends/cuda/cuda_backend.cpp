@@ -1,2 +1,398 @@
 // SPDX-License-Identifier: Apache-2.0
+// The CUDA backend's dispatch: one launch per built-in kind, after host::prepareRun has checked the views and
+// completed the parameters exactly as for the host kernels.
+#include "backends/cuda/cuda_backend.h"
+
 #include "backends/cuda/kernels.h"
+#include "backends/host/layer_kinds.h"
+
+#include "core/data_type.h"
+
+#include <cuda_runtime_api.h>
+
+#include <exception>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace kiln::cuda
+{
+namespace
+{
+
+using host::HostTensor;
+using nvinfer1::ErrorCode;
+
+//! What body returns, or the error for an exception that escapes it: the entry points are noexcept.
+template <typename Body>
+auto guarded(Body const& body) noexcept -> decltype(body())
+{
+    try
+    {
+        return body();
+    }
+    catch (std::bad_alloc const&)
+    {
+        return Error{ErrorCode::kFAILED_ALLOCATION, "the CUDA backend ran out of host memory"};
+    }
+    catch (std::exception const& e)
+    {
+        return Error{ErrorCode::kINTERNAL_ERROR, std::string("the CUDA backend failed: ") + e.what()};
+    }
+}
+
+//! The bytes of count elements of type.
+int64_t bytesOf(DataType type, int64_t count)
+{
+    return storageBytes(type, count);
+}
+
+class CudaBackend final : public Backend
+{
+public:
+    explicit CudaBackend(std::shared_ptr<DeviceWeights const> weights)
+        : mWeights(std::move(weights))
+    {
+    }
+
+    PlanBackend kind() const noexcept override { return PlanBackend::kCUDA; }
+
+    Expected<std::optional<host::TensorDesc>> checkLayer(
+        LayerParams const& params, LayerQuery const& query) const noexcept override
+    {
+        return guarded([&]() -> Expected<std::optional<host::TensorDesc>> {
+            if (params.valueless_by_exception())
+            {
+                return Error{ErrorCode::kINVALID_ARGUMENT, "the layer has no parameters"};
+            }
+            return host::checkLayerKind(params, query);
+        });
+    }
+
+    host::Status runLayer(LayerRecord const& layer, EngineModel const& model, std::span<HostTensor const* const> inputs,
+        std::span<HostTensor const> outputs, cudaStream_t stream) noexcept override
+    {
+        return guarded([&]() -> host::Status {
+            if (mWeights == nullptr)
+            {
+                return Error{ErrorCode::kINVALID_STATE, "this CUDA backend only checks layers (it has no weights)"};
+            }
+            if (layer.params.valueless_by_exception() || inputs.size() != layer.inputs.size()
+                || outputs.size() != layer.outputs.size())
+            {
+                return Error{ErrorCode::kINVALID_ARGUMENT, "the layer's views do not match its record"};
+            }
+            Launch const launch{stream, &mLibraries, 0};
+            return std::visit(
+                [&](auto const& params) -> host::Status {
+                    using P = std::decay_t<decltype(params)>;
+                    if constexpr (std::is_same_v<P, PluginV2Params> || std::is_same_v<P, PluginV3Params>)
+                    {
+                        return Error{ErrorCode::kINTERNAL_ERROR, "plugin layers run through their plugins"};
+                    }
+                    else
+                    {
+                        Expected<P> const prepared = host::prepareRun(params, inputs, outputs);
+                        if (!prepared)
+                        {
+                            return prepared.error();
+                        }
+                        return run(prepared.value(), layer, model, inputs, outputs.front(), launch);
+                    }
+                },
+                layer.params);
+        });
+    }
+
+private:
+    using Inputs = std::span<HostTensor const* const>;
+
+    //! The device view of weights of the given shape.
+    Expected<HostTensor> deviceWeights(Weights const& weights, Dims const& dims, char const* what) const
+    {
+        void const* data = mWeights->find(weights.values);
+        if (data == nullptr)
+        {
+            return Error{ErrorCode::kINTERNAL_ERROR, std::string("the ") + what + " weights are not on the device"};
+        }
+        return HostTensor{const_cast<void*>(data), weights.type, dims, 1.0F};
+    }
+
+    host::Status copy(HostTensor const& in, HostTensor const& out, Launch const& launch) const
+    {
+        int64_t const bytes = bytesOf(in.type, host::elementCount(in.dims));
+        if (bytes > 0 && in.data != out.data)
+        {
+            cudaError_t const status = cudaMemcpyAsync(
+                out.data, in.data, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, launch.stream);
+            if (status != cudaSuccess)
+            {
+                return cudaFailure(status, "cudaMemcpyAsync");
+            }
+        }
+        return host::Done{};
+    }
+
+    host::Status run(ConvolutionParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        HostTensor const& data = *in[0];
+        HostTensor kernel;
+        if (params.kernel.count > 0)
+        {
+            Dims dims{2 + params.kernelSize.nbDims, {}};
+            dims.d[0] = params.nbOutputMaps;
+            dims.d[1] = data.dims.nbDims > 1 && params.nbGroups > 0 ? data.dims.d[1] / params.nbGroups : 0;
+            for (int32_t j = 0; j < params.kernelSize.nbDims; ++j)
+            {
+                dims.d[2 + j] = params.kernelSize.d[j];
+            }
+            auto made = deviceWeights(params.kernel, dims, "convolution kernel");
+            if (!made)
+            {
+                return made.error();
+            }
+            kernel = made.value();
+        }
+        else if (in.size() > 1 && in[1] != nullptr)
+        {
+            kernel = *in[1];
+        }
+        else
+        {
+            return Error{ErrorCode::kINVALID_ARGUMENT, "the convolution has no kernel"};
+        }
+        HostTensor bias;
+        HostTensor const* biasPointer = nullptr;
+        if (params.bias.count > 0)
+        {
+            auto made = deviceWeights(params.bias, Dims{1, {params.bias.count}}, "convolution bias");
+            if (!made)
+            {
+                return made.error();
+            }
+            bias = made.value();
+            biasPointer = &bias;
+        }
+        else if (in.size() > 2 && in[2] != nullptr)
+        {
+            biasPointer = in[2];
+        }
+        return runConvolution(params, data, kernel, biasPointer, out, launch);
+    }
+    host::Status run(CastParams const&, LayerRecord const&, EngineModel const&, Inputs in, HostTensor const& out,
+        Launch const& launch)
+    {
+        return runCast(*in[0], out, launch);
+    }
+    host::Status run(ActivationParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runActivation(params, *in[0], out, launch);
+    }
+    host::Status run(PoolingParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runPooling(params, *in[0], out, launch);
+    }
+    host::Status run(SoftMaxParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runSoftMax(params, *in[0], out, launch);
+    }
+    host::Status run(ConcatenationParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        std::vector<HostTensor> views;
+        views.reserve(in.size());
+        for (HostTensor const* input : in)
+        {
+            views.push_back(*input);
+        }
+        return runConcatenation(params, views, out, launch);
+    }
+    host::Status run(ElementWiseParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runElementWise(params, *in[0], *in[1], out, launch);
+    }
+    host::Status run(UnaryParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runUnary(params, *in[0], out, launch);
+    }
+    host::Status run(ShuffleParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runShuffle(params, *in[0], out, launch);
+    }
+    host::Status run(ReduceParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runReduce(params, *in[0], out, launch);
+    }
+    host::Status run(GatherParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runGather(params, *in[0], *in[1], out, launch);
+    }
+    host::Status run(MatrixMultiplyParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runMatrixMultiply(params, *in[0], *in[1], out, launch);
+    }
+    host::Status run(ConstantParams const& params, LayerRecord const&, EngineModel const&, Inputs,
+        HostTensor const& out, Launch const& launch)
+    {
+        if (params.weights.count == 0)
+        {
+            return host::Done{};
+        }
+        auto const weights = deviceWeights(params.weights, out.dims, "constant");
+        if (!weights)
+        {
+            return weights.error();
+        }
+        return copy(weights.value(), out, launch);
+    }
+    //! A copy; a cast when the type or scale differs; a reformat when the formats differ.
+    host::Status run(IdentityParams const&, LayerRecord const& layer, EngineModel const& model, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        auto const formatOf = [&](int32_t tensor) {
+            return tensor >= 0 && static_cast<std::size_t>(tensor) < model.tensors.size()
+                ? model.tensors[static_cast<std::size_t>(tensor)].format
+                : nvinfer1::TensorFormat::kLINEAR;
+        };
+        nvinfer1::TensorFormat const from = formatOf(layer.inputs[0]);
+        nvinfer1::TensorFormat const to = formatOf(layer.outputs[0]);
+        if (from != to)
+        {
+            return runReformat(*in[0], from, out, to, launch);
+        }
+        HostTensor const& input = *in[0];
+        bool const sameScale = !host::contains(host::kScaledTypes, input.type) || input.scale == out.scale;
+        if (input.type != out.type || !sameScale)
+        {
+            return runCast(input, out, launch);
+        }
+        if (!host::sameShape(input.dims, out.dims))
+        {
+            return Error{ErrorCode::kINVALID_ARGUMENT,
+                "identity: the output has shape " + host::shapeString(out.dims) + " but the input has "
+                    + host::shapeString(input.dims)};
+        }
+        return copy(input, out, launch);
+    }
+    host::Status run(SliceParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runSlice(params, *in[0], in.size() > 4 ? in[4] : nullptr, out, launch);
+    }
+    host::Status run(
+        ShapeParams const&, LayerRecord const&, EngineModel const&, Inputs, HostTensor const&, Launch const&)
+    {
+        return Error{ErrorCode::kINTERNAL_ERROR, "shape layers run on the host in a CUDA engine"};
+    }
+    host::Status run(SelectParams const&, LayerRecord const&, EngineModel const&, Inputs in, HostTensor const& out,
+        Launch const& launch)
+    {
+        return runSelect(*in[0], *in[1], *in[2], out, launch);
+    }
+    host::Status run(FillParams const& params, LayerRecord const&, EngineModel const&, Inputs in, HostTensor const& out,
+        Launch const& launch)
+    {
+        return runFill(params, out, in.size() > 1 ? in[1] : nullptr, in.size() > 2 ? in[2] : nullptr, launch);
+    }
+
+    std::shared_ptr<DeviceWeights const> mWeights;
+    Libraries mLibraries;
+};
+
+} // namespace
+
+bool cudaBackendAvailable() noexcept
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return false;
+    }
+    return count > 0;
+}
+
+Expected<std::shared_ptr<DeviceWeights const>> DeviceWeights::upload(EngineModel const& model)
+{
+    std::shared_ptr<DeviceWeights> weights(new DeviceWeights());
+    constexpr int64_t kAlign = 256;
+    int64_t total = 0;
+    for (WeightsBlob const& blob : model.weights)
+    {
+        total += (static_cast<int64_t>(blob.bytes.size()) + kAlign - 1) / kAlign * kAlign;
+    }
+    if (total == 0)
+    {
+        return std::shared_ptr<DeviceWeights const>(std::move(weights));
+    }
+    if (cudaError_t const status = cudaMalloc(&weights->mBlock, static_cast<size_t>(total)); status != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return Error{ErrorCode::kFAILED_ALLOCATION,
+            "cannot allocate " + std::to_string(total)
+                + " bytes of device memory for the engine's weights: " + cudaGetErrorString(status)};
+    }
+    weights->mBytes = total;
+    auto* cursor = static_cast<std::byte*>(weights->mBlock);
+    for (WeightsBlob const& blob : model.weights)
+    {
+        if (blob.bytes.empty())
+        {
+            continue;
+        }
+        if (cudaError_t const status = cudaMemcpy(cursor, blob.bytes.data(), blob.bytes.size(), cudaMemcpyHostToDevice);
+            status != cudaSuccess)
+        {
+            return cudaFailure(status, "copying the engine's weights to the device");
+        }
+        weights->mBlobs.emplace(reinterpret_cast<std::byte const*>(blob.bytes.data()),
+            std::pair{static_cast<int64_t>(blob.bytes.size()), cursor});
+        cursor += (static_cast<int64_t>(blob.bytes.size()) + kAlign - 1) / kAlign * kAlign;
+    }
+    return std::shared_ptr<DeviceWeights const>(std::move(weights));
+}
+
+DeviceWeights::~DeviceWeights()
+{
+    if (mBlock != nullptr)
+    {
+        static_cast<void>(cudaFree(mBlock));
+    }
+}
+
+void const* DeviceWeights::find(void const* hostValues) const noexcept
+{
+    auto const* address = static_cast<std::byte const*>(hostValues);
+    auto it = mBlobs.upper_bound(address);
+    if (it == mBlobs.begin())
+    {
+        return nullptr;
+    }
+    --it;
+    int64_t const offset = address - it->first;
+    return offset < it->second.first ? it->second.second + offset : nullptr;
+}
+
+std::unique_ptr<Backend> makeCudaBackend(std::shared_ptr<DeviceWeights const> weights)
+{
+    return std::make_unique<CudaBackend>(std::move(weights));
+}
+
+std::unique_ptr<Backend> makeCudaBuildBackend()
+{
+    return std::make_unique<CudaBackend>(nullptr);
+}
+
+} // namespace kiln::cuda

@@ -1,3 +1,248 @@
 // SPDX-License-Identifier: Apache-2.0
+// CUDA IElementWiseLayer: out = op(a, b) with TensorRT's broadcasting, the rules of backends/host/elementwise.h,
+// computed in float (floating and scaled types; kFLOOR_DIV divides in double so that it floors what the host floors)
+// or int64_t (integer and bool types). One kernel per input type; the operation is a switch, the same for the whole
+// grid.
+//
+// One difference the device cannot avoid: the host refuses integer division by zero and 0 to a negative power after
+// looking at the values, which a kernel launched without waiting cannot report. Those elements are 0 here.
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/pointwise.cuh"
+#include "backends/host/elementwise.h"
+
+#include <string>
+
+namespace kiln::cuda
+{
+namespace
+{
+
+using Op = nvinfer1::ElementWiseOperation;
+
+//! IEEE 754-2019 maximumNumber: a NaN operand yields the other; +0 is larger than -0 (the host's maxNumber).
+__device__ __forceinline__ float maxNumber(float a, float b)
+{
+    if (isnan(a))
+    {
+        return b;
+    }
+    if (isnan(b) || a > b)
+    {
+        return a;
+    }
+    if (a == b)
+    {
+        return signbit(a) ? b : a;
+    }
+    return b;
+}
+
+//! IEEE 754-2019 minimumNumber: a NaN operand yields the other; -0 is smaller than +0.
+__device__ __forceinline__ float minNumber(float a, float b)
+{
+    if (isnan(a))
+    {
+        return b;
+    }
+    if (isnan(b) || a < b)
+    {
+        return a;
+    }
+    if (a == b)
+    {
+        return signbit(a) ? a : b;
+    }
+    return b;
+}
+
+__device__ __forceinline__ float floatingOp(Op op, float a, float b)
+{
+    switch (op)
+    {
+    case Op::kSUM: return a + b;
+    case Op::kPROD: return a * b;
+    case Op::kMAX: return maxNumber(a, b);
+    case Op::kMIN: return minNumber(a, b);
+    case Op::kSUB: return a - b;
+    case Op::kDIV: return a / b;
+    case Op::kPOW: return powf(a, b);
+    // In double, as the host: a float quotient just below an integer may round up to it and floor one higher.
+    case Op::kFLOOR_DIV: return static_cast<float>(floor(static_cast<double>(a) / static_cast<double>(b)));
+    case Op::kEQUAL: return a == b ? 1.F : 0.F;
+    case Op::kGREATER: return a > b ? 1.F : 0.F;
+    case Op::kLESS: return a < b ? 1.F : 0.F;
+    case Op::kAND:
+    case Op::kOR:
+    case Op::kXOR: break; // kBOOL only
+    }
+    return 0.F;
+}
+
+//! Two's complement wrap-around of an unsigned result.
+__device__ __forceinline__ int64_t wrap(uint64_t value)
+{
+    return static_cast<int64_t>(value);
+}
+
+//! a / b truncated (floor: rounded down); INT_MIN / -1 wraps; division by zero gives 0.
+__device__ __forceinline__ int64_t integerDivide(int64_t a, int64_t b, bool floor)
+{
+    if (b == 0)
+    {
+        return 0;
+    }
+    if (b == -1)
+    {
+        return wrap(0 - static_cast<uint64_t>(a));
+    }
+    int64_t quotient = a / b;
+    if (floor && a % b != 0 && ((a < 0) != (b < 0)))
+    {
+        --quotient;
+    }
+    return quotient;
+}
+
+//! base^exponent modulo 2^64; a negative exponent gives the exact power truncated toward zero (0 for base 0).
+__device__ __forceinline__ int64_t integerPow(int64_t base, int64_t exponent)
+{
+    if (exponent < 0)
+    {
+        if (base == 1 || base == -1)
+        {
+            return exponent % 2 == 0 ? 1 : base;
+        }
+        return 0;
+    }
+    uint64_t result = 1;
+    auto factor = static_cast<uint64_t>(base);
+    for (auto e = static_cast<uint64_t>(exponent); e != 0; e >>= 1)
+    {
+        if ((e & 1U) != 0)
+        {
+            result *= factor;
+        }
+        factor *= factor;
+    }
+    return wrap(result);
+}
+
+__device__ __forceinline__ int64_t integerOp(Op op, int64_t a, int64_t b)
+{
+    auto const u = [](int64_t v) { return static_cast<uint64_t>(v); };
+    switch (op)
+    {
+    case Op::kSUM: return wrap(u(a) + u(b));
+    case Op::kPROD: return wrap(u(a) * u(b));
+    case Op::kMAX: return a > b ? a : b;
+    case Op::kMIN: return a < b ? a : b;
+    case Op::kSUB: return wrap(u(a) - u(b));
+    case Op::kDIV: return integerDivide(a, b, false);
+    case Op::kPOW: return integerPow(a, b);
+    case Op::kFLOOR_DIV: return integerDivide(a, b, true);
+    case Op::kAND: return a != 0 && b != 0 ? 1 : 0;
+    case Op::kOR: return a != 0 || b != 0 ? 1 : 0;
+    case Op::kXOR: return (a != 0) != (b != 0) ? 1 : 0;
+    case Op::kEQUAL: return a == b ? 1 : 0;
+    case Op::kGREATER: return a > b ? 1 : 0;
+    case Op::kLESS: return a < b ? 1 : 0;
+    }
+    return 0;
+}
+
+//! out[i] = op(a[at0], b[at1]); out is kBOOL when boolOutput, else of type T (quantized with outScale).
+template <DataType T>
+__global__ void elementWiseKernel(Storage<T> const* a, Storage<T> const* b, void* out, int64_t count,
+    pointwise::BroadcastIndex<2> map, Op op, float aScale, float bScale, float outScale, bool boolOutput)
+{
+    auto* const typedOut = static_cast<Storage<T>*>(out);
+    auto* const boolOut = static_cast<bool*>(out);
+    for (int64_t i = pointwise::firstIndex(); i < count; i += pointwise::gridStride())
+    {
+        int64_t at[2];
+        map(i, at);
+        if constexpr (kIsFloating<T>)
+        {
+            float const result = floatingOp(op, loadFloat<T>(a, at[0], aScale), loadFloat<T>(b, at[1], bScale));
+            if (boolOutput)
+            {
+                storeFloat<DataType::kBOOL>(boolOut, i, result);
+            }
+            else
+            {
+                storeFloat<T>(typedOut, i, result, outScale);
+            }
+        }
+        else
+        {
+            int64_t const result = integerOp(op, loadInteger<T>(a, at[0]), loadInteger<T>(b, at[1]));
+            if (boolOutput)
+            {
+                storeInteger<DataType::kBOOL>(boolOut, i, result);
+            }
+            else
+            {
+                storeInteger<T>(typedOut, i, result);
+            }
+        }
+    }
+}
+
+Error invalid(host::ElementWiseOpInfo const& info, std::string const& what)
+{
+    return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT, std::string(info.name) + ": " + what};
+}
+
+} // namespace
+
+Status runElementWise(ElementWiseParams const& params, DeviceTensor const& a, DeviceTensor const& b,
+    DeviceTensor const& out, Launch const& launch)
+{
+    Expected<host::TensorDesc> const desc
+        = host::inferElementWise(host::ElementWiseParams{params.op}, {a.type, a.dims}, {b.type, b.dims});
+    if (!desc)
+    {
+        return desc.error();
+    }
+    host::ElementWiseOpInfo const& info = *host::findElementWiseOp(params.op);
+    if (out.type != desc.value().type)
+    {
+        return invalid(info,
+            std::string("the output is ") + dataTypeName(out.type) + " but must be " + dataTypeName(desc.value().type));
+    }
+    if (!host::sameShape(out.dims, desc.value().dims))
+    {
+        return invalid(info,
+            "the output has shape " + host::shapeString(out.dims) + " but inputs " + host::shapeString(a.dims) + " and "
+                + host::shapeString(b.dims) + " broadcast to " + host::shapeString(desc.value().dims));
+    }
+    if (std::optional<Error> const error
+        = pointwise::checkTensors({{&a, "input 0"}, {&b, "input 1"}, {&out, "output"}}))
+    {
+        return invalid(info, error->message);
+    }
+    int64_t const count = host::elementCount(out.dims);
+    if (count == 0)
+    {
+        return host::Done{};
+    }
+    pointwise::BroadcastIndex<2> const map = pointwise::broadcastIndex<2>(out.dims, {a.dims, b.dims});
+    bool ran = false;
+    dispatchType(a.type, [&]<DataType T>() {
+        if constexpr (T != DataType::kUINT8) // no operation takes kUINT8 (inferElementWise refused it)
+        {
+            elementWiseKernel<T><<<pointwise::grid(count), pointwise::kBlock, 0, launch.stream>>>(
+                static_cast<Storage<T> const*>(a.data), static_cast<Storage<T> const*>(b.data), out.data, count, map,
+                params.op, a.scale, b.scale, out.scale, info.boolOutput);
+            ran = true;
+        }
+    });
+    if (!ran)
+    {
+        return pointwise::noKernel(std::string(info.name) + " of " + dataTypeName(a.type));
+    }
+    return pointwise::launched("the element-wise kernel");
+}
+
+} // namespace kiln::cuda

@@ -1,2 +1,171 @@
 // SPDX-License-Identifier: Apache-2.0
+// The library handles and scratch memory of one execution context (kernels.h's Libraries): a cuBLASLt and a cuDNN
+// handle made on first use, and one workspace block that grows on demand in stream order. The errors of failed
+// cuBLASLt and cuDNN calls (libraries.h).
+#include "backends/cuda/libraries.h"
+
 #include "backends/cuda/kernels.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace kiln::cuda
+{
+
+Error cublasFailure(cublasStatus_t status, char const* what)
+{
+    return Error{status == CUBLAS_STATUS_ALLOC_FAILED ? nvinfer1::ErrorCode::kFAILED_ALLOCATION
+                                                      : nvinfer1::ErrorCode::kFAILED_EXECUTION,
+        std::string(what) + " failed: " + cublasLtGetStatusName(status) + " (" + cublasLtGetStatusString(status) + ")"};
+}
+
+Error cudnnFailure(cudnnStatus_t status, char const* what)
+{
+    return Error{status == CUDNN_STATUS_ALLOC_FAILED ? nvinfer1::ErrorCode::kFAILED_ALLOCATION
+                                                     : nvinfer1::ErrorCode::kFAILED_EXECUTION,
+        std::string(what) + " failed: " + cudnnGetErrorString(status)};
+}
+
+uint32_t commonAlignment(void const* address, std::initializer_list<int64_t> offsets) noexcept
+{
+    constexpr uint64_t kMost = 256;
+    uint64_t bits = address == nullptr ? kMost : reinterpret_cast<uintptr_t>(address);
+    for (int64_t const offset : offsets)
+    {
+        bits |= static_cast<uint64_t>(offset < 0 ? -offset : offset);
+    }
+    bits |= kMost;
+    return static_cast<uint32_t>(bits & (~bits + 1)); // The lowest set bit.
+}
+
+struct Libraries::State
+{
+    cublasLtHandle_t cublasLt{};
+    cudnnHandle_t cudnn{};
+    void* block{};
+    int64_t blockBytes{};
+    cudaStream_t blockStream{}; //!< The stream of the last workspace request: the block's uses are ordered on it.
+    cudaEvent_t handOver{};     //!< Orders a new stream after the old one when the workspace changes streams.
+};
+
+Libraries::Libraries()
+    : mState(std::make_unique<State>())
+{
+}
+
+Libraries::~Libraries()
+{
+    // The context's work has finished when it is destroyed (as TensorRT requires of an execution context), so the
+    // block can be freed at once: cudaFree does not wait for stream-ordered allocations.
+    if (mState->block != nullptr)
+    {
+        static_cast<void>(cudaFree(mState->block));
+    }
+    if (mState->handOver != nullptr)
+    {
+        static_cast<void>(cudaEventDestroy(mState->handOver));
+    }
+    if (mState->cudnn != nullptr)
+    {
+        static_cast<void>(cudnnDestroy(mState->cudnn));
+    }
+    if (mState->cublasLt != nullptr)
+    {
+        static_cast<void>(cublasLtDestroy(mState->cublasLt));
+    }
+}
+
+Expected<void*> Libraries::cublasLt()
+{
+    if (mState->cublasLt == nullptr)
+    {
+        cublasLtHandle_t handle{};
+        if (cublasStatus_t const status = cublasLtCreate(&handle); status != CUBLAS_STATUS_SUCCESS)
+        {
+            return cublasFailure(status, "cublasLtCreate");
+        }
+        mState->cublasLt = handle;
+    }
+    return static_cast<void*>(mState->cublasLt);
+}
+
+Expected<void*> Libraries::cudnn(cudaStream_t stream)
+{
+    if (mState->cudnn == nullptr)
+    {
+        cudnnHandle_t handle{};
+        if (cudnnStatus_t const status = cudnnCreate(&handle); status != CUDNN_STATUS_SUCCESS)
+        {
+            return cudnnFailure(status, "cudnnCreate");
+        }
+        mState->cudnn = handle;
+    }
+    if (cudnnStatus_t const status = cudnnSetStream(mState->cudnn, stream); status != CUDNN_STATUS_SUCCESS)
+    {
+        return cudnnFailure(status, "cudnnSetStream");
+    }
+    return static_cast<void*>(mState->cudnn);
+}
+
+Expected<void*> Libraries::workspace(int64_t bytes, cudaStream_t stream)
+{
+    State& s = *mState;
+    if (bytes < 0)
+    {
+        return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT,
+            "workspace: a request for " + std::to_string(bytes) + " bytes (negative)"};
+    }
+    // Work already queued on the block's stream may still use it: a request from another stream waits for that work
+    // (without blocking the host) before the block is used or freed there.
+    if (s.block != nullptr && stream != s.blockStream)
+    {
+        if (s.handOver == nullptr)
+        {
+            if (cudaError_t const status = cudaEventCreateWithFlags(&s.handOver, cudaEventDisableTiming);
+                status != cudaSuccess)
+            {
+                return cudaFailure(status, "workspace: cudaEventCreateWithFlags");
+            }
+        }
+        if (cudaError_t const status = cudaEventRecord(s.handOver, s.blockStream); status != cudaSuccess)
+        {
+            return cudaFailure(status, "workspace: cudaEventRecord");
+        }
+        if (cudaError_t const status = cudaStreamWaitEvent(stream, s.handOver, 0); status != cudaSuccess)
+        {
+            return cudaFailure(status, "workspace: cudaStreamWaitEvent");
+        }
+    }
+    s.blockStream = stream;
+    if (bytes <= s.blockBytes)
+    {
+        return s.block;
+    }
+    // Grow to at least twice the old size (in whole MiB), so that a run of growing requests allocates few times.
+    constexpr int64_t kMiB = int64_t{1} << 20;
+    int64_t const wanted = std::max(bytes, 2 * s.blockBytes);
+    int64_t const rounded = (wanted + kMiB - 1) / kMiB * kMiB;
+    if (s.block != nullptr)
+    {
+        if (cudaError_t const status = cudaFreeAsync(s.block, stream); status != cudaSuccess)
+        {
+            return cudaFailure(status, "workspace: cudaFreeAsync");
+        }
+        s.block = nullptr;
+        s.blockBytes = 0;
+    }
+    void* block = nullptr;
+    if (cudaError_t const status = cudaMallocAsync(&block, static_cast<size_t>(rounded), stream); status != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return Error{nvinfer1::ErrorCode::kFAILED_ALLOCATION,
+            "workspace: cudaMallocAsync of " + std::to_string(rounded) + " bytes failed: " + cudaGetErrorName(status)
+                + " (" + cudaGetErrorString(status) + ")"};
+    }
+    s.block = block;
+    s.blockBytes = rounded;
+    return block;
+}
+
+} // namespace kiln::cuda

@@ -1,2 +1,535 @@
 // SPDX-License-Identifier: Apache-2.0
+// The CUDA matrix multiply (kernels.h) with cuBLASLt, for the host reference's every case (backends/host/
+// matrix_multiply.h): kNONE, kTRANSPOSE and kVECTOR operands, batch axes with broadcasting, in kFLOAT, kHALF, kBF16
+// and kFP8, always accumulating in float (CUBLAS_COMPUTE_32F: no TF32, no half accumulation).
+//
+// Row-major tensors as cuBLASLt's column-major matrices: a row-major [R, C] block is the column-major [C, R] matrix,
+// its transpose, so out = op0(a) * op1(b) is computed as out^T = op1(b)^T * op0(a)^T, with cuBLASLt's A the stored b
+// and its B the stored a. A vector operand is a matrix with one row (input 0) or one column (input 1).
+//
+// Batches: the batch axes are merged where the strides of a, b and out allow (a broadcast axis has stride 0 in the
+// operand that broadcasts); the innermost merged axis is cuBLASLt's strided batch, and any others are host loops of
+// cuBLASLt calls (only when broadcasting alternates between the operands across axes, [3, 1] against [1, 2]).
+//
+// kFP8: cuBLASLt's FP8 GEMMs need a transposed A, a plain B and 16-byte aligned leading dimensions, which the host's
+// shapes do not promise. So FP8 operands are staged as half (every E4M3 value is exact in half), multiplied in float
+// into a float result with alpha = scale(a) * scale(b), and quantized to the output's scale (library_staging.cu).
+//
+// Tactics: the first kMaxTactics results of cublasLtMatmulAlgoGetHeuristic for the shapes, types and the pointers'
+// alignment; tactic 0 is cuBLASLt's first choice.
+#include "backends/host/matrix_multiply.h"
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/libraries.h"
+#include "backends/cuda/library_staging.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace kiln::cuda
+{
+
+namespace
+{
+
+using host::Done;
+using host::MatrixOpInfo;
+using nvinfer1::MatrixOperation;
+
+//! How many heuristic results become tactics.
+constexpr int32_t kMaxTactics = 8;
+//! The most workspace a tactic may need (what cuBLASLt's documentation recommends for Hopper).
+constexpr uint64_t kMaxWorkspace = uint64_t{32} << 20;
+//! Where staged buffers start inside the workspace.
+constexpr int64_t kStagingAlignment = 256;
+
+Error invalid(std::string const& message)
+{
+    return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT, "matrix multiply: " + message};
+}
+
+//! A batch axis (or several merged): its extent and the element strides of a, b and out along it.
+struct BatchAxis
+{
+    int64_t extent{1};
+    int64_t a{};
+    int64_t b{};
+    int64_t out{};
+};
+
+//! The product's geometry and how cuBLASLt computes it.
+struct Gemm
+{
+    DataType type{};
+    bool stagedFp8{};             //!< FP8 operands staged as half, the result staged as float.
+    cudaDataType_t operandType{}; //!< The type cuBLASLt reads a and b in.
+    cudaDataType_t resultType{};  //!< The type cuBLASLt writes the result in.
+    int64_t operandBytes{};       //!< Bytes per element of operandType.
+    int64_t resultBytes{};        //!< Bytes per element of resultType.
+    MatrixOpInfo const* op[2]{};
+    int64_t m{1};
+    int64_t n{1};
+    int64_t k{};
+    int64_t countA{};
+    int64_t countB{};
+    int64_t countOut{};
+    BatchAxis inner;              //!< cuBLASLt's strided batch.
+    std::vector<BatchAxis> loops; //!< Host loops around it, outermost first.
+};
+
+//! Checks the tensors as the host does and works out the product's geometry.
+Expected<Gemm> makeGemm(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
+    DeviceTensor const* out, bool checkData)
+{
+    Expected<host::TensorDesc> const inferred = host::inferMatrixMultiply(params, {a.type, a.dims}, {b.type, b.dims});
+    if (!inferred)
+    {
+        return inferred.error();
+    }
+    host::TensorDesc const& expected = inferred.value();
+    if (out != nullptr && (out->type != expected.type || !host::sameShape(out->dims, expected.dims)))
+    {
+        return invalid(std::string("the output is ") + dataTypeName(out->type) + " " + host::shapeString(out->dims)
+            + " but must be " + dataTypeName(expected.type) + " " + host::shapeString(expected.dims));
+    }
+    if (checkData)
+    {
+        for (auto const& [tensor, role] :
+            {std::pair{&a, "input 0"}, std::pair{&b, "input 1"}, std::pair{out, "output"}})
+        {
+            if (std::optional<Error> const error = host::checkTensor(*tensor, role))
+            {
+                return invalid(error->message);
+            }
+        }
+    }
+
+    Gemm g;
+    g.type = a.type;
+    g.op[0] = host::findMatrixOp(params.ops[0]);
+    g.op[1] = host::findMatrixOp(params.ops[1]);
+    switch (g.type)
+    {
+    case DataType::kFLOAT: g.operandType = g.resultType = CUDA_R_32F; break;
+    case DataType::kHALF: g.operandType = g.resultType = CUDA_R_16F; break;
+    case DataType::kBF16: g.operandType = g.resultType = CUDA_R_16BF; break;
+    case DataType::kFP8:
+        g.stagedFp8 = true;
+        g.operandType = CUDA_R_16F;
+        g.resultType = CUDA_R_32F;
+        break;
+    default: return invalid(std::string("has no cuBLASLt mapping for ") + dataTypeName(g.type));
+    }
+    g.operandBytes = g.operandType == CUDA_R_32F ? 4 : 2;
+    g.resultBytes = g.resultType == CUDA_R_32F ? 4 : 2;
+
+    auto const last = [](Dims const& d, int32_t back) { return d.d[d.nbDims - back]; };
+    if (g.op[0]->matrixAxes == 2)
+    {
+        g.m = g.op[0]->transposed ? last(a.dims, 1) : last(a.dims, 2);
+        g.k = g.op[0]->transposed ? last(a.dims, 2) : last(a.dims, 1);
+    }
+    else
+    {
+        g.k = last(a.dims, 1);
+    }
+    if (g.op[1]->matrixAxes == 2)
+    {
+        g.n = g.op[1]->transposed ? last(b.dims, 2) : last(b.dims, 1);
+    }
+    g.countA = host::elementCount(a.dims);
+    g.countB = host::elementCount(b.dims);
+    g.countOut = host::elementCount(expected.dims);
+
+    // Batch axes: the output's extent and each tensor's stride (0 where an operand broadcasts). Axes of extent 1 drop
+    // out; neighbours merge when the outer stride is the inner one times the inner extent in all three tensors.
+    int32_t const batchRank = a.dims.nbDims - g.op[0]->matrixAxes;
+    int64_t strideA = (g.op[0]->matrixAxes == 2 ? g.m : 1) * g.k;
+    int64_t strideB = (g.op[1]->matrixAxes == 2 ? g.n : 1) * g.k;
+    int64_t strideOut = g.m * g.n;
+    std::vector<BatchAxis> axes; // innermost first while collecting
+    for (int32_t i = batchRank - 1; i >= 0; --i)
+    {
+        int64_t const extentA = a.dims.d[i];
+        int64_t const extentB = b.dims.d[i];
+        int64_t const extent = extentA == 1 ? extentB : extentA;
+        if (extent != 1)
+        {
+            BatchAxis const axis{extent, extentA == 1 ? 0 : strideA, extentB == 1 ? 0 : strideB, strideOut};
+            if (!axes.empty() && axes.back().a * axes.back().extent == axis.a
+                && axes.back().b * axes.back().extent == axis.b && axes.back().out * axes.back().extent == axis.out)
+            {
+                axes.back().extent *= extent;
+            }
+            else
+            {
+                axes.push_back(axis);
+            }
+        }
+        strideA *= extentA;
+        strideB *= extentB;
+        strideOut *= extent;
+    }
+    if (!axes.empty())
+    {
+        g.inner = axes.front();
+        g.loops.assign(axes.rbegin(), axes.rend() - 1);
+    }
+    if (g.inner.extent > std::numeric_limits<int32_t>::max())
+    {
+        return invalid("a batch of " + std::to_string(g.inner.extent) + " products is more than cuBLASLt takes");
+    }
+    return g;
+}
+
+//! Whether the product has nothing for cuBLASLt to do: no output, or K == 0 (the output is zeros).
+bool trivial(Gemm const& g)
+{
+    return g.countOut == 0 || g.k == 0;
+}
+
+//! The cuBLASLt descriptors of one product, destroyed with it.
+struct Descriptors
+{
+    cublasLtMatmulDesc_t op{};
+    cublasLtMatrixLayout_t first{};  //!< cuBLASLt's A: the stored b.
+    cublasLtMatrixLayout_t second{}; //!< cuBLASLt's B: the stored a.
+    cublasLtMatrixLayout_t result{}; //!< C and D: the stored out.
+    cublasLtMatmulPreference_t preference{};
+
+    Descriptors() = default;
+    Descriptors(Descriptors const&) = delete;
+    Descriptors& operator=(Descriptors const&) = delete;
+    ~Descriptors()
+    {
+        if (preference != nullptr)
+        {
+            static_cast<void>(cublasLtMatmulPreferenceDestroy(preference));
+        }
+        for (cublasLtMatrixLayout_t const layout : {first, second, result})
+        {
+            if (layout != nullptr)
+            {
+                static_cast<void>(cublasLtMatrixLayoutDestroy(layout));
+            }
+        }
+        if (op != nullptr)
+        {
+            static_cast<void>(cublasLtMatmulDescDestroy(op));
+        }
+    }
+};
+
+//! Where the product reads and writes, for the alignment the heuristic may assume.
+struct Pointers
+{
+    void const* a{};
+    void const* b{};
+    void const* out{};
+};
+
+#define KILN_CUBLAS(call, what)                                                                                        \
+    do                                                                                                                 \
+    {                                                                                                                  \
+        if (cublasStatus_t const status_ = (call); status_ != CUBLAS_STATUS_SUCCESS)                                   \
+        {                                                                                                              \
+            return cublasFailure(status_, "matrix multiply: " what);                                                   \
+        }                                                                                                              \
+    } while (false)
+
+//! A layout of rows x cols with leading dimension ld, batched as the inner batch axis says.
+std::optional<Error> makeLayout(cublasLtMatrixLayout_t& layout, cudaDataType_t type, int64_t rows, int64_t cols,
+    int64_t ld, int64_t batch, int64_t stride)
+{
+    KILN_CUBLAS(cublasLtMatrixLayoutCreate(
+                    &layout, type, static_cast<uint64_t>(rows), static_cast<uint64_t>(cols), std::max<int64_t>(ld, 1)),
+        "cublasLtMatrixLayoutCreate");
+    if (batch > 1)
+    {
+        auto const count = static_cast<int32_t>(batch);
+        KILN_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
+            "setting the batch count");
+        KILN_CUBLAS(cublasLtMatrixLayoutSetAttribute(
+                        layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)),
+            "setting the batch stride");
+    }
+    return std::nullopt;
+}
+
+//! The descriptors of g and the heuristic's results (at most kMaxTactics, each usable), for operands at pointers.
+std::optional<Error> describe(cublasLtHandle_t handle, Gemm const& g, Pointers const& at, Descriptors& d,
+    std::vector<cublasLtMatmulHeuristicResult_t>& results)
+{
+    KILN_CUBLAS(cublasLtMatmulDescCreate(&d.op, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+    // cuBLASLt's A (m = N rows of the result, k = K): op1(b)^T. Stored b is [K, N] (kNONE: the column-major N x K
+    // matrix itself), [N, K] (kTRANSPOSE: K x N, transposed) or [K] (kVECTOR: K x 1, transposed).
+    bool const bPlain = g.op[1]->matrixAxes == 2 && !g.op[1]->transposed;
+    cublasOperation_t const transA = bPlain ? CUBLAS_OP_N : CUBLAS_OP_T;
+    // cuBLASLt's B (K x M): op0(a)^T. Stored a is [M, K] (kNONE: K x M itself), [K, M] (kTRANSPOSE: M x K, transposed)
+    // or [K] (kVECTOR: K x 1 itself).
+    bool const aTransposed = g.op[0]->matrixAxes == 2 && g.op[0]->transposed;
+    cublasOperation_t const transB = aTransposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+    KILN_CUBLAS(
+        cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSA, &transA, sizeof(transA)), "setting TRANSA");
+    KILN_CUBLAS(
+        cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSB, &transB, sizeof(transB)), "setting TRANSB");
+
+    int64_t const batch = g.inner.extent;
+    if (std::optional<Error> error = bPlain ? makeLayout(d.first, g.operandType, g.n, g.k, g.n, batch, g.inner.b)
+                                            : makeLayout(d.first, g.operandType, g.k, g.n, g.k, batch, g.inner.b))
+    {
+        return error;
+    }
+    if (std::optional<Error> error = aTransposed ? makeLayout(d.second, g.operandType, g.m, g.k, g.m, batch, g.inner.a)
+                                                 : makeLayout(d.second, g.operandType, g.k, g.m, g.k, batch, g.inner.a))
+    {
+        return error;
+    }
+    if (std::optional<Error> error = makeLayout(d.result, g.resultType, g.n, g.m, g.n, batch, g.inner.out))
+    {
+        return error;
+    }
+
+    // The alignment every call's pointers share: the base, the batch stride and every host loop's stride.
+    auto const aligned = [&g](void const* base, int64_t bytes, int64_t BatchAxis::*member) {
+        uint32_t alignment = commonAlignment(base, {g.inner.*member * bytes});
+        for (BatchAxis const& loop : g.loops)
+        {
+            alignment = std::min(alignment, commonAlignment(base, {loop.*member * bytes}));
+        }
+        return alignment;
+    };
+    uint32_t const alignFirst = aligned(at.b, g.operandBytes, &BatchAxis::b);
+    uint32_t const alignSecond = aligned(at.a, g.operandBytes, &BatchAxis::a);
+    uint32_t const alignResult = aligned(at.out, g.resultBytes, &BatchAxis::out);
+    uint64_t const workspace = kMaxWorkspace;
+    KILN_CUBLAS(cublasLtMatmulPreferenceCreate(&d.preference), "cublasLtMatmulPreferenceCreate");
+    for (auto const& [attribute, value] : {std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignFirst},
+             std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignSecond},
+             std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignResult},
+             std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignResult}})
+    {
+        KILN_CUBLAS(cublasLtMatmulPreferenceSetAttribute(d.preference, attribute, &value, sizeof(value)),
+            "setting an alignment preference");
+    }
+    KILN_CUBLAS(cublasLtMatmulPreferenceSetAttribute(
+                    d.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace)),
+        "setting the workspace preference");
+    // Split-K partial sums stay in float (the compute type), never in a 16-bit output type.
+    uint32_t const reductions = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+    KILN_CUBLAS(cublasLtMatmulPreferenceSetAttribute(
+                    d.preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions, sizeof(reductions)),
+        "setting the reduction preference");
+
+    std::vector<cublasLtMatmulHeuristicResult_t> found(kMaxTactics);
+    int returned = 0;
+    KILN_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle, d.op, d.first, d.second, d.result, d.result, d.preference,
+                    kMaxTactics, found.data(), &returned),
+        "cublasLtMatmulAlgoGetHeuristic");
+    results.clear();
+    for (int i = 0; i < returned; ++i)
+    {
+        if (found[static_cast<std::size_t>(i)].state == CUBLAS_STATUS_SUCCESS)
+        {
+            results.push_back(found[static_cast<std::size_t>(i)]);
+        }
+    }
+    if (results.empty())
+    {
+        return cublasFailure(
+            CUBLAS_STATUS_NOT_SUPPORTED, "matrix multiply: cublasLtMatmulAlgoGetHeuristic (no algorithm)");
+    }
+    return std::nullopt;
+}
+
+//! Bytes rounded up to the staging alignment.
+int64_t staged(int64_t bytes)
+{
+    return (bytes + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment;
+}
+
+//! Where the staged operands and result sit in the workspace (FP8 only), and where cuBLASLt's own workspace starts.
+struct Staging
+{
+    int64_t a{};
+    int64_t b{};
+    int64_t out{};
+    int64_t library{};
+};
+
+Staging stagingLayout(Gemm const& g)
+{
+    Staging s;
+    if (g.stagedFp8)
+    {
+        s.b = s.a + staged(g.countA * g.operandBytes);
+        s.out = s.b + staged(g.countB * g.operandBytes);
+        s.library = s.out + staged(g.countOut * g.resultBytes);
+    }
+    return s;
+}
+
+//! The pointers the heuristic sees: the tensors', or the staging buffers' (256-byte aligned) for FP8.
+Pointers pointersOf(Gemm const& g, DeviceTensor const& a, DeviceTensor const& b, DeviceTensor const& out)
+{
+    if (g.stagedFp8)
+    {
+        return {};
+    }
+    return {a.data, b.data, out.data};
+}
+
+} // namespace
+
+int32_t nbMatrixMultiplyTactics(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
+    DeviceTensor const& out, Libraries& libraries)
+{
+    Expected<Gemm> const gemm = makeGemm(params, a, b, &out, false);
+    if (!gemm || trivial(gemm.value()))
+    {
+        return 1;
+    }
+    Expected<void*> const handle = libraries.cublasLt();
+    if (!handle)
+    {
+        return 1;
+    }
+    Descriptors d;
+    std::vector<cublasLtMatmulHeuristicResult_t> results;
+    if (describe(static_cast<cublasLtHandle_t>(handle.value()), gemm.value(), pointersOf(gemm.value(), a, b, out), d,
+            results))
+    {
+        return 1;
+    }
+    return static_cast<int32_t>(results.size());
+}
+
+Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
+    DeviceTensor const& out, Launch const& launch)
+{
+    Expected<Gemm> const planned = makeGemm(params, a, b, &out, true);
+    if (!planned)
+    {
+        return planned.error();
+    }
+    Gemm const& g = planned.value();
+    if (launch.tactic < 0)
+    {
+        return invalid("tactic " + std::to_string(launch.tactic) + " is negative");
+    }
+    if (g.countOut == 0)
+    {
+        return Done{};
+    }
+    if (g.k == 0)
+    {
+        // Empty sums: every output is 0, whose bits are all zero in every floating type.
+        if (cudaError_t const status
+            = cudaMemsetAsync(out.data, 0, static_cast<size_t>(storageBytes(out.type, g.countOut)), launch.stream);
+            status != cudaSuccess)
+        {
+            return cudaFailure(status, "matrix multiply: cudaMemsetAsync");
+        }
+        return Done{};
+    }
+    if (launch.libraries == nullptr)
+    {
+        return invalid("no libraries were given to the launch");
+    }
+    Expected<void*> const handle = launch.libraries->cublasLt();
+    if (!handle)
+    {
+        return handle.error();
+    }
+    Descriptors d;
+    std::vector<cublasLtMatmulHeuristicResult_t> results;
+    if (std::optional<Error> error
+        = describe(static_cast<cublasLtHandle_t>(handle.value()), g, pointersOf(g, a, b, out), d, results))
+    {
+        return *error;
+    }
+    if (launch.tactic >= static_cast<int32_t>(results.size()))
+    {
+        return invalid("tactic " + std::to_string(launch.tactic) + " is out of range: cuBLASLt offers "
+            + std::to_string(results.size()) + " for these shapes");
+    }
+    cublasLtMatmulHeuristicResult_t const& chosen = results[static_cast<std::size_t>(launch.tactic)];
+
+    Staging const staging = stagingLayout(g);
+    int64_t const libraryBytes = static_cast<int64_t>(chosen.workspaceSize);
+    Expected<void*> const workspace = launch.libraries->workspace(staging.library + libraryBytes, launch.stream);
+    if (!workspace)
+    {
+        return workspace.error();
+    }
+    auto* const base = static_cast<std::byte*>(workspace.value());
+    void const* first = b.data;
+    void const* second = a.data;
+    void* result = out.data;
+    float alpha = 1.F;
+    if (g.stagedFp8)
+    {
+        first = base + staging.b;
+        second = base + staging.a;
+        result = base + staging.out;
+        alpha = a.scale * b.scale;
+        for (auto const& [tensor, at, count] :
+            {std::tuple{&a, staging.a, g.countA}, std::tuple{&b, staging.b, g.countB}})
+        {
+            Status const done = convertElements(
+                {tensor->data, DataType::kFP8, 1.F}, {base + at, DataType::kHALF}, count, launch.stream);
+            if (!done)
+            {
+                return done.error();
+            }
+        }
+    }
+    float const beta = 0.F;
+    void* const libraryWorkspace = libraryBytes > 0 ? base + staging.library : nullptr;
+
+    // The host loops (an odometer over g.loops), each one strided-batched cuBLASLt call.
+    std::vector<int64_t> index(g.loops.size(), 0);
+    while (true)
+    {
+        int64_t offsetA = 0;
+        int64_t offsetB = 0;
+        int64_t offsetOut = 0;
+        for (std::size_t i = 0; i < g.loops.size(); ++i)
+        {
+            offsetA += index[i] * g.loops[i].a;
+            offsetB += index[i] * g.loops[i].b;
+            offsetOut += index[i] * g.loops[i].out;
+        }
+        auto const* const firstAt = static_cast<std::byte const*>(first) + offsetB * g.operandBytes;
+        auto const* const secondAt = static_cast<std::byte const*>(second) + offsetA * g.operandBytes;
+        auto* const resultAt = static_cast<std::byte*>(result) + offsetOut * g.resultBytes;
+        KILN_CUBLAS(cublasLtMatmul(static_cast<cublasLtHandle_t>(handle.value()), d.op, &alpha, firstAt, d.first,
+                        secondAt, d.second, &beta, resultAt, d.result, resultAt, d.result, &chosen.algo,
+                        libraryWorkspace, chosen.workspaceSize, launch.stream),
+            "cublasLtMatmul");
+        std::size_t axis = g.loops.size();
+        while (axis > 0 && ++index[axis - 1] == g.loops[axis - 1].extent)
+        {
+            index[--axis] = 0;
+        }
+        if (axis == 0)
+        {
+            break;
+        }
+    }
+
+    if (g.stagedFp8)
+    {
+        return convertElements(
+            {result, DataType::kFLOAT}, {out.data, DataType::kFP8, out.scale}, g.countOut, launch.stream);
+    }
+    return Done{};
+}
+
+#undef KILN_CUBLAS
+
+} // namespace kiln::cuda

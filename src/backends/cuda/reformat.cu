@@ -1,3 +1,205 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/cuda/elements.cuh"
+// CUDA reformat: src laid out in one TensorFormat rewritten as dst in another, the layouts those of the host
+// (backends/host/reformat.h's formatLayout, computed on the host and passed by value). One kernel walks the logical
+// elements and maps each coordinate to its offset in both layouts; the destination's padding is zeroed first
+// (cudaMemsetAsync), as the host writes it. The same layout without padding is one cudaMemcpyAsync (the packed kINT4
+// and kFP4, which only kLINEAR holds, among them).
+#include "backends/cuda/data_movement.cuh"
 #include "backends/cuda/kernels.h"
+#include "backends/host/reformat.h"
+
+#include <functional>
+#include <string>
+
+namespace kiln::cuda
+{
+
+namespace
+{
+
+using nvinfer1::TensorFormat;
+
+//! host::FormatLayout as the kernel reads it.
+struct Layout
+{
+    int32_t vectorizedDim{-1}; //!< Split into vectors (vector-major formats only); -1 for none.
+    int32_t vectorSize{1};
+    int64_t strides[kMaxDims]{};
+};
+
+struct ReformatPlan
+{
+    int32_t rank{0};
+    int64_t extents[kMaxDims]{};
+    Layout src;
+    Layout dst;
+};
+
+Layout layoutOf(host::FormatLayout const& layout)
+{
+    Layout result;
+    result.vectorizedDim = layout.channelsLast ? -1 : layout.vectorizedDim;
+    result.vectorSize = layout.vectorSize;
+    for (int32_t i = 0; i < layout.rank; ++i)
+    {
+        result.strides[i] = layout.strides[static_cast<std::size_t>(i)];
+    }
+    return result;
+}
+
+//! The offset contributed by coordinate x of dimension i (host::elementOffset's term).
+__device__ __forceinline__ int64_t term(Layout const& layout, int32_t i, int64_t x)
+{
+    if (i == layout.vectorizedDim)
+    {
+        int64_t const vector = x / layout.vectorSize;
+        return vector * layout.strides[i] + (x - vector * layout.vectorSize);
+    }
+    return x * layout.strides[i];
+}
+
+template <typename Word>
+__global__ void reformatKernel(Word const* __restrict__ in, Word* __restrict__ out, int64_t count, ReformatPlan plan)
+{
+    for (int64_t e = firstIndex(); e < count; e += gridStride())
+    {
+        int64_t index = e;
+        int64_t from = 0;
+        int64_t to = 0;
+#pragma unroll
+        for (int32_t i = kMaxDims - 1; i >= 0; --i)
+        {
+            if (i < plan.rank)
+            {
+                int64_t const next = index / plan.extents[i];
+                int64_t const x = index - next * plan.extents[i];
+                from += term(plan.src, i, x);
+                to += term(plan.dst, i, x);
+                index = next;
+            }
+        }
+        out[to] = in[from];
+    }
+}
+
+Error invalid(std::string message)
+{
+    return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT, std::move(message)};
+}
+
+//! Whether the byte ranges [a, a + aBytes) and [b, b + bBytes) share a byte.
+bool overlap(void const* a, int64_t aBytes, void const* b, int64_t bBytes) noexcept
+{
+    if (aBytes <= 0 || bBytes <= 0)
+    {
+        return false;
+    }
+    std::less<> const less;
+    auto const* const aBegin = static_cast<std::byte const*>(a);
+    auto const* const bBegin = static_cast<std::byte const*>(b);
+    return less(aBegin, bBegin + bBytes) && less(bBegin, aBegin + aBytes);
+}
+
+} // namespace
+
+Status runReformat(DeviceTensor const& src, TensorFormat srcFormat, DeviceTensor const& dst, TensorFormat dstFormat,
+    Launch const& launch)
+{
+    // The host kernel's checks, in its order and with its messages.
+    if (src.type != dst.type)
+    {
+        return invalid(std::string("reformat: the source is ") + dataTypeName(src.type) + " but the destination is "
+            + dataTypeName(dst.type));
+    }
+    if (!host::sameShape(src.dims, dst.dims))
+    {
+        return invalid("reformat: the source has dims " + host::shapeString(src.dims) + " but the destination has "
+            + host::shapeString(dst.dims));
+    }
+    if (isQuantizedType(src.type) && src.scale != dst.scale)
+    {
+        return invalid(std::string("reformat: the ") + dataTypeName(src.type) + " source has scale "
+            + std::to_string(src.scale) + " but the destination has scale " + std::to_string(dst.scale)
+            + " (codes are copied, not requantized)");
+    }
+    Expected<host::FormatLayout> const from = host::formatLayout(srcFormat, src.type, src.dims);
+    if (!from)
+    {
+        return invalid("reformat: the source: " + from.error().message);
+    }
+    Expected<host::FormatLayout> const to = host::formatLayout(dstFormat, dst.type, dst.dims);
+    if (!to)
+    {
+        return invalid("reformat: the destination: " + to.error().message);
+    }
+    int64_t const srcBytes = storageBytes(src.type, from.value().paddedCount);
+    int64_t const dstBytes = storageBytes(dst.type, to.value().paddedCount);
+    for (auto const& [tensor, bytes, role] :
+        {std::tuple{&src, srcBytes, "source"}, std::tuple{&dst, dstBytes, "destination"}})
+    {
+        if (bytes > 0 && tensor->data == nullptr)
+        {
+            return invalid(
+                std::string("reformat: the ") + role + " of shape " + host::shapeString(tensor->dims) + " has no data");
+        }
+    }
+    if (src.data == dst.data && srcFormat == dstFormat)
+    {
+        return host::Done{}; // already in place
+    }
+    if (overlap(src.data, srcBytes, dst.data, dstBytes))
+    {
+        return invalid(std::string("reformat: the source (") + host::formatName(srcFormat) + ") and the destination ("
+            + host::formatName(dstFormat) + ") overlap");
+    }
+    int64_t const count = host::elementCount(src.dims);
+    if (srcFormat == dstFormat && from.value().paddedCount == count)
+    {
+        if (dstBytes > 0)
+        {
+            cudaError_t const status = cudaMemcpyAsync(
+                dst.data, src.data, static_cast<size_t>(dstBytes), cudaMemcpyDeviceToDevice, launch.stream);
+            if (status != cudaSuccess)
+            {
+                return cudaFailure(status, "reformat: cudaMemcpyAsync");
+            }
+        }
+        return host::Done{};
+    }
+    // Only the padding needs zeros: the kernel writes every element.
+    if (to.value().paddedCount > count)
+    {
+        cudaError_t const status = cudaMemsetAsync(dst.data, 0, static_cast<size_t>(dstBytes), launch.stream);
+        if (status != cudaSuccess)
+        {
+            return cudaFailure(status, "reformat: cudaMemsetAsync");
+        }
+    }
+    if (count == 0)
+    {
+        return host::Done{};
+    }
+    for (auto const& [tensor, role] : {std::pair{&src, "source"}, std::pair{&dst, "destination"}})
+    {
+        if (Status aligned = checkAligned(*tensor, "reformat", role); !aligned)
+        {
+            return aligned;
+        }
+    }
+    ReformatPlan plan;
+    plan.rank = src.dims.nbDims;
+    for (int32_t i = 0; i < plan.rank; ++i)
+    {
+        plan.extents[i] = src.dims.d[i];
+    }
+    plan.src = layoutOf(from.value());
+    plan.dst = layoutOf(to.value());
+    // Only kLINEAR holds the packed types, so from here every element has whole bytes.
+    dispatchWord(host::elementBytes(src.type), [&]<typename Word>() {
+        reformatKernel<Word><<<gridFor(count), kBlock, 0, launch.stream>>>(
+            static_cast<Word const*>(src.data), static_cast<Word*>(dst.data), count, plan);
+    });
+    return launched("reformat: kernel launch");
+}
+
+} // namespace kiln::cuda

@@ -23,10 +23,19 @@ namespace kiln::host
 Error invalidArgument(std::string message);
 
 //! One input a kind takes: what it is, for messages, and whether a layer of the kind must have it.
+//! What a kernel reads of an input.
+enum class InputUse : int32_t
+{
+    kDATA,   //!< Its elements, in the backend's memory.
+    kVALUES, //!< Its values as parameters (a 1-D kINT32 or kINT64 shape tensor), read on the host.
+    kSHAPE,  //!< Only its type and shape; its data is never read.
+};
+
 struct InputRole
 {
     char const* name;
     bool required;
+    InputUse use{InputUse::kDATA};
 };
 
 //! The inputs of one layer, described by the roles of its kind (the last role repeats for a variadic kind).

@@ -275,7 +275,8 @@ struct HostKind<kiln::UnaryParams>
 template <>
 struct HostKind<ShuffleParams> : OneOperandKernel<inferShuffle, runShuffle>
 {
-    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"reshape dimensions", false}};
+    static constexpr std::array kInputs{
+        InputRole{"data", true}, InputRole{"reshape dimensions", false, InputUse::kVALUES}};
     //! Input 1 gives the reshape dimensions; 0 and -1 keep their meaning: the kernel copies (with zeroIsPlaceholder)
     //! or infers them.
     static Resolved<ShuffleParams> resolve(ShuffleParams params, LayerInputs const& io)
@@ -372,8 +373,9 @@ struct HostKind<PluginV2Params>
 template <>
 struct HostKind<SliceParams>
 {
-    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"start", false}, InputRole{"size", false},
-        InputRole{"stride", false}, InputRole{"fill value", false}, InputRole{"axes", false}};
+    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"start", false, InputUse::kVALUES},
+        InputRole{"size", false, InputUse::kVALUES}, InputRole{"stride", false, InputUse::kVALUES},
+        InputRole{"fill value", false}, InputRole{"axes", false, InputUse::kVALUES}};
     //! Inputs 1, 2, 3 and 5 give the start, size, stride and axes.
     static Resolved<SliceParams> resolve(SliceParams params, LayerInputs const& io)
     {
@@ -405,7 +407,7 @@ struct HostKind<SliceParams>
 template <>
 struct HostKind<ShapeParams>
 {
-    static constexpr std::array kInputs{InputRole{"data", true}};
+    static constexpr std::array kInputs{InputRole{"data", true, InputUse::kSHAPE}};
     static Expected<TensorDesc> infer(ShapeParams const& params, QueryInputs const& io)
     {
         return inferShape(params, io.desc(0));
@@ -435,7 +437,8 @@ struct HostKind<SelectParams>
 template <>
 struct HostKind<FillParams>
 {
-    static constexpr std::array kInputs{InputRole{"shape", false}, InputRole{"alpha", false}, InputRole{"beta", false}};
+    static constexpr std::array kInputs{
+        InputRole{"shape", false, InputUse::kVALUES}, InputRole{"alpha", false}, InputRole{"beta", false}};
     //! Input 0 gives the shape.
     static Resolved<FillParams> resolve(FillParams params, LayerInputs const& io)
     {
@@ -497,7 +500,7 @@ Resolved<P> resolve(P const& params, LayerInputs const& io)
     }
 }
 
-//! Checks the views against the kind's descriptor, completes the parameters, then runs the kernel.
+//! Checks the views against the kind's descriptor, completes the parameters (prepareRun), then runs the kernel.
 template <typename P>
 Status runKind(P const& params, std::span<HostTensor const* const> inputs, std::span<HostTensor const> outputs)
 {
@@ -508,22 +511,12 @@ Status runKind(P const& params, std::span<HostTensor const* const> inputs, std::
     }
     else
     {
-        RunInputs const io(inputs, Kind::kInputs, outputs);
-        if (std::optional<Error> problem
-            = io.checkArity(layerClassName(kLayerTypeOf<P>), Variadic<Kind>, outputs.size()))
+        Expected<P> const prepared = prepareRun(params, inputs, outputs);
+        if (!prepared)
         {
-            return *std::move(problem);
+            return prepared.error();
         }
-        Resolved<P> const resolved = resolve(params, io);
-        if (!resolved)
-        {
-            return resolved.error();
-        }
-        if (!resolved.value())
-        {
-            return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR, "an input read as values has none at run time"};
-        }
-        return Kind::run(*resolved.value(), io);
+        return Kind::run(prepared.value(), RunInputs(inputs, Kind::kInputs, outputs));
     }
 }
 
@@ -563,6 +556,62 @@ Expected<std::optional<TensorDesc>> checkKind(P const& params, LayerQuery const&
 }
 
 } // namespace
+
+template <typename P>
+Expected<P> prepareRun(P const& params, std::span<HostTensor const* const> inputs, std::span<HostTensor const> outputs)
+{
+    using Kind = HostKind<P>;
+    if constexpr (Refused<Kind>)
+    {
+        return Error{nvinfer1::ErrorCode::kUNSUPPORTED_STATE, "plugin layers run through their plugins"};
+    }
+    else
+    {
+        RunInputs const io(inputs, Kind::kInputs, outputs);
+        if (std::optional<Error> problem
+            = io.checkArity(layerClassName(kLayerTypeOf<P>), Variadic<Kind>, outputs.size()))
+        {
+            return *std::move(problem);
+        }
+        Resolved<P> const resolved = resolve(params, io);
+        if (!resolved)
+        {
+            return resolved.error();
+        }
+        if (!resolved.value())
+        {
+            return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR, "an input read as values has none at run time"};
+        }
+        return *resolved.value();
+    }
+}
+
+#define KILN_PREPARE_RUN(e, Name, tag)                                                                                 \
+    template Expected<kiln::Name##Params> prepareRun(                                                                  \
+        kiln::Name##Params const&, std::span<HostTensor const* const>, std::span<HostTensor const>);
+KILN_LAYER_KINDS(KILN_PREPARE_RUN)
+#undef KILN_PREPARE_RUN
+
+InputUse inputUse(LayerParams const& params, std::size_t index) noexcept
+{
+    return std::visit(
+        [&](auto const& kind) {
+            using Kind = HostKind<std::decay_t<decltype(kind)>>;
+            if constexpr (Refused<Kind>)
+            {
+                return InputUse::kDATA;
+            }
+            else if constexpr (Kind::kInputs.empty())
+            {
+                return InputUse::kDATA;
+            }
+            else
+            {
+                return Kind::kInputs[std::min(index, Kind::kInputs.size() - 1)].use;
+            }
+        },
+        params);
+}
 
 Status runLayerKind(
     LayerParams const& params, std::span<HostTensor const* const> inputs, std::span<HostTensor const> outputs)

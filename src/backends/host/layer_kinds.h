@@ -6,6 +6,7 @@
 #pragma once
 
 #include "backends/backend.h"
+#include "backends/host/layer_inputs.h"
 
 #include <optional>
 #include <span>
@@ -16,6 +17,16 @@ namespace kiln::host
 //! Runs a layer with params on views: checks that the views fit the kind, completes the parameters, runs the kernel.
 Status runLayerKind(
     LayerParams const& params, std::span<HostTensor const* const> inputs, std::span<HostTensor const> outputs);
+
+//! What the kernel of params' kind reads of input index (the last role of a variadic kind repeats; kDATA for plugin
+//! kinds, whose inputs are all data).
+InputUse inputUse(LayerParams const& params, std::size_t index) noexcept;
+
+//! For a layer of the built-in kind P: checks the run-time views against the kind (their count, the required inputs,
+//! one output) and completes params as the kernels take them (explicit padding, values read from kVALUES inputs,
+//! which are in host memory). What another backend runs a built-in kind with; instantiated for every built-in kind.
+template <typename P>
+Expected<P> prepareRun(P const& params, std::span<HostTensor const* const> inputs, std::span<HostTensor const> outputs);
 
 //! Backend::checkLayer for a layer with params: the same fit and completion as runLayerKind, then the kernel's infer.
 Expected<std::optional<TensorDesc>> checkLayerKind(LayerParams const& params, LayerQuery const& query);

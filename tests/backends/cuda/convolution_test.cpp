@@ -1,2 +1,378 @@
 // SPDX-License-Identifier: Apache-2.0
+// The cuDNN convolution (backends/cuda/convolution.cpp) against the host reference, with every tactic, on random 2-D
+// and 3-D shapes with groups, strides, dilations, asymmetric padding (both the cases cuDNN's symmetric padding covers
+// and those that need a padded copy) and bias, in FP32, FP16, BF16 and INT8; kernels of another type than the input;
+// empty inputs and outputs; and the refusals with their messages.
 #include "cuda_test_util.h"
+
+#include "backends/host/convolution.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kiln::cuda::test
+{
+namespace
+{
+
+//! One convolution: shapes, window, and the operands' types.
+struct Case
+{
+    DataType type{DataType::kFLOAT};
+    int64_t batch{1};
+    int64_t channels{1};
+    int64_t maps{1};
+    int64_t groups{1};
+    std::vector<int64_t> in, kernel, stride, dilation, pre, post;
+    bool bias{false};
+    std::optional<DataType> kernelType; //!< The kernel tensor's type when not the input's.
+    DataType biasType{DataType::kFLOAT};
+};
+
+using Extents = std::vector<int64_t>;
+
+//! A case with the input's type for the kernel and a float bias (when bias).
+Case make(DataType type, int64_t batch, int64_t channels, int64_t maps, int64_t groups, Extents in, Extents kernel,
+    Extents stride, Extents dilation, Extents pre, Extents post, bool bias)
+{
+    Case c;
+    c.type = type;
+    c.batch = batch;
+    c.channels = channels;
+    c.maps = maps;
+    c.groups = groups;
+    c.in = std::move(in);
+    c.kernel = std::move(kernel);
+    c.stride = std::move(stride);
+    c.dilation = std::move(dilation);
+    c.pre = std::move(pre);
+    c.post = std::move(post);
+    c.bias = bias;
+    return c;
+}
+
+Dims toDims(std::vector<int64_t> const& v)
+{
+    Dims d{static_cast<int32_t>(v.size()), {}};
+    std::copy(v.begin(), v.end(), d.d);
+    return d;
+}
+
+std::string describe(Case const& c)
+{
+    auto const list = [](std::vector<int64_t> const& v) { return host::shapeString(toDims(v)); };
+    return std::string(dataTypeName(c.type)) + " N " + std::to_string(c.batch) + " C " + std::to_string(c.channels)
+        + " K " + std::to_string(c.maps) + " G " + std::to_string(c.groups) + " in " + list(c.in) + " kernel "
+        + list(c.kernel) + " stride " + list(c.stride) + " dilation " + list(c.dilation) + " pre " + list(c.pre)
+        + " post " + list(c.post) + (c.bias ? " bias" : "")
+        + (c.kernelType ? std::string(" kernel type ") + dataTypeName(*c.kernelType) : "");
+}
+
+//! The tolerance factor for reductions of length r: as the matrix multiply test argues, float accumulation loses
+//! about u * r (u = 2^-24) for products of inputs in [-2, 2] and [-1, 1]. cuDNN's FFT and Winograd algorithms
+//! transform the operands in float and lose more: on an H200 the worst float tactic erred by 12.5 times the plain
+//! kFLOAT tolerance at r = 288, where 64 * u * r allows 110 times. FloatIsNotComputedInTf32 checks separately that no
+//! tactic rounds its operands to TF32, which a tolerance this wide would not notice at large r.
+double reductionExtra(DataType type, int64_t r)
+{
+    return 1.0 + 64.0 * std::ldexp(1.0, -24) * static_cast<double>(r) / tolerance(type);
+}
+
+class CudaConvolution : public CudaKernelTest
+{
+protected:
+    //! One convolution on the device, with every tactic, against the host reference.
+    void check(Case const& c)
+    {
+        SCOPED_TRACE(describe(c));
+        bool const int8 = c.type == DataType::kINT8;
+        DataType const kernelType = c.kernelType.value_or(c.type);
+        ConvolutionParams params;
+        params.nbOutputMaps = c.maps;
+        params.nbGroups = c.groups;
+        params.kernelSize = toDims(c.kernel);
+        params.stride = toDims(c.stride);
+        params.dilation = toDims(c.dilation);
+        params.prePadding = toDims(c.pre);
+        params.postPadding = toDims(c.post);
+
+        std::vector<int64_t> inShape{c.batch, c.channels};
+        inShape.insert(inShape.end(), c.in.begin(), c.in.end());
+        std::vector<int64_t> kernelShape{c.maps, c.groups == 0 ? 0 : c.channels / c.groups};
+        kernelShape.insert(kernelShape.end(), c.kernel.begin(), c.kernel.end());
+        HostBuffer input(c.type, toDims(inShape), int8 ? 0.05F : 1.0F);
+        HostBuffer kernel(kernelType, toDims(kernelShape), kernelType == DataType::kINT8 ? 0.02F : 1.0F);
+        HostBuffer bias(c.biasType, Dims{1, {c.maps}});
+        randomize(input, mRng, -2.0, 2.0);
+        randomize(kernel, mRng, -1.0, 1.0);
+        randomize(bias, mRng, -1.0, 1.0);
+
+        // The host takes a kernel tensor of the input's type, and other types as Weights (kINT8 with its scale).
+        host::ConvolutionOperands operands;
+        ConvolutionParams hostParams = params;
+        if (kernelType == c.type)
+        {
+            operands.kernel = &kernel.tensor();
+        }
+        else
+        {
+            hostParams.kernel
+                = nvinfer1::Weights{kernelType, kernel.tensor().data, host::elementCount(kernel.tensor().dims)};
+            if (kernelType == DataType::kINT8)
+            {
+                operands.kernelScales = {kernel.tensor().scale};
+            }
+        }
+        operands.bias = c.bias ? &bias.tensor() : nullptr;
+        Expected<host::TensorDesc> const desc
+            = host::inferConvolution(hostParams, {c.type, input.tensor().dims}, operands);
+        ASSERT_TRUE(desc.ok()) << desc.error().message;
+        HostBuffer expected(c.type, desc.value().dims, int8 ? 0.1F : 1.0F);
+        Status const reference = host::runConvolution(hostParams, input.tensor(), expected.tensor(), operands);
+        ASSERT_TRUE(reference.ok()) << reference.error().message;
+
+        DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
+        DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
+        DeviceBuffer const dbias = DeviceBuffer::upload(bias.tensor());
+        DeviceBuffer const dout(expected.tensor());
+        int32_t const tactics = nbConvolutionTactics(params, din.tensor(), dout.tensor(), *mLibraries);
+        EXPECT_GE(tactics, 1);
+        int64_t const reduction = std::accumulate(
+            c.kernel.begin(), c.kernel.end(), c.groups == 0 ? int64_t{0} : c.channels / c.groups, std::multiplies<>());
+        int64_t const bytes = storageBytes(c.type, host::elementCount(expected.tensor()));
+        for (int32_t tactic = 0; tactic < tactics; ++tactic)
+        {
+            // NaN everywhere first (0xFF bytes in the floating types), so that an element left unwritten fails.
+            ASSERT_EQ(cudaMemsetAsync(dout.tensor().data, 0xFF, static_cast<size_t>(bytes), mStream), cudaSuccess);
+            Status const done = runConvolution(params, din.tensor(), dkernel.tensor(),
+                c.bias ? &dbias.tensor() : nullptr, dout.tensor(), launch(tactic));
+            ASSERT_TRUE(done.ok()) << "tactic " << tactic << ": " << done.error().message;
+            expectNear(dout.download(mStream), expected, int8 ? 1.0 : reductionExtra(c.type, reduction),
+                "tactic " + std::to_string(tactic));
+        }
+    }
+
+    int64_t draw(int64_t lo, int64_t hi)
+    {
+        return lo + static_cast<int64_t>(mRng() % static_cast<uint64_t>(hi - lo + 1));
+    }
+
+    //! A random case of type with nbSpatial axes; padding drawn independently before and after.
+    Case randomCase(DataType type, int32_t nbSpatial)
+    {
+        Case c;
+        c.type = type;
+        c.batch = draw(1, 2);
+        c.groups = draw(1, 3);
+        c.channels = c.groups * draw(1, 4);
+        c.maps = c.groups * draw(1, 3);
+        c.bias = mRng() % 2 == 0;
+        for (int32_t i = 0; i < nbSpatial; ++i)
+        {
+            int64_t const k = draw(1, nbSpatial == 2 ? 5 : 3);
+            int64_t const d = draw(1, 2);
+            int64_t const pre = draw(0, 3);
+            int64_t const post = draw(0, 3);
+            int64_t const span = 1 + d * (k - 1);
+            c.kernel.push_back(k);
+            c.dilation.push_back(d);
+            c.stride.push_back(draw(1, 3));
+            c.pre.push_back(pre);
+            c.post.push_back(post);
+            c.in.push_back(std::max<int64_t>(1, span - pre - post + draw(0, nbSpatial == 2 ? 9 : 4)));
+        }
+        return c;
+    }
+};
+
+constexpr DataType kTypes[] = {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT8};
+
+TEST_F(CudaConvolution, Random2dEveryTypeEveryTactic)
+{
+    for (DataType const type : kTypes)
+    {
+        for (int32_t trial = 0; trial < 12; ++trial)
+        {
+            check(randomCase(type, 2));
+            if (HasFatalFailure())
+            {
+                return;
+            }
+        }
+    }
+}
+
+TEST_F(CudaConvolution, Random3dEveryTypeEveryTactic)
+{
+    for (DataType const type : kTypes)
+    {
+        for (int32_t trial = 0; trial < 6; ++trial)
+        {
+            check(randomCase(type, 3));
+            if (HasFatalFailure())
+            {
+                return;
+            }
+        }
+    }
+}
+
+TEST_F(CudaConvolution, AsymmetricPadding)
+{
+    for (DataType const type : kTypes)
+    {
+        // kSAME_UPPER of a 3x3 stride-2 window on an even input: pre 0, post 1, and the post padding makes an output,
+        // so the input is copied with a zero row and column after it.
+        check(make(type, 1, 3, 4, 1, {8, 6}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {1, 1}, true));
+        // pre > post with an output that symmetric padding would add: a copy with zeros before.
+        check(make(type, 2, 2, 3, 1, {5, 7}, {3, 2}, {1, 1}, {1, 1}, {2, 1}, {0, 0}, false));
+        // pre < post where the extra post padding makes no output (kEXPLICIT_ROUND_UP's kind): no copy.
+        check(make(type, 1, 2, 2, 1, {7, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {2, 2}, true));
+        // Padding wider than the kernel, different on every side, with dilation and groups.
+        check(make(type, 1, 4, 4, 2, {6, 5}, {2, 3}, {1, 2}, {2, 1}, {3, 0}, {1, 4}, true));
+        // 3-D with one symmetric, one copied and one uncopied axis.
+        check(make(type, 1, 2, 2, 1, {4, 6, 5}, {3, 3, 2}, {1, 2, 1}, {1, 1, 1}, {1, 0, 2}, {1, 1, 0}, true));
+    }
+}
+
+TEST_F(CudaConvolution, GroupsAndLargerShapes)
+{
+    for (DataType const type : kTypes)
+    {
+        // Depthwise 3x3.
+        check(make(type, 2, 8, 8, 8, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true));
+        // A ResNet-like layer, large enough for tensor-core and FFT algorithms.
+        check(make(type, 2, 32, 64, 1, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true));
+        // A 1x1 convolution with stride.
+        check(make(type, 1, 16, 32, 1, {10, 10}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, false));
+    }
+}
+
+TEST_F(CudaConvolution, KernelsOfAnotherType)
+{
+    // Float weights for 16-bit and INT8 convolutions, INT8 weights (per-tensor scale) for float and INT8 ones.
+    Case c = make(DataType::kHALF, 1, 4, 6, 2, {7, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true);
+    c.kernelType = DataType::kFLOAT;
+    for (DataType const type : {DataType::kHALF, DataType::kBF16, DataType::kINT8})
+    {
+        c.type = type;
+        check(c);
+    }
+    c.kernelType = DataType::kINT8;
+    c.type = DataType::kFLOAT;
+    check(c);
+    // A half bias for a float convolution, a bfloat16 one for a half convolution.
+    Case b = make(DataType::kFLOAT, 1, 3, 5, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true);
+    b.biasType = DataType::kHALF;
+    check(b);
+    b.type = DataType::kHALF;
+    b.biasType = DataType::kBF16;
+    check(b);
+}
+
+TEST_F(CudaConvolution, EmptyInputsAndOutputs)
+{
+    for (DataType const type : kTypes)
+    {
+        // No input channels: every output is its bias.
+        check(make(type, 2, 0, 3, 1, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true));
+        // An input of extent 0 padded to 2: outputs from padding alone.
+        check(make(type, 1, 2, 2, 1, {0, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 0}, {1, 0}, true));
+        // No batch: an empty output.
+        check(make(type, 0, 2, 2, 1, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, true));
+    }
+}
+
+TEST_F(CudaConvolution, FloatIsNotComputedInTf32)
+{
+    // 1 + 2^-12 is a float but rounds to 1 in TF32 (10 fraction bits): a TF32 sum of 72 such products misses
+    // 72 * 2^-11, 3.5e-2, where the float tolerance allows 1e-5 * (1 + 72). Every tactic must compute in float.
+    ConvolutionParams params;
+    params.nbOutputMaps = 4;
+    params.kernelSize = Dims{2, {3, 3}};
+    HostBuffer input(DataType::kFLOAT, Dims{4, {1, 8, 6, 6}});
+    HostBuffer kernel(DataType::kFLOAT, Dims{4, {4, 8, 3, 3}});
+    for (HostBuffer* t : {&input, &kernel})
+    {
+        for (int64_t i = 0; i < host::elementCount(t->tensor()); ++i)
+        {
+            host::storeFloat(t->tensor(), i, 1.0 + std::ldexp(1.0, -12));
+        }
+    }
+    host::ConvolutionOperands operands;
+    operands.kernel = &kernel.tensor();
+    HostBuffer expected(DataType::kFLOAT, Dims{4, {1, 4, 4, 4}});
+    ASSERT_TRUE(host::runConvolution(params, input.tensor(), expected.tensor(), operands).ok());
+    DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
+    DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
+    DeviceBuffer const dout(expected.tensor());
+    int32_t const tactics = nbConvolutionTactics(params, din.tensor(), dout.tensor(), *mLibraries);
+    for (int32_t tactic = 0; tactic < tactics; ++tactic)
+    {
+        Status const done
+            = runConvolution(params, din.tensor(), dkernel.tensor(), nullptr, dout.tensor(), launch(tactic));
+        ASSERT_TRUE(done.ok()) << done.error().message;
+        expectNear(dout.download(mStream), expected, 1.0, "tactic " + std::to_string(tactic));
+    }
+}
+
+TEST_F(CudaConvolution, RefusesWhatTheHostRefuses)
+{
+    ConvolutionParams params;
+    params.nbOutputMaps = 4;
+    params.nbGroups = 2;
+    params.kernelSize = Dims{2, {3, 3}};
+    HostBuffer input(DataType::kFLOAT, Dims{4, {1, 5, 6, 6}});
+    HostBuffer kernel(DataType::kFLOAT, Dims{4, {4, 2, 3, 3}});
+    HostBuffer output(DataType::kFLOAT, Dims{4, {1, 4, 4, 4}});
+    DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
+    DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
+    DeviceBuffer const dout(output.tensor());
+    Status const groups = runConvolution(params, din.tensor(), dkernel.tensor(), nullptr, dout.tensor(), launch());
+    ASSERT_FALSE(groups.ok());
+    EXPECT_NE(groups.error().message.find("convolution: the input has 5 channels, not divisible by 2 groups"),
+        std::string::npos)
+        << groups.error().message;
+    EXPECT_EQ(nbConvolutionTactics(params, din.tensor(), dout.tensor(), *mLibraries), 1);
+
+    HostBuffer input4(DataType::kFLOAT, Dims{4, {1, 4, 6, 6}});
+    DeviceBuffer const din4 = DeviceBuffer::upload(input4.tensor());
+    int32_t const tactics = nbConvolutionTactics(params, din4.tensor(), dout.tensor(), *mLibraries);
+    EXPECT_GE(tactics, 1);
+    Status const tactic
+        = runConvolution(params, din4.tensor(), dkernel.tensor(), nullptr, dout.tensor(), launch(tactics));
+    ASSERT_FALSE(tactic.ok());
+    EXPECT_NE(tactic.error().message.find("tactic " + std::to_string(tactics) + " is out of range"), std::string::npos)
+        << tactic.error().message;
+
+    std::vector<float> biasValues(4, 1.F);
+    ConvolutionParams withBias = params;
+    withBias.bias = nvinfer1::Weights{DataType::kFLOAT, biasValues.data(), 4};
+    Status const bias = runConvolution(withBias, din4.tensor(), dkernel.tensor(), nullptr, dout.tensor(), launch());
+    ASSERT_FALSE(bias.ok());
+    EXPECT_NE(bias.error().message.find("params has bias weights but no bias tensor was given"), std::string::npos)
+        << bias.error().message;
+
+    HostBuffer ints(DataType::kINT32, Dims{4, {4, 2, 3, 3}});
+    DeviceBuffer const dints = DeviceBuffer::upload(ints.tensor());
+    Status const type = runConvolution(params, din4.tensor(), dints.tensor(), nullptr, dout.tensor(), launch());
+    ASSERT_FALSE(type.ok());
+    EXPECT_NE(type.error().message.find("a kernel of type kINT32 is not supported"), std::string::npos)
+        << type.error().message;
+
+    HostBuffer wrong(DataType::kFLOAT, Dims{4, {1, 4, 3, 3}});
+    DeviceBuffer const dwrong(wrong.tensor());
+    Status const shape = runConvolution(params, din4.tensor(), dkernel.tensor(), nullptr, dwrong.tensor(), launch());
+    ASSERT_FALSE(shape.ok());
+    EXPECT_NE(shape.error().message.find("the output is kFLOAT [1, 4, 3, 3] but must be kFLOAT [1, 4, 4, 4]"),
+        std::string::npos)
+        << shape.error().message;
+}
+
+} // namespace
+} // namespace kiln::cuda::test

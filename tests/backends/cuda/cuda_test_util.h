@@ -187,10 +187,13 @@ protected:
     }
     void TearDown() override
     {
-        mLibraries.reset();
         if (mStream != nullptr)
         {
             EXPECT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+        }
+        mLibraries.reset(); // After the work that uses its memory.
+        if (mStream != nullptr)
+        {
             EXPECT_EQ(cudaStreamDestroy(mStream), cudaSuccess);
         }
     }

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUDA backend: Backend (backends/backend.h) over kiln's CUDA kernels (backends/cuda/kernels.h). At build time it
+// answers as the host backend does (the CUDA kernels take what the host kernels take), so a plan built for either
+// backend has the same layers and shapes; at run time it completes each layer's parameters as the host does
+// (host::prepareRun) and launches the layer's kernel on the context's stream, without waiting for it.
+//
+//     auto weights = cuda::DeviceWeights::upload(model).value();     // once per engine
+//     std::unique_ptr<Backend> backend = cuda::makeCudaBackend(weights);   // once per context
+//     Status done = backend->runLayer(layer, model, inputs, outputs, stream);   // device views; async on stream
+//
+// Shape layers, and layers whose results are only read as values (a reshape's dimensions, a slice's start), run on
+// the host backend in a CUDA engine: the executor decides where each layer runs (runtime/executor.h).
+#pragma once
+
+#include "backends/backend.h"
+
+#include <map>
+#include <memory>
+
+namespace kiln::cuda
+{
+
+//! Whether kiln was built with its CUDA backend and a GPU can be used now.
+bool cudaBackendAvailable() noexcept;
+
+//! The weights of an engine in device memory, uploaded once and shared by every context of the engine.
+class DeviceWeights
+{
+public:
+    //! Copies every weights blob of model to the current device (synchronously). The error names the size.
+    static Expected<std::shared_ptr<DeviceWeights const>> upload(EngineModel const& model);
+    ~DeviceWeights();
+    DeviceWeights(DeviceWeights const&) = delete;
+    DeviceWeights& operator=(DeviceWeights const&) = delete;
+
+    //! The device address of hostValues, an address inside one of the model's blobs; nullptr for any other.
+    void const* find(void const* hostValues) const noexcept;
+
+    //! The bytes on the device.
+    int64_t bytes() const noexcept { return mBytes; }
+
+private:
+    DeviceWeights() = default;
+    void* mBlock{};
+    int64_t mBytes{};
+    //! Host start of each blob -> (its size, its device address).
+    std::map<std::byte const*, std::pair<int64_t, std::byte*>> mBlobs;
+};
+
+//! A CUDA backend for one execution context (its libraries' handles and scratch memory are its own).
+std::unique_ptr<Backend> makeCudaBackend(std::shared_ptr<DeviceWeights const> weights);
+
+//! A CUDA backend for building: checkLayer only (runLayer refuses).
+std::unique_ptr<Backend> makeCudaBuildBackend();
+
+} // namespace kiln::cuda

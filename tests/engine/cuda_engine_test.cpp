@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: Apache-2.0
+// Engines on the CUDA backend, end to end through the public API: each network is built twice, for the host backend
+// (the reference) and for the CUDA backend (KILN_BACKEND), run on the same random inputs, and the GPU's outputs
+// compared with the host's. Also: a plugin whose enqueue runs on the stream with a device workspace, shape tensors
+// computed on the host inside a CUDA engine, enqueueV3 captured into a CUDA graph, and the application's GPU
+// allocator. Skipped without a usable GPU (label gpu).
+#include "support/api_test.h"
+
+#include "NvInfer.h"
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace kiln::test
+{
+namespace
+{
+
+using nvinfer1::DataType;
+using nvinfer1::Dims;
+using nvinfer1::ICudaEngine;
+using nvinfer1::IExecutionContext;
+using nvinfer1::INetworkDefinition;
+using nvinfer1::IRuntime;
+using nvinfer1::ITensor;
+
+bool gpuUsable()
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return false;
+    }
+    return count > 0;
+}
+
+int64_t volume(Dims const& dims)
+{
+    int64_t n = 1;
+    for (int32_t i = 0; i < dims.nbDims; ++i)
+    {
+        n *= dims.d[i];
+    }
+    return n;
+}
+
+//! One float tensor's values.
+using Values = std::vector<float>;
+
+//! A GPU allocator that counts what it gives and takes back.
+class CountingAllocator final : public nvinfer1::IGpuAllocator
+{
+public:
+    void* allocate(uint64_t size, uint64_t /*alignment*/, nvinfer1::AllocatorFlags /*flags*/) noexcept override
+    {
+        void* memory = nullptr;
+        if (cudaMalloc(&memory, size) != cudaSuccess)
+        {
+            return nullptr;
+        }
+        ++mAllocated;
+        return memory;
+    }
+    bool deallocate(void* memory) noexcept override
+    {
+        ++mFreed;
+        return cudaFree(memory) == cudaSuccess;
+    }
+    int32_t mAllocated{};
+    int32_t mFreed{};
+};
+
+class CudaEngine : public ApiTest
+{
+protected:
+    void SetUp() override
+    {
+        if (!gpuUsable())
+        {
+            GTEST_SKIP() << "no usable GPU";
+        }
+        ApiTest::SetUp();
+        ASSERT_EQ(cudaStreamCreate(&mStream), cudaSuccess);
+    }
+    void TearDown() override
+    {
+        if (mStream != nullptr)
+        {
+            EXPECT_EQ(cudaStreamDestroy(mStream), cudaSuccess);
+        }
+        ApiTest::TearDown();
+        unsetenv("KILN_BACKEND");
+    }
+
+    //! The plan of the network made so far, built for backend ("host" or "cuda").
+    std::vector<uint8_t> build(char const* backend, nvinfer1::IBuilderConfig* config = nullptr)
+    {
+        setenv("KILN_BACKEND", backend, 1);
+        std::unique_ptr<nvinfer1::IBuilderConfig> own;
+        if (config == nullptr)
+        {
+            own.reset(mBuilder->createBuilderConfig());
+            config = own.get();
+        }
+        std::unique_ptr<nvinfer1::IHostMemory> plan{mBuilder->buildSerializedNetwork(*mNetwork, *config)};
+        EXPECT_NE(plan, nullptr) << mLogger.all();
+        if (plan == nullptr)
+        {
+            return {};
+        }
+        auto const* bytes = static_cast<uint8_t const*>(plan->data());
+        return {bytes, bytes + plan->size()};
+    }
+
+    ICudaEngine* load(std::vector<uint8_t> const& plan, nvinfer1::IGpuAllocator* allocator = nullptr)
+    {
+        mRuntimes.emplace_back(nvinfer1::createInferRuntime(mLogger));
+        if (allocator != nullptr)
+        {
+            mRuntimes.back()->setGpuAllocator(allocator);
+        }
+        mEngines.emplace_back(mRuntimes.back()->deserializeCudaEngine(plan.data(), plan.size()));
+        EXPECT_NE(mEngines.back(), nullptr) << mLogger.all();
+        return mEngines.back().get();
+    }
+
+    //! Runs engine on the host backend's memory: inputs in the engine's input order, outputs read back.
+    std::vector<Values> runHost(ICudaEngine& engine, std::vector<Dims> const& shapes, std::vector<Values> const& inputs)
+    {
+        std::unique_ptr<IExecutionContext> context{engine.createExecutionContext()};
+        std::vector<Values> outputs;
+        bind(
+            engine, *context, shapes, inputs, [](void* p) { return p; }, outputs);
+        EXPECT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+        return outputs;
+    }
+
+    //! Runs engine on the GPU: inputs copied to device memory, enqueueV3 on the stream, outputs copied back.
+    std::vector<Values> runDevice(ICudaEngine& engine, std::vector<Dims> const& shapes,
+        std::vector<Values> const& inputs, IExecutionContext* context = nullptr)
+    {
+        std::unique_ptr<IExecutionContext> own;
+        if (context == nullptr)
+        {
+            own.reset(engine.createExecutionContext());
+            context = own.get();
+        }
+        EXPECT_NE(context, nullptr) << mLogger.all();
+        std::vector<Values> outputs;
+        std::vector<std::pair<void*, Values*>> downloads;
+        std::vector<void*> allocations;
+        auto toDevice = [&](void* host) { return host; };
+        bind(engine, *context, shapes, inputs, toDevice, outputs);
+        // Move every address to device memory.
+        for (int32_t i = 0; i < engine.getNbIOTensors(); ++i)
+        {
+            char const* name = engine.getIOTensorName(i);
+            void* host = const_cast<void*>(context->getTensorAddress(name));
+            Dims const shape = context->getTensorShape(name);
+            std::size_t const bytes = static_cast<std::size_t>(std::max<int64_t>(volume(shape), 1)) * sizeof(float);
+            void* device = nullptr;
+            EXPECT_EQ(cudaMalloc(&device, bytes), cudaSuccess);
+            allocations.push_back(device);
+            if (engine.getTensorIOMode(name) == nvinfer1::TensorIOMode::kINPUT)
+            {
+                EXPECT_EQ(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+            }
+            else
+            {
+                downloads.emplace_back(device, &outputs[static_cast<std::size_t>(i - mNbInputs)]);
+            }
+            EXPECT_TRUE(context->setTensorAddress(name, device));
+        }
+        EXPECT_TRUE(context->enqueueV3(mStream)) << mLogger.all();
+        EXPECT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+        for (auto& [device, values] : downloads)
+        {
+            EXPECT_EQ(cudaMemcpy(values->data(), device, values->size() * sizeof(float), cudaMemcpyDeviceToHost),
+                cudaSuccess);
+        }
+        for (void* p : allocations)
+        {
+            EXPECT_EQ(cudaFree(p), cudaSuccess);
+        }
+        return outputs;
+    }
+
+    //! Sets the input shapes and host addresses of the inputs, and sizes the outputs (host addresses too).
+    template <typename Map>
+    void bind(ICudaEngine& engine, IExecutionContext& context, std::vector<Dims> const& shapes,
+        std::vector<Values> const& inputs, Map const& /*map*/, std::vector<Values>& outputs)
+    {
+        mNbInputs = 0;
+        for (int32_t i = 0; i < engine.getNbIOTensors(); ++i)
+        {
+            char const* name = engine.getIOTensorName(i);
+            if (engine.getTensorIOMode(name) == nvinfer1::TensorIOMode::kINPUT)
+            {
+                auto const k = static_cast<std::size_t>(mNbInputs++);
+                EXPECT_TRUE(context.setInputShape(name, shapes[k]));
+                EXPECT_TRUE(context.setTensorAddress(name, const_cast<float*>(inputs[k].data())));
+            }
+        }
+        outputs.clear();
+        outputs.reserve(static_cast<std::size_t>(engine.getNbIOTensors()));
+        for (int32_t i = 0; i < engine.getNbIOTensors(); ++i)
+        {
+            char const* name = engine.getIOTensorName(i);
+            if (engine.getTensorIOMode(name) == nvinfer1::TensorIOMode::kOUTPUT)
+            {
+                Dims const shape = context.getTensorShape(name);
+                outputs.emplace_back(static_cast<std::size_t>(std::max<int64_t>(volume(shape), 0)), 0.F);
+                EXPECT_TRUE(context.setTensorAddress(name, outputs.back().data()));
+            }
+        }
+    }
+
+    //! Builds the network for both backends, runs both on random inputs of shapes, and compares.
+    void expectSameOnBothBackends(std::vector<Dims> const& shapes, float tolerance = 1e-4F)
+    {
+        std::vector<Values> inputs;
+        std::uniform_real_distribution<float> uniform(-1.F, 1.F);
+        for (Dims const& shape : shapes)
+        {
+            Values values(static_cast<std::size_t>(volume(shape)));
+            for (float& v : values)
+            {
+                v = uniform(mRng);
+            }
+            inputs.push_back(std::move(values));
+        }
+        auto const hostPlan = build("host");
+        auto const cudaPlan = build("cuda");
+        ASSERT_FALSE(hostPlan.empty());
+        ASSERT_FALSE(cudaPlan.empty());
+        ICudaEngine* hostEngine = load(hostPlan);
+        ICudaEngine* cudaEngine = load(cudaPlan);
+        ASSERT_NE(hostEngine, nullptr);
+        ASSERT_NE(cudaEngine, nullptr);
+        auto const expected = runHost(*hostEngine, shapes, inputs);
+        auto const actual = runDevice(*cudaEngine, shapes, inputs);
+        ASSERT_EQ(actual.size(), expected.size());
+        for (std::size_t o = 0; o < expected.size(); ++o)
+        {
+            ASSERT_EQ(actual[o].size(), expected[o].size()) << "output " << o;
+            int failures = 0;
+            for (std::size_t i = 0; i < expected[o].size() && failures < 10; ++i)
+            {
+                float const bound = tolerance * (1.F + std::fabs(expected[o][i]));
+                if (!(std::fabs(actual[o][i] - expected[o][i]) <= bound))
+                {
+                    ADD_FAILURE() << "output " << o << " element " << i << ": GPU " << actual[o][i] << ", host "
+                                  << expected[o][i];
+                    ++failures;
+                }
+            }
+        }
+    }
+
+    cudaStream_t mStream{};
+    std::mt19937 mRng{7};
+    int32_t mNbInputs{};
+    std::vector<std::unique_ptr<IRuntime>> mRuntimes;
+    std::vector<std::unique_ptr<ICudaEngine>> mEngines;
+    std::vector<std::vector<float>> mWeights;
+
+    nvinfer1::Weights weights(std::size_t count)
+    {
+        std::uniform_real_distribution<float> uniform(-0.5F, 0.5F);
+        mWeights.emplace_back(count);
+        for (float& v : mWeights.back())
+        {
+            v = uniform(mRng);
+        }
+        return nvinfer1::Weights{DataType::kFLOAT, mWeights.back().data(), static_cast<int64_t>(count)};
+    }
+};
+
+TEST_F(CudaEngine, PointwiseLayersMatchTheHost)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {8, 33}});
+    auto* relu = mNetwork->addActivation(*x, nvinfer1::ActivationType::kSIGMOID);
+    auto* w = mNetwork->addConstant(Dims{2, {1, 33}}, weights(33));
+    auto* product
+        = mNetwork->addElementWise(*relu->getOutput(0), *w->getOutput(0), nvinfer1::ElementWiseOperation::kPROD);
+    auto* sum = mNetwork->addElementWise(*product->getOutput(0), *x, nvinfer1::ElementWiseOperation::kSUM);
+    auto* exp = mNetwork->addUnary(*sum->getOutput(0), nvinfer1::UnaryOperation::kEXP);
+    exp->getOutput(0)->setName("y");
+    mNetwork->markOutput(*exp->getOutput(0));
+    expectSameOnBothBackends({Dims{2, {8, 33}}});
+}
+
+TEST_F(CudaEngine, ConvolutionPoolingMatrixMultiplySoftMaxMatchTheHost)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {2, 3, 16, 16}});
+    auto* conv = mNetwork->addConvolutionNd(*x, 8, Dims{2, {3, 3}}, weights(8 * 3 * 3 * 3), weights(8));
+    conv->setPaddingNd(Dims{2, {1, 1}});
+    auto* relu = mNetwork->addActivation(*conv->getOutput(0), nvinfer1::ActivationType::kRELU);
+    auto* pool = mNetwork->addPoolingNd(*relu->getOutput(0), nvinfer1::PoolingType::kMAX, Dims{2, {2, 2}});
+    pool->setStrideNd(Dims{2, {2, 2}});
+    auto* flat = mNetwork->addShuffle(*pool->getOutput(0));
+    flat->setReshapeDimensions(Dims{2, {2, 8 * 8 * 8}});
+    auto* fc = mNetwork->addConstant(Dims{2, {8 * 8 * 8, 10}}, weights(8 * 8 * 8 * 10));
+    auto* mm = mNetwork->addMatrixMultiply(
+        *flat->getOutput(0), nvinfer1::MatrixOperation::kNONE, *fc->getOutput(0), nvinfer1::MatrixOperation::kNONE);
+    auto* softmax = mNetwork->addSoftMax(*mm->getOutput(0));
+    softmax->setAxes(1U << 1);
+    softmax->getOutput(0)->setName("probabilities");
+    mNetwork->markOutput(*softmax->getOutput(0));
+    expectSameOnBothBackends({Dims{4, {2, 3, 16, 16}}}, 1e-3F);
+}
+
+TEST_F(CudaEngine, ReduceConcatSliceGatherMatchTheHost)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{3, {4, 6, 10}});
+    auto* mean = mNetwork->addReduce(*x, nvinfer1::ReduceOperation::kAVG, 1U << 2, true);
+    auto* centered = mNetwork->addElementWise(*x, *mean->getOutput(0), nvinfer1::ElementWiseOperation::kSUB);
+    auto* slice
+        = mNetwork->addSlice(*centered->getOutput(0), Dims{3, {0, 1, 0}}, Dims{3, {4, 4, 10}}, Dims{3, {1, 1, 1}});
+    ITensor* parts[] = {slice->getOutput(0), x};
+    auto* concat = mNetwork->addConcatenation(parts, 2);
+    concat->setAxis(1);
+    static int32_t const kIndices[] = {3, 0, 2};
+    auto* indices = mNetwork->addConstant(Dims{1, {3}}, nvinfer1::Weights{DataType::kINT32, kIndices, 3});
+    auto* gather = mNetwork->addGather(*concat->getOutput(0), *indices->getOutput(0), 0);
+    auto* transpose = mNetwork->addShuffle(*gather->getOutput(0));
+    transpose->setFirstTranspose(nvinfer1::Permutation{{2, 0, 1}});
+    transpose->getOutput(0)->setName("y");
+    mNetwork->markOutput(*transpose->getOutput(0));
+    expectSameOnBothBackends({Dims{3, {4, 6, 10}}});
+}
+
+TEST_F(CudaEngine, ShapeTensorsAreComputedOnTheHostInsideACudaEngine)
+{
+    // y = reshape(x, [shape(x)[0] * shape(x)[1], -1]) with a dynamic batch: the reshape's dimensions come from a
+    // Shape layer and integer arithmetic, which run on the host; the data stays on the GPU.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{3, {-1, 4, 5}});
+    auto* shape = mNetwork->addShape(*x);
+    static int32_t const kFirstTwo[] = {0, 1};
+    auto* which = mNetwork->addConstant(Dims{1, {2}}, nvinfer1::Weights{DataType::kINT32, kFirstTwo, 2});
+    auto* two = mNetwork->addGather(*shape->getOutput(0), *which->getOutput(0), 0);
+    auto* product = mNetwork->addReduce(*two->getOutput(0), nvinfer1::ReduceOperation::kPROD, 1U, true);
+    static int64_t const kRest[] = {-1};
+    auto* rest = mNetwork->addConstant(Dims{1, {1}}, nvinfer1::Weights{DataType::kINT64, kRest, 1});
+    ITensor* dims[] = {product->getOutput(0), rest->getOutput(0)};
+    auto* concat = mNetwork->addConcatenation(dims, 2);
+    auto* reshape = mNetwork->addShuffle(*x);
+    reshape->setInput(1, *concat->getOutput(0));
+    auto* scaled = mNetwork->addActivation(*reshape->getOutput(0), nvinfer1::ActivationType::kTANH);
+    scaled->getOutput(0)->setName("y");
+    mNetwork->markOutput(*scaled->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    auto* profile = mBuilder->createOptimizationProfile();
+    profile->setDimensions("x", nvinfer1::OptProfileSelector::kMIN, Dims{3, {1, 4, 5}});
+    profile->setDimensions("x", nvinfer1::OptProfileSelector::kOPT, Dims{3, {3, 4, 5}});
+    profile->setDimensions("x", nvinfer1::OptProfileSelector::kMAX, Dims{3, {6, 4, 5}});
+    config->addOptimizationProfile(profile);
+    auto const plan = build("cuda", config.get());
+    ASSERT_FALSE(plan.empty());
+    ICudaEngine* engine = load(plan);
+    ASSERT_NE(engine, nullptr);
+    Values x3(3 * 4 * 5);
+    for (std::size_t i = 0; i < x3.size(); ++i)
+    {
+        x3[i] = static_cast<float>(i) / 30.F - 1.F;
+    }
+    auto const outputs = runDevice(*engine, {Dims{3, {3, 4, 5}}}, {x3});
+    ASSERT_EQ(outputs.size(), 1U);
+    ASSERT_EQ(outputs[0].size(), x3.size());
+    for (std::size_t i = 0; i < x3.size(); ++i)
+    {
+        EXPECT_NEAR(outputs[0][i], std::tanh(x3[i]), 1e-5F) << i;
+    }
+}
+
+TEST_F(CudaEngine, EnqueueIsCapturedInACudaGraphAndUsesTheApplicationsAllocator)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {4, 64}});
+    auto* w = mNetwork->addConstant(Dims{2, {64, 32}}, weights(64 * 32));
+    auto* mm = mNetwork->addMatrixMultiply(
+        *x, nvinfer1::MatrixOperation::kNONE, *w->getOutput(0), nvinfer1::MatrixOperation::kNONE);
+    auto* relu = mNetwork->addActivation(*mm->getOutput(0), nvinfer1::ActivationType::kRELU);
+    relu->getOutput(0)->setName("y");
+    mNetwork->markOutput(*relu->getOutput(0));
+    auto const plan = build("cuda");
+    ASSERT_FALSE(plan.empty());
+    CountingAllocator allocator;
+    ICudaEngine* engine = load(plan, &allocator);
+    ASSERT_NE(engine, nullptr);
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr);
+    EXPECT_GT(allocator.mAllocated, 0) << "the context's device memory comes from the runtime's allocator";
+
+    void* input = nullptr;
+    void* output = nullptr;
+    ASSERT_EQ(cudaMalloc(&input, 4 * 64 * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&output, 4 * 32 * sizeof(float)), cudaSuccess);
+    std::vector<float> values(4 * 64);
+    for (std::size_t i = 0; i < values.size(); ++i)
+    {
+        values[i] = std::sin(static_cast<float>(i));
+    }
+    ASSERT_EQ(cudaMemcpy(input, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_TRUE(context->setInputShape("x", Dims{2, {4, 64}}));
+    ASSERT_TRUE(context->setTensorAddress("x", input));
+    ASSERT_TRUE(context->setTensorAddress("y", output));
+    // Once outside a graph (libraries make their handles), then captured.
+    ASSERT_TRUE(context->enqueueV3(mStream)) << mLogger.all();
+    ASSERT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+    std::vector<float> direct(4 * 32);
+    ASSERT_EQ(cudaMemcpy(direct.data(), output, direct.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemset(output, 0, direct.size() * sizeof(float)), cudaSuccess);
+
+    cudaGraph_t graph{};
+    ASSERT_EQ(cudaStreamBeginCapture(mStream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    bool const enqueued = context->enqueueV3(mStream);
+    ASSERT_EQ(cudaStreamEndCapture(mStream, &graph), cudaSuccess);
+    ASSERT_TRUE(enqueued) << mLogger.all();
+    cudaGraphExec_t exec{};
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, mStream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+    std::vector<float> replayed(4 * 32);
+    ASSERT_EQ(
+        cudaMemcpy(replayed.data(), output, replayed.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(replayed, direct);
+    EXPECT_GT(*std::max_element(direct.begin(), direct.end()), 0.F);
+    EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+    EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+    EXPECT_EQ(cudaFree(input), cudaSuccess);
+    EXPECT_EQ(cudaFree(output), cudaSuccess);
+    context.reset();
+    mEngines.clear();
+    EXPECT_EQ(allocator.mFreed, allocator.mAllocated) << "everything the allocator gave is given back";
+}
+
+} // namespace
+} // namespace kiln::test
