@@ -19,6 +19,7 @@
 #include "backends/cuda/gpu_allocator.h"
 #endif
 #include "builder/build_passes.h"
+#include "builder/fusion.h"
 #include "builder/timing_cache.h"
 #include "core/data_type.h"
 #include "plugin/plugin_v3.h"
@@ -848,10 +849,32 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
     KeptTensors kept = std::move(tensors.value());
     insertReformats(model, kept, chosenFormats);
     isolateAliases(model, kept);
+    // 7. A CUDA build's fusions, then the fastest variant of every kernel that has several.
+    if (model.backend == PlanBackend::kCUDA)
+    {
+        fuseEpilogues(model);
+    }
     if (auto problem = planProfiles(model, kept, concrete))
     {
         return *problem;
     }
+#if KILN_WITH_CUDA
+    if (model.backend == PlanBackend::kCUDA && !concrete.empty())
+    {
+        auto const optShape = [&](int32_t tensor) -> std::optional<Dims> {
+            if (tensor < 0 || static_cast<std::size_t>(tensor) >= kept.list.size())
+            {
+                return std::nullopt;
+            }
+            auto const found = concrete.front().tensors.find(kept.list[static_cast<std::size_t>(tensor)]);
+            return found == concrete.front().tensors.end() ? std::nullopt : std::optional(found->second.opt);
+        };
+        if (auto problem = cuda::chooseTactics(model, optShape, settings.avgTimingIterations))
+        {
+            return *problem;
+        }
+    }
+#endif
     return model;
 }
 

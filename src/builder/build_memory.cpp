@@ -112,6 +112,10 @@ Expected<ProfileRecord> planProfile(EngineModel const& model, std::vector<Tensor
         {
             continue; // I/O lives in the caller's memory; a data-dependent shape is allocated at run time
         }
+        if (tensor.producer < 0)
+        {
+            continue; // Left unmade by a fusion (builder/fusion.h)
+        }
         std::optional<int64_t> const count = staticVolume(shape->second.upper);
         constexpr int64_t kLargest = std::numeric_limits<int64_t>::max() / 8;
         if (!count || *count > kLargest)

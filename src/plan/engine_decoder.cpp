@@ -425,6 +425,12 @@ Expected<EngineModel> Decoder::run()
             record.outputs = copy(flat.outputs());
             record.params = params(flat);
             record.metadata = text(flat.metadata());
+            record.tactic = flat.tactic();
+            if (auto const* epilogue = flat.epilogue())
+            {
+                record.epilogue = ActivationParams{
+                    static_cast<nvinfer1::ActivationType>(epilogue->type()), epilogue->alpha(), epilogue->beta()};
+            }
             mModel.layers.push_back(std::move(record));
         }
     }

@@ -264,8 +264,14 @@ Offset<fb::Layer> Encoder::layer(std::size_t index)
     auto const flatParams = std::visit([this](auto const& p) { return params(p); }, record.params);
     auto const metadata = mBuilder.CreateString(record.metadata);
     auto const member = static_cast<fb::LayerParams>(record.params.index() + 1);
-    return fb::CreateLayer(
-        mBuilder, name, static_cast<int32_t>(record.type), inputs, outputs, member, flatParams, metadata);
+    Offset<fb::ActivationParams> epilogue;
+    if (record.epilogue)
+    {
+        epilogue = fb::CreateActivationParams(
+            mBuilder, static_cast<int32_t>(record.epilogue->type), record.epilogue->alpha, record.epilogue->beta);
+    }
+    return fb::CreateLayer(mBuilder, name, static_cast<int32_t>(record.type), inputs, outputs, member, flatParams,
+        metadata, record.tactic, epilogue);
 }
 
 Offset<fb::ProfileInput> Encoder::profileInput(ProfileRecord::Input const& input)

@@ -95,6 +95,12 @@ struct LayerRecord
     //! plugin object here; the plan support for plugins comes with issue 4.
     LayerParams params;
     std::string metadata;
+    //! The variant of the kind's kernel the builder timed fastest (CUDA engines; 0: the kind's default).
+    int32_t tactic{};
+    //! A convolution's or matrix multiply's fused activation, applied to its result (CUDA engines): the activation
+    //! layer that followed it is gone. A matrix multiply with a fused bias also has a third input, added to the
+    //! product before the activation (broadcast as an element-wise sum).
+    std::optional<ActivationParams> epilogue;
 };
 
 //! A condition on shapes that must hold at run time (a non-zero value), recorded by a layer's shape rule.

@@ -480,10 +480,31 @@ std::optional<std::string> ModelCheck::layers()
         KindArity const& arity = kKindArity[*kind];
         auto const nbInputs = static_cast<int64_t>(record.inputs.size());
         auto const nbOutputs = static_cast<int64_t>(record.outputs.size());
-        if (nbInputs < arity.minInputs || nbInputs > arity.maxInputs)
+        // A CUDA engine's matrix multiply may carry a fused bias as a third input.
+        bool const cuda = mModel.backend == PlanBackend::kCUDA;
+        int64_t const maxInputs = arity.maxInputs + (cuda && record.type == LayerType::kMATRIX_MULTIPLY ? 1 : 0);
+        if (nbInputs < arity.minInputs || nbInputs > maxInputs)
         {
             return cat(layer(l), " (", layerClassName(record.type), ") has ", nbInputs, " inputs; the kind takes ",
-                countRange(arity.minInputs, arity.maxInputs));
+                countRange(arity.minInputs, maxInputs));
+        }
+        if (record.tactic < 0)
+        {
+            return cat(
+                layer(l), " (", layerClassName(record.type), ") has tactic ", record.tactic, "; tactics are 0 or more");
+        }
+        if (record.epilogue)
+        {
+            if (!cuda || (record.type != LayerType::kCONVOLUTION && record.type != LayerType::kMATRIX_MULTIPLY))
+            {
+                return cat(layer(l), " (", layerClassName(record.type),
+                    ") has a fused activation; only a CUDA engine's convolutions and matrix multiplies have one");
+            }
+            if (!isValidEnum(record.epilogue->type))
+            {
+                return cat(layer(l), " (", layerClassName(record.type), ") has a fused activation of type ",
+                    static_cast<int32_t>(record.epilogue->type), ", which is no ActivationType");
+            }
         }
         if (nbOutputs < arity.minOutputs || nbOutputs > arity.maxOutputs)
         {

@@ -20,6 +20,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln::test
@@ -320,6 +321,29 @@ TEST_F(CudaEngine, ConvolutionPoolingMatrixMultiplySoftMaxMatchTheHost)
     softmax->getOutput(0)->setName("probabilities");
     mNetwork->markOutput(*softmax->getOutput(0));
     expectSameOnBothBackends({Dims{4, {2, 3, 16, 16}}}, 1e-3F);
+}
+
+TEST_F(CudaEngine, FusedMatrixMultiplyBiasActivationMatchesTheUnfusedHost)
+{
+    // x [2, 16, 64] · w [1, 64, 48] + b [1, 1, 48], GELU, then · w2 + b2 and ReLU: the CUDA build fuses each bias
+    // and activation into its matrix multiply; the host build runs them as separate layers.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{3, {2, 16, 64}});
+    ITensor* h = x;
+    int64_t in = 64;
+    for (auto const& [out, activation] : {std::pair{int64_t{48}, nvinfer1::ActivationType::kGELU_TANH},
+             std::pair{int64_t{8}, nvinfer1::ActivationType::kRELU}})
+    {
+        auto* w = mNetwork->addConstant(Dims{3, {1, in, out}}, weights(static_cast<std::size_t>(in * out)));
+        auto* mm = mNetwork->addMatrixMultiply(
+            *h, nvinfer1::MatrixOperation::kNONE, *w->getOutput(0), nvinfer1::MatrixOperation::kNONE);
+        auto* b = mNetwork->addConstant(Dims{3, {1, 1, out}}, weights(static_cast<std::size_t>(out)));
+        auto* sum = mNetwork->addElementWise(*mm->getOutput(0), *b->getOutput(0), nvinfer1::ElementWiseOperation::kSUM);
+        h = mNetwork->addActivation(*sum->getOutput(0), activation)->getOutput(0);
+        in = out;
+    }
+    h->setName("y");
+    mNetwork->markOutput(*h);
+    expectSameOnBothBackends({Dims{3, {2, 16, 64}}}, 1e-4F);
 }
 
 TEST_F(CudaEngine, ReduceConcatSliceGatherMatchTheHost)

@@ -238,6 +238,12 @@ EngineModel sampleModel()
         layer.outputs = {outputOf(index)};
         layer.params = std::move(params[l].second);
         layer.metadata = l == 0 ? "onnx::Conv_0" : "";
+        if (l == 0)
+        {
+            // What a CUDA build records of a convolution: the tactic it timed fastest, a fused activation.
+            layer.tactic = 3;
+            layer.epilogue = ActivationParams{nvinfer1::ActivationType::kCLIP, -1.5F, 6.0F};
+        }
         model.layers.push_back(std::move(layer));
     }
     auto const nbTensors = static_cast<int32_t>(model.tensors.size());
@@ -359,6 +365,14 @@ void expectSameModel(EngineModel const& expected, EngineModel const& actual)
         EXPECT_EQ(a.params.index(), e.params.index());
         EXPECT_EQ(paramsText(a.params), paramsText(e.params));
         EXPECT_EQ(a.metadata, e.metadata);
+        EXPECT_EQ(a.tactic, e.tactic);
+        ASSERT_EQ(a.epilogue.has_value(), e.epilogue.has_value());
+        if (e.epilogue)
+        {
+            EXPECT_EQ(a.epilogue->type, e.epilogue->type);
+            EXPECT_EQ(a.epilogue->alpha, e.epilogue->alpha);
+            EXPECT_EQ(a.epilogue->beta, e.epilogue->beta);
+        }
     }
     EXPECT_EQ(actual.assertions, expected.assertions);
     EXPECT_EQ(actual.ioTensors, expected.ioTensors);
@@ -556,6 +570,27 @@ TEST(PlanEngineCodec, RoundTripsPluginLayers)
     }
 }
 
+TEST(PlanEngineCodec, ChecksTacticsAndFusedActivations)
+{
+    EngineModel negative = sampleModel();
+    negative.layers[0].tactic = -1;
+    EXPECT_THAT(modelProblem(negative).value_or("(none)"), HasSubstr("has tactic -1; tactics are 0 or more"));
+
+    EngineModel host = sampleModel();
+    host.backend = PlanBackend::kHOST;
+    EXPECT_THAT(modelProblem(host).value_or("(none)"),
+        HasSubstr("has a fused activation; only a CUDA engine's convolutions and matrix multiplies have one"));
+
+    EngineModel elsewhere = sampleModel();
+    ASSERT_NE(elsewhere.layers[1].type, LayerType::kCONVOLUTION);
+    elsewhere.layers[1].epilogue = ActivationParams{nvinfer1::ActivationType::kRELU};
+    EXPECT_THAT(modelProblem(elsewhere).value_or("(none)"), HasSubstr("layer 1"));
+
+    EngineModel unknown = sampleModel();
+    unknown.layers[0].epilogue->type = static_cast<nvinfer1::ActivationType>(99);
+    EXPECT_THAT(modelProblem(unknown).value_or("(none)"), HasSubstr("fused activation of type 99"));
+}
+
 TEST(PlanEngineCodec, ChecksPluginRecords)
 {
     auto const problem = [](auto change) {
@@ -681,7 +716,7 @@ TEST(PlanEngineCodec, RefusesParametersTheFormatCannotHold)
         {
             // Written as it is; the reader refuses it.
             ASSERT_TRUE(payload.ok()) << payload.error().message;
-            EXPECT_THAT(decodeMessage(writePlan(PlanInfo{}, payload.value())), HasSubstr(c.problem));
+            EXPECT_THAT(decodeMessage(writePlan(PlanInfo{model.backend}, payload.value())), HasSubstr(c.problem));
         }
     }
 }

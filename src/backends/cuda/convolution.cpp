@@ -12,11 +12,22 @@
 //   further output (kEXPLICIT_ROUND_UP, many kSAME cases), runs with pad = pre. Otherwise the input is copied into a
 //   zero-filled buffer that holds the difference (pre - post before, or post - pre after) and cuDNN pads
 //   min(pre, post).
-// - Bias: added (with the INT8 quantization, when there is one) by one elementwise pass after the convolution.
+// - Epilogue: bias and a fused activation (out = activation(conv + bias), as runActivation computes it; for kINT8
+//   before quantizing) run in one elementwise pass after the convolution (library_staging.h), or inside cuDNN's
+//   cudnnConvolutionBiasActivationForward for the tactics that ask for it where it is exact: kRELU (NaN propagated,
+//   as the host's kRELU does) or bias alone (CUDNN_ACTIVATION_IDENTITY, which cuDNN runs with
+//   IMPLICIT_PRECOMP_GEMM only), a bias tensor of the compute type and an output that is not staged. When a run
+//   does not meet those conditions (no bias, a bias of another type) or cuDNN refuses, the tactic takes the pass.
 // - Staged copies (padded or dequantized input, converted kernel, float output of INT8) and cuDNN's workspace share
 //   Libraries::workspace.
-// - Tactics: the algorithms (with their math type) that cudnnGetConvolutionForwardAlgorithm_v7 reports as supported,
-//   in its order; tactic 0 is cuDNN's first choice.
+// - Tactics: the (algorithm, math type) pairs that cudnnGetConvolutionForwardAlgorithm_v7 reports as supported, in
+//   its order, at most kMaxAlgorithms: kFLOAT with FMA math only (never TF32), kHALF and kBF16 queried with tensor-core
+//   math (CUDNN_TENSOR_OP_MATH; also CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION for kHALF, whose data are already half),
+//   and their default-math entries. Then the same algorithms with cuDNN's fused epilogue where one applies. Tactic 0
+//   is cuDNN's first choice; the builder times the rest.
+// - Prepared state: descriptors (one convolution descriptor per math type), the tactics and their workspace sizes are
+//   made once per geometry and kept in Libraries::prepared(), so a steady-state run makes no descriptor or heuristic
+//   call: only the convolution and its epilogue (and cudnnSetStream when the stream changed).
 // - Operands: the kernel and bias are the device tensors given (params' Weights are not read; a params.bias without a
 //   bias tensor is refused). A kINT8 kernel has one scale, the tensor's: per-map kernel scales have no place in a
 //   DeviceTensor yet.
@@ -24,6 +35,7 @@
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/libraries.h"
 #include "backends/cuda/library_staging.h"
+#include "backends/host/activation.h"
 
 #include <algorithm>
 #include <array>
@@ -43,6 +55,11 @@ using host::Done;
 
 //! Where staged buffers start inside the workspace.
 constexpr int64_t kStagingAlignment = 256;
+//! The most (algorithm, math type) pairs kept from cuDNN's heuristic, and the most tactics in all.
+constexpr std::size_t kMaxAlgorithms = 10;
+constexpr std::size_t kMaxTactics = 16;
+//! Element 0 of the convolution's PreparedCache keys.
+constexpr int64_t kConvolutionFamily = 1;
 
 Error invalid(std::string const& message)
 {
@@ -191,35 +208,70 @@ cudnnDataType_t cudnnType(DataType type)
     }
 }
 
-//! One tactic: an algorithm and the math type it runs with.
-struct Algorithm
+//! Which epilogue cuDNN could fuse: none (another activation, or a staged output), the bias alone, or bias and ReLU.
+enum class Fusable : int64_t
+{
+    kNONE,
+    kBIAS,
+    kBIAS_RELU,
+};
+
+Fusable fusable(DataType inType, ActivationParams const* activation)
+{
+    if (inType == DataType::kINT8)
+    {
+        return Fusable::kNONE; // The output is staged in float and quantized by the pass.
+    }
+    if (activation == nullptr)
+    {
+        return Fusable::kBIAS;
+    }
+    return activation->type == nvinfer1::ActivationType::kRELU ? Fusable::kBIAS_RELU : Fusable::kNONE;
+}
+
+//! One tactic: an algorithm, the math type it runs with, whether cuDNN fuses the epilogue, and its workspace.
+struct Tactic
 {
     cudnnConvolutionFwdAlgo_t algo{};
     cudnnMathType_t math{};
+    bool fused{};
+    size_t workspaceBytes{};
 };
 
-//! The cuDNN descriptors of one convolution, destroyed with it.
-struct Descriptors
+constexpr std::size_t kMathTypes = 4; //!< CUDNN_DEFAULT_MATH .. CUDNN_FMA_MATH, the index of Plan::conv.
+
+//! The prepared state of one geometry: cuDNN's descriptors, one convolution descriptor per math type used, and the
+//! tactics. Destroys the descriptors with it.
+struct Plan final : Prepared
 {
     cudnnTensorDescriptor_t x{};
     cudnnTensorDescriptor_t y{};
+    cudnnTensorDescriptor_t bias{}; //!< [1, K, 1...] of the compute type, for fused tactics.
     cudnnFilterDescriptor_t w{};
-    cudnnConvolutionDescriptor_t conv{};
+    cudnnActivationDescriptor_t activation{}; //!< For fused tactics.
+    std::array<cudnnConvolutionDescriptor_t, kMathTypes> conv{};
+    std::vector<Tactic> tactics;
+    bool fusedRefused{}; //!< cuDNN refused a fused run once: fused tactics take the elementwise pass since.
 
-    Descriptors() = default;
-    Descriptors(Descriptors const&) = delete;
-    Descriptors& operator=(Descriptors const&) = delete;
-    ~Descriptors()
+    Plan() = default;
+    ~Plan() override
     {
-        if (conv != nullptr)
+        for (cudnnConvolutionDescriptor_t const c : conv)
         {
-            static_cast<void>(cudnnDestroyConvolutionDescriptor(conv));
+            if (c != nullptr)
+            {
+                static_cast<void>(cudnnDestroyConvolutionDescriptor(c));
+            }
+        }
+        if (activation != nullptr)
+        {
+            static_cast<void>(cudnnDestroyActivationDescriptor(activation));
         }
         if (w != nullptr)
         {
             static_cast<void>(cudnnDestroyFilterDescriptor(w));
         }
-        for (cudnnTensorDescriptor_t const t : {x, y})
+        for (cudnnTensorDescriptor_t const t : {x, y, bias})
         {
             if (t != nullptr)
             {
@@ -256,34 +308,33 @@ std::optional<Error> intExtents(
     return std::nullopt;
 }
 
-std::optional<Error> describe(Geometry const& g, Descriptors& d)
+std::optional<Error> tensorDescriptor(cudnnTensorDescriptor_t& descriptor, cudnnDataType_t type, Dims const& dims)
 {
-    cudnnDataType_t const type = cudnnType(g.compute);
     std::array<int, Dims::MAX_DIMS> extents{};
     std::array<int, Dims::MAX_DIMS> strides{};
-    int const rank = g.nbSpatial + 2;
-    KILN_CUDNN(cudnnCreateTensorDescriptor(&d.x), "cudnnCreateTensorDescriptor");
-    if (std::optional<Error> error = intExtents(g.stagedDims, extents, strides))
+    if (std::optional<Error> error = intExtents(dims, extents, strides))
     {
         return error;
     }
-    KILN_CUDNN(cudnnSetTensorNdDescriptor(d.x, type, rank, extents.data(), strides.data()),
-        "cudnnSetTensorNdDescriptor (input)");
-    KILN_CUDNN(cudnnCreateTensorDescriptor(&d.y), "cudnnCreateTensorDescriptor");
-    if (std::optional<Error> error = intExtents(g.outDims, extents, strides))
-    {
-        return error;
-    }
-    KILN_CUDNN(cudnnSetTensorNdDescriptor(d.y, type, rank, extents.data(), strides.data()),
-        "cudnnSetTensorNdDescriptor (output)");
-    KILN_CUDNN(cudnnCreateFilterDescriptor(&d.w), "cudnnCreateFilterDescriptor");
-    if (std::optional<Error> error = intExtents(g.kernelDims, extents, strides))
-    {
-        return error;
-    }
-    KILN_CUDNN(
-        cudnnSetFilterNdDescriptor(d.w, type, CUDNN_TENSOR_NCHW, rank, extents.data()), "cudnnSetFilterNdDescriptor");
+    KILN_CUDNN(cudnnCreateTensorDescriptor(&descriptor), "cudnnCreateTensorDescriptor");
+    KILN_CUDNN(cudnnSetTensorNdDescriptor(descriptor, type, dims.nbDims, extents.data(), strides.data()),
+        "cudnnSetTensorNdDescriptor");
+    return std::nullopt;
+}
 
+//! plan.conv[math], made on first use.
+std::optional<Error> convolutionDescriptor(Geometry const& g, cudnnMathType_t math, Plan& plan)
+{
+    auto const index = static_cast<std::size_t>(math);
+    if (index >= kMathTypes)
+    {
+        return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR,
+            "convolution: cuDNN reported the unknown math type " + std::to_string(static_cast<int>(math))};
+    }
+    if (plan.conv[index] != nullptr)
+    {
+        return std::nullopt;
+    }
     std::array<int, 3> pad{};
     std::array<int, 3> stride{};
     std::array<int, 3> dilation{};
@@ -301,21 +352,58 @@ std::optional<Error> describe(Geometry const& g, Descriptors& d)
         stride[a] = static_cast<int>(g.stride[a]);
         dilation[a] = static_cast<int>(g.dilation[a]);
     }
-    KILN_CUDNN(cudnnCreateConvolutionDescriptor(&d.conv), "cudnnCreateConvolutionDescriptor");
-    KILN_CUDNN(cudnnSetConvolutionNdDescriptor(d.conv, g.nbSpatial, pad.data(), stride.data(), dilation.data(),
-                   CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-        "cudnnSetConvolutionNdDescriptor");
     if (g.groups > std::numeric_limits<int>::max())
     {
         return invalid(std::to_string(g.groups) + " groups are beyond cuDNN's int range");
     }
-    KILN_CUDNN(cudnnSetConvolutionGroupCount(d.conv, static_cast<int>(g.groups)), "cudnnSetConvolutionGroupCount");
-    KILN_CUDNN(cudnnSetConvolutionMathType(d.conv, g.compute == DataType::kFLOAT ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH),
-        "cudnnSetConvolutionMathType");
+    cudnnConvolutionDescriptor_t& conv = plan.conv[index];
+    KILN_CUDNN(cudnnCreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor");
+    KILN_CUDNN(cudnnSetConvolutionNdDescriptor(conv, g.nbSpatial, pad.data(), stride.data(), dilation.data(),
+                   CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        "cudnnSetConvolutionNdDescriptor");
+    KILN_CUDNN(cudnnSetConvolutionGroupCount(conv, static_cast<int>(g.groups)), "cudnnSetConvolutionGroupCount");
+    KILN_CUDNN(cudnnSetConvolutionMathType(conv, math), "cudnnSetConvolutionMathType");
+    return std::nullopt;
+}
+
+//! The math type the heuristic is asked with: FMA for kFLOAT (no TF32), tensor-core math for the 16-bit types.
+cudnnMathType_t queryMath(Geometry const& g)
+{
+    return g.compute == DataType::kFLOAT ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+}
+
+//! The tensor, filter and first convolution descriptors, checked against the host's output shape.
+std::optional<Error> describe(Geometry const& g, Plan& plan)
+{
+    cudnnDataType_t const type = cudnnType(g.compute);
+    int const rank = g.nbSpatial + 2;
+    if (std::optional<Error> error = tensorDescriptor(plan.x, type, g.stagedDims))
+    {
+        return error;
+    }
+    if (std::optional<Error> error = tensorDescriptor(plan.y, type, g.outDims))
+    {
+        return error;
+    }
+    std::array<int, Dims::MAX_DIMS> extents{};
+    std::array<int, Dims::MAX_DIMS> strides{};
+    if (std::optional<Error> error = intExtents(g.kernelDims, extents, strides))
+    {
+        return error;
+    }
+    KILN_CUDNN(cudnnCreateFilterDescriptor(&plan.w), "cudnnCreateFilterDescriptor");
+    KILN_CUDNN(cudnnSetFilterNdDescriptor(plan.w, type, CUDNN_TENSOR_NCHW, rank, extents.data()),
+        "cudnnSetFilterNdDescriptor");
+    cudnnMathType_t const math = queryMath(g);
+    if (std::optional<Error> error = convolutionDescriptor(g, math, plan))
+    {
+        return error;
+    }
 
     // cuDNN's output shape must be the host's (the staging above is what makes it so).
     std::array<int, Dims::MAX_DIMS> cudnnOut{};
-    KILN_CUDNN(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, rank, cudnnOut.data()),
+    KILN_CUDNN(cudnnGetConvolutionNdForwardOutputDim(
+                   plan.conv[static_cast<std::size_t>(math)], plan.x, plan.w, rank, cudnnOut.data()),
         "cudnnGetConvolutionNdForwardOutputDim");
     for (int32_t i = 0; i < rank; ++i)
     {
@@ -330,49 +418,161 @@ std::optional<Error> describe(Geometry const& g, Descriptors& d)
     return std::nullopt;
 }
 
-//! The algorithms cuDNN's heuristic reports as supported, in its order: for kFLOAT only FMA math (each algorithm
-//! once), for the 16-bit types each (algorithm, math type) pair once; never math that converts float to half.
-std::optional<Error> listAlgorithms(
-    cudnnHandle_t handle, Geometry const& g, Descriptors const& d, std::vector<Algorithm>& algorithms)
+//! Whether a math type may run the geometry: kFLOAT only without tensor cores (cuDNN's default math would allow
+//! TF32, so it becomes FMA), kHALF any, kBF16 any but the conversion (which would round bfloat16 to half).
+std::optional<cudnnMathType_t> allowedMath(Geometry const& g, cudnnMathType_t math)
+{
+    if (g.compute == DataType::kFLOAT)
+    {
+        if (math == CUDNN_TENSOR_OP_MATH || math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+        {
+            return std::nullopt;
+        }
+        return CUDNN_FMA_MATH;
+    }
+    if (g.compute == DataType::kBF16 && math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+    {
+        return std::nullopt;
+    }
+    return math;
+}
+
+//! The tactics: the heuristic's supported (algorithm, math type) pairs in its order (each once, at most
+//! kMaxAlgorithms, each with its workspace size), then their fused twins where cuDNN can fuse the epilogue.
+std::optional<Error> listTactics(cudnnHandle_t handle, Geometry const& g, Fusable fuse, Plan& plan)
 {
     int most = 0;
     KILN_CUDNN(
         cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &most), "cudnnGetConvolutionForwardAlgorithmMaxCount");
     std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<std::size_t>(std::max(most, 1)));
     int returned = 0;
-    KILN_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(
-                   handle, d.x, d.w, d.conv, d.y, static_cast<int>(perf.size()), &returned, perf.data()),
+    KILN_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(handle, plan.x, plan.w,
+                   plan.conv[static_cast<std::size_t>(queryMath(g))], plan.y, static_cast<int>(perf.size()), &returned,
+                   perf.data()),
         "cudnnGetConvolutionForwardAlgorithm_v7");
-    algorithms.clear();
-    for (int i = 0; i < returned; ++i)
+    plan.tactics.clear();
+    for (int i = 0; i < returned && plan.tactics.size() < kMaxAlgorithms; ++i)
     {
         cudnnConvolutionFwdAlgoPerf_t const& p = perf[static_cast<std::size_t>(i)];
-        if (p.status != CUDNN_STATUS_SUCCESS || p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+        std::optional<cudnnMathType_t> const math = allowedMath(g, p.mathType);
+        if (p.status != CUDNN_STATUS_SUCCESS || !math)
         {
             continue;
         }
-        Algorithm candidate{p.algo, p.mathType};
-        if (g.compute == DataType::kFLOAT)
+        bool const seen = std::any_of(plan.tactics.begin(), plan.tactics.end(),
+            [&](Tactic const& t) { return t.algo == p.algo && t.math == *math; });
+        if (seen)
         {
-            if (p.mathType == CUDNN_TENSOR_OP_MATH)
-            {
-                continue;
-            }
-            candidate.math = CUDNN_FMA_MATH;
+            continue;
         }
-        bool const seen = std::any_of(algorithms.begin(), algorithms.end(),
-            [&](Algorithm const& a) { return a.algo == candidate.algo && a.math == candidate.math; });
-        if (!seen)
+        if (std::optional<Error> error = convolutionDescriptor(g, *math, plan))
         {
-            algorithms.push_back(candidate);
+            return error;
         }
+        size_t bytes = 0;
+        cudnnStatus_t const sized = cudnnGetConvolutionForwardWorkspaceSize(
+            handle, plan.x, plan.w, plan.conv[static_cast<std::size_t>(*math)], plan.y, p.algo, &bytes);
+        if (sized == CUDNN_STATUS_NOT_SUPPORTED)
+        {
+            continue;
+        }
+        KILN_CUDNN(sized, "cudnnGetConvolutionForwardWorkspaceSize");
+        plan.tactics.push_back(Tactic{p.algo, *math, false, bytes});
     }
-    if (algorithms.empty())
+    if (plan.tactics.empty())
     {
         return cudnnFailure(
             CUDNN_STATUS_NOT_SUPPORTED, "convolution: cudnnGetConvolutionForwardAlgorithm_v7 (no algorithm)");
     }
+    if (fuse == Fusable::kNONE)
+    {
+        return std::nullopt;
+    }
+    std::size_t const algorithms = plan.tactics.size();
+    for (std::size_t i = 0; i < algorithms && plan.tactics.size() < kMaxTactics; ++i)
+    {
+        Tactic twin = plan.tactics[i];
+        // cuDNN fuses a bias alone (the identity activation) with IMPLICIT_PRECOMP_GEMM only.
+        if (fuse == Fusable::kBIAS && twin.algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)
+        {
+            continue;
+        }
+        twin.fused = true;
+        plan.tactics.push_back(twin);
+    }
+    if (plan.tactics.size() == algorithms)
+    {
+        return std::nullopt;
+    }
+    std::array<int, Dims::MAX_DIMS> biasDims{};
+    std::array<int, Dims::MAX_DIMS> biasStrides{};
+    std::fill_n(biasDims.begin(), g.nbSpatial + 2, 1);
+    std::fill_n(biasStrides.begin(), g.nbSpatial + 2, 1);
+    if (g.maps > std::numeric_limits<int>::max())
+    {
+        return invalid(std::to_string(g.maps) + " output maps are beyond cuDNN's int range");
+    }
+    biasDims[1] = static_cast<int>(g.maps);
+    KILN_CUDNN(cudnnCreateTensorDescriptor(&plan.bias), "cudnnCreateTensorDescriptor");
+    KILN_CUDNN(cudnnSetTensorNdDescriptor(
+                   plan.bias, cudnnType(g.compute), g.nbSpatial + 2, biasDims.data(), biasStrides.data()),
+        "cudnnSetTensorNdDescriptor (bias)");
+    KILN_CUDNN(cudnnCreateActivationDescriptor(&plan.activation), "cudnnCreateActivationDescriptor");
+    KILN_CUDNN(
+        cudnnSetActivationDescriptor(plan.activation,
+            fuse == Fusable::kBIAS_RELU ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY, CUDNN_PROPAGATE_NAN, 0.0),
+        "cudnnSetActivationDescriptor");
     return std::nullopt;
+}
+
+//! The cache key: everything the plan depends on.
+PreparedCache::Key planKey(Geometry const& g, DataType inType, Fusable fuse)
+{
+    PreparedCache::Key key{};
+    std::size_t at = 0;
+    auto const put = [&](int64_t value) { key[at++] = value; };
+    put(kConvolutionFamily);
+    put(static_cast<int64_t>(inType));
+    put(static_cast<int64_t>(g.compute));
+    put(static_cast<int64_t>(fuse));
+    put(g.nbSpatial);
+    put(g.groups);
+    for (Dims const* dims : {&g.stagedDims, &g.kernelDims, &g.outDims})
+    {
+        put(dims->nbDims);
+        for (int32_t i = 0; i < 5; ++i)
+        {
+            put(i < dims->nbDims ? dims->d[i] : 0);
+        }
+    }
+    for (std::size_t a = 0; a < 3; ++a)
+    {
+        put(g.pad[a]);
+        put(g.stride[a]);
+        put(g.dilation[a]);
+    }
+    return key;
+}
+
+//! The plan of g from libraries' cache, prepared and stored on the first request.
+Expected<Plan*> findPlan(Libraries& libraries, cudnnHandle_t handle, Geometry const& g, DataType inType, Fusable fuse)
+{
+    PreparedCache::Key const key = planKey(g, inType, fuse);
+    PreparedCache& cache = libraries.prepared();
+    if (Prepared* const found = cache.find(key))
+    {
+        return static_cast<Plan*>(found);
+    }
+    auto plan = std::make_unique<Plan>();
+    if (std::optional<Error> error = describe(g, *plan))
+    {
+        return *error;
+    }
+    if (std::optional<Error> error = listTactics(handle, g, fuse, *plan))
+    {
+        return *error;
+    }
+    return static_cast<Plan*>(cache.insert(key, std::move(plan)));
 }
 
 int64_t staged(int64_t bytes)
@@ -380,10 +580,17 @@ int64_t staged(int64_t bytes)
     return (bytes + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment;
 }
 
+//! The activation as the staging pass takes it (none for nullptr).
+StagedActivation stagedActivation(ActivationParams const* activation)
+{
+    return activation == nullptr ? StagedActivation{}
+                                 : StagedActivation{true, activation->type, activation->alpha, activation->beta};
+}
+
 } // namespace
 
-int32_t nbConvolutionTactics(
-    ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& out, Libraries& libraries)
+int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& out,
+    ActivationParams const* activation, Libraries& libraries)
 {
     static_cast<void>(out);
     Expected<Geometry> const geometry = makeGeometry(params, in, nullptr, nullptr, nullptr);
@@ -396,18 +603,13 @@ int32_t nbConvolutionTactics(
     {
         return 1;
     }
-    Descriptors d;
-    std::vector<Algorithm> algorithms;
-    if (describe(geometry.value(), d)
-        || listAlgorithms(static_cast<cudnnHandle_t>(handle.value()), geometry.value(), d, algorithms))
-    {
-        return 1;
-    }
-    return static_cast<int32_t>(algorithms.size());
+    Expected<Plan*> const plan = findPlan(
+        libraries, static_cast<cudnnHandle_t>(handle.value()), geometry.value(), in.type, fusable(in.type, activation));
+    return plan ? static_cast<int32_t>(plan.value()->tactics.size()) : 1;
 }
 
 Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
-    DeviceTensor const* bias, DeviceTensor const& out, Launch const& launch)
+    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch)
 {
     Expected<Geometry> const geometry = makeGeometry(params, in, &kernel, bias, &out);
     if (!geometry)
@@ -419,8 +621,18 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
     {
         return invalid("tactic " + std::to_string(launch.tactic) + " is negative");
     }
+    if (activation != nullptr)
+    {
+        Expected<host::TensorDesc> const accepted = host::inferActivation(
+            host::ActivationParams{activation->type, activation->alpha, activation->beta}, {out.type, out.dims});
+        if (!accepted)
+        {
+            return invalid("the fused activation: " + accepted.error().message);
+        }
+    }
     int64_t const outCount = host::elementCount(g.outDims);
     StagedBias const staging = bias == nullptr ? StagedBias{} : StagedBias{bias->data, bias->type, g.maps, g.outVolume};
+    StagedActivation const epilogue = stagedActivation(activation);
     if (outCount == 0)
     {
         return Done{};
@@ -432,7 +644,7 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
         {
             return invalid("tactic " + std::to_string(launch.tactic) + " is out of range: an empty input has 1");
         }
-        return convertElements({nullptr}, {out.data, out.type, out.scale}, outCount, launch.stream, staging);
+        return convertElements({nullptr}, {out.data, out.type, out.scale}, outCount, launch.stream, staging, epilogue);
     }
     if (launch.libraries == nullptr)
     {
@@ -444,26 +656,20 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
         return handleOr.error();
     }
     auto const handle = static_cast<cudnnHandle_t>(handleOr.value());
-    Descriptors d;
-    std::vector<Algorithm> algorithms;
-    if (std::optional<Error> error = describe(g, d))
+    Expected<Plan*> const planOr = findPlan(*launch.libraries, handle, g, in.type, fusable(in.type, activation));
+    if (!planOr)
     {
-        return *error;
+        return planOr.error();
     }
-    if (std::optional<Error> error = listAlgorithms(handle, g, d, algorithms))
-    {
-        return *error;
-    }
-    if (launch.tactic >= static_cast<int32_t>(algorithms.size()))
+    Plan& plan = *planOr.value();
+    if (launch.tactic >= static_cast<int32_t>(plan.tactics.size()))
     {
         return invalid("tactic " + std::to_string(launch.tactic) + " is out of range: cuDNN offers "
-            + std::to_string(algorithms.size()) + " for these shapes");
+            + std::to_string(plan.tactics.size()) + " for these shapes");
     }
-    Algorithm const& chosen = algorithms[static_cast<std::size_t>(launch.tactic)];
-    KILN_CUDNN(cudnnSetConvolutionMathType(d.conv, chosen.math), "cudnnSetConvolutionMathType");
-    size_t libraryBytes = 0;
-    KILN_CUDNN(cudnnGetConvolutionForwardWorkspaceSize(handle, d.x, d.w, d.conv, d.y, chosen.algo, &libraryBytes),
-        "cudnnGetConvolutionForwardWorkspaceSize");
+    Tactic const& chosen = plan.tactics[static_cast<std::size_t>(launch.tactic)];
+    cudnnConvolutionDescriptor_t const conv = plan.conv[static_cast<std::size_t>(chosen.math)];
+    size_t const libraryBytes = chosen.workspaceBytes;
 
     // The workspace: staged input, staged kernel, staged output, then cuDNN's own.
     int64_t const computeBytes = elementBytes(g.compute);
@@ -508,15 +714,33 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
     {
         y = base + outputAt;
     }
+    void* const libraryWorkspace = libraryBytes > 0 ? base + libraryAt : nullptr;
     float const alpha = 1.F;
     float const beta = 0.F;
-    KILN_CUDNN(cudnnConvolutionForward(handle, &alpha, d.x, x, d.w, w, d.conv, chosen.algo,
-                   libraryBytes > 0 ? base + libraryAt : nullptr, libraryBytes, &beta, d.y, y),
+    if (chosen.fused && !plan.fusedRefused && !stageOutput && bias != nullptr && bias->type == g.compute)
+    {
+        // y = act(conv + 0 * z + bias) with z = y (cuDNN reads no z when alpha2 is 0).
+        cudnnStatus_t const status
+            = cudnnConvolutionBiasActivationForward(handle, &alpha, plan.x, x, plan.w, w, conv, chosen.algo,
+                libraryWorkspace, libraryBytes, &beta, plan.y, y, plan.bias, bias->data, plan.activation, plan.y, y);
+        if (status == CUDNN_STATUS_SUCCESS)
+        {
+            return Done{};
+        }
+        if (status != CUDNN_STATUS_NOT_SUPPORTED)
+        {
+            return cudnnFailure(status, "convolution: cudnnConvolutionBiasActivationForward");
+        }
+        plan.fusedRefused = true;
+    }
+    KILN_CUDNN(cudnnConvolutionForward(handle, &alpha, plan.x, x, plan.w, w, conv, chosen.algo, libraryWorkspace,
+                   libraryBytes, &beta, plan.y, y),
         "cudnnConvolutionForward");
 
-    if (stageOutput || bias != nullptr)
+    if (stageOutput || bias != nullptr || activation != nullptr)
     {
-        return convertElements({y, g.compute}, {out.data, out.type, out.scale}, outCount, launch.stream, staging);
+        return convertElements(
+            {y, g.compute}, {out.data, out.type, out.scale}, outCount, launch.stream, staging, epilogue);
     }
     return Done{};
 }

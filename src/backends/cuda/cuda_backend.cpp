@@ -10,8 +10,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <exception>
+#include <functional>
 #include <new>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -84,7 +87,7 @@ public:
             {
                 return Error{ErrorCode::kINVALID_ARGUMENT, "the layer's views do not match its record"};
             }
-            Launch const launch{stream, &mLibraries, 0};
+            Launch const launch{stream, &mLibraries, layer.tactic};
             return std::visit(
                 [&](auto const& params) -> host::Status {
                     using P = std::decay_t<decltype(params)>;
@@ -94,7 +97,11 @@ public:
                     }
                     else
                     {
-                        Expected<P> const prepared = host::prepareRun(params, inputs, outputs);
+                        // A matrix multiply's fused bias (builder/fusion.h) is a third input its kind does not
+                        // list.
+                        auto const listed
+                            = std::is_same_v<P, MatrixMultiplyParams> && inputs.size() > 2 ? inputs.first(2) : inputs;
+                        Expected<P> const prepared = host::prepareRun(params, listed, outputs);
                         if (!prepared)
                         {
                             return prepared.error();
@@ -106,9 +113,30 @@ public:
         });
     }
 
-private:
     using Inputs = std::span<HostTensor const* const>;
 
+    //! The number of variants of layer's kernel for these views (1 for kinds without variants).
+    Expected<int32_t> nbTactics(LayerRecord const& layer, Inputs inputs, HostTensor const& output)
+    {
+        if (auto const* conv = std::get_if<ConvolutionParams>(&layer.params))
+        {
+            Expected<ConvolutionParams> const prepared
+                = host::prepareRun(*conv, inputs, std::span<HostTensor const>(&output, 1));
+            if (!prepared)
+            {
+                return prepared.error();
+            }
+            return nbConvolutionTactics(prepared.value(), *inputs[0], output, epilogueOf(layer), mLibraries);
+        }
+        if (auto const* matrix = std::get_if<MatrixMultiplyParams>(&layer.params))
+        {
+            return nbMatrixMultiplyTactics(*matrix, *inputs[0], *inputs[1], inputs.size() > 2 ? inputs[2] : nullptr,
+                epilogueOf(layer), output, mLibraries);
+        }
+        return 1;
+    }
+
+private:
     //! The device view of weights of the given shape.
     Expected<HostTensor> deviceWeights(Weights const& weights, Dims const& dims, char const* what) const
     {
@@ -135,11 +163,16 @@ private:
         return host::Done{};
     }
 
-    host::Status run(ConvolutionParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
-        HostTensor const& out, Launch const& launch)
+    //! A convolution's kernel and bias as device views: its weights, or its inputs 1 and 2.
+    struct ConvolutionOperands
+    {
+        HostTensor kernel;
+        std::optional<HostTensor> bias;
+    };
+    Expected<ConvolutionOperands> convolutionOperands(ConvolutionParams const& params, Inputs in) const
     {
         HostTensor const& data = *in[0];
-        HostTensor kernel;
+        ConvolutionOperands operands;
         if (params.kernel.count > 0)
         {
             Dims dims{2 + params.kernelSize.nbDims, {}};
@@ -154,18 +187,16 @@ private:
             {
                 return made.error();
             }
-            kernel = made.value();
+            operands.kernel = made.value();
         }
         else if (in.size() > 1 && in[1] != nullptr)
         {
-            kernel = *in[1];
+            operands.kernel = *in[1];
         }
         else
         {
             return Error{ErrorCode::kINVALID_ARGUMENT, "the convolution has no kernel"};
         }
-        HostTensor bias;
-        HostTensor const* biasPointer = nullptr;
         if (params.bias.count > 0)
         {
             auto made = deviceWeights(params.bias, Dims{1, {params.bias.count}}, "convolution bias");
@@ -173,14 +204,30 @@ private:
             {
                 return made.error();
             }
-            bias = made.value();
-            biasPointer = &bias;
+            operands.bias = made.value();
         }
         else if (in.size() > 2 && in[2] != nullptr)
         {
-            biasPointer = in[2];
+            operands.bias = *in[2];
         }
-        return runConvolution(params, data, kernel, biasPointer, out, launch);
+        return operands;
+    }
+
+    static ActivationParams const* epilogueOf(LayerRecord const& layer)
+    {
+        return layer.epilogue ? &*layer.epilogue : nullptr;
+    }
+
+    host::Status run(ConvolutionParams const& params, LayerRecord const& layer, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        auto const operands = convolutionOperands(params, in);
+        if (!operands)
+        {
+            return operands.error();
+        }
+        HostTensor const* bias = operands.value().bias ? &*operands.value().bias : nullptr;
+        return runConvolution(params, *in[0], operands.value().kernel, bias, epilogueOf(layer), out, launch);
     }
     host::Status run(CastParams const&, LayerRecord const&, EngineModel const&, Inputs in, HostTensor const& out,
         Launch const& launch)
@@ -238,10 +285,11 @@ private:
     {
         return runGather(params, *in[0], *in[1], out, launch);
     }
-    host::Status run(MatrixMultiplyParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+    host::Status run(MatrixMultiplyParams const& params, LayerRecord const& layer, EngineModel const&, Inputs in,
         HostTensor const& out, Launch const& launch)
     {
-        return runMatrixMultiply(params, *in[0], *in[1], out, launch);
+        return runMatrixMultiply(
+            params, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, epilogueOf(layer), out, launch);
     }
     host::Status run(ConstantParams const& params, LayerRecord const&, EngineModel const&, Inputs,
         HostTensor const& out, Launch const& launch)
@@ -383,6 +431,158 @@ void const* DeviceWeights::find(void const* hostValues) const noexcept
     --it;
     int64_t const offset = address - it->first;
     return offset < it->second.first ? it->second.second + offset : nullptr;
+}
+
+namespace
+{
+
+//! Zeroed device memory, freed on destruction.
+class ScratchBuffer
+{
+public:
+    explicit ScratchBuffer(int64_t bytes)
+    {
+        if (cudaMalloc(&mData, static_cast<size_t>(std::max<int64_t>(bytes, 1))) != cudaSuccess
+            || cudaMemset(mData, 0, static_cast<size_t>(std::max<int64_t>(bytes, 1))) != cudaSuccess)
+        {
+            static_cast<void>(cudaGetLastError());
+            mData = nullptr;
+        }
+    }
+    ~ScratchBuffer()
+    {
+        if (mData != nullptr)
+        {
+            static_cast<void>(cudaFree(mData));
+        }
+    }
+    ScratchBuffer(ScratchBuffer const&) = delete;
+    ScratchBuffer& operator=(ScratchBuffer const&) = delete;
+    void* data() const noexcept { return mData; }
+
+private:
+    void* mData{};
+};
+
+//! Milliseconds per run of layer with tactic, or nullopt when the tactic fails.
+std::optional<float> timeTactic(CudaBackend& backend, LayerRecord& layer, int32_t tactic, EngineModel const& model,
+    std::span<HostTensor const* const> inputs, HostTensor const& output, cudaStream_t stream, int32_t iterations)
+{
+    layer.tactic = tactic;
+    std::span<HostTensor const> const outputs(&output, 1);
+    if (!backend.runLayer(layer, model, inputs, outputs, stream) || cudaStreamSynchronize(stream) != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return std::nullopt;
+    }
+    cudaEvent_t start{};
+    cudaEvent_t stop{};
+    static_cast<void>(cudaEventCreate(&start));
+    static_cast<void>(cudaEventCreate(&stop));
+    bool ok = cudaEventRecord(start, stream) == cudaSuccess;
+    for (int32_t k = 0; ok && k < iterations; ++k)
+    {
+        ok = static_cast<bool>(backend.runLayer(layer, model, inputs, outputs, stream));
+    }
+    float milliseconds = 0.F;
+    ok = ok && cudaEventRecord(stop, stream) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess
+        && cudaEventElapsedTime(&milliseconds, start, stop) == cudaSuccess;
+    static_cast<void>(cudaEventDestroy(start));
+    static_cast<void>(cudaEventDestroy(stop));
+    if (!ok)
+    {
+        static_cast<void>(cudaGetLastError());
+        return std::nullopt;
+    }
+    return milliseconds / static_cast<float>(iterations);
+}
+
+} // namespace
+
+std::optional<Error> chooseTactics(
+    EngineModel& model, std::function<std::optional<Dims>(int32_t)> const& optShape, int32_t iterations)
+{
+    auto const timed = [](LayerRecord const& layer) {
+        return layer.type == LayerType::kCONVOLUTION || layer.type == LayerType::kMATRIX_MULTIPLY;
+    };
+    if (std::none_of(model.layers.begin(), model.layers.end(), timed))
+    {
+        return std::nullopt;
+    }
+    auto weights = DeviceWeights::upload(model);
+    if (!weights)
+    {
+        return weights.error();
+    }
+    CudaBackend backend(weights.value());
+    cudaStream_t stream{};
+    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return Error{ErrorCode::kFAILED_INITIALIZATION, "cannot create a CUDA stream to time kernels on"};
+    }
+    iterations = std::max(iterations, 3);
+    std::optional<Error> problem;
+    for (LayerRecord& layer : model.layers)
+    {
+        if (!timed(layer))
+        {
+            continue;
+        }
+        // Zeroed buffers at the kOPT shapes of the first profile.
+        std::vector<std::unique_ptr<ScratchBuffer>> buffers;
+        std::vector<HostTensor> views;
+        views.reserve(layer.inputs.size() + 1);
+        bool shaped = true;
+        auto const view = [&](int32_t tensor) {
+            TensorRecord const& record = model.tensors[static_cast<std::size_t>(tensor)];
+            std::optional<Dims> const dims = optShape(tensor);
+            if (!dims)
+            {
+                shaped = false;
+                return;
+            }
+            buffers.push_back(std::make_unique<ScratchBuffer>(bytesOf(record.type, host::elementCount(*dims))));
+            views.push_back(HostTensor{buffers.back()->data(), record.type, *dims, record.scale});
+            shaped = shaped && buffers.back()->data() != nullptr;
+        };
+        for (int32_t input : layer.inputs)
+        {
+            if (input != kNoTensor)
+            {
+                view(input);
+            }
+        }
+        view(layer.outputs.front());
+        if (!shaped || views.size() != layer.inputs.size() + 1)
+        {
+            continue; // A shape known only at run time, or an absent input: the default variant.
+        }
+        std::vector<HostTensor const*> inputs;
+        for (std::size_t i = 0; i + 1 < views.size(); ++i)
+        {
+            inputs.push_back(&views[i]);
+        }
+        auto const count = backend.nbTactics(layer, inputs, views.back());
+        int32_t best = 0;
+        if (count && count.value() > 1)
+        {
+            std::optional<float> fastest;
+            for (int32_t tactic = 0; tactic < count.value(); ++tactic)
+            {
+                auto const ms = timeTactic(backend, layer, tactic, model, inputs, views.back(), stream, iterations);
+                if (ms && (!fastest || *ms < *fastest))
+                {
+                    fastest = ms;
+                    best = tactic;
+                }
+            }
+        }
+        layer.tactic = best;
+    }
+    static_cast<void>(cudaStreamSynchronize(stream));
+    static_cast<void>(cudaStreamDestroy(stream));
+    return problem;
 }
 
 std::unique_ptr<Backend> makeCudaBackend(std::shared_ptr<DeviceWeights const> weights)

@@ -14,8 +14,10 @@
 
 #include "backends/backend.h"
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace kiln::cuda
 {
@@ -49,6 +51,12 @@ private:
 
 //! A CUDA backend for one execution context (its libraries' handles and scratch memory are its own).
 std::unique_ptr<Backend> makeCudaBackend(std::shared_ptr<DeviceWeights const> weights);
+
+//! Times every variant of model's convolutions and matrix multiplies on the GPU, on zeroed buffers at the shapes
+//! optShape gives (the first profile's kOPT; a tensor without one keeps its layer at the default variant), and
+//! records the fastest in each layer's tactic. A variant that fails is passed over.
+std::optional<Error> chooseTactics(
+    EngineModel& model, std::function<std::optional<Dims>(int32_t tensor)> const& optShape, int32_t iterations);
 
 //! A CUDA backend for building: checkLayer only (runLayer refuses).
 std::unique_ptr<Backend> makeCudaBuildBackend();

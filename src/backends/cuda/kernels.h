@@ -30,6 +30,8 @@ using host::Status;
 using DeviceTensor = host::HostTensor;
 
 class Libraries;
+class PreparedCache;
+class MatmulCache;
 
 //! Where and how a kernel runs.
 struct Launch
@@ -78,20 +80,27 @@ Status runPooling(PoolingParams const& params, DeviceTensor const& in, DeviceTen
 
 // ---- Libraries (matrix_multiply.cpp with cuBLASLt, convolution.cpp with cuDNN, libraries.cpp) ---------------------
 
-//! The variants of a matrix multiply of these tensors (cuBLASLt's heuristic results), at least 1.
+//! out = activation(op0(a) * op1(b) + bias). bias (may be null): out's rank, each extent out's or 1 (the host's
+//! element-wise kSUM broadcasting), out's type, or kFLOAT when it varies along out's last axis only. activation (may
+//! be null): any function host::runActivation computes on out's type. A bias along the last axis and kRELU or
+//! kGELU_TANH run in cuBLASLt's epilogue; anything else in one extra pass over out.
+//! The variants of such a product (cuBLASLt's heuristic results), at least 1.
 int32_t nbMatrixMultiplyTactics(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
-    DeviceTensor const& out, Libraries& libraries);
+    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Libraries& libraries);
 Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
-    DeviceTensor const& out, Launch const& launch);
+    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch);
 
 //! kernel and bias: device memory of params' weights or of the layer's inputs 1 and 2 (bias may be null).
-int32_t nbConvolutionTactics(
-    ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& out, Libraries& libraries);
+//! activation: null, or the function applied to conv + bias before the output is stored (a fused IActivationLayer,
+//! computed as runActivation computes it; for kINT8 before quantizing). The tactics depend on activation: count them
+//! with the same one that runs.
+int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& out,
+    ActivationParams const* activation, Libraries& libraries);
 Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
-    DeviceTensor const* bias, DeviceTensor const& out, Launch const& launch);
+    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch);
 
-//! The library handles and scratch memory of one execution context, made on first use. Not thread-safe (one per
-//! context, like the context).
+//! The library handles, scratch memory and prepared per-geometry state of one execution context, made on first use. Not
+//! thread-safe (one per context, like the context).
 class Libraries
 {
 public:
@@ -107,10 +116,15 @@ public:
     //! At least bytes of device scratch memory, valid until the next call (the previous block is freed in stream
     //! order on stream).
     Expected<void*> workspace(int64_t bytes, cudaStream_t stream);
+    //! What library-backed kernels prepared per geometry (libraries.h), freed with the context.
+    PreparedCache& prepared();
+    //! The prepared cuBLASLt state of the matrix multiplies run so far (matmul_cache.h), made on first use.
+    MatmulCache& matmulCache();
 
 private:
     struct State;
     std::unique_ptr<State> mState;
+    std::unique_ptr<MatmulCache> mMatmulCache;
 };
 
 } // namespace kiln::cuda

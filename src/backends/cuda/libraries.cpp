@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The library handles and scratch memory of one execution context (kernels.h's Libraries): a cuBLASLt and a cuDNN
-// handle made on first use, and one workspace block that grows on demand in stream order. The errors of failed
-// cuBLASLt and cuDNN calls (libraries.h).
+// handle made on first use (cudnnSetStream called only when the stream changes), one workspace block that grows on
+// demand in stream order, and the cache of prepared states. The errors of failed cuBLASLt and cuDNN calls and the
+// cache's least-recently-used bookkeeping (libraries.h).
 #include "backends/cuda/libraries.h"
 
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/matmul_cache.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -39,10 +41,40 @@ uint32_t commonAlignment(void const* address, std::initializer_list<int64_t> off
     return static_cast<uint32_t>(bits & (~bits + 1)); // The lowest set bit.
 }
 
+Prepared* PreparedCache::find(Key const& key)
+{
+    auto const hit
+        = std::find_if(mEntries.begin(), mEntries.end(), [&](auto const& entry) { return entry.first == key; });
+    if (hit == mEntries.end())
+    {
+        return nullptr;
+    }
+    mEntries.splice(mEntries.begin(), mEntries, hit);
+    return mEntries.front().second.get();
+}
+
+Prepared* PreparedCache::insert(Key const& key, std::unique_ptr<Prepared> prepared)
+{
+    auto const same
+        = std::find_if(mEntries.begin(), mEntries.end(), [&](auto const& entry) { return entry.first == key; });
+    if (same != mEntries.end())
+    {
+        mEntries.erase(same);
+    }
+    while (mEntries.size() >= kCapacity)
+    {
+        mEntries.pop_back();
+    }
+    mEntries.emplace_front(key, std::move(prepared));
+    return mEntries.front().second.get();
+}
+
 struct Libraries::State
 {
     cublasLtHandle_t cublasLt{};
     cudnnHandle_t cudnn{};
+    cudaStream_t cudnnStream{}; //!< The stream the cuDNN handle is bound to.
+    PreparedCache prepared;     //!< Emptied first when destroyed: its library objects go before the handles.
     void* block{};
     int64_t blockBytes{};
     cudaStream_t blockStream{}; //!< The stream of the last workspace request: the block's uses are ordered on it.
@@ -56,6 +88,7 @@ Libraries::Libraries()
 
 Libraries::~Libraries()
 {
+    mState->prepared = PreparedCache{};
     // The context's work has finished when it is destroyed (as TensorRT requires of an execution context), so the
     // block can be freed at once: cudaFree does not wait for stream-ordered allocations.
     if (mState->block != nullptr)
@@ -100,12 +133,22 @@ Expected<void*> Libraries::cudnn(cudaStream_t stream)
             return cudnnFailure(status, "cudnnCreate");
         }
         mState->cudnn = handle;
+        mState->cudnnStream = nullptr; // A new handle runs on the default stream.
     }
-    if (cudnnStatus_t const status = cudnnSetStream(mState->cudnn, stream); status != CUDNN_STATUS_SUCCESS)
+    if (stream != mState->cudnnStream)
     {
-        return cudnnFailure(status, "cudnnSetStream");
+        if (cudnnStatus_t const status = cudnnSetStream(mState->cudnn, stream); status != CUDNN_STATUS_SUCCESS)
+        {
+            return cudnnFailure(status, "cudnnSetStream");
+        }
+        mState->cudnnStream = stream;
     }
     return static_cast<void*>(mState->cudnn);
+}
+
+PreparedCache& Libraries::prepared()
+{
+    return mState->prepared;
 }
 
 Expected<void*> Libraries::workspace(int64_t bytes, cudaStream_t stream)
@@ -166,6 +209,15 @@ Expected<void*> Libraries::workspace(int64_t bytes, cudaStream_t stream)
     s.block = block;
     s.blockBytes = rounded;
     return block;
+}
+
+MatmulCache& Libraries::matmulCache()
+{
+    if (mMatmulCache == nullptr)
+    {
+        mMatmulCache = std::make_unique<MatmulCache>();
+    }
+    return *mMatmulCache;
 }
 
 } // namespace kiln::cuda

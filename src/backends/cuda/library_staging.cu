@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The staging copies around the cuBLASLt and cuDNN calls (library_staging.h): elementwise conversion with an optional
-// bias per channel, and zero padding of the spatial axes. The element type is a kernel argument, read through one
-// uniform switch per element: these copies are memory-bound and rare enough that one instantiation serves every pair.
+// bias per channel and activation (activation.cuh's functions), and zero padding of the spatial axes. The element type
+// is a kernel argument, read through one uniform switch per element: these copies are memory-bound and rare enough that
+// one instantiation serves every pair.
+#include "backends/cuda/activation.cuh"
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/library_staging.h"
+#include "backends/host/activation.h"
 
 #include <algorithm>
 #include <string>
@@ -42,8 +45,8 @@ __device__ __forceinline__ void storeAny(void* p, DataType type, int64_t i, floa
     }
 }
 
-__global__ void convertKernel(
-    StagedElements in, void* out, DataType outType, float outScale, int64_t count, StagedBias bias)
+__global__ void convertKernel(StagedElements in, void* out, DataType outType, float outScale, int64_t count,
+    StagedBias bias, StagedActivation activation)
 {
     int64_t const step = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step)
@@ -52,6 +55,10 @@ __global__ void convertKernel(
         if (bias.data != nullptr)
         {
             value += loadAny(bias.data, bias.type, i / bias.inner % bias.channels, 1.F);
+        }
+        if (activation.present)
+        {
+            value = activation::apply(activation.type, value, activation.alpha, activation.beta);
         }
         storeAny(out, outType, i, value, outScale);
     }
@@ -108,9 +115,14 @@ Error unstaged(char const* what, DataType type)
 
 } // namespace
 
-host::Status convertElements(
-    StagedElements const& in, StagedElements const& out, int64_t count, cudaStream_t stream, StagedBias const& bias)
+host::Status convertElements(StagedElements const& in, StagedElements const& out, int64_t count, cudaStream_t stream,
+    StagedBias const& bias, StagedActivation const& activation)
 {
+    if (activation.present && host::findActivation(activation.type) == nullptr)
+    {
+        return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR,
+            "convertElements: unknown ActivationType " + std::to_string(static_cast<int32_t>(activation.type))};
+    }
     for (DataType const type : {in.type, out.type, bias.type})
     {
         if (!staged(type))
@@ -126,7 +138,7 @@ host::Status convertElements(
     checked.channels = std::max<int64_t>(bias.channels, 1);
     checked.inner = std::max<int64_t>(bias.inner, 1);
     convertKernel<<<blocksFor(count), kThreads, 0, stream>>>(
-        in, const_cast<void*>(out.data), out.type, out.scale, count, checked);
+        in, const_cast<void*>(out.data), out.type, out.scale, count, checked, activation);
     if (cudaError_t const status = cudaGetLastError(); status != cudaSuccess)
     {
         return cudaFailure(status, "convertElements launch");

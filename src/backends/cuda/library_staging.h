@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The copies that stage tensors around the cuBLASLt and cuDNN calls (library_staging.cu): a tensor in another type
-// (FP8 operands as half for cuBLASLt, INT8 convolutions computed in float), with a bias per channel added on the way,
-// and an [N, C, spatial...] tensor zero-padded for cuDNN, which pads symmetrically only. They take the floating and
-// scaled types (kFLOAT, kHALF, kBF16, kINT8, kFP8) and read and write elements as elements.cuh does.
+// (FP8 operands as half for cuBLASLt, INT8 convolutions computed in float), with a bias per channel added and an
+// activation applied on the way (a convolution's epilogue), and an [N, C, spatial...] tensor zero-padded for cuDNN,
+// which pads symmetrically only. They take the floating and scaled types (kFLOAT, kHALF, kBF16, kINT8, kFP8) and read
+// and write elements as elements.cuh does.
 //
 //     // float result [N, K, H, W] plus bias [K], quantized into an INT8 output:
 //     Status const done = convertElements({result, DataType::kFLOAT}, {out.data, DataType::kINT8, out.scale},
@@ -10,6 +11,8 @@
 #pragma once
 
 #include "backends/host/tensor_view.h"
+
+#include "NvInfer.h"
 
 #include <cuda_runtime_api.h>
 
@@ -36,10 +39,20 @@ struct StagedBias
     int64_t inner{1};
 };
 
-//! out[i] = in[i] (+ bias) for count elements, computed in float and rounded once to out's type. in.data null reads
-//! zeros. in and out may be the same memory (the same type). Launched on stream.
+//! An activation applied after the bias: one of backends/host/activation.h's functions (activation.cuh), or none.
+struct StagedActivation
+{
+    bool present{};
+    nvinfer1::ActivationType type{nvinfer1::ActivationType::kRELU};
+    float alpha{};
+    float beta{};
+};
+
+//! out[i] = activation(in[i] (+ bias)) for count elements, computed in float and rounded once to out's type (a scaled
+//! out is quantized after the activation). in.data null reads zeros. in and out may be the same memory (the same
+//! type). Launched on stream.
 host::Status convertElements(StagedElements const& in, StagedElements const& out, int64_t count, cudaStream_t stream,
-    StagedBias const& bias = {});
+    StagedBias const& bias = {}, StagedActivation const& activation = {});
 
 //! Writes out, an [N, C, padded...] tensor, from in, an [N, C, extents...] tensor (nbSpatial 2 or 3): in's element at
 //! spatial position p lands at p + pre, converted to out's type; every other element of out is zero.

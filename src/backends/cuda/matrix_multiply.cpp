@@ -15,16 +15,30 @@
 // shapes do not promise. So FP8 operands are staged as half (every E4M3 value is exact in half), multiplied in float
 // into a float result with alpha = scale(a) * scale(b), and quantized to the output's scale (library_staging.cu).
 //
+// Epilogue: out = activation(product + bias). A bias along the output's last axis (N, the rows of cuBLASLt's
+// column-major D, whose bias epilogue runs along D's rows) of out's type, and kRELU or kGELU_TANH after it or alone,
+// run in cuBLASLt's epilogue (CUBLASLT_EPILOGUE_BIAS, RELU, RELU_BIAS, GELU, GELU_BIAS). Anything else, or an epilogue
+// no algorithm offers, runs as one pass per part over out in place: the bias (a per-last-axis copy with bias, or the
+// element-wise kSUM), then cuda::runActivation.
+//
+// Cache: the descriptors, layouts, preference and heuristic results of each problem (the Gemm's geometry, the
+// pointers' alignment classes, the epilogue) are kept in Libraries::matmulCache() (matmul_cache.h), so that a run of a
+// problem seen before makes no descriptor or heuristic call (a new bias pointer of the same alignment resets one
+// attribute).
+//
 // Tactics: the first kMaxTactics results of cublasLtMatmulAlgoGetHeuristic for the shapes, types and the pointers'
 // alignment; tactic 0 is cuBLASLt's first choice.
 #include "backends/host/matrix_multiply.h"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/libraries.h"
 #include "backends/cuda/library_staging.h"
+#include "backends/cuda/matmul_cache.h"
+#include "backends/host/activation.h"
 
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -192,38 +206,6 @@ bool trivial(Gemm const& g)
     return g.countOut == 0 || g.k == 0;
 }
 
-//! The cuBLASLt descriptors of one product, destroyed with it.
-struct Descriptors
-{
-    cublasLtMatmulDesc_t op{};
-    cublasLtMatrixLayout_t first{};  //!< cuBLASLt's A: the stored b.
-    cublasLtMatrixLayout_t second{}; //!< cuBLASLt's B: the stored a.
-    cublasLtMatrixLayout_t result{}; //!< C and D: the stored out.
-    cublasLtMatmulPreference_t preference{};
-
-    Descriptors() = default;
-    Descriptors(Descriptors const&) = delete;
-    Descriptors& operator=(Descriptors const&) = delete;
-    ~Descriptors()
-    {
-        if (preference != nullptr)
-        {
-            static_cast<void>(cublasLtMatmulPreferenceDestroy(preference));
-        }
-        for (cublasLtMatrixLayout_t const layout : {first, second, result})
-        {
-            if (layout != nullptr)
-            {
-                static_cast<void>(cublasLtMatrixLayoutDestroy(layout));
-            }
-        }
-        if (op != nullptr)
-        {
-            static_cast<void>(cublasLtMatmulDescDestroy(op));
-        }
-    }
-};
-
 //! Where the product reads and writes, for the alignment the heuristic may assume.
 struct Pointers
 {
@@ -260,9 +242,91 @@ std::optional<Error> makeLayout(cublasLtMatrixLayout_t& layout, cudaDataType_t t
     return std::nullopt;
 }
 
-//! The descriptors of g and the heuristic's results (at most kMaxTactics, each usable), for operands at pointers.
-std::optional<Error> describe(cublasLtHandle_t handle, Gemm const& g, Pointers const& at, Descriptors& d,
-    std::vector<cublasLtMatmulHeuristicResult_t>& results)
+//! What runs after the product: the bias and the activation, and the part of them cuBLASLt's epilogue can take.
+struct Epilogue
+{
+    DeviceTensor const* bias{};                          //!< Null for none.
+    ActivationParams const* activation{};                //!< Null for none.
+    bool lastAxisBias{};                                 //!< bias is 1 in every axis but the last.
+    cublasLtEpilogue_t fused{CUBLASLT_EPILOGUE_DEFAULT}; //!< What cuBLASLt may compute of it.
+};
+
+//! Checks bias and activation against out (of type and shape desc) and picks the epilogue cuBLASLt can fuse.
+Expected<Epilogue> makeEpilogue(Gemm const& g, host::TensorDesc const& desc, DeviceTensor const* bias,
+    ActivationParams const* activation, bool checkData)
+{
+    Epilogue e{bias, activation};
+    if (bias != nullptr)
+    {
+        std::string const problem = "the bias is " + std::string(dataTypeName(bias->type)) + " "
+            + host::shapeString(bias->dims) + " but must broadcast to the output " + dataTypeName(desc.type) + " "
+            + host::shapeString(desc.dims);
+        if (bias->dims.nbDims != desc.dims.nbDims)
+        {
+            return invalid(problem + " (another rank)");
+        }
+        e.lastAxisBias = true;
+        for (int32_t i = 0; i < desc.dims.nbDims; ++i)
+        {
+            if (bias->dims.d[i] != desc.dims.d[i] && bias->dims.d[i] != 1)
+            {
+                return invalid(problem);
+            }
+            e.lastAxisBias = e.lastAxisBias && (i == desc.dims.nbDims - 1 || bias->dims.d[i] == 1);
+        }
+        if (bias->type != desc.type && !(bias->type == DataType::kFLOAT && e.lastAxisBias))
+        {
+            return invalid(problem + " (of the output's type, or kFLOAT along the last axis only)");
+        }
+        if (checkData)
+        {
+            if (std::optional<Error> const error = host::checkTensor(*bias, "bias"))
+            {
+                return invalid(error->message);
+            }
+        }
+    }
+    if (activation != nullptr)
+    {
+        Expected<host::TensorDesc> const checked
+            = host::inferActivation({activation->type, activation->alpha, activation->beta}, {desc.type, desc.dims});
+        if (!checked)
+        {
+            return invalid("the activation: " + checked.error().message);
+        }
+    }
+
+    // cuBLASLt's bias runs along the rows of its column-major D, the N columns of the row-major output (only the last
+    // axis when op1 is a matrix), in D's type (cublasLt.h, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE). Its activation
+    // follows the bias, so it fuses only when the bias fuses too or there is none. FP8 results are staged: no fusion.
+    bool const biasFuses = bias != nullptr && !g.stagedFp8 && e.lastAxisBias && g.op[1]->matrixAxes == 2
+        && bias->type == desc.type && bias->dims.nbDims > 0 && bias->dims.d[bias->dims.nbDims - 1] == g.n;
+    bool const relu = activation != nullptr && activation->type == nvinfer1::ActivationType::kRELU;
+    bool const gelu = activation != nullptr && activation->type == nvinfer1::ActivationType::kGELU_TANH;
+    bool const activationFuses = !g.stagedFp8 && (relu || gelu) && (bias == nullptr || biasFuses);
+    if (biasFuses)
+    {
+        e.fused = !activationFuses ? CUBLASLT_EPILOGUE_BIAS
+            : relu                 ? CUBLASLT_EPILOGUE_RELU_BIAS
+                                   : CUBLASLT_EPILOGUE_GELU_BIAS;
+    }
+    else if (activationFuses)
+    {
+        e.fused = relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_GELU;
+    }
+    return e;
+}
+
+bool hasBias(cublasLtEpilogue_t epilogue)
+{
+    return (epilogue & CUBLASLT_EPILOGUE_BIAS) != 0;
+}
+
+//! The descriptors of g with epilogue (its bias at bias) and the heuristic's results (at most kMaxTactics, each
+//! usable), for operands at pointers. When no algorithm computes the epilogue, the plan is for the plain product
+//! (plan.epilogue says which).
+std::optional<Error> describe(cublasLtHandle_t handle, Gemm const& g, Pointers const& at, cublasLtEpilogue_t epilogue,
+    void const* bias, MatmulPlan& d)
 {
     KILN_CUBLAS(cublasLtMatmulDescCreate(&d.op, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
     // cuBLASLt's A (m = N rows of the result, k = K): op1(b)^T. Stored b is [K, N] (kNONE: the column-major N x K
@@ -325,25 +389,125 @@ std::optional<Error> describe(cublasLtHandle_t handle, Gemm const& g, Pointers c
                     d.preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions, sizeof(reductions)),
         "setting the reduction preference");
 
-    std::vector<cublasLtMatmulHeuristicResult_t> found(kMaxTactics);
-    int returned = 0;
-    KILN_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle, d.op, d.first, d.second, d.result, d.result, d.preference,
-                    kMaxTactics, found.data(), &returned),
-        "cublasLtMatmulAlgoGetHeuristic");
-    results.clear();
-    for (int i = 0; i < returned; ++i)
+    // The fused epilogue first; the plain product when no algorithm computes it.
+    for (cublasLtEpilogue_t const tried : {epilogue, CUBLASLT_EPILOGUE_DEFAULT})
     {
-        if (found[static_cast<std::size_t>(i)].state == CUBLAS_STATUS_SUCCESS)
+        void const* const triedBias = hasBias(tried) ? bias : nullptr;
+        KILN_CUBLAS(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &tried, sizeof(tried)),
+            "setting the epilogue");
+        KILN_CUBLAS(
+            cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &triedBias, sizeof(triedBias)),
+            "setting the bias pointer");
+        std::vector<cublasLtMatmulHeuristicResult_t> found(kMaxTactics);
+        int returned = 0;
+        cublasStatus_t const status = cublasLtMatmulAlgoGetHeuristic(
+            handle, d.op, d.first, d.second, d.result, d.result, d.preference, kMaxTactics, found.data(), &returned);
+        if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED)
         {
-            results.push_back(found[static_cast<std::size_t>(i)]);
+            return cublasFailure(status, "matrix multiply: cublasLtMatmulAlgoGetHeuristic");
+        }
+        d.results.clear();
+        for (int i = 0; status == CUBLAS_STATUS_SUCCESS && i < returned; ++i)
+        {
+            if (found[static_cast<std::size_t>(i)].state == CUBLAS_STATUS_SUCCESS)
+            {
+                d.results.push_back(found[static_cast<std::size_t>(i)]);
+            }
+        }
+        d.epilogue = tried;
+        d.bias = triedBias;
+        if (!d.results.empty() || tried == CUBLASLT_EPILOGUE_DEFAULT)
+        {
+            break;
         }
     }
-    if (results.empty())
+    if (d.results.empty())
     {
         return cublasFailure(
             CUBLAS_STATUS_NOT_SUPPORTED, "matrix multiply: cublasLtMatmulAlgoGetHeuristic (no algorithm)");
     }
     return std::nullopt;
+}
+
+//! The cached plan of g with epilogue e for operands at pointers, described and kept on a miss.
+Expected<MatmulPlan*> planFor(
+    cublasLtHandle_t handle, MatmulCache& cache, Gemm const& g, Pointers const& at, Epilogue const& e)
+{
+    void const* const bias = hasBias(e.fused) ? e.bias->data : nullptr;
+    auto const aligned = [&g](void const* base, int64_t bytes, int64_t BatchAxis::*member) -> int64_t {
+        uint32_t alignment = commonAlignment(base, {g.inner.*member * bytes});
+        for (BatchAxis const& loop : g.loops)
+        {
+            alignment = std::min(alignment, commonAlignment(base, {loop.*member * bytes}));
+        }
+        return alignment;
+    };
+    MatmulCache::Key const key{static_cast<int64_t>(g.type), static_cast<int64_t>(g.op[0]->op),
+        static_cast<int64_t>(g.op[1]->op), g.m, g.n, g.k, g.inner.extent, g.inner.a, g.inner.b, g.inner.out,
+        aligned(at.a, g.operandBytes, &BatchAxis::a), aligned(at.b, g.operandBytes, &BatchAxis::b),
+        aligned(at.out, g.resultBytes, &BatchAxis::out), static_cast<int64_t>(e.fused),
+        bias == nullptr ? 0 : static_cast<int64_t>(commonAlignment(bias, {}))};
+    if (MatmulPlan* const plan = cache.find(key))
+    {
+        // Another bias of the same alignment: the one attribute that changes between runs of one problem.
+        if (hasBias(plan->epilogue) && plan->bias != bias)
+        {
+            KILN_CUBLAS(
+                cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)),
+                "setting the bias pointer");
+            plan->bias = bias;
+        }
+        return plan;
+    }
+    auto made = std::make_unique<MatmulPlan>();
+    if (std::optional<Error> error = describe(handle, g, at, e.fused, bias, *made))
+    {
+        return *error;
+    }
+    return &cache.insert(key, std::move(made));
+}
+
+//! Applies what the epilogue left to do (done: what cuBLASLt computed) to out in place: the bias, then the activation.
+Status finish(Epilogue const& e, cublasLtEpilogue_t done, DeviceTensor const& out, Launch const& launch)
+{
+    if (e.bias != nullptr && !hasBias(done))
+    {
+        DeviceTensor const& bias = *e.bias;
+        bool const plainBias
+            = bias.type == DataType::kFLOAT || bias.type == DataType::kHALF || bias.type == DataType::kBF16;
+        if (e.lastAxisBias && plainBias)
+        {
+            // A bias along the last axis (or one value): a copy of out onto itself adding bias[i % channels].
+            int64_t const channels = bias.dims.nbDims == 0 ? 1 : bias.dims.d[bias.dims.nbDims - 1];
+            Status const added = convertElements({out.data, out.type, out.scale}, {out.data, out.type, out.scale},
+                host::elementCount(out.dims), launch.stream, StagedBias{bias.data, bias.type, channels, 1});
+            if (!added)
+            {
+                return Error{added.error().code, "matrix multiply: adding the bias: " + added.error().message};
+            }
+        }
+        else
+        {
+            // Any broadcast of out's type: the element-wise sum, out in place (it reads element i of out only for
+            // element i).
+            Status const added = runElementWise({nvinfer1::ElementWiseOperation::kSUM}, out, bias, out, launch);
+            if (!added)
+            {
+                return Error{added.error().code, "matrix multiply: adding the bias: " + added.error().message};
+            }
+        }
+    }
+    bool const activationDone = done == CUBLASLT_EPILOGUE_RELU || done == CUBLASLT_EPILOGUE_RELU_BIAS
+        || done == CUBLASLT_EPILOGUE_GELU || done == CUBLASLT_EPILOGUE_GELU_BIAS;
+    if (e.activation != nullptr && !activationDone)
+    {
+        Status const activated = runActivation(*e.activation, out, out, launch);
+        if (!activated)
+        {
+            return Error{activated.error().code, "matrix multiply: the activation: " + activated.error().message};
+        }
+    }
+    return Done{};
 }
 
 //! Bytes rounded up to the staging alignment.
@@ -386,10 +550,15 @@ Pointers pointersOf(Gemm const& g, DeviceTensor const& a, DeviceTensor const& b,
 } // namespace
 
 int32_t nbMatrixMultiplyTactics(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
-    DeviceTensor const& out, Libraries& libraries)
+    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Libraries& libraries)
 {
     Expected<Gemm> const gemm = makeGemm(params, a, b, &out, false);
     if (!gemm || trivial(gemm.value()))
+    {
+        return 1;
+    }
+    Expected<Epilogue> const epilogue = makeEpilogue(gemm.value(), {out.type, out.dims}, bias, activation, false);
+    if (!epilogue)
     {
         return 1;
     }
@@ -398,18 +567,17 @@ int32_t nbMatrixMultiplyTactics(MatrixMultiplyParams const& params, DeviceTensor
     {
         return 1;
     }
-    Descriptors d;
-    std::vector<cublasLtMatmulHeuristicResult_t> results;
-    if (describe(static_cast<cublasLtHandle_t>(handle.value()), gemm.value(), pointersOf(gemm.value(), a, b, out), d,
-            results))
+    Expected<MatmulPlan*> const plan = planFor(static_cast<cublasLtHandle_t>(handle.value()), libraries.matmulCache(),
+        gemm.value(), pointersOf(gemm.value(), a, b, out), epilogue.value());
+    if (!plan)
     {
         return 1;
     }
-    return static_cast<int32_t>(results.size());
+    return static_cast<int32_t>(plan.value()->results.size());
 }
 
 Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
-    DeviceTensor const& out, Launch const& launch)
+    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch)
 {
     Expected<Gemm> const planned = makeGemm(params, a, b, &out, true);
     if (!planned)
@@ -417,6 +585,12 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
         return planned.error();
     }
     Gemm const& g = planned.value();
+    Expected<Epilogue> const checked = makeEpilogue(g, {out.type, out.dims}, bias, activation, true);
+    if (!checked)
+    {
+        return checked.error();
+    }
+    Epilogue const& e = checked.value();
     if (launch.tactic < 0)
     {
         return invalid("tactic " + std::to_string(launch.tactic) + " is negative");
@@ -427,14 +601,14 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
     }
     if (g.k == 0)
     {
-        // Empty sums: every output is 0, whose bits are all zero in every floating type.
+        // Empty sums: every product is 0, whose bits are all zero in every floating type; then bias and activation.
         if (cudaError_t const status
             = cudaMemsetAsync(out.data, 0, static_cast<size_t>(storageBytes(out.type, g.countOut)), launch.stream);
             status != cudaSuccess)
         {
             return cudaFailure(status, "matrix multiply: cudaMemsetAsync");
         }
-        return Done{};
+        return finish(e, CUBLASLT_EPILOGUE_DEFAULT, out, launch);
     }
     if (launch.libraries == nullptr)
     {
@@ -445,19 +619,19 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
     {
         return handle.error();
     }
-    Descriptors d;
-    std::vector<cublasLtMatmulHeuristicResult_t> results;
-    if (std::optional<Error> error
-        = describe(static_cast<cublasLtHandle_t>(handle.value()), g, pointersOf(g, a, b, out), d, results))
+    Expected<MatmulPlan*> const found = planFor(
+        static_cast<cublasLtHandle_t>(handle.value()), launch.libraries->matmulCache(), g, pointersOf(g, a, b, out), e);
+    if (!found)
     {
-        return *error;
+        return found.error();
     }
-    if (launch.tactic >= static_cast<int32_t>(results.size()))
+    MatmulPlan const& d = *found.value();
+    if (launch.tactic >= static_cast<int32_t>(d.results.size()))
     {
         return invalid("tactic " + std::to_string(launch.tactic) + " is out of range: cuBLASLt offers "
-            + std::to_string(results.size()) + " for these shapes");
+            + std::to_string(d.results.size()) + " for these shapes");
     }
-    cublasLtMatmulHeuristicResult_t const& chosen = results[static_cast<std::size_t>(launch.tactic)];
+    cublasLtMatmulHeuristicResult_t const& chosen = d.results[static_cast<std::size_t>(launch.tactic)];
 
     Staging const staging = stagingLayout(g);
     int64_t const libraryBytes = static_cast<int64_t>(chosen.workspaceSize);
@@ -524,10 +698,14 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
 
     if (g.stagedFp8)
     {
-        return convertElements(
+        Status const quantized = convertElements(
             {result, DataType::kFLOAT}, {out.data, DataType::kFP8, out.scale}, g.countOut, launch.stream);
+        if (!quantized)
+        {
+            return quantized.error();
+        }
     }
-    return Done{};
+    return finish(e, d.epilogue, out, launch);
 }
 
 #undef KILN_CUBLAS

@@ -2,10 +2,17 @@
 // The cuDNN convolution (backends/cuda/convolution.cpp) against the host reference, with every tactic, on random 2-D
 // and 3-D shapes with groups, strides, dilations, asymmetric padding (both the cases cuDNN's symmetric padding covers
 // and those that need a padded copy) and bias, in FP32, FP16, BF16 and INT8; kernels of another type than the input;
-// empty inputs and outputs; and the refusals with their messages.
+// empty inputs and outputs; a fused activation against the host convolution followed by the host activation; layers
+// large enough for tensor cores; the per-geometry cache (a repeated run prepares nothing new); and the refusals with
+// their messages.
 #include "cuda_test_util.h"
 
+#include "backends/cuda/libraries.h"
+#include "backends/host/activation.h"
 #include "backends/host/convolution.h"
+
+#include <chrono>
+#include <cstdio>
 
 #include <algorithm>
 #include <cmath>
@@ -32,6 +39,8 @@ struct Case
     bool bias{false};
     std::optional<DataType> kernelType; //!< The kernel tensor's type when not the input's.
     DataType biasType{DataType::kFLOAT};
+    std::optional<ActivationParams> activation; //!< A fused activation.
+    float int8OutScale{0.1F};                   //!< The output's scale for kINT8.
 };
 
 using Extents = std::vector<int64_t>;
@@ -70,7 +79,10 @@ std::string describe(Case const& c)
         + " K " + std::to_string(c.maps) + " G " + std::to_string(c.groups) + " in " + list(c.in) + " kernel "
         + list(c.kernel) + " stride " + list(c.stride) + " dilation " + list(c.dilation) + " pre " + list(c.pre)
         + " post " + list(c.post) + (c.bias ? " bias" : "")
-        + (c.kernelType ? std::string(" kernel type ") + dataTypeName(*c.kernelType) : "");
+        + (c.kernelType ? std::string(" kernel type ") + dataTypeName(*c.kernelType) : "")
+        + (c.activation ? std::string(" activation ") + host::findActivation(c.activation->type)->name + " "
+                    + std::to_string(c.activation->alpha) + " " + std::to_string(c.activation->beta)
+                        : "");
 }
 
 //! The tolerance factor for reductions of length r: as the matrix multiply test argues, float accumulation loses
@@ -132,16 +144,25 @@ protected:
         Expected<host::TensorDesc> const desc
             = host::inferConvolution(hostParams, {c.type, input.tensor().dims}, operands);
         ASSERT_TRUE(desc.ok()) << desc.error().message;
-        HostBuffer expected(c.type, desc.value().dims, int8 ? 0.1F : 1.0F);
+        HostBuffer expected(c.type, desc.value().dims, int8 ? c.int8OutScale : 1.0F);
         Status const reference = host::runConvolution(hostParams, input.tensor(), expected.tensor(), operands);
         ASSERT_TRUE(reference.ok()) << reference.error().message;
+        ActivationParams const* activation = c.activation ? &*c.activation : nullptr;
+        if (activation != nullptr)
+        {
+            // The host's layers: the convolution's output (rounded to its type), then the activation on it.
+            Status const activated = host::runActivation(
+                {activation->type, activation->alpha, activation->beta}, expected.tensor(), expected.tensor());
+            ASSERT_TRUE(activated.ok()) << activated.error().message;
+        }
 
         DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
         DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
         DeviceBuffer const dbias = DeviceBuffer::upload(bias.tensor());
         DeviceBuffer const dout(expected.tensor());
-        int32_t const tactics = nbConvolutionTactics(params, din.tensor(), dout.tensor(), *mLibraries);
+        int32_t const tactics = nbConvolutionTactics(params, din.tensor(), dout.tensor(), activation, *mLibraries);
         EXPECT_GE(tactics, 1);
+        EXPECT_LE(tactics, 16);
         int64_t const reduction = std::accumulate(
             c.kernel.begin(), c.kernel.end(), c.groups == 0 ? int64_t{0} : c.channels / c.groups, std::multiplies<>());
         int64_t const bytes = storageBytes(c.type, host::elementCount(expected.tensor()));
@@ -150,7 +171,7 @@ protected:
             // NaN everywhere first (0xFF bytes in the floating types), so that an element left unwritten fails.
             ASSERT_EQ(cudaMemsetAsync(dout.tensor().data, 0xFF, static_cast<size_t>(bytes), mStream), cudaSuccess);
             Status const done = runConvolution(params, din.tensor(), dkernel.tensor(),
-                c.bias ? &dbias.tensor() : nullptr, dout.tensor(), launch(tactic));
+                c.bias ? &dbias.tensor() : nullptr, activation, dout.tensor(), launch(tactic));
             ASSERT_TRUE(done.ok()) << "tactic " << tactic << ": " << done.error().message;
             expectNear(dout.download(mStream), expected, int8 ? 1.0 : reductionExtra(c.type, reduction),
                 "tactic " + std::to_string(tactic));
@@ -311,11 +332,11 @@ TEST_F(CudaConvolution, FloatIsNotComputedInTf32)
     DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
     DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
     DeviceBuffer const dout(expected.tensor());
-    int32_t const tactics = nbConvolutionTactics(params, din.tensor(), dout.tensor(), *mLibraries);
+    int32_t const tactics = nbConvolutionTactics(params, din.tensor(), dout.tensor(), nullptr, *mLibraries);
     for (int32_t tactic = 0; tactic < tactics; ++tactic)
     {
         Status const done
-            = runConvolution(params, din.tensor(), dkernel.tensor(), nullptr, dout.tensor(), launch(tactic));
+            = runConvolution(params, din.tensor(), dkernel.tensor(), nullptr, nullptr, dout.tensor(), launch(tactic));
         ASSERT_TRUE(done.ok()) << done.error().message;
         expectNear(dout.download(mStream), expected, 1.0, "tactic " + std::to_string(tactic));
     }
@@ -333,19 +354,20 @@ TEST_F(CudaConvolution, RefusesWhatTheHostRefuses)
     DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
     DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
     DeviceBuffer const dout(output.tensor());
-    Status const groups = runConvolution(params, din.tensor(), dkernel.tensor(), nullptr, dout.tensor(), launch());
+    Status const groups
+        = runConvolution(params, din.tensor(), dkernel.tensor(), nullptr, nullptr, dout.tensor(), launch());
     ASSERT_FALSE(groups.ok());
     EXPECT_NE(groups.error().message.find("convolution: the input has 5 channels, not divisible by 2 groups"),
         std::string::npos)
         << groups.error().message;
-    EXPECT_EQ(nbConvolutionTactics(params, din.tensor(), dout.tensor(), *mLibraries), 1);
+    EXPECT_EQ(nbConvolutionTactics(params, din.tensor(), dout.tensor(), nullptr, *mLibraries), 1);
 
     HostBuffer input4(DataType::kFLOAT, Dims{4, {1, 4, 6, 6}});
     DeviceBuffer const din4 = DeviceBuffer::upload(input4.tensor());
-    int32_t const tactics = nbConvolutionTactics(params, din4.tensor(), dout.tensor(), *mLibraries);
+    int32_t const tactics = nbConvolutionTactics(params, din4.tensor(), dout.tensor(), nullptr, *mLibraries);
     EXPECT_GE(tactics, 1);
     Status const tactic
-        = runConvolution(params, din4.tensor(), dkernel.tensor(), nullptr, dout.tensor(), launch(tactics));
+        = runConvolution(params, din4.tensor(), dkernel.tensor(), nullptr, nullptr, dout.tensor(), launch(tactics));
     ASSERT_FALSE(tactic.ok());
     EXPECT_NE(tactic.error().message.find("tactic " + std::to_string(tactics) + " is out of range"), std::string::npos)
         << tactic.error().message;
@@ -353,25 +375,209 @@ TEST_F(CudaConvolution, RefusesWhatTheHostRefuses)
     std::vector<float> biasValues(4, 1.F);
     ConvolutionParams withBias = params;
     withBias.bias = nvinfer1::Weights{DataType::kFLOAT, biasValues.data(), 4};
-    Status const bias = runConvolution(withBias, din4.tensor(), dkernel.tensor(), nullptr, dout.tensor(), launch());
+    Status const bias
+        = runConvolution(withBias, din4.tensor(), dkernel.tensor(), nullptr, nullptr, dout.tensor(), launch());
     ASSERT_FALSE(bias.ok());
     EXPECT_NE(bias.error().message.find("params has bias weights but no bias tensor was given"), std::string::npos)
         << bias.error().message;
 
     HostBuffer ints(DataType::kINT32, Dims{4, {4, 2, 3, 3}});
     DeviceBuffer const dints = DeviceBuffer::upload(ints.tensor());
-    Status const type = runConvolution(params, din4.tensor(), dints.tensor(), nullptr, dout.tensor(), launch());
+    Status const type
+        = runConvolution(params, din4.tensor(), dints.tensor(), nullptr, nullptr, dout.tensor(), launch());
     ASSERT_FALSE(type.ok());
     EXPECT_NE(type.error().message.find("a kernel of type kINT32 is not supported"), std::string::npos)
         << type.error().message;
 
     HostBuffer wrong(DataType::kFLOAT, Dims{4, {1, 4, 3, 3}});
     DeviceBuffer const dwrong(wrong.tensor());
-    Status const shape = runConvolution(params, din4.tensor(), dkernel.tensor(), nullptr, dwrong.tensor(), launch());
+    Status const shape
+        = runConvolution(params, din4.tensor(), dkernel.tensor(), nullptr, nullptr, dwrong.tensor(), launch());
     ASSERT_FALSE(shape.ok());
     EXPECT_NE(shape.error().message.find("the output is kFLOAT [1, 4, 3, 3] but must be kFLOAT [1, 4, 4, 4]"),
         std::string::npos)
         << shape.error().message;
+
+    ActivationParams const unknown{static_cast<nvinfer1::ActivationType>(99), 0.F, 0.F};
+    Status const function
+        = runConvolution(params, din4.tensor(), dkernel.tensor(), nullptr, &unknown, dout.tensor(), launch());
+    ASSERT_FALSE(function.ok());
+    EXPECT_NE(function.error().message.find("convolution: the fused activation: unknown ActivationType 99"),
+        std::string::npos)
+        << function.error().message;
+}
+
+//! Activations with their parameters: ReLU (which cuDNN can fuse) and functions only the elementwise pass computes.
+std::vector<ActivationParams> fusedActivations()
+{
+    using Type = nvinfer1::ActivationType;
+    return {{Type::kRELU, 0.F, 0.F}, {Type::kLEAKY_RELU, 0.1F, 0.F}, {Type::kSIGMOID, 0.F, 0.F},
+        {Type::kTANH, 0.F, 0.F}, {Type::kCLIP, -0.5F, 0.75F}, {Type::kSELU, 1.6732632F, 1.050701F},
+        {Type::kGELU_ERF, 0.F, 0.F}, {Type::kELU, 1.F, 0.F}};
+}
+
+TEST_F(CudaConvolution, FusedActivationEveryTypeEveryTactic)
+{
+    for (DataType const type : kTypes)
+    {
+        for (ActivationParams const& activation : fusedActivations())
+        {
+            // With a bias of the input's type (which cuDNN can fuse), with a float one, and without.
+            // kINT8: the host quantizes between its two layers, saturating at 128 steps, where the fused kernel
+            // applies the activation to the float sum; an output scale no sum reaches 128 steps of (|sum| < 24)
+            // leaves only the rounding, within one step.
+            Case c = make(type, 2, 8, 16, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true);
+            c.activation = activation;
+            c.int8OutScale = 0.25F;
+            c.biasType = type == DataType::kINT8 ? DataType::kFLOAT : type;
+            check(c);
+            c.biasType = DataType::kFLOAT;
+            check(c);
+            Case plain = make(type, 1, 4, 6, 2, {7, 6}, {3, 2}, {2, 1}, {1, 2}, {0, 1}, {1, 0}, false);
+            plain.activation = activation;
+            plain.int8OutScale = 0.25F;
+            check(plain);
+            // An empty input: the activation of the bias.
+            Case empty = make(type, 1, 0, 3, 1, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true);
+            empty.activation = activation;
+            check(empty);
+            if (HasFatalFailure())
+            {
+                return;
+            }
+        }
+    }
+}
+
+TEST_F(CudaConvolution, TensorCoreLayers)
+{
+    // 16-bit layers with channel counts tensor cores take, with every tactic (tensor-core math among them): the
+    // products are exact in float and summed in float, so the reduction tolerance of the other tests holds.
+    for (DataType const type : {DataType::kHALF, DataType::kBF16})
+    {
+        Case c = make(type, 2, 64, 64, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true);
+        c.biasType = type;
+        check(c);
+        c.activation = ActivationParams{nvinfer1::ActivationType::kRELU, 0.F, 0.F};
+        check(c);
+        check(make(type, 1, 32, 64, 1, {16, 16}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false));
+    }
+}
+
+TEST_F(CudaConvolution, RepeatedRunsPrepareNothingNew)
+{
+    ConvolutionParams params;
+    params.nbOutputMaps = 8;
+    params.kernelSize = Dims{2, {3, 3}};
+    params.prePadding = Dims{2, {1, 1}};
+    params.postPadding = Dims{2, {1, 1}};
+    HostBuffer input(DataType::kHALF, Dims{4, {1, 8, 10, 10}});
+    HostBuffer kernel(DataType::kHALF, Dims{4, {8, 8, 3, 3}});
+    HostBuffer output(DataType::kHALF, Dims{4, {1, 8, 10, 10}});
+    HostBuffer input2(DataType::kHALF, Dims{4, {2, 8, 10, 10}});
+    HostBuffer output2(DataType::kHALF, Dims{4, {2, 8, 10, 10}});
+    DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
+    DeviceBuffer const din2 = DeviceBuffer::upload(input2.tensor());
+    DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
+    DeviceBuffer const dout(output.tensor());
+    DeviceBuffer const dout2(output2.tensor());
+    ActivationParams const relu{nvinfer1::ActivationType::kRELU, 0.F, 0.F};
+    PreparedCache& cache = mLibraries->prepared();
+    EXPECT_EQ(cache.size(), 0U);
+    int32_t const tactics = nbConvolutionTactics(params, din.tensor(), dout.tensor(), &relu, *mLibraries);
+    EXPECT_EQ(cache.size(), 1U);
+    for (int32_t tactic = 0; tactic < tactics; ++tactic)
+    {
+        ASSERT_TRUE(
+            runConvolution(params, din.tensor(), dkernel.tensor(), nullptr, &relu, dout.tensor(), launch(tactic)).ok());
+        EXPECT_EQ(cache.size(), 1U) << "tactic " << tactic;
+    }
+    // Another batch is another geometry; without the activation the tactics differ, so that is one too.
+    ASSERT_TRUE(runConvolution(params, din2.tensor(), dkernel.tensor(), nullptr, &relu, dout2.tensor(), launch()).ok());
+    EXPECT_EQ(cache.size(), 2U);
+    ASSERT_TRUE(runConvolution(params, din.tensor(), dkernel.tensor(), nullptr, nullptr, dout.tensor(), launch()).ok());
+    EXPECT_EQ(cache.size(), 3U);
+    ASSERT_TRUE(runConvolution(params, din.tensor(), dkernel.tensor(), nullptr, &relu, dout.tensor(), launch()).ok());
+    EXPECT_EQ(cache.size(), 3U);
+    EXPECT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+}
+
+TEST_F(CudaConvolution, CacheIsBounded)
+{
+    ConvolutionParams params;
+    params.nbOutputMaps = 2;
+    params.kernelSize = Dims{2, {1, 1}};
+    HostBuffer kernel(DataType::kFLOAT, Dims{4, {2, 2, 1, 1}});
+    DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
+    for (int64_t width = 1; width <= static_cast<int64_t>(PreparedCache::kCapacity) + 6; ++width)
+    {
+        HostBuffer input(DataType::kFLOAT, Dims{4, {1, 2, 1, width}});
+        DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
+        DeviceBuffer const dout(input.tensor());
+        ASSERT_TRUE(
+            runConvolution(params, din.tensor(), dkernel.tensor(), nullptr, nullptr, dout.tensor(), launch()).ok());
+        EXPECT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+    }
+    EXPECT_EQ(mLibraries->prepared().size(), PreparedCache::kCapacity);
+}
+
+// Not a check: the GPU time of every tactic and the host time of a steady-state run on a ResNet layer
+// ([8, 64, 56, 56] 3x3 64 -> 64, pad 1, bias, ReLU). Run with --gtest_also_run_disabled_tests.
+TEST_F(CudaConvolution, DISABLED_TimesEveryTacticOnAResNetLayer)
+{
+    for (DataType const type : {DataType::kHALF, DataType::kFLOAT, DataType::kBF16})
+    {
+        ConvolutionParams params;
+        params.nbOutputMaps = 64;
+        params.kernelSize = Dims{2, {3, 3}};
+        params.prePadding = Dims{2, {1, 1}};
+        params.postPadding = Dims{2, {1, 1}};
+        HostBuffer input(type, Dims{4, {8, 64, 56, 56}});
+        HostBuffer kernel(type, Dims{4, {64, 64, 3, 3}});
+        HostBuffer bias(type, Dims{1, {64}});
+        randomize(input, mRng, -2.0, 2.0);
+        randomize(kernel, mRng, -1.0, 1.0);
+        randomize(bias, mRng, -1.0, 1.0);
+        DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
+        DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
+        DeviceBuffer const dbias = DeviceBuffer::upload(bias.tensor());
+        DeviceBuffer const dout(input.tensor());
+        ActivationParams const relu{nvinfer1::ActivationType::kRELU, 0.F, 0.F};
+        for (ActivationParams const* activation : {static_cast<ActivationParams const*>(nullptr), &relu})
+        {
+            int32_t const tactics = nbConvolutionTactics(params, din.tensor(), dout.tensor(), activation, *mLibraries);
+            cudaEvent_t start{};
+            cudaEvent_t stop{};
+            ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
+            ASSERT_EQ(cudaEventCreate(&stop), cudaSuccess);
+            for (int32_t tactic = 0; tactic < tactics; ++tactic)
+            {
+                auto const run = [&] {
+                    return runConvolution(params, din.tensor(), dkernel.tensor(), &dbias.tensor(), activation,
+                        dout.tensor(), launch(tactic));
+                };
+                ASSERT_TRUE(run().ok());
+                ASSERT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+                constexpr int kRuns = 20;
+                auto const host0 = std::chrono::steady_clock::now();
+                ASSERT_EQ(cudaEventRecord(start, mStream), cudaSuccess);
+                for (int i = 0; i < kRuns; ++i)
+                {
+                    ASSERT_TRUE(run().ok());
+                }
+                ASSERT_EQ(cudaEventRecord(stop, mStream), cudaSuccess);
+                auto const host1 = std::chrono::steady_clock::now();
+                ASSERT_EQ(cudaEventSynchronize(stop), cudaSuccess);
+                float ms = 0.F;
+                ASSERT_EQ(cudaEventElapsedTime(&ms, start, stop), cudaSuccess);
+                double const hostUs = std::chrono::duration<double, std::micro>(host1 - host0).count() / kRuns;
+                std::printf("%s %s tactic %2d: GPU %.4f ms, host %.1f us per run\n", dataTypeName(type),
+                    activation != nullptr ? "bias+relu" : "bias     ", tactic, ms / kRuns, hostUs);
+            }
+            static_cast<void>(cudaEventDestroy(start));
+            static_cast<void>(cudaEventDestroy(stop));
+        }
+    }
 }
 
 } // namespace

@@ -2,12 +2,18 @@
 // The cuBLASLt matrix multiply (backends/cuda/matrix_multiply.cpp) against the host reference, with every tactic, on
 // random shapes and values: every pair of MatrixOperations, batch axes broadcast either way (also alternating, which
 // takes host loops), vectors, K = 0 and empty outputs, in FP32, FP16, BF16 and FP8; its refusals with their
-// messages; and the Libraries' handles and workspace.
+// messages; bias and activation fused (cuBLASLt's epilogue or an extra pass) against the host's matrix multiply,
+// element-wise kSUM and activation; the plan cache; and the Libraries' handles and workspace.
 #include "cuda_test_util.h"
 
+#include "backends/cuda/matmul_cache.h"
+#include "backends/host/activation.h"
+#include "backends/host/elementwise.h"
 #include "backends/host/matrix_multiply.h"
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -73,14 +79,16 @@ protected:
         DeviceBuffer const da = DeviceBuffer::upload(a.tensor());
         DeviceBuffer const db = DeviceBuffer::upload(b.tensor());
         DeviceBuffer const dout(expected.tensor());
-        int32_t const tactics = nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), dout.tensor(), *mLibraries);
+        int32_t const tactics
+            = nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), *mLibraries);
         EXPECT_GE(tactics, 1);
         int64_t const bytes = storageBytes(type, host::elementCount(expected.tensor()));
         for (int32_t tactic = 0; tactic < tactics; ++tactic)
         {
             // NaN everywhere first (0xFF bytes in every floating type), so that an element left unwritten fails.
             ASSERT_EQ(cudaMemsetAsync(dout.tensor().data, 0xFF, static_cast<size_t>(bytes), mStream), cudaSuccess);
-            Status const done = runMatrixMultiply(params, da.tensor(), db.tensor(), dout.tensor(), launch(tactic));
+            Status const done
+                = runMatrixMultiply(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), launch(tactic));
             ASSERT_TRUE(done.ok()) << "tactic " << tactic << ": " << done.error().message;
             expectNear(dout.download(mStream), expected, reductionExtra(type, k), "tactic " + std::to_string(tactic));
         }
@@ -190,10 +198,12 @@ TEST_F(CudaMatrixMultiply, FloatIsNotComputedInTf32)
     DeviceBuffer const da = DeviceBuffer::upload(a.tensor());
     DeviceBuffer const db = DeviceBuffer::upload(b.tensor());
     DeviceBuffer const dout(expected.tensor());
-    int32_t const tactics = nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), dout.tensor(), *mLibraries);
+    int32_t const tactics
+        = nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), *mLibraries);
     for (int32_t tactic = 0; tactic < tactics; ++tactic)
     {
-        Status const done = runMatrixMultiply(params, da.tensor(), db.tensor(), dout.tensor(), launch(tactic));
+        Status const done
+            = runMatrixMultiply(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), launch(tactic));
         ASSERT_TRUE(done.ok()) << done.error().message;
         expectNear(dout.download(mStream), expected, 1.0, "tactic " + std::to_string(tactic));
     }
@@ -208,40 +218,298 @@ TEST_F(CudaMatrixMultiply, RefusesWhatTheHostRefuses)
     DeviceBuffer const da = DeviceBuffer::upload(a.tensor());
     DeviceBuffer const db = DeviceBuffer::upload(b.tensor());
     DeviceBuffer const dout(out.tensor());
-    Status const mismatched = runMatrixMultiply(params, da.tensor(), db.tensor(), dout.tensor(), launch());
+    Status const mismatched
+        = runMatrixMultiply(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), launch());
     ASSERT_FALSE(mismatched.ok());
     EXPECT_NE(mismatched.error().message.find("matrix multiply: inner extents differ"), std::string::npos)
         << mismatched.error().message;
-    EXPECT_EQ(nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), dout.tensor(), *mLibraries), 1);
+    EXPECT_EQ(
+        nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), *mLibraries), 1);
 
     HostBuffer b2(DataType::kFLOAT, Dims{3, {2, 4, 5}});
     DeviceBuffer const db2 = DeviceBuffer::upload(b2.tensor());
     HostBuffer wrong(DataType::kFLOAT, Dims{3, {2, 3, 4}});
     DeviceBuffer const dwrong(wrong.tensor());
-    Status const shape = runMatrixMultiply(params, da.tensor(), db2.tensor(), dwrong.tensor(), launch());
+    Status const shape
+        = runMatrixMultiply(params, da.tensor(), db2.tensor(), nullptr, nullptr, dwrong.tensor(), launch());
     ASSERT_FALSE(shape.ok());
     EXPECT_NE(
         shape.error().message.find("the output is kFLOAT [2, 3, 4] but must be kFLOAT [2, 3, 5]"), std::string::npos)
         << shape.error().message;
 
-    int32_t const tactics = nbMatrixMultiplyTactics(params, da.tensor(), db2.tensor(), dout.tensor(), *mLibraries);
-    Status const tactic = runMatrixMultiply(params, da.tensor(), db2.tensor(), dout.tensor(), launch(tactics));
+    int32_t const tactics
+        = nbMatrixMultiplyTactics(params, da.tensor(), db2.tensor(), nullptr, nullptr, dout.tensor(), *mLibraries);
+    Status const tactic
+        = runMatrixMultiply(params, da.tensor(), db2.tensor(), nullptr, nullptr, dout.tensor(), launch(tactics));
     ASSERT_FALSE(tactic.ok());
     EXPECT_NE(tactic.error().message.find("tactic " + std::to_string(tactics) + " is out of range"), std::string::npos)
         << tactic.error().message;
 
     HostBuffer ints(DataType::kINT32, Dims{2, {2, 2}});
     DeviceBuffer const dints = DeviceBuffer::upload(ints.tensor());
-    Status const type = runMatrixMultiply(params, dints.tensor(), dints.tensor(), dints.tensor(), launch());
+    Status const type
+        = runMatrixMultiply(params, dints.tensor(), dints.tensor(), nullptr, nullptr, dints.tensor(), launch());
     ASSERT_FALSE(type.ok());
     EXPECT_NE(type.error().message.find("does not accept kINT32"), std::string::npos) << type.error().message;
 
     HostTensor missing = da.tensor();
     missing.data = nullptr;
-    Status const data = runMatrixMultiply(params, missing, db2.tensor(), dout.tensor(), launch());
+    Status const data = runMatrixMultiply(params, missing, db2.tensor(), nullptr, nullptr, dout.tensor(), launch());
     ASSERT_FALSE(data.ok());
     EXPECT_NE(data.error().message.find("matrix multiply: input 0 of shape [2, 3, 4] has no data"), std::string::npos)
         << data.error().message;
+}
+
+//! The bias shapes of the fused tests, for an output [batch..., M, N].
+enum class BiasShape
+{
+    kNONE,
+    kCOLUMN,      //!< [1..., 1, N]: one value per column (cuBLASLt's bias epilogue).
+    kCOLUMN_FP32, //!< The same in kFLOAT whatever the output's type.
+    kFULL,        //!< The output's shape.
+    kONE,         //!< [1..., 1, 1]: one value for every element.
+    kROW,         //!< [1..., M, 1]: one value per row (an extra pass).
+};
+
+constexpr char const* kBiasNames[]
+    = {"no bias", "column bias", "kFLOAT column bias", "full bias", "[1, ..., 1] bias", "row bias"};
+
+class CudaFusedMatrixMultiply : public CudaKernelTest
+{
+protected:
+    //! activation(a * b + bias) on the device, with every tactic, against the host's matrix multiply, element-wise kSUM
+    //! and activation, each rounded to the output's type.
+    void check(DataType type, MOp op0, MOp op1, Dims const& batch, int64_t m, int64_t k, int64_t n, BiasShape shape,
+        host::ActivationType const* activation)
+    {
+        SCOPED_TRACE(::testing::Message()
+            << dataTypeName(type) << " " << host::findMatrixOp(op0)->name << " x " << host::findMatrixOp(op1)->name
+            << " batch " << host::shapeString(batch) << " m " << m << " k " << k << " n " << n << ", "
+            << kBiasNames[static_cast<int>(shape)] << ", "
+            << (activation == nullptr ? "no activation" : host::findActivation(*activation)->name));
+        float const scale = type == DataType::kFP8 ? 0.25F : 1.0F;
+        float const outScale = type == DataType::kFP8 ? 4.0F : 1.0F;
+        int64_t const rowsA = op0 == MOp::kVECTOR ? 1 : m;
+        int64_t const colsB = op1 == MOp::kVECTOR ? 1 : n;
+        HostBuffer a(type, operandShape(batch, op0, rowsA, k), scale);
+        HostBuffer b(type, operandShape(batch, op1, k, colsB), scale);
+        randomize(a, mRng, -2.0, 2.0);
+        randomize(b, mRng, -2.0, 2.0);
+        MatrixMultiplyParams params;
+        params.ops[0] = op0;
+        params.ops[1] = op1;
+        Expected<host::TensorDesc> const desc
+            = host::inferMatrixMultiply(params, {type, a.tensor().dims}, {type, b.tensor().dims});
+        ASSERT_TRUE(desc.ok()) << desc.error().message;
+        Dims const outDims = desc.value().dims;
+        HostBuffer expected(type, outDims, outScale);
+        ASSERT_TRUE(host::runMatrixMultiply(params, a.tensor(), b.tensor(), expected.tensor()).ok());
+
+        // The bias: every axis 1 but those the shape keeps.
+        Dims biasDims = outDims;
+        int32_t const rank = outDims.nbDims;
+        for (int32_t i = 0; i < rank; ++i)
+        {
+            bool const last = i == rank - 1;
+            bool const beforeLast = i == rank - 2;
+            bool const keep = shape == BiasShape::kFULL
+                || ((shape == BiasShape::kCOLUMN || shape == BiasShape::kCOLUMN_FP32) && last)
+                || (shape == BiasShape::kROW && beforeLast);
+            biasDims.d[i] = keep ? outDims.d[i] : 1;
+        }
+        DataType const biasType = shape == BiasShape::kCOLUMN_FP32 ? DataType::kFLOAT : type;
+        HostBuffer bias(biasType, biasDims, outScale);
+        randomize(bias, mRng, -2.0, 2.0);
+        if (shape != BiasShape::kNONE)
+        {
+            // The host adds in the output's type: a kFLOAT bias converted (rounded) first.
+            HostBuffer converted(type, biasDims, outScale);
+            for (int64_t i = 0; i < host::elementCount(biasDims); ++i)
+            {
+                host::storeFloat(converted.tensor(), i, host::loadFloat(bias.tensor(), i));
+            }
+            ASSERT_TRUE(host::runElementWise(
+                {nvinfer1::ElementWiseOperation::kSUM}, expected.tensor(), converted.tensor(), expected.tensor())
+                            .ok());
+        }
+        ActivationParams act;
+        if (activation != nullptr)
+        {
+            act.type = *activation;
+            ASSERT_TRUE(
+                host::runActivation({act.type, act.alpha, act.beta}, expected.tensor(), expected.tensor()).ok());
+        }
+
+        DeviceBuffer const da = DeviceBuffer::upload(a.tensor());
+        DeviceBuffer const db = DeviceBuffer::upload(b.tensor());
+        DeviceBuffer const dbias = DeviceBuffer::upload(bias.tensor());
+        DeviceBuffer const dout(expected.tensor());
+        DeviceTensor const* const biasArg = shape == BiasShape::kNONE ? nullptr : &dbias.tensor();
+        ActivationParams const* const actArg = activation == nullptr ? nullptr : &act;
+        int32_t const tactics
+            = nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), biasArg, actArg, dout.tensor(), *mLibraries);
+        EXPECT_GE(tactics, 1);
+        int64_t const bytes = storageBytes(type, host::elementCount(outDims));
+        // The fused epilogue skips the host's roundings after the product and after the sum: up to a unit more.
+        double const extra = 2.0 * reductionExtra(type, k);
+        for (int32_t tactic = 0; tactic < tactics; ++tactic)
+        {
+            ASSERT_EQ(cudaMemsetAsync(dout.tensor().data, 0xFF, static_cast<size_t>(bytes), mStream), cudaSuccess);
+            Status const done
+                = runMatrixMultiply(params, da.tensor(), db.tensor(), biasArg, actArg, dout.tensor(), launch(tactic));
+            ASSERT_TRUE(done.ok()) << "tactic " << tactic << ": " << done.error().message;
+            expectNear(dout.download(mStream), expected, extra, "tactic " + std::to_string(tactic));
+        }
+    }
+};
+
+constexpr host::ActivationType kFusedActivations[] = {host::ActivationType::kRELU, host::ActivationType::kGELU_TANH,
+    host::ActivationType::kGELU_ERF, host::ActivationType::kSIGMOID};
+
+TEST_F(CudaFusedMatrixMultiply, BiasAndActivationEveryTypeEveryTactic)
+{
+    for (DataType const type : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        for (int32_t b = 0; b <= static_cast<int32_t>(BiasShape::kROW); ++b)
+        {
+            for (int32_t f = -1; f < 4; ++f)
+            {
+                host::ActivationType const* const activation
+                    = f < 0 ? nullptr : &kFusedActivations[static_cast<std::size_t>(f)];
+                auto const shape = static_cast<BiasShape>(b);
+                // Aligned extents (the fused kernels' usual case), a batch, and odd extents with transposes.
+                check(type, MOp::kNONE, MOp::kNONE, Dims{0, {}}, 64, 96, 128, shape, activation);
+                check(type, MOp::kNONE, MOp::kNONE, Dims{1, {2}}, 37, 70, 48, shape, activation);
+                check(type, MOp::kTRANSPOSE, MOp::kTRANSPOSE, Dims{1, {3}}, 9, 13, 7, shape, activation);
+                if (HasFatalFailure())
+                {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+TEST_F(CudaFusedMatrixMultiply, VectorsFp8AndEmptySums)
+{
+    host::ActivationType const relu = host::ActivationType::kRELU;
+    host::ActivationType const gelu = host::ActivationType::kGELU_TANH;
+    // Matrix x vector: the output's last axis is M, the bias runs in an extra pass.
+    check(DataType::kHALF, MOp::kNONE, MOp::kVECTOR, Dims{1, {2}}, 40, 30, 1, BiasShape::kCOLUMN, &relu);
+    check(DataType::kFLOAT, MOp::kVECTOR, MOp::kNONE, Dims{1, {2}}, 1, 30, 40, BiasShape::kCOLUMN, &gelu);
+    // FP8 (staged): the bias and the activation after the quantized result, as the host rounds.
+    check(DataType::kFP8, MOp::kNONE, MOp::kNONE, Dims{1, {2}}, 16, 32, 24, BiasShape::kCOLUMN, &relu);
+    check(DataType::kFP8, MOp::kNONE, MOp::kTRANSPOSE, Dims{0, {}}, 5, 9, 6, BiasShape::kFULL, &gelu);
+    // K == 0: activation(bias).
+    check(DataType::kBF16, MOp::kNONE, MOp::kNONE, Dims{0, {}}, 4, 0, 6, BiasShape::kCOLUMN_FP32, &gelu);
+    check(DataType::kHALF, MOp::kNONE, MOp::kNONE, Dims{1, {2}}, 4, 0, 6, BiasShape::kFULL, &relu);
+}
+
+TEST_F(CudaFusedMatrixMultiply, RefusesBiasesThatDoNotBroadcast)
+{
+    MatrixMultiplyParams params;
+    HostBuffer a(DataType::kHALF, Dims{2, {3, 4}});
+    HostBuffer b(DataType::kHALF, Dims{2, {4, 5}});
+    HostBuffer out(DataType::kHALF, Dims{2, {3, 5}});
+    DeviceBuffer const da = DeviceBuffer::upload(a.tensor());
+    DeviceBuffer const db = DeviceBuffer::upload(b.tensor());
+    DeviceBuffer const dout(out.tensor());
+    HostBuffer wrongShape(DataType::kHALF, Dims{2, {1, 4}});
+    DeviceBuffer const dwrongShape = DeviceBuffer::upload(wrongShape.tensor());
+    Status const shape
+        = runMatrixMultiply(params, da.tensor(), db.tensor(), &dwrongShape.tensor(), nullptr, dout.tensor(), launch());
+    ASSERT_FALSE(shape.ok());
+    EXPECT_NE(shape.error().message.find("matrix multiply: the bias is kHALF [1, 4] but must broadcast to the output "
+                                         "kHALF [3, 5]"),
+        std::string::npos)
+        << shape.error().message;
+    HostBuffer rank(DataType::kHALF, Dims{1, {5}});
+    DeviceBuffer const drank = DeviceBuffer::upload(rank.tensor());
+    Status const ranked
+        = runMatrixMultiply(params, da.tensor(), db.tensor(), &drank.tensor(), nullptr, dout.tensor(), launch());
+    ASSERT_FALSE(ranked.ok());
+    EXPECT_NE(ranked.error().message.find("(another rank)"), std::string::npos) << ranked.error().message;
+    HostBuffer fullFloat(DataType::kFLOAT, Dims{2, {3, 5}});
+    DeviceBuffer const dfullFloat = DeviceBuffer::upload(fullFloat.tensor());
+    Status const typed
+        = runMatrixMultiply(params, da.tensor(), db.tensor(), &dfullFloat.tensor(), nullptr, dout.tensor(), launch());
+    ASSERT_FALSE(typed.ok());
+    EXPECT_NE(typed.error().message.find("of the output's type, or kFLOAT along the last axis only"), std::string::npos)
+        << typed.error().message;
+}
+
+TEST_F(CudaFusedMatrixMultiply, RepeatedRunsReuseOnePlan)
+{
+    MatrixMultiplyParams params;
+    HostBuffer a(DataType::kHALF, Dims{3, {2, 64, 32}});
+    HostBuffer b(DataType::kHALF, Dims{3, {2, 32, 48}});
+    HostBuffer out(DataType::kHALF, Dims{3, {2, 64, 48}});
+    HostBuffer bias(DataType::kHALF, Dims{3, {1, 1, 48}});
+    randomize(a, mRng, -2.0, 2.0);
+    randomize(b, mRng, -2.0, 2.0);
+    randomize(bias, mRng, -2.0, 2.0);
+    DeviceBuffer const da = DeviceBuffer::upload(a.tensor());
+    DeviceBuffer const db = DeviceBuffer::upload(b.tensor());
+    DeviceBuffer const dbias = DeviceBuffer::upload(bias.tensor());
+    DeviceBuffer const dout(out.tensor());
+    ActivationParams const gelu{host::ActivationType::kGELU_TANH};
+    MatmulCache const& cache = mLibraries->matmulCache();
+    ASSERT_TRUE(
+        runMatrixMultiply(params, da.tensor(), db.tensor(), &dbias.tensor(), &gelu, dout.tensor(), launch()).ok());
+    std::size_t const entries = cache.size();
+    int64_t const misses = cache.misses();
+    EXPECT_EQ(entries, 1U);
+    for (int32_t run = 0; run < 3; ++run)
+    {
+        ASSERT_TRUE(
+            runMatrixMultiply(params, da.tensor(), db.tensor(), &dbias.tensor(), &gelu, dout.tensor(), launch()).ok());
+    }
+    EXPECT_EQ(cache.size(), entries);
+    EXPECT_EQ(cache.misses(), misses);
+    // Another bias of the same alignment: the same plan, pointing at the new bias.
+    DeviceBuffer const dbias2 = DeviceBuffer::upload(bias.tensor());
+    ASSERT_TRUE(
+        runMatrixMultiply(params, da.tensor(), db.tensor(), &dbias2.tensor(), &gelu, dout.tensor(), launch()).ok());
+    EXPECT_EQ(cache.size(), entries);
+    // Another epilogue is another problem.
+    ASSERT_TRUE(runMatrixMultiply(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), launch()).ok());
+    EXPECT_EQ(cache.size(), entries + 1);
+
+    // Bounded: more problems than the capacity keep kCapacity plans. The first pass over kCapacity new problems
+    // describes each (misses); the second finds each (hits): the host time per enqueue of both is printed.
+    auto const capacity = static_cast<int64_t>(MatmulCache::kCapacity);
+    HostBuffer big(DataType::kHALF, Dims{3, {2, capacity + 8, 32}});
+    HostBuffer bigOut(DataType::kHALF, Dims{3, {2, capacity + 8, 48}});
+    DeviceBuffer const dbig = DeviceBuffer::upload(big.tensor());
+    DeviceBuffer const dbigOut(bigOut.tensor());
+    auto const runRows = [&](int64_t m) {
+        HostTensor small = dbig.tensor();
+        small.dims = Dims{3, {2, m, 32}};
+        HostTensor smallOut = dbigOut.tensor();
+        smallOut.dims = Dims{3, {2, m, 48}};
+        return runMatrixMultiply(params, small, db.tensor(), nullptr, nullptr, smallOut, launch()).ok();
+    };
+    ASSERT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+    double microseconds[2]{};
+    for (double& spent : microseconds)
+    {
+        auto const start = std::chrono::steady_clock::now();
+        for (int64_t m = 1; m <= capacity; ++m)
+        {
+            ASSERT_TRUE(runRows(m));
+        }
+        spent = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count()
+            / static_cast<double>(capacity);
+        ASSERT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+    }
+    EXPECT_EQ(cache.size(), MatmulCache::kCapacity);
+    std::printf("host time per runMatrixMultiply enqueue: %.1f us described (cache miss), %.1f us cached (hit)\n",
+        microseconds[0], microseconds[1]);
+    for (int64_t m = capacity + 1; m <= capacity + 8; ++m)
+    {
+        ASSERT_TRUE(runRows(m));
+    }
+    EXPECT_EQ(cache.size(), MatmulCache::kCapacity);
 }
 
 TEST_F(CudaMatrixMultiply, LibrariesGiveHandlesAndGrowingWorkspace)
