@@ -131,24 +131,41 @@ int32_t fuseEpilogues(EngineModel& model)
         }
     }
 
-    // Remove the absorbed layers and renumber what refers to layers.
-    std::vector<int32_t> newIndex(model.layers.size(), -1);
-    std::vector<LayerRecord> kept;
-    int32_t removed = 0;
+    // The new order: the layers kept, each fused bias made by a layer without inputs (a constant) moved to just before
+    // the matrix multiply that now reads it, if it came after.
+    std::vector<int32_t> sequence;
+    std::vector<bool> placed(model.layers.size(), false);
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
-        if (absorbedInto[l] >= 0)
+        if (absorbedInto[l] >= 0 || placed[l])
         {
-            ++removed;
             continue;
         }
-        newIndex[l] = static_cast<int32_t>(kept.size());
-        kept.push_back(std::move(model.layers[l]));
+        LayerRecord const& layer = model.layers[l];
+        if (layer.type == LayerType::kMATRIX_MULTIPLY && layer.inputs.size() > 2)
+        {
+            int32_t const producer = model.tensors[static_cast<std::size_t>(layer.inputs[2])].producer;
+            if (producer > static_cast<int32_t>(l) && model.layers[static_cast<std::size_t>(producer)].inputs.empty())
+            {
+                sequence.push_back(producer);
+                placed[static_cast<std::size_t>(producer)] = true;
+            }
+        }
+        sequence.push_back(static_cast<int32_t>(l));
+        placed[l] = true;
     }
-    if (removed == 0)
+    auto const removed = static_cast<int32_t>(model.layers.size() - sequence.size());
+    bool const moved = !std::is_sorted(sequence.begin(), sequence.end());
+    if (removed == 0 && !moved)
     {
-        model.layers = std::move(kept);
         return 0;
+    }
+    std::vector<int32_t> newIndex(model.layers.size(), -1);
+    std::vector<LayerRecord> kept;
+    for (int32_t old : sequence)
+    {
+        newIndex[static_cast<std::size_t>(old)] = static_cast<int32_t>(kept.size());
+        kept.push_back(std::move(model.layers[static_cast<std::size_t>(old)]));
     }
     auto const renumber = [&](int32_t layer) {
         if (layer < 0 || static_cast<std::size_t>(layer) >= newIndex.size())

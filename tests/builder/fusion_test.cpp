@@ -73,6 +73,24 @@ TEST(Fusion, AbsorbsABiasAndAnActivationIntoAMatrixMultiply)
     EXPECT_EQ(model.assertions[1].layer, 1);
 }
 
+TEST(Fusion, MovesABiasConstantMadeAfterTheMatrixMultiplyBeforeIt)
+{
+    // x -> matmul -> t1; constant -> b; t1 + b -> y (the output): the constant comes first once fused.
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.tensors = {tensor("x", -1, true), tensor("t1", 0), tensor("b", 1), tensor("y", 2, false, true)};
+    model.layers.push_back(layer("mm", MatrixMultiplyParams{}, {0, 0}, {1}));
+    model.layers.push_back(layer("bias", ConstantParams{}, {}, {2}));
+    model.layers.push_back(layer("add", ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {1, 2}, {3}));
+    EXPECT_EQ(fuseEpilogues(model), 1);
+    ASSERT_EQ(model.layers.size(), 2U);
+    EXPECT_EQ(model.layers[0].name, "bias");
+    EXPECT_EQ(model.layers[1].name, "mm");
+    EXPECT_EQ(model.layers[1].inputs, (std::vector<int32_t>{0, 0, 2}));
+    EXPECT_EQ(model.tensors[2].producer, 0);
+    EXPECT_EQ(model.tensors[3].producer, 1);
+}
+
 TEST(Fusion, LeavesATensorThatSomethingElseReads)
 {
     EngineModel output = matmulBiasRelu();
