@@ -399,7 +399,7 @@ void useCudaForPlugins(PluginBuildInputs& in, cudaStream_t stream)
 
 //! The backend settings ask for: KILN_BACKEND ("host" or "cuda") when set, else the CUDA backend where a GPU can be
 //! used.
-Expected<PlanBackend> chosenBackend()
+Expected<PlanBackend> backendAsked()
 {
     char const* asked = std::getenv("KILN_BACKEND");
     std::string const name = asked != nullptr ? asked : "";
@@ -712,6 +712,32 @@ LayerRecord layerRecord(Layer const& layer, KeptTensors const& tensors, std::vec
 }
 
 } // namespace
+
+Expected<PlanBackend> chosenBackend()
+{
+    return backendAsked();
+}
+
+std::string timingCacheIdentity(PlanBackend backend)
+{
+#if KILN_WITH_CUDA
+    if (backend == PlanBackend::kCUDA)
+    {
+        int device = 0;
+        cudaDeviceProp properties{};
+        if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&properties, device) == cudaSuccess)
+        {
+            std::string const host = hostTimingCacheIdentity(); // "kiln host <version>"
+            return "kiln cuda " + std::string(properties.name) + " sm_" + std::to_string(properties.major)
+                + std::to_string(properties.minor) + host.substr(host.rfind(' '));
+        }
+        static_cast<void>(cudaGetLastError());
+    }
+#else
+    static_cast<void>(backend);
+#endif
+    return hostTimingCacheIdentity();
+}
 
 Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings const& settings)
 {

@@ -15,10 +15,21 @@
 #include "network/network.h"
 #include "plan/engine_model.h"
 
+#include <string>
+
 namespace kiln
 {
 
-//! The model of network for the host backend.
+//! The backend builds are for: KILN_BACKEND ("host" or "cuda") when set, else the CUDA backend where a GPU can be
+//! used, else the host. The error says why KILN_BACKEND cannot be followed.
+Expected<PlanBackend> chosenBackend();
+
+//! The identity of the timing caches of builds for backend: the backend, kiln's version, and for CUDA the device's
+//! name and compute capability ("kiln cuda NVIDIA H100 80GB HBM3 sm_90 0.1.0"), so timings of one device are never
+//! taken for another's.
+std::string timingCacheIdentity(PlanBackend backend);
+
+//! The model of network for the backend chosenBackend() gives.
 Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings const& settings);
 
 //! The model of network for backend, which checks every layer; the model's backend is backend.kind().

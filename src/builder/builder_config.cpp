@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "builder/builder_config.h"
 
+#include "builder/build.h"
 #include "builder/timing_cache.h"
 
 #include <unistd.h>
@@ -39,6 +40,13 @@ std::size_t physicalMemory() noexcept
         return std::size_t{1} << 32U;
     }
     return static_cast<std::size_t>(pages) * static_cast<std::size_t>(pageSize);
+}
+
+//! The identity of the timing caches of this process's builds (the backend KILN_BACKEND or the machine gives).
+std::string buildIdentity()
+{
+    auto const backend = chosenBackend();
+    return timingCacheIdentity(backend ? backend.value() : PlanBackend::kHOST);
 }
 
 } // namespace
@@ -367,7 +375,7 @@ nvinfer1::ITimingCache* BuilderConfig::Impl::createTimingCache(void const* blob,
         kWhere, static_cast<nvinfer1::ITimingCache*>(nullptr), [&]() -> nvinfer1::ITimingCache* {
             if (size == 0)
             {
-                return TimingCache::create(hostTimingCacheIdentity(), editable, recorder).release();
+                return TimingCache::create(buildIdentity(), editable, recorder).release();
             }
             auto cache = TimingCache::deserialize(blob, size, editable, recorder);
             if (!cache)
@@ -389,21 +397,20 @@ bool BuilderConfig::Impl::setTimingCache(nvinfer1::ITimingCache const& cache, bo
         return false;
     }
     bool const matched = mConfig.mReporter.guard(kWhere, false, [&] {
-        // Builds run on the host backend so far; a CUDA backend will compare with its device's identity.
-        std::string const buildIdentity = hostTimingCacheIdentity();
-        if (kilnCache->identity() == buildIdentity)
+        std::string const identity = buildIdentity();
+        if (kilnCache->identity() == identity)
         {
             return true;
         }
         if (!ignoreMismatch)
         {
             fail("setTimingCache", "the cache holds timings of ", quotedText(kilnCache->identity()),
-                " but this build's are those of ", quotedText(buildIdentity),
+                " but this build's are those of ", quotedText(identity),
                 "; pass ignoreMismatch = true to use it anyway");
             return false;
         }
         mConfig.mReporter.warning(kWhere, ": the cache holds timings of ", quotedText(kilnCache->identity()),
-            " but this build's are those of ", quotedText(buildIdentity), " (ignoreMismatch); they may not hold here");
+            " but this build's are those of ", quotedText(identity), " (ignoreMismatch); they may not hold here");
         return true;
     });
     if (!matched)
