@@ -40,6 +40,9 @@ for entry in "${examples[@]}"; do
     targets+=("$target")
 done
 
+# The examples hand kiln host memory, so their engines are built for the host backend even where a GPU is present
+# (the builder's default there is the CUDA backend).
+export KILN_BACKEND="${KILN_BACKEND:-host}"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_EXAMPLES=ON
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 
