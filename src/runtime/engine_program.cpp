@@ -350,9 +350,12 @@ Expected<bool> EngineProgram::prepare()
     return true;
 }
 
-void EngineProgram::place()
+Placement placeLayers(EngineModel const& m)
 {
-    EngineModel const& m = mModel;
+    Placement placement;
+    std::vector<Side>& mLayerSides = placement.layers;
+    std::vector<Side>& mTensorSides = placement.tensors;
+    std::vector<uint8_t>& mMirrored = placement.mirrored;
     std::size_t const nbTensors = m.tensors.size();
     mLayerSides.assign(m.layers.size(), m.backend == PlanBackend::kCUDA ? Side::kDEVICE : Side::kHOST);
     mTensorSides.assign(nbTensors, mLayerSides.empty() ? Side::kHOST : mLayerSides.front());
@@ -360,7 +363,7 @@ void EngineProgram::place()
     if (m.backend != PlanBackend::kCUDA)
     {
         mTensorSides.assign(nbTensors, Side::kHOST);
-        return;
+        return placement;
     }
     // Uses of each tensor on either side: consumers' inputs, network outputs in the application's memory, and the
     // symbols whose values the executor reads.
@@ -416,6 +419,15 @@ void EngineProgram::place()
         mTensorSides[t] = written;
         mMirrored[t] = written == Side::kHOST ? deviceUses[t] > 0 : hostUses[t] > 0;
     }
+    return placement;
+}
+
+void EngineProgram::place()
+{
+    Placement placement = placeLayers(mModel);
+    mLayerSides = std::move(placement.layers);
+    mTensorSides = std::move(placement.tensors);
+    mMirrored = std::move(placement.mirrored);
 }
 
 int32_t EngineProgram::ioPosition(std::string_view name) const noexcept

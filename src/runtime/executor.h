@@ -71,6 +71,17 @@ enum class Side : uint8_t
     kDEVICE,
 };
 
+//! Where each layer runs and each tensor lives in an engine (see "Placement" above).
+struct Placement
+{
+    std::vector<Side> layers;      //!< Per layer: the host backend, or the engine's.
+    std::vector<Side> tensors;     //!< Per tensor: where it is written.
+    std::vector<uint8_t> mirrored; //!< Per tensor: also read on the other side (copied there once written).
+};
+
+//! The placement of model's layers and tensors: everything on the host for a host engine.
+Placement placeLayers(EngineModel const& model);
+
 //! The stage of an expression known before any layer runs.
 inline constexpr int32_t kBeforeExecution = -1;
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -815,6 +816,36 @@ TEST_F(Build, RefusesAnOutputTypeTheKernelDoesNotMake)
     net().markOutput(*identity->getOutput(0));
     EngineModel const model = built();
     EXPECT_EQ(model.tensors.back().type, DataType::kHALF);
+}
+
+TEST(BuildBackend, KilnBackendChoosesTheBackendAndBadValuesAreNamed)
+{
+    ::setenv("KILN_BACKEND", "host", 1);
+    auto const host = chosenBackend();
+    ASSERT_TRUE(host.ok());
+    EXPECT_EQ(host.value(), PlanBackend::kHOST);
+    EXPECT_EQ(timingCacheIdentity(PlanBackend::kHOST).rfind("kiln host ", 0), 0U);
+
+    ::setenv("KILN_BACKEND", "tpu", 1);
+    auto const bogus = chosenBackend();
+    ASSERT_FALSE(bogus.ok());
+    EXPECT_NE(bogus.error().message.find("KILN_BACKEND is 'tpu'; it takes 'host' or 'cuda'"), std::string::npos)
+        << bogus.error().message;
+
+    ::setenv("KILN_BACKEND", "cuda", 1);
+    auto const cuda = chosenBackend();
+    if (!cuda.ok())
+    {
+        // No GPU here (or a kiln without its CUDA backend): the error says which.
+        EXPECT_NE(cuda.error().message.find("KILN_BACKEND=cuda asks for the CUDA backend, but"), std::string::npos)
+            << cuda.error().message;
+    }
+    else
+    {
+        EXPECT_EQ(cuda.value(), PlanBackend::kCUDA);
+        EXPECT_EQ(timingCacheIdentity(PlanBackend::kCUDA).rfind("kiln cuda ", 0), 0U);
+    }
+    ::setenv("KILN_BACKEND", "host", 1); // as ctest sets it for this test
 }
 
 TEST_F(Build, AsksTheBackendItIsGiven)
