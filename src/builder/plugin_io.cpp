@@ -255,8 +255,8 @@ Expected<TimingRun> timingRun(std::string const& who, std::vector<PluginIo> cons
     return run;
 }
 
-Expected<float> timeCalls(
-    PluginBuildInputs const& in, int32_t iterations, std::function<int32_t()> const& once, int32_t& status)
+Expected<float> timeCalls([[maybe_unused]] PluginBuildInputs const& in, int32_t iterations,
+    std::function<int32_t()> const& once, int32_t& status)
 {
     status = 0;
     iterations = std::max(1, iterations);
