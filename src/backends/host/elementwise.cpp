@@ -15,6 +15,8 @@
 //   arithmetic does), integer division by zero is refused, integer kPOW with a negative exponent truncates.
 #include "backends/host/elementwise.h"
 
+#include "core/integer_math.h"
+
 #include <array>
 #include <cmath>
 #include <vector>
@@ -30,69 +32,20 @@ using Op = ElementWiseOperation;
 constexpr TypeSet kArithmeticInputs = kFloatingTypes | kScaledTypes | typeSet({DataType::kINT32, DataType::kINT64});
 constexpr TypeSet kLogicalInputs = typeSet({DataType::kBOOL});
 
-//! Two's complement wrap-around arithmetic on int64_t (unsigned arithmetic, converted back modulo 2^64).
-constexpr int64_t wrap(uint64_t value) noexcept
-{
-    return static_cast<int64_t>(value);
-}
-
 constexpr std::optional<int64_t> integerDiv(int64_t a, int64_t b) noexcept
 {
-    if (b == 0)
-    {
-        return std::nullopt;
-    }
-    if (b == -1)
-    {
-        return wrap(0 - static_cast<uint64_t>(a)); // INT64_MIN / -1 wraps to INT64_MIN
-    }
-    return a / b; // C++ truncates toward zero
+    return b == 0 ? std::nullopt : std::optional(integerQuotient(a, b, false));
 }
 
 constexpr std::optional<int64_t> integerFloorDiv(int64_t a, int64_t b) noexcept
 {
-    if (b == 0)
-    {
-        return std::nullopt;
-    }
-    if (b == -1)
-    {
-        return wrap(0 - static_cast<uint64_t>(a));
-    }
-    int64_t quotient = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0)))
-    {
-        --quotient;
-    }
-    return quotient;
+    return b == 0 ? std::nullopt : std::optional(integerQuotient(a, b, true));
 }
 
 constexpr std::optional<int64_t> integerPow(int64_t base, int64_t exponent) noexcept
 {
-    if (exponent < 0)
-    {
-        // The exact power 1 / base^-exponent, truncated toward zero as integer kDIV truncates.
-        if (base == 0)
-        {
-            return std::nullopt;
-        }
-        if (base == 1 || base == -1)
-        {
-            return exponent % 2 == 0 ? 1 : base;
-        }
-        return 0;
-    }
-    uint64_t result = 1;
-    auto factor = static_cast<uint64_t>(base);
-    for (auto e = static_cast<uint64_t>(exponent); e != 0; e >>= 1)
-    {
-        if ((e & 1U) != 0)
-        {
-            result *= factor;
-        }
-        factor *= factor;
-    }
-    return wrap(result);
+    // 0 to a negative power has no integer value.
+    return base == 0 && exponent < 0 ? std::nullopt : std::optional(integerPower(base, exponent));
 }
 
 //! IEEE 754-2019 maximumNumber: a NaN operand yields the other; +0 is larger than -0.
@@ -140,13 +93,13 @@ using Int = std::optional<int64_t>;
 
 constexpr std::array<ElementWiseOpInfo, 14> kOps{{
     {Op::kSUM, "kSUM", kArithmeticInputs, false, [](double a, double b) { return a + b; },
-        [](int64_t a, int64_t b) -> Int { return wrap(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }},
+        [](int64_t a, int64_t b) -> Int { return wrapToInt64(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }},
     {Op::kPROD, "kPROD", kArithmeticInputs, false, [](double a, double b) { return a * b; },
-        [](int64_t a, int64_t b) -> Int { return wrap(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }},
+        [](int64_t a, int64_t b) -> Int { return wrapToInt64(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }},
     {Op::kMAX, "kMAX", kArithmeticInputs, false, maxNumber, [](int64_t a, int64_t b) -> Int { return a > b ? a : b; }},
     {Op::kMIN, "kMIN", kArithmeticInputs, false, minNumber, [](int64_t a, int64_t b) -> Int { return a < b ? a : b; }},
     {Op::kSUB, "kSUB", kArithmeticInputs, false, [](double a, double b) { return a - b; },
-        [](int64_t a, int64_t b) -> Int { return wrap(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }},
+        [](int64_t a, int64_t b) -> Int { return wrapToInt64(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }},
     {Op::kDIV, "kDIV", kArithmeticInputs, false, [](double a, double b) { return a / b; }, integerDiv},
     {Op::kPOW, "kPOW", kArithmeticInputs, false, [](double a, double b) { return std::pow(a, b); }, integerPow},
     {Op::kFLOOR_DIV, "kFLOOR_DIV", kArithmeticInputs, false, [](double a, double b) { return std::floor(a / b); },
