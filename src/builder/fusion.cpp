@@ -105,7 +105,12 @@ int32_t fuseEpilogues(EngineModel& model)
                     TensorRecord const& out = model.tensors[static_cast<std::size_t>(product)];
                     TensorRecord const& biasTensor = model.tensors[static_cast<std::size_t>(bias)];
                     TensorRecord const& made = model.tensors[static_cast<std::size_t>(sum.outputs[0])];
-                    if (bias != product && sameTensorShape(out, made) && biasTensor.type == out.type
+                    // The bias must exist when the matrix multiply runs: made before it, or by a layer without
+                    // inputs (a constant), which the renumbering below moves before it.
+                    int32_t const biasProducer = biasTensor.producer;
+                    bool const available = biasProducer < static_cast<int32_t>(l)
+                        || model.layers[static_cast<std::size_t>(biasProducer)].inputs.empty();
+                    if (bias != product && available && sameTensorShape(out, made) && biasTensor.type == out.type
                         && biasTensor.format == nvinfer1::TensorFormat::kLINEAR && !scaled(out.type))
                     {
                         layer.inputs.push_back(bias);
@@ -145,7 +150,8 @@ int32_t fuseEpilogues(EngineModel& model)
         if (layer.type == LayerType::kMATRIX_MULTIPLY && layer.inputs.size() > 2)
         {
             int32_t const producer = model.tensors[static_cast<std::size_t>(layer.inputs[2])].producer;
-            if (producer > static_cast<int32_t>(l) && model.layers[static_cast<std::size_t>(producer)].inputs.empty())
+            if (producer > static_cast<int32_t>(l) && !placed[static_cast<std::size_t>(producer)]
+                && model.layers[static_cast<std::size_t>(producer)].inputs.empty())
             {
                 sequence.push_back(producer);
                 placed[static_cast<std::size_t>(producer)] = true;

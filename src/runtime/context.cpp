@@ -178,7 +178,8 @@ bool ExecutionContext::Impl::reportToProfiler() const noexcept
 
 bool ExecutionContext::Impl::setInputConsumedEvent(cudaEvent_t event) noexcept
 {
-    // enqueueV3 has consumed the inputs when it returns; the event is kept for getInputConsumedEvent.
+    // A host engine has consumed its inputs when enqueueV3 returns; a CUDA engine records the event on the stream
+    // once its work is queued (execute).
     mContext.mInputConsumedEvent = event;
     return true;
 }
@@ -299,7 +300,7 @@ int32_t ExecutionContext::Impl::getOptimizationProfile() const noexcept
     return mContext.mBindings.profile;
 }
 
-bool ExecutionContext::Impl::setOptimizationProfileAsync(int32_t profileIndex, cudaStream_t /*stream*/) noexcept
+bool ExecutionContext::Impl::setOptimizationProfileAsync(int32_t profileIndex, cudaStream_t stream) noexcept
 {
     constexpr char const* kWhere = "IExecutionContext::setOptimizationProfileAsync";
     if (!mContext.mEngine.checkProfile(kWhere, profileIndex, mContext.mReporter))
@@ -313,8 +314,9 @@ bool ExecutionContext::Impl::setOptimizationProfileAsync(int32_t profileIndex, c
     return mContext.mReporter.guard(kWhere, false, [&] {
         if (mContext.mConfig.strategy() == ExecutionContextAllocationStrategy::kON_PROFILE_CHANGE)
         {
-            mContext.mActivations.release();
-            mContext.mActivations.reserve(mContext.mEngine.activationBytes(profileIndex));
+            // In the order of stream, after the work that used the previous profile's block.
+            mContext.mActivations.release(stream);
+            mContext.mActivations.reserve(mContext.mEngine.activationBytes(profileIndex), stream);
         }
         mContext.mBindings.profile = profileIndex;
         mContext.resetShapes();
@@ -757,7 +759,7 @@ bool ExecutionContext::Impl::execute(char const* method, Bindings const& binding
         }
         else
         {
-            c.mActivations.reserve(needed);
+            c.mActivations.reserve(needed, stream);
             memory = ActivationMemory{c.mActivations.data(), c.mActivations.size()};
         }
         auto const ran = c.mExecutor.run(bindings, memory, stream);
@@ -768,6 +770,19 @@ bool ExecutionContext::Impl::execute(char const* method, Bindings const& binding
         }
         c.mHasRun = true;
         c.mLastRun = bindings;
+#if KILN_WITH_CUDA
+        // Recorded after the last layer: every read of the inputs is queued before it.
+        if (c.mInputConsumedEvent != nullptr && c.mProgram.onDevice())
+        {
+            if (cudaError_t const status = cudaEventRecord(c.mInputConsumedEvent, stream); status != cudaSuccess)
+            {
+                static_cast<void>(cudaGetLastError());
+                c.mReporter.error(ErrorCode::kFAILED_EXECUTION, method,
+                    ": cannot record the input-consumed event: ", cudaGetErrorString(status));
+                return false;
+            }
+        }
+#endif
         if (c.mProfiler != nullptr && c.mEnqueueEmitsProfile)
         {
             auto const times = c.mExecutor.layerTimes();

@@ -76,25 +76,26 @@ void MemoryBlock::Free::operator()(std::byte* p) const noexcept
 {
     if (device != nullptr)
     {
-        static_cast<void>(device->deallocateAsync(p, nullptr));
+        static_cast<void>(device->deallocateAsync(p, stream));
         return;
     }
     ::operator delete (p, std::align_val_t{kActivationAlignment});
 }
 
-void MemoryBlock::reserve(int64_t bytes)
+void MemoryBlock::reserve(int64_t bytes, cudaStream_t stream)
 {
     if (bytes <= mSize && mData != nullptr)
     {
         return;
     }
+    mData.get_deleter().stream = stream;
     mData.reset();
     mSize = 0;
     auto const size = static_cast<std::size_t>(std::max<int64_t>(bytes, 1));
     nvinfer1::IGpuAllocator* const device = mData.get_deleter().device;
     if (device != nullptr)
     {
-        void* memory = device->allocateAsync(size, static_cast<uint64_t>(kActivationAlignment), 0, nullptr);
+        void* memory = device->allocateAsync(size, static_cast<uint64_t>(kActivationAlignment), 0, stream);
         if (memory == nullptr)
         {
             throw std::bad_alloc();
@@ -360,7 +361,7 @@ host::Status Executor::placeOutput(
     }
     else
     {
-        mOwned[t].reserve(bytes.value());
+        mOwned[t].reserve(bytes.value(), stream);
         data = mOwned[t].data();
     }
     mViews[t] = host::HostTensor{data, record.type, mShapes[t], record.scale};
@@ -396,7 +397,7 @@ host::Status Executor::mirror(int32_t tensor, Bindings const& bindings, cudaStre
     }
     else
     {
-        mMirrorOwned[t].reserve(bytes.value());
+        mMirrorOwned[t].reserve(bytes.value(), stream);
         data = mMirrorOwned[t].data();
     }
     mMirrors[t] = host::HostTensor{data, record.type, mShapes[t], record.scale};
@@ -617,7 +618,7 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
                             + q(sourceRecord.name) + " " + dimsText(source.dims) + ", which is smaller");
                 }
                 mViews[t] = host::HostTensor{
-                    mViews[static_cast<std::size_t>(root)].data, record.type, mShapes[t], record.scale};
+                    viewOn(root, mProgram.layerSide(index)).data, record.type, mShapes[t], record.scale};
             }
             else if (placed)
             {

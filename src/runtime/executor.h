@@ -242,13 +242,15 @@ public:
     {
     }
     //! At least bytes bytes; keeps the current block when it is large enough. Throws std::bad_alloc. Device memory is
-    //! freed and allocated in the order of the default stream.
-    void reserve(int64_t bytes);
+    //! freed and allocated in the order of stream (the block's last stream frees it on destruction or release).
+    void reserve(int64_t bytes, cudaStream_t stream = nullptr);
     std::byte* data() const noexcept { return mData.get(); }
     int64_t size() const noexcept { return mSize; }
     bool onDevice() const noexcept { return mData.get_deleter().device != nullptr; }
-    void release() noexcept
+    //! Frees the block in the order of stream.
+    void release(cudaStream_t stream = nullptr) noexcept
     {
+        mData.get_deleter().stream = stream;
         mData.reset();
         mSize = 0;
     }
@@ -257,6 +259,7 @@ private:
     struct Free
     {
         nvinfer1::IGpuAllocator* device{};
+        cudaStream_t stream{}; //!< The stream the block was last given for.
         void operator()(std::byte* p) const noexcept;
     };
     std::unique_ptr<std::byte, Free> mData;

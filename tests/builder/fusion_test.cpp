@@ -91,6 +91,45 @@ TEST(Fusion, MovesABiasConstantMadeAfterTheMatrixMultiplyBeforeIt)
     EXPECT_EQ(model.tensors[3].producer, 1);
 }
 
+TEST(Fusion, LeavesABiasMadeLaterFromOtherTensors)
+{
+    // x -> matmul -> t1; constant -> c; reshape(c) -> b; t1 + b -> y: b is made after the matrix multiply by a layer
+    // with inputs, so the bias stays an element-wise sum.
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.tensors
+        = {tensor("x", -1, true), tensor("t1", 0), tensor("c", 1), tensor("b", 2), tensor("y", 3, false, true)};
+    model.layers.push_back(layer("mm", MatrixMultiplyParams{}, {0, 0}, {1}));
+    model.layers.push_back(layer("c", ConstantParams{}, {}, {2}));
+    model.layers.push_back(layer("reshape", ShuffleParams{}, {2}, {3}));
+    model.layers.push_back(layer("add", ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {1, 3}, {4}));
+    EXPECT_EQ(fuseEpilogues(model), 0);
+    EXPECT_EQ(model.layers.size(), 4U);
+    EXPECT_EQ(model.layers[0].inputs.size(), 2U);
+}
+
+TEST(Fusion, MovesAConstantSharedByTwoMatrixMultipliesOnce)
+{
+    // Two matrix multiplies, each followed by adding the same constant made after both.
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.tensors = {tensor("x", -1, true), tensor("t1", 0), tensor("t2", 1), tensor("b", 2),
+        tensor("y1", 3, false, true), tensor("y2", 4, false, true)};
+    model.layers.push_back(layer("mm1", MatrixMultiplyParams{}, {0, 0}, {1}));
+    model.layers.push_back(layer("mm2", MatrixMultiplyParams{}, {0, 0}, {2}));
+    model.layers.push_back(layer("bias", ConstantParams{}, {}, {3}));
+    model.layers.push_back(layer("add1", ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {1, 3}, {4}));
+    model.layers.push_back(layer("add2", ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {2, 3}, {5}));
+    EXPECT_EQ(fuseEpilogues(model), 2);
+    ASSERT_EQ(model.layers.size(), 3U);
+    EXPECT_EQ(model.layers[0].name, "bias");
+    EXPECT_EQ(model.layers[1].name, "mm1");
+    EXPECT_EQ(model.layers[2].name, "mm2");
+    EXPECT_EQ(model.tensors[3].producer, 0);
+    EXPECT_EQ(model.tensors[4].producer, 1);
+    EXPECT_EQ(model.tensors[5].producer, 2);
+}
+
 TEST(Fusion, LeavesATensorThatSomethingElseReads)
 {
     EngineModel output = matmulBiasRelu();

@@ -227,7 +227,15 @@ private:
             return operands.error();
         }
         HostTensor const* bias = operands.value().bias ? &*operands.value().bias : nullptr;
-        return runConvolution(params, *in[0], operands.value().kernel, bias, epilogueOf(layer), out, launch);
+        // The builder's tactic indexes the variants cuDNN lists for the shapes it was timed at; other shapes may
+        // list fewer, and then the default variant runs.
+        Launch chosen = launch;
+        if (chosen.tactic != 0
+            && chosen.tactic >= nbConvolutionTactics(params, *in[0], out, epilogueOf(layer), mLibraries))
+        {
+            chosen.tactic = 0;
+        }
+        return runConvolution(params, *in[0], operands.value().kernel, bias, epilogueOf(layer), out, chosen);
     }
     host::Status run(CastParams const&, LayerRecord const&, EngineModel const&, Inputs in, HostTensor const& out,
         Launch const& launch)
@@ -288,8 +296,16 @@ private:
     host::Status run(MatrixMultiplyParams const& params, LayerRecord const& layer, EngineModel const&, Inputs in,
         HostTensor const& out, Launch const& launch)
     {
-        return runMatrixMultiply(
-            params, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, epilogueOf(layer), out, launch);
+        HostTensor const* bias = in.size() > 2 ? in[2] : nullptr;
+        // As for convolutions: cuBLASLt's list depends on the shapes and on the pointers' alignment.
+        Launch chosen = launch;
+        if (chosen.tactic != 0
+            && chosen.tactic
+                >= nbMatrixMultiplyTactics(params, *in[0], *in[1], bias, epilogueOf(layer), out, mLibraries))
+        {
+            chosen.tactic = 0;
+        }
+        return runMatrixMultiply(params, *in[0], *in[1], bias, epilogueOf(layer), out, chosen);
     }
     host::Status run(ConstantParams const& params, LayerRecord const&, EngineModel const&, Inputs,
         HostTensor const& out, Launch const& launch)
