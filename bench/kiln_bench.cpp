@@ -33,6 +33,7 @@
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -690,6 +691,52 @@ void checkOutput(
     }
 }
 
+//! Collects IProfiler::reportLayerTime calls: the GPU time of each layer (kiln times a CUDA engine's layers with
+//! events while a profiler is set), summed over runs.
+class LayerProfile final : public IProfiler
+{
+public:
+    void reportLayerTime(char const* layerName, float ms) noexcept override
+    {
+        auto const found
+            = std::find_if(mLayers.begin(), mLayers.end(), [&](auto const& layer) { return layer.first == layerName; });
+        if (found == mLayers.end())
+        {
+            mLayers.emplace_back(layerName, ms);
+        }
+        else
+        {
+            found->second += ms;
+        }
+    }
+
+    std::vector<std::pair<std::string, float>> const& layers() const noexcept { return mLayers; }
+
+private:
+    std::vector<std::pair<std::string, float>> mLayers;
+};
+
+//! Prints the mean GPU time of each layer over a few runs to stderr (kiln_bench.log): where the time goes.
+void printLayerProfile(LoadedEngine const& loaded, std::string const& title, cudaStream_t stream, Logger& logger)
+{
+    constexpr int32_t kRuns = 10;
+    LayerProfile profile;
+    loaded.context->setProfiler(&profile);
+    for (int32_t run = 0; run < kRuns; ++run)
+    {
+        loaded.enqueue(stream, logger); // Each run reports its layers' times (enqueueEmitsProfile).
+    }
+    loaded.context->setProfiler(nullptr);
+    float total = 0.F;
+    std::cerr << "kiln_bench: layers of " << title << " (mean GPU ms of " << kRuns << " runs):\n";
+    for (auto const& [name, ms] : profile.layers())
+    {
+        std::cerr << "  " << std::fixed << std::setprecision(4) << ms / kRuns << "  " << name << "\n";
+        total += ms / kRuns;
+    }
+    std::cerr << "  " << total << "  (" << profile.layers().size() << " layers)\n";
+}
+
 //! Builds, loads and times one block in one precision; prints its enqueue line and its graph line.
 void runModelBlock(
     ModelBlock const& block, Precision precision, Options const& options, Logger& logger, std::string const& device)
@@ -720,6 +767,8 @@ void runModelBlock(
     addMemory(line, loaded, plan, freeBefore, freeAfter);
     checkOutput(line, loaded, block, precision, options);
     line.print();
+
+    printLayerProfile(loaded, block.name + " " + precisionText, stream.get(), logger);
 
     if (!options.graphs)
     {

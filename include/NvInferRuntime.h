@@ -1018,7 +1018,8 @@ public:
         return mImpl->createExecutionContext(strategy);
     }
 
-    //! Whether I/O tensor tensorName lives in device or host memory.
+    //! Whether I/O tensor tensorName lives in device or host memory (kiln: host memory for every I/O tensor of an
+    //! engine built for its host backend).
     TensorLocation getTensorLocation(char const* tensorName) const noexcept
     {
         return mImpl->getTensorLocation(tensorName);

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds kiln with its examples (into build/, or $KILN_BUILD_DIR) and runs every example in turn. Each example builds
-# an engine through the TensorRT API, saves its plan, loads it in a fresh runtime, runs it on kiln's host backend and
-# prints one line per check; this script fails when any example fails (after running them all).
+# an engine through the TensorRT API, saves its plan, loads it in a fresh runtime, runs it and prints one line per
+# check; this script fails when any example fails (after running them all). The engines run on the GPU where one is
+# usable (and kiln was built with its CUDA backend), on kiln's host backend otherwise; KILN_BACKEND=host or cuda, when
+# set, chooses.
 #
 #     bash scripts/examples.sh
+#     KILN_BACKEND=host bash scripts/examples.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${KILN_BUILD_DIR:-build}"
@@ -40,9 +43,7 @@ for entry in "${examples[@]}"; do
     targets+=("$target")
 done
 
-# The examples hand kiln host memory, so their engines are built for the host backend even where a GPU is present
-# (the builder's default there is the CUDA backend).
-export KILN_BACKEND="${KILN_BACKEND:-host}"
+echo "examples.sh: KILN_BACKEND=${KILN_BACKEND:-(unset: the GPU where one is usable, else the host)}"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_EXAMPLES=ON
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 

@@ -3,18 +3,19 @@
 //
 // Builds "X" [N, 3, H, W] and the shape input "S" [1] -> BarPlugin -> "Y" [S[0], 3, N, K], where K, the number of
 // selected pixels, is known only when the plugin has run (bar_plugin.h says what it computes). One engine for FP32
-// and one for FP16 X and Y; each is saved, loaded in a fresh runtime and run at two shapes on host memory. Y comes
-// back through an IOutputAllocator, which is told Y's final shape; K and Y are checked against plain loops.
+// and one for FP16 X and Y; each is saved, loaded in a fresh runtime and run at two shapes, on the GPU or on the host
+// (io_buffers.h). Y comes back through an IOutputAllocator (example::OutputAllocator: device memory for a CUDA
+// engine, host memory for a host one), which is told Y's final shape; K and Y are checked against plain loops.
 #include "bar_plugin.h"
 #include "element_types.h"
 #include "example_common.h"
+#include "io_buffers.h"
 
 #include "NvInfer.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -27,33 +28,6 @@ namespace
 
 constexpr char const* kExample = "bar_plugin";
 constexpr int64_t kChannels = 3;
-
-//! Gives the engine host memory for Y once its size is known, and records the shape it is told.
-class HostOutputAllocator final : public IOutputAllocator
-{
-public:
-    void* reallocateOutputAsync(char const* /*tensorName*/, void* /*currentMemory*/, uint64_t size, uint64_t alignment,
-        cudaStream_t /*stream*/) override
-    {
-        uint64_t const align = std::max<uint64_t>(alignment, alignof(std::max_align_t));
-        uint64_t const rounded = (std::max<uint64_t>(size, 1) + align - 1) / align * align;
-        mBuffer.reset(static_cast<std::byte*>(std::aligned_alloc(align, rounded)));
-        return mBuffer.get();
-    }
-
-    void notifyShape(char const* /*tensorName*/, Dims const& dims) noexcept override { mShape = dims; }
-
-    void const* data() const { return mBuffer.get(); }
-    Dims const& shape() const { return mShape; }
-
-private:
-    struct Free
-    {
-        void operator()(std::byte* p) const { std::free(p); }
-    };
-    std::unique_ptr<std::byte, Free> mBuffer;
-    Dims mShape{-1, {}};
-};
 
 //! Builds the network for X of the given type and returns the serialized engine, or nullptr.
 std::unique_ptr<IHostMemory> buildPlan(ILogger& logger, DataType type)
@@ -103,11 +77,11 @@ bool runAndCheck(ICudaEngine& engine, DataType type, Dims4 const& xShape, int32_
     }
 
     std::unique_ptr<IExecutionContext> context{engine.createExecutionContext()};
-    HostOutputAllocator allocator;
-    // Shape inputs are host memory everywhere; on kiln's host backend so is everything else today.
-    bool const ran = context->setInputShape("X", xShape) && context->setTensorAddress("X", x.data())
-        && context->setInputTensorAddress("S", &repeats) && context->setOutputAllocator("Y", &allocator)
-        && context->enqueueV3(nullptr);
+    example::IoBuffers io(kExample, engine, *context);
+    example::OutputAllocator allocator(kExample, engine, "Y");
+    // S, a shape input, is in host memory on every engine; X and Y wherever the engine wants them.
+    bool const ran = context->setInputShape("X", xShape) && io.input("X", x) && io.input("S", &repeats, sizeof(repeats))
+        && io.output("Y", allocator) && io.enqueue();
     std::string const what = std::string(type == DataType::kHALF ? "kHALF " : "kFLOAT ") + example::toString(xShape)
         + ", S=[" + std::to_string(repeats) + "]";
     if (!ran)

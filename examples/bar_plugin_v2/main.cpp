@@ -4,11 +4,13 @@
 //
 // Builds "X0" [N0, 3, 4, 5] and "X1" [N1, 3, 4, 5] -> BarPlugin (an IPluginV2DynamicExt, added with addPluginV2) ->
 // "Y0" [N0 + N1, 3, 4, 5] and "Y1" [N0, 3, 4, 5] (bar_plugin.h says what it computes). One engine for FP32 and one
-// for FP16; each is saved, loaded in a fresh runtime and run at two pairs of batch sizes on host memory, where kiln
-// runs the plugin through its registered host runner. Y0 must be X0 then X1, and Y1 must be X0, exactly.
+// for FP16; each is saved, loaded in a fresh runtime and run at two pairs of batch sizes, on the GPU (the plugin
+// through its enqueue) or on the host (through its registered host runner). Y0 must be X0 then X1, and Y1 must be X0,
+// exactly.
 #include "bar_plugin.h"
 #include "element_types.h"
 #include "example_common.h"
+#include "io_buffers.h"
 
 #include "NvInfer.h"
 
@@ -108,13 +110,16 @@ bool runAndCheck(ICudaEngine& engine, DataType type, int64_t n0, int64_t n1, std
         static_cast<std::size_t>(example::volume(concatenated) * example::elementSize(type)), std::byte{0xFF});
     std::vector<std::byte> y1(x0.size(), std::byte{0xFF});
 
-    std::unique_ptr<IExecutionContext> context{engine.createExecutionContext()};
-    bool const ran = context != nullptr && context->setInputShape("X0", shape0) && context->setInputShape("X1", shape1)
-        && context->setTensorAddress("X0", x0.data()) && context->setTensorAddress("X1", x1.data())
-        && context->setTensorAddress("Y0", y0.data()) && context->setTensorAddress("Y1", y1.data())
-        && context->enqueueV3(nullptr);
     std::string const what = std::string(type == DataType::kHALF ? "kHALF " : "kFLOAT ") + "X0 "
         + example::toString(shape0) + " + X1 " + example::toString(shape1);
+    std::unique_ptr<IExecutionContext> context{engine.createExecutionContext()};
+    if (context == nullptr)
+    {
+        return example::report(kExample, what + ": creating an execution context", false);
+    }
+    example::IoBuffers io(kExample, engine, *context);
+    bool const ran = context->setInputShape("X0", shape0) && context->setInputShape("X1", shape1) && io.input("X0", x0)
+        && io.input("X1", x1) && io.output("Y0", y0) && io.output("Y1", y1) && io.enqueue();
     if (!ran)
     {
         return example::report(kExample, what + ": running the engine", false);

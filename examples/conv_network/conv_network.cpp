@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // A small convolutional network built through the TensorRT API, saved as a plan, loaded by a fresh runtime and run
-// at two batch sizes; the result is checked against the same network computed with plain loops.
+// at three batch sizes, on the GPU or on the host (io_buffers.h); the result is checked against the same network
+// computed with plain loops.
 //
 //     conv_network [plan-path]      (default: conv_network.plan in the working directory)
 //
 // input [N, 1, 8, 8] -> convolution 3x3, 4 maps, bias -> ReLU -> max pooling 2x2 -> flatten [N, 36]
 //   -> matrix multiply by [36, 3] -> add bias [1, 3] -> softmax over the 3 classes -> "probabilities" [N, 3]
+#include "io_buffers.h"
+
 #include "NvInfer.h"
 
 #include <algorithm>
@@ -178,10 +181,10 @@ bool runAndCheck(ICudaEngine& engine, Parameters const& p, int64_t batch, std::m
     std::generate(input.begin(), input.end(), [&] { return uniform(random); });
     std::vector<float> output(batch * kClasses, NAN);
 
-    // On kiln's host backend, tensor addresses are host memory; on a GPU they would be device memory.
-    bool ok = context->setInputShape("image", Dims4{batch, 1, kSide, kSide})
-        && context->setTensorAddress("image", input.data()) && context->setTensorAddress("probabilities", output.data())
-        && context->enqueueV3(nullptr);
+    // Host memory for a host engine; device memory, copied from and to these vectors, for a CUDA engine.
+    example::IoBuffers io("conv_network", engine, *context);
+    bool ok = context->setInputShape("image", Dims4{batch, 1, kSide, kSide}) && io.input("image", input)
+        && io.output("probabilities", output) && io.enqueue();
     if (!ok)
     {
         std::cerr << "conv_network: running at batch " << batch << " failed\n";

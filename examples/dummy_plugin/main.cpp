@@ -4,10 +4,12 @@
 // DummyPlugin's state is an INT32 scalar, a FLOAT32 vector and a struct serialized as kUNKNOWN bytes. The example
 // first checks the round trip by hand (createPlugin(kBUILD) -> getFieldsToSerialize() -> createPlugin(kRUNTIME) gives
 // the same fields) and that createPlugin() refuses incomplete fields; then it builds "X" [2, 4] -> DummyPlugin -> "Y",
-// saves the plan, loads it in a fresh runtime (which restores the plugin from the plan's fields), runs it on host
-// memory and checks that Y = b * (X * floatVector + intScalar) + a with the values given at build time.
+// saves the plan, loads it in a fresh runtime (which restores the plugin from the plan's fields), runs it on the GPU
+// or on the host (io_buffers.h) and checks that Y = b * (X * floatVector + intScalar) + a with the values given at
+// build time.
 #include "dummy_plugin.h"
 #include "example_common.h"
+#include "io_buffers.h"
 
 #include "NvInfer.h"
 
@@ -164,8 +166,8 @@ int main(int argc, char** argv)
         value = uniform(random);
     }
     std::vector<float> y(x.size(), NAN);
-    if (!context->setTensorAddress("X", x.data()) || !context->setTensorAddress("Y", y.data())
-        || !context->enqueueV3(nullptr))
+    example::IoBuffers io(kExample, *engine, *context);
+    if (!io.input("X", x) || !io.output("Y", y) || !io.enqueue())
     {
         example::report(kExample, "running the engine", false);
         return 1;

@@ -4,11 +4,12 @@
 // Builds "X" [N, 64] -> foo_0 -> foo_1 -> foo_2 -> foo_3 -> "Y", four FooPlugin layers (scale 2, 2, 2 and 0.5) that
 // share the weights W through the plugin registry. The builder times FooPlugin's two custom tactics through a timing
 // cache; foo_1 and foo_2 have foo_0's timing-cache key (same ID, shapes and formats), so only foo_0 and foo_3 are
-// timed. The plan is saved, loaded in a fresh runtime and run on host memory; the example prints the tactic the engine
-// chose for each layer, checks Y against plain loops, and checks that W was obtained once for the four run-time
-// plugins and released when they were gone.
+// timed. The plan is saved, loaded in a fresh runtime and run, on the GPU or on the host (io_buffers.h); the example
+// prints the tactic the engine chose for each layer, checks Y against plain loops, and checks that W was obtained
+// once for the four run-time plugins and released when they were gone.
 #include "example_common.h"
 #include "foo_plugin.h"
+#include "io_buffers.h"
 #include "shared_weights.h"
 
 #include "NvInfer.h"
@@ -100,8 +101,8 @@ bool runAndCheck(ICudaEngine& engine, int64_t batch, std::mt19937& random)
     }
     std::vector<float> y(x.size(), NAN);
     Dims2 const shape{batch, kFooWidth};
-    if (!context->setInputShape("X", shape) || !context->setTensorAddress("X", x.data())
-        || !context->setTensorAddress("Y", y.data()) || !context->enqueueV3(nullptr))
+    example::IoBuffers io(kExample, engine, *context);
+    if (!context->setInputShape("X", shape) || !io.input("X", x) || !io.output("Y", y) || !io.enqueue())
     {
         return example::report(kExample, "running the engine", false);
     }

@@ -2,9 +2,10 @@
 // pad_plugin [plan-path]   (default: pad_plugin.plan in the working directory)
 //
 // Builds "X" [N, 3, H, W] -> PadPlugin -> "Y" [N, 3, 32, 32] with N in 1..4 and H, W in 1..32 (one optimization
-// profile), saves the plan, loads it in a fresh runtime and runs it at two input shapes on host memory. Y must hold
-// each image in its top-left corner and zeros elsewhere.
+// profile), saves the plan, loads it in a fresh runtime and runs it at two input shapes, on the GPU or on the host
+// (io_buffers.h). Y must hold each image in its top-left corner and zeros elsewhere.
 #include "example_common.h"
+#include "io_buffers.h"
 
 #include "NvInfer.h"
 
@@ -71,9 +72,9 @@ bool runAndCheck(ICudaEngine& engine, Dims4 const& shape, std::mt19937& random)
     int64_t const width = shape.d[3];
     std::vector<float> y(static_cast<std::size_t>(batch * kChannels * kSide * kSide), NAN);
 
-    // kiln runs on its host backend today: tensor addresses are host memory.
-    if (!context->setInputShape("X", shape) || !context->setTensorAddress("X", x.data())
-        || !context->setTensorAddress("Y", y.data()) || !context->enqueueV3(nullptr))
+    // X and Y in host memory or copied through device memory, wherever the engine wants them.
+    example::IoBuffers io(kExample, engine, *context);
+    if (!context->setInputShape("X", shape) || !io.input("X", x) || !io.output("Y", y) || !io.enqueue())
     {
         return example::report(kExample, example::toString(shape) + ": running the engine", false);
     }

@@ -5,9 +5,10 @@
 // [2, 4, 3, 4] and X -> PoolPlugin average 3x2 -> "Yavg" [2, 4, 2, 4], all tensors of that type. For kINT8 and kFP8
 // the tensors get ranges with ITensor::setDynamicRange (X and Ymax +-4, Yavg +-2), from which the builder derives the
 // scales the plugin reads in PluginTensorDesc::scale: range / 127 for INT8, range / 448 for FP8. Each engine is saved,
-// loaded in a fresh runtime, run on host memory and checked against plain loops.
+// loaded in a fresh runtime, run on the GPU or on the host (io_buffers.h) and checked against plain loops.
 #include "element_types.h"
 #include "example_common.h"
+#include "io_buffers.h"
 #include "pool_plugin.h"
 
 #include "NvInfer.h"
@@ -127,14 +128,15 @@ bool runAndCheck(ICudaEngine& engine, DataType type, std::mt19937& random)
     }
     std::vector<std::vector<std::byte>> ys;
     std::unique_ptr<IExecutionContext> context{engine.createExecutionContext()};
-    bool ran = context->setTensorAddress("X", x.data());
+    example::IoBuffers io(kExample, engine, *context);
+    bool ran = io.input("X", x);
     for (Pooling const& pooling : kPoolings)
     {
         Dims const shape = context->getTensorShape(pooling.output);
         ys.emplace_back(static_cast<std::size_t>(example::volume(shape) * size), std::byte{0xAB});
-        ran = ran && context->setTensorAddress(pooling.output, ys.back().data());
+        ran = ran && io.output(pooling.output, ys.back());
     }
-    if (!ran || !context->enqueueV3(nullptr))
+    if (!ran || !io.enqueue())
     {
         return example::report(kExample, std::string(typeName(type)) + ": running the engine", false);
     }

@@ -61,6 +61,14 @@ public:
     virtual host::Status runLayer(LayerRecord const& layer, EngineModel const& model,
         std::span<host::HostTensor const* const> inputs, std::span<host::HostTensor const> outputs,
         cudaStream_t stream) noexcept = 0;
+
+    //! The memory of the backend's kind that already holds what a constant layer would write (the engine's uploaded
+    //! weights, when they have the output's type and shape), for the executor to read instead of running the layer;
+    //! null when the layer must run.
+    virtual void const* constantData(LayerRecord const& /*layer*/, EngineModel const& /*model*/) const noexcept
+    {
+        return nullptr;
+    }
 };
 
 //! The host reference backend.

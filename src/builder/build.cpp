@@ -20,6 +20,7 @@
 #endif
 #include "builder/build_passes.h"
 #include "builder/fusion.h"
+#include "builder/layout.h"
 #include "builder/timing_cache.h"
 #include "core/data_type.h"
 #include "plugin/plugin_v3.h"
@@ -32,6 +33,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <string_view>
 
 namespace kiln
 {
@@ -460,18 +462,6 @@ int32_t addTwinTensor(
     return static_cast<int32_t>(model.tensors.size() - 1);
 }
 
-//! An identity layer from one tensor to another: a copy, or a reformat when their formats differ.
-LayerRecord identityLayer(std::string name, int32_t from, int32_t to)
-{
-    LayerRecord layer;
-    layer.name = std::move(name);
-    layer.type = LayerType::kIDENTITY;
-    layer.inputs = {from};
-    layer.outputs = {to};
-    layer.params = IdentityParams{};
-    return layer;
-}
-
 //! Puts a reformat layer (an identity between two formats) before each plugin input and after each plugin output
 //! that the plugin takes in a format other than kLINEAR, then renumbers producers and assertions.
 void insertReformats(EngineModel& model, KeptTensors& kept, ChosenFormats const& chosen)
@@ -879,6 +869,21 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
     if (model.backend == PlanBackend::kCUDA)
     {
         fuseEpilogues(model);
+        fusePointwise(model);
+        removeUnreadConstants(model);
+        // Chains of 16-bit convolutions run in kHWC8 (builder/layout.h); each tensor the pass adds has the shapes of
+        // the tensor it is a twin of. Experimental, off unless KILN_CHANNELS_LAST=1: on the H100 it was not faster
+        // than NCHW yet, and two of its GPU tests disagree with the host (docs/performance.md).
+        std::vector<int32_t> twins;
+        char const* const channelsLast = std::getenv("KILN_CHANNELS_LAST");
+        if (channelsLast != nullptr && std::string_view(channelsLast) == "1")
+        {
+            chooseConvolutionLayouts(model, &twins);
+        }
+        for (int32_t const twin : twins)
+        {
+            kept.list.push_back(kept.list[static_cast<std::size_t>(twin)]);
+        }
     }
     if (auto problem = planProfiles(model, kept, concrete))
     {

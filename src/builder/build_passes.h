@@ -16,10 +16,24 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace kiln
 {
+
+//! An identity layer from one tensor to another: a copy, or a reformat when their formats differ (build.cpp's
+//! plugin reformats and copies, layout.cpp's convolution reformats).
+inline LayerRecord identityLayer(std::string name, int32_t from, int32_t to)
+{
+    LayerRecord layer;
+    layer.name = std::move(name);
+    layer.type = LayerType::kIDENTITY;
+    layer.inputs = {from};
+    layer.outputs = {to};
+    layer.params = IdentityParams{};
+    return layer;
+}
 
 //! "optimization profile 1".
 inline std::string profileName(std::size_t index)

@@ -1,15 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
-// The fusions a CUDA build makes before choosing kernels (builder/build.cpp calls it once every layer is recorded):
+// The fusions a CUDA build makes before choosing kernels (builder/build.cpp calls them in this order once every layer
+// is recorded):
 //
-// - convolution + activation: the activation becomes the convolution's epilogue (LayerRecord::epilogue);
-// - matrix multiply + bias + activation: an element-wise kSUM that adds a tensor to the product, without changing its
-//   shape, becomes the matrix multiply's third input, and an activation after it its epilogue.
+// - fuseEpilogues:
+//   - convolution + activation: the activation becomes the convolution's epilogue (LayerRecord::epilogue);
+//   - matrix multiply x scalar + bias + residual + activation: an element-wise kPROD by a one-element constant
+//     becomes the product's scale (cuBLASLt's alpha); element-wise kSUMs that add a tensor to the product without
+//     changing its shape become its third input (a broadcast bias) and fourth input (a residual of the product's
+//     shape, cuBLASLt's C), in either order; an activation after them its epilogue.
+//   A layer is absorbed only when the tensor between it and the layer before has no other reader: no other layer, no
+//   network output, no shape symbol.
+// - fusePointwise: chains of element-wise (arithmetic), unary (float) and activation layers on float tensors become
+//   one layer with a point-wise program (LayerRecord::pointwise), computed element by element in one kernel. A
+//   point-wise layer whose result only point-wise layers read is inlined into each of them (computed again by each,
+//   never stored); the others keep their layer and compute the program of everything inlined into them. A program
+//   takes at most kMaxPointwiseSteps steps and kMaxPointwiseInputs inputs.
+// - removeUnreadConstants: constant layers whose results nothing reads any more (a scale folded into a product).
 //
-// A layer is absorbed only when the tensor between it and the layer before has no other reader: no other layer, no
-// network output, no shape symbol. The absorbed layers are removed and the tensors between are left unmade (their
-// producer -1); assertions of an absorbed layer move to the layer that absorbed it.
+// The absorbed layers are removed and the tensors between are left unmade (their producer -1); assertions of an
+// absorbed layer move to the layer that absorbed it.
 //
 //     fuseEpilogues(model);   // model.backend == PlanBackend::kCUDA
+//     fusePointwise(model);
+//     removeUnreadConstants(model);
 #pragma once
 
 #include "plan/engine_model.h"
@@ -19,5 +32,11 @@ namespace kiln
 
 //! Fuses what the file comment lists into model's convolutions and matrix multiplies; returns the layers removed.
 int32_t fuseEpilogues(EngineModel& model);
+
+//! Folds chains of point-wise layers into point-wise programs; returns the layers removed.
+int32_t fusePointwise(EngineModel& model);
+
+//! Removes constant layers whose results nothing reads; returns how many.
+int32_t removeUnreadConstants(EngineModel& model);
 
 } // namespace kiln

@@ -431,6 +431,15 @@ Expected<EngineModel> Decoder::run()
                 record.epilogue = ActivationParams{
                     static_cast<nvinfer1::ActivationType>(epilogue->type()), epilogue->alpha(), epilogue->beta()};
             }
+            if (auto const* steps = flat.pointwise())
+            {
+                for (fb::PointwiseStep const* step : *steps)
+                {
+                    record.pointwise.push_back(PointwiseStep{static_cast<PointwiseStep::Kind>(step->kind()), step->op(),
+                        step->alpha(), step->beta(), step->a(), step->b()});
+                }
+            }
+            record.scale = flat.scale();
             mModel.layers.push_back(std::move(record));
         }
     }

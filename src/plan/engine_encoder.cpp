@@ -270,8 +270,19 @@ Offset<fb::Layer> Encoder::layer(std::size_t index)
         epilogue = fb::CreateActivationParams(
             mBuilder, static_cast<int32_t>(record.epilogue->type), record.epilogue->alpha, record.epilogue->beta);
     }
+    Offset<flatbuffers::Vector<fb::PointwiseStep const*>> pointwise;
+    if (!record.pointwise.empty())
+    {
+        std::vector<fb::PointwiseStep> steps;
+        steps.reserve(record.pointwise.size());
+        for (PointwiseStep const& step : record.pointwise)
+        {
+            steps.emplace_back(static_cast<int32_t>(step.kind), step.op, step.alpha, step.beta, step.a, step.b);
+        }
+        pointwise = mBuilder.CreateVectorOfStructs(steps);
+    }
     return fb::CreateLayer(mBuilder, name, static_cast<int32_t>(record.type), inputs, outputs, member, flatParams,
-        metadata, record.tactic, epilogue);
+        metadata, record.tactic, epilogue, pointwise, record.scale);
 }
 
 Offset<fb::ProfileInput> Encoder::profileInput(ProfileRecord::Input const& input)

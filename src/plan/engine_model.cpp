@@ -1,8 +1,78 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plan/engine_model.h"
 
+#include "network/report.h"
+
+#include <array>
+#include <string>
+
 namespace kiln
 {
+
+bool isPointwiseOp(PointwiseStep::Kind kind, int32_t op) noexcept
+{
+    using nvinfer1::ElementWiseOperation;
+    using nvinfer1::UnaryOperation;
+    switch (kind)
+    {
+    case PointwiseStep::Kind::kELEMENTWISE:
+    {
+        auto const e = static_cast<ElementWiseOperation>(op);
+        return e == ElementWiseOperation::kSUM || e == ElementWiseOperation::kPROD || e == ElementWiseOperation::kMAX
+            || e == ElementWiseOperation::kMIN || e == ElementWiseOperation::kSUB || e == ElementWiseOperation::kDIV
+            || e == ElementWiseOperation::kPOW || e == ElementWiseOperation::kFLOOR_DIV;
+    }
+    case PointwiseStep::Kind::kUNARY:
+    {
+        auto const u = static_cast<UnaryOperation>(op);
+        return isValidEnum(u) && u != UnaryOperation::kNOT && u != UnaryOperation::kISINF
+            && u != UnaryOperation::kISNAN;
+    }
+    case PointwiseStep::Kind::kACTIVATION: return isValidEnum(static_cast<nvinfer1::ActivationType>(op));
+    }
+    return false;
+}
+
+std::optional<std::string> pointwiseProgramProblem(std::span<PointwiseStep const> program, std::size_t nbInputs)
+{
+    if (program.empty() || program.size() > kMaxPointwiseSteps)
+    {
+        return "has a fused point-wise program of " + std::to_string(program.size()) + " steps; programs have 1 to "
+            + std::to_string(kMaxPointwiseSteps);
+    }
+    if (nbInputs == 0 || nbInputs > kMaxPointwiseInputs)
+    {
+        return "has a fused point-wise program with " + std::to_string(nbInputs) + " inputs; programs take 1 to "
+            + std::to_string(kMaxPointwiseInputs);
+    }
+    for (std::size_t k = 0; k < program.size(); ++k)
+    {
+        PointwiseStep const& step = program[k];
+        std::string const where = "has a fused point-wise program whose step " + std::to_string(k);
+        if (!isPointwiseOp(step.kind, step.op))
+        {
+            return where + " is of kind " + std::to_string(static_cast<int32_t>(step.kind)) + " with operation "
+                + std::to_string(step.op) + ", which a point-wise program does not compute";
+        }
+        bool const binary = step.kind == PointwiseStep::Kind::kELEMENTWISE;
+        std::array<int32_t, 2> const operands{step.a, step.b};
+        for (int32_t const operand : std::span(operands).first(binary ? 2 : 1))
+        {
+            bool const input = operand >= 0 && static_cast<std::size_t>(operand) < nbInputs;
+            bool const earlier = operand < 0 && static_cast<std::size_t>(-1 - static_cast<int64_t>(operand)) < k;
+            if (!input && !earlier)
+            {
+                return where + " reads operand " + std::to_string(operand) + ", which is neither one of the "
+                    + std::to_string(nbInputs) + " inputs nor an earlier step";
+            }
+        }
+        if (!binary && step.b != 0)
+        {
+            return where + " has a second operand, but only element-wise steps take one";
+        }
+    }
+    return std::nullopt;
+}
 
 int32_t EngineModel::findTensor(std::string const& tensorName) const noexcept
 {

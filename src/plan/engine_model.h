@@ -21,8 +21,10 @@
 #include "NvInferRuntime.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,48 @@ struct TensorRecord
     bool operator==(TensorRecord const&) const = default;
 };
 
+//! One operation of a fused point-wise program (LayerRecord::pointwise, CUDA engines). The builder's fusion
+//! (builder/fusion.h) folds a chain of element-wise, unary and activation layers into one layer that computes them
+//! element by element without writing the tensors between them.
+struct PointwiseStep
+{
+    enum class Kind : int32_t
+    {
+        kELEMENTWISE = 0, //!< op is an ElementWiseOperation (an arithmetic one: no comparison or logic).
+        kUNARY = 1,       //!< op is a UnaryOperation (one with a float result: not kNOT, kISINF or kISNAN).
+        kACTIVATION = 2,  //!< op is an ActivationType, with alpha and beta.
+    };
+
+    Kind kind{};
+    int32_t op{};
+    float alpha{}; //!< kACTIVATION only.
+    float beta{};  //!< kACTIVATION only.
+    //! Operands. A value v >= 0 is the layer's input v; a value v < 0 is the result of step -1 - v, an earlier step.
+    int32_t a{};
+    int32_t b{}; //!< kELEMENTWISE only (0 otherwise).
+
+    bool operator==(PointwiseStep const&) const = default;
+};
+
+//! The largest fused point-wise program: steps, and inputs of the layer (what the CUDA kernel takes).
+inline constexpr std::size_t kMaxPointwiseSteps = 32;
+inline constexpr std::size_t kMaxPointwiseInputs = 8;
+
+//! The operand value of step k's result (PointwiseStep::a and b).
+constexpr int32_t pointwiseStepOperand(int32_t step) noexcept
+{
+    return -1 - step;
+}
+
+//! Whether a fused point-wise step may compute op of kind: the arithmetic element-wise operations, the unary
+//! operations with a float result, every activation.
+bool isPointwiseOp(PointwiseStep::Kind kind, int32_t op) noexcept;
+
+//! What is wrong with program as the steps of a layer with nbInputs inputs, naming the step: its size (1 to
+//! kMaxPointwiseSteps steps, at most kMaxPointwiseInputs inputs), kinds and operations (isPointwiseOp), and operands
+//! (an input below nbInputs, or an earlier step; b is 0 except for element-wise steps). nullopt when nothing is.
+std::optional<std::string> pointwiseProgramProblem(std::span<PointwiseStep const> program, std::size_t nbInputs);
+
 //! One layer, in execution order.
 struct LayerRecord
 {
@@ -91,16 +135,27 @@ struct LayerRecord
     LayerType type{};
     std::vector<int32_t> inputs;  //!< Tensor indices; kNoTensor for an absent optional input.
     std::vector<int32_t> outputs; //!< Tensor indices.
-    //! The layer's parameters. Weights point into EngineModel::weights (or are empty). Plugin alternatives hold no
-    //! plugin object here; the plan support for plugins comes with issue 4.
+    //! The layer's parameters. Weights point into EngineModel::weights (or are empty). A CUDA engine's convolution
+    //! whose tensors are kHWC8/kDHWC8 (builder/layout.h) holds its kernel weights KRSC, in its data type. Plugin
+    //! alternatives hold no plugin object here; the plan support for plugins comes with issue 4.
     LayerParams params;
     std::string metadata;
     //! The variant of the kind's kernel the builder timed fastest (CUDA engines; 0: the kind's default).
     int32_t tactic{};
     //! A convolution's or matrix multiply's fused activation, applied to its result (CUDA engines): the activation
     //! layer that followed it is gone. A matrix multiply with a fused bias also has a third input, added to the
-    //! product before the activation (broadcast as an element-wise sum).
+    //! product before the activation (broadcast as an element-wise sum), and with a fused residual a fourth, of the
+    //! output's shape, added after the bias (the third input is kNoTensor when there is a residual but no bias):
+    //!     out = epilogue(scale * (a * b) + bias + residual)
     std::optional<ActivationParams> epilogue;
+    //! A CUDA engine's matrix multiply: the factor of the product (a multiplication by a scalar constant that followed
+    //! the matrix multiply, folded in by the fusion); 1 otherwise.
+    float scale{1.F};
+    //! A fused point-wise program (CUDA engines; empty: none). The layer computes, for every element of its one
+    //! output, the steps in order on its inputs' elements (each input's extents are the output's or 1, broadcast;
+    //! the same rank), and writes the last step's result. Inputs and output share one type (kFLOAT, kHALF or kBF16);
+    //! the steps compute in float. params keeps the parameters of the layer that the program's last step came from.
+    std::vector<PointwiseStep> pointwise;
 };
 
 //! A condition on shapes that must hold at run time (a non-zero value), recorded by a layer's shape rule.

@@ -168,6 +168,29 @@ std::optional<std::string> pluginProblem(PluginIdentity const& identity, PluginP
     return std::nullopt;
 }
 
+//! What is wrong with a layer's fused point-wise program (LayerRecord::pointwise), in a CUDA engine or not.
+std::optional<std::string> pointwiseProblem(LayerRecord const& record, bool cuda)
+{
+    if (!cuda)
+    {
+        return std::string("has a fused point-wise program; only CUDA engines have them");
+    }
+    if (record.type != LayerType::kELEMENTWISE && record.type != LayerType::kUNARY
+        && record.type != LayerType::kACTIVATION)
+    {
+        return std::string("has a fused point-wise program; only element-wise, unary and activation layers have one");
+    }
+    if (record.outputs.size() != 1 || record.epilogue || record.tactic != 0)
+    {
+        return std::string("has a fused point-wise program with another output count, an epilogue or a tactic");
+    }
+    if (std::find(record.inputs.begin(), record.inputs.end(), kNoTensor) != record.inputs.end())
+    {
+        return std::string("has a fused point-wise program with an absent input");
+    }
+    return pointwiseProgramProblem(record.pointwise, record.inputs.size());
+}
+
 std::optional<std::string> pluginProblem(LayerRecord const& record)
 {
     auto const nbInputs = static_cast<int64_t>(record.inputs.size());
@@ -480,13 +503,31 @@ std::optional<std::string> ModelCheck::layers()
         KindArity const& arity = kKindArity[*kind];
         auto const nbInputs = static_cast<int64_t>(record.inputs.size());
         auto const nbOutputs = static_cast<int64_t>(record.outputs.size());
-        // A CUDA engine's matrix multiply may carry a fused bias as a third input.
+        // A CUDA engine's matrix multiply may carry a fused bias and residual as a third and fourth input, and a fused
+        // point-wise program takes up to kMaxPointwiseInputs.
         bool const cuda = mModel.backend == PlanBackend::kCUDA;
-        int64_t const maxInputs = arity.maxInputs + (cuda && record.type == LayerType::kMATRIX_MULTIPLY ? 1 : 0);
-        if (nbInputs < arity.minInputs || nbInputs > maxInputs)
+        bool const fused = !record.pointwise.empty();
+        int64_t const minInputs = fused ? 1 : arity.minInputs;
+        int64_t const maxInputs = fused
+            ? static_cast<int64_t>(kMaxPointwiseInputs)
+            : arity.maxInputs + (cuda && record.type == LayerType::kMATRIX_MULTIPLY ? 2 : 0);
+        if (nbInputs < minInputs || nbInputs > maxInputs)
         {
-            return cat(layer(l), " (", layerClassName(record.type), ") has ", nbInputs, " inputs; the kind takes ",
-                countRange(arity.minInputs, maxInputs));
+            return cat(layer(l), " (", layerClassName(record.type), ") has ", nbInputs, " inputs; ",
+                fused ? "a fused point-wise program takes " : "the kind takes ", countRange(minInputs, maxInputs));
+        }
+        if (record.scale != 1.F
+            && (!cuda || record.type != LayerType::kMATRIX_MULTIPLY || !std::isfinite(record.scale)))
+        {
+            return cat(layer(l), " (", layerClassName(record.type), ") has a product scale of ", record.scale,
+                "; only a CUDA engine's matrix multiplies have one, and it is finite");
+        }
+        if (fused)
+        {
+            if (auto const problem = pointwiseProblem(record, cuda))
+            {
+                return cat(layer(l), " (", layerClassName(record.type), ") ", *problem);
+            }
         }
         if (record.tactic < 0)
         {
@@ -539,7 +580,9 @@ std::optional<std::string> ModelCheck::layers()
             int32_t const t = record.inputs[i];
             if (t == kNoTensor)
             {
-                if (static_cast<int64_t>(i) < arity.optionalFrom)
+                // A fused matrix multiply's bias is absent when it has a residual but no bias.
+                bool const fusedBias = record.type == LayerType::kMATRIX_MULTIPLY && i == 2;
+                if (static_cast<int64_t>(i) < arity.optionalFrom && !fusedBias)
                 {
                     return cat(
                         layer(l), " input ", i, " is absent, but the ", layerClassName(record.type), " needs it");

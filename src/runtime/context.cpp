@@ -110,6 +110,8 @@ bool ExecutionContext::Impl::getDebugSync() const noexcept
 void ExecutionContext::Impl::setProfiler(nvinfer1::IProfiler* profiler) noexcept
 {
     mContext.mProfiler = profiler;
+    // A CUDA engine's layers are timed on the GPU while a profiler is set.
+    mContext.mExecutor.timeOnDevice(profiler != nullptr);
 }
 
 nvinfer1::IProfiler* ExecutionContext::Impl::getProfiler() const noexcept

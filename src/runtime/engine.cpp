@@ -579,9 +579,17 @@ nvinfer1::DataType Engine::Impl::getTensorDataType(char const* tensorName) const
 
 nvinfer1::TensorLocation Engine::Impl::getTensorLocation(char const* tensorName) const noexcept
 {
-    TensorRecord const* tensor = ioRecord("ICudaEngine::getTensorLocation", tensorName);
-    return tensor != nullptr && tensor->isShapeTensor ? nvinfer1::TensorLocation::kHOST
-                                                      : nvinfer1::TensorLocation::kDEVICE;
+    // Where the application gives the tensor (EngineProgram::ioSide): host memory for shape tensors and for every I/O
+    // tensor of a host engine, device memory for the others. A name that is no I/O tensor answers kDEVICE.
+    int32_t const p = mEngine.findIo("ICudaEngine::getTensorLocation", tensorName, mEngine.mReporter);
+    if (p < 0)
+    {
+        return nvinfer1::TensorLocation::kDEVICE;
+    }
+    EngineProgram const& program = mEngine.program();
+    return program.ioSide(program.ioTensors()[static_cast<std::size_t>(p)].tensor) == Side::kHOST
+        ? nvinfer1::TensorLocation::kHOST
+        : nvinfer1::TensorLocation::kDEVICE;
 }
 
 bool Engine::Impl::isShapeInferenceIO(char const* tensorName) const noexcept

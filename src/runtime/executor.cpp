@@ -133,9 +133,79 @@ Executor::Executor(EngineProgram const& program, std::unique_ptr<Backend> backen
     }
     mAllocated.assign(program.ioTensors().size(), nullptr);
     mLayerTimes.assign(program.model().layers.size(), 0.F);
+
+    // Constants a CUDA engine may read from its weights: on the device, not an I/O tensor, no tensor aliasing them
+    // (an in-place plugin would write into the weights).
+    EngineModel const& model = program.model();
+    mWeightsConstants.assign(model.layers.size(), false);
+    if (program.onDevice())
+    {
+        std::vector<int32_t> const roots = aliasRoots(model);
+        std::vector<bool> aliased(model.tensors.size(), false);
+        for (std::size_t t = 0; t < roots.size(); ++t)
+        {
+            if (roots[t] != static_cast<int32_t>(t) && roots[t] >= 0)
+            {
+                aliased[static_cast<std::size_t>(roots[t])] = true;
+            }
+        }
+        for (std::size_t l = 0; l < model.layers.size(); ++l)
+        {
+            LayerRecord const& layer = model.layers[l];
+            if (layer.type != LayerType::kCONSTANT || layer.outputs.size() != 1
+                || program.layerSide(static_cast<int32_t>(l)) != Side::kDEVICE)
+            {
+                continue;
+            }
+            auto const out = static_cast<std::size_t>(layer.outputs[0]);
+            mWeightsConstants[l] = !model.tensors[out].isOutput && !aliased[out];
+        }
+    }
 }
 
-Executor::~Executor() = default;
+Executor::~Executor()
+{
+    timeOnDevice(false);
+}
+
+void Executor::timeOnDevice(bool enabled) noexcept
+{
+#if KILN_WITH_CUDA
+    mTimeOnDevice = enabled && mProgram.onDevice();
+    if (!mTimeOnDevice)
+    {
+        for (cudaEvent_t event : mLayerEvents)
+        {
+            static_cast<void>(cudaEventDestroy(event));
+        }
+        mLayerEvents.clear();
+        mEventsRecorded = false;
+    }
+#else
+    static_cast<void>(enabled);
+#endif
+}
+
+std::span<float const> Executor::layerTimes() noexcept
+{
+#if KILN_WITH_CUDA
+    if (mTimeOnDevice && mEventsRecorded && mLayerEvents.size() == mLayerTimes.size() + 1)
+    {
+        bool const done = cudaEventSynchronize(mLayerEvents.back()) == cudaSuccess;
+        for (std::size_t l = 0; l < mLayerTimes.size(); ++l)
+        {
+            float ms = 0.F;
+            if (!done || cudaEventElapsedTime(&ms, mLayerEvents[l], mLayerEvents[l + 1]) != cudaSuccess)
+            {
+                ms = 0.F;
+            }
+            mLayerTimes[l] = ms;
+        }
+        static_cast<void>(cudaGetLastError());
+    }
+#endif
+    return mLayerTimes;
+}
 
 host::Status Executor::checkAssertions(int32_t stage, SymbolValues const& values) const
 {
@@ -586,8 +656,35 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
     std::vector<host::HostTensor const*> inputs;
     std::vector<host::HostTensor> outputs;
     std::vector<Dims> outputDims;
+#if KILN_WITH_CUDA
+    // Device timing: events made once, recorded before each layer and after the last.
+    mEventsRecorded = false;
+    if (mTimeOnDevice && mLayerEvents.empty())
+    {
+        for (std::size_t e = 0; e <= model.layers.size(); ++e)
+        {
+            cudaEvent_t event{};
+            if (cudaEventCreate(&event) != cudaSuccess)
+            {
+                static_cast<void>(cudaGetLastError());
+                break;
+            }
+            mLayerEvents.push_back(event);
+        }
+    }
+    bool const recordEvents = mTimeOnDevice && mLayerEvents.size() == model.layers.size() + 1;
+    auto const recordLayerEvent = [&](std::size_t e) {
+        if (recordEvents && cudaEventRecord(mLayerEvents[e], stream) != cudaSuccess)
+        {
+            static_cast<void>(cudaGetLastError());
+        }
+    };
+#endif
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
+#if KILN_WITH_CUDA
+        recordLayerEvent(l);
+#endif
         auto const start = std::chrono::steady_clock::now();
         LayerRecord const& layer = model.layers[l];
         auto const index = static_cast<int32_t>(l);
@@ -650,8 +747,15 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
             inputs.push_back(&viewOn(input, from));
         }
         Backend& backend = side == Side::kHOST && mHostBackend != nullptr ? *mHostBackend : *mBackend;
-        auto const ran = plugin && mPlugins != nullptr ? mPlugins->run(index, inputs, outputs, outputDims, stream)
-                                                       : backend.runLayer(layer, model, inputs, outputs, stream);
+        // A constant whose values the engine's weights already hold on the device is read from them: nothing runs.
+        void const* const weights = mWeightsConstants[l] ? backend.constantData(layer, model) : nullptr;
+        if (weights != nullptr)
+        {
+            mViews[static_cast<std::size_t>(layer.outputs[0])].data = const_cast<void*>(weights);
+        }
+        auto const ran = weights != nullptr ? host::Status{host::Done{}}
+            : plugin && mPlugins != nullptr ? mPlugins->run(index, inputs, outputs, outputDims, stream)
+                                            : backend.runLayer(layer, model, inputs, outputs, stream);
         if (!ran)
         {
             return failure(ran.error().code == ErrorCode::kSUCCESS ? ErrorCode::kFAILED_EXECUTION : ran.error().code,
@@ -697,6 +801,10 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
         }
         mLayerTimes[l] = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
+#if KILN_WITH_CUDA
+    recordLayerEvent(model.layers.size());
+    mEventsRecorded = recordEvents;
+#endif
     return host::Done{};
 }
 

@@ -241,8 +241,16 @@ public:
         : mData(nullptr, Free{device})
     {
     }
+    MemoryBlock(MemoryBlock&&) noexcept = default;
+    MemoryBlock& operator=(MemoryBlock&&) noexcept = default;
+    MemoryBlock(MemoryBlock const&) = delete;
+    MemoryBlock& operator=(MemoryBlock const&) = delete;
+    //! Frees device memory in the order of the default stream: the application's stream may be gone by then (it must
+    //! only have finished the context's work, as with TensorRT).
+    ~MemoryBlock() { release(nullptr); }
     //! At least bytes bytes; keeps the current block when it is large enough. Throws std::bad_alloc. Device memory is
-    //! freed and allocated in the order of stream (the block's last stream frees it on destruction or release).
+    //! freed and allocated in the order of stream (a smaller block is freed in the order of the stream it was last
+    //! given for, since the work queued there may still read it).
     void reserve(int64_t bytes, cudaStream_t stream = nullptr);
     std::byte* data() const noexcept { return mData.get(); }
     int64_t size() const noexcept { return mSize; }
@@ -294,8 +302,13 @@ public:
     //! The shape of every tensor after the last run or prepareShapes (-1 where not evaluated).
     std::span<nvinfer1::Dims const> shapes() const noexcept { return mShapes; }
 
-    //! Milliseconds each layer took in the last run.
-    std::span<float const> layerTimes() const noexcept { return mLayerTimes; }
+    //! Times each layer of a CUDA engine with CUDA events on the run's stream (the context has a profiler): the GPU's
+    //! time from the layer's first queued work to the next layer's. Off by default (the host's time per layer).
+    void timeOnDevice(bool enabled) noexcept;
+
+    //! Milliseconds each layer took in the last run. With timeOnDevice, waits for the run's last event first (a
+    //! failure leaves the times 0).
+    std::span<float const> layerTimes() noexcept;
 
 private:
     host::Status evaluateStatic(Bindings const& bindings);
@@ -332,6 +345,12 @@ private:
     std::vector<MemoryBlock> mMirrorOwned;     //!< Per tensor: the memory of its mirror.
     std::vector<void*> mAllocated;             //!< Per I/O position: memory the output allocator last returned.
     std::vector<float> mLayerTimes;
+    //! Per layer: a constant whose output the executor points at the engine's device weights instead of running it.
+    std::vector<bool> mWeightsConstants;
+    //! timeOnDevice: one event before each layer and one after the last, recorded by the last run.
+    std::vector<cudaEvent_t> mLayerEvents;
+    bool mTimeOnDevice{};
+    bool mEventsRecorded{};
 };
 
 } // namespace kiln

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,8 @@ TEST(Fusion, AbsorbsABiasAndAnActivationIntoAMatrixMultiply)
     ASSERT_EQ(model.layers.size(), 2U);
     LayerRecord const& mm = model.layers[0];
     EXPECT_EQ(mm.name, "mm");
-    EXPECT_EQ(mm.inputs, (std::vector<int32_t>{0, 0, 1}));
+    // b has the product's shape: it is added as the residual (cuBLASLt's C), the bias slot left empty.
+    EXPECT_EQ(mm.inputs, (std::vector<int32_t>{0, 0, kNoTensor, 1}));
     EXPECT_EQ(mm.outputs, (std::vector<int32_t>{4}));
     ASSERT_TRUE(mm.epilogue.has_value());
     EXPECT_EQ(mm.epilogue->type, nvinfer1::ActivationType::kRELU);
@@ -173,6 +175,175 @@ TEST(Fusion, AbsorbsAnActivationIntoAConvolution)
     EXPECT_EQ(model.layers[0].epilogue->beta, 6.F);
     EXPECT_EQ(model.layers[0].outputs, (std::vector<int32_t>{2}));
     EXPECT_EQ(model.tensors[2].producer, 0);
+}
+
+TEST(Fusion, FoldsAScalarFactorABiasAndAResidualIntoAMatrixMultiply)
+{
+    // x, r -> matmul(x, x) -> t1; t1 * c (one-element constant) -> t2; t2 + b (a [1, 4] constant) -> t3;
+    // r + t3 -> t4; relu(t4) -> y.
+    static float const kFactor = 0.125F;
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.exprs = {ExprRecord{DimExpr::Kind::kCONSTANT, 4}, ExprRecord{DimExpr::Kind::kCONSTANT, 4},
+        ExprRecord{DimExpr::Kind::kCONSTANT, 1}};
+    model.tensors = {tensor("x", -1, true), tensor("r", -1, true), tensor("t1", 0), tensor("c", 1), tensor("t2", 2),
+        tensor("b", 3), tensor("t3", 4), tensor("t4", 5), tensor("y", 6, false, true)};
+    model.tensors[3].shape = {2, 2};
+    model.tensors[5].shape = {2, 1};
+    model.layers.push_back(layer("mm", MatrixMultiplyParams{}, {0, 0}, {2}));
+    model.layers.push_back(
+        layer("c", ConstantParams{Dims{2, {1, 1}}, Weights{DataType::kFLOAT, &kFactor, 1}}, {}, {3}));
+    model.layers.push_back(layer("scale", ElementWiseParams{nvinfer1::ElementWiseOperation::kPROD}, {3, 2}, {4}));
+    model.layers.push_back(layer("b", ConstantParams{}, {}, {5}));
+    model.layers.push_back(layer("bias", ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {4, 5}, {6}));
+    model.layers.push_back(layer("residual", ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {1, 6}, {7}));
+    model.layers.push_back(layer("relu", ActivationParams{nvinfer1::ActivationType::kRELU}, {7}, {8}));
+    EXPECT_EQ(fuseEpilogues(model), 4);
+    EXPECT_EQ(removeUnreadConstants(model), 1) << "the factor's constant is read by nothing any more";
+    ASSERT_EQ(model.layers.size(), 2U);
+    EXPECT_EQ(model.layers[0].name, "b") << "the bias constant moves before the matrix multiply";
+    LayerRecord const& mm = model.layers[1];
+    EXPECT_EQ(mm.name, "mm");
+    EXPECT_EQ(mm.scale, kFactor);
+    EXPECT_EQ(mm.inputs, (std::vector<int32_t>{0, 0, 5, 1}));
+    ASSERT_TRUE(mm.epilogue.has_value());
+    EXPECT_EQ(mm.outputs, (std::vector<int32_t>{8}));
+    EXPECT_EQ(model.tensors[3].producer, -1);
+    EXPECT_EQ(model.tensors[5].producer, 0);
+    EXPECT_EQ(model.tensors[8].producer, 1);
+
+    // A factor of more than one element is not a scale.
+    static float const kTwo[2] = {2.F, 3.F};
+    EngineModel vector;
+    vector.backend = PlanBackend::kCUDA;
+    vector.exprs = model.exprs;
+    vector.tensors = {tensor("x", -1, true), tensor("t1", 0), tensor("v", 1), tensor("y", 2, false, true)};
+    vector.tensors[2].shape = {2, 1};
+    vector.layers.push_back(layer("mm", MatrixMultiplyParams{}, {0, 0}, {1}));
+    vector.layers.push_back(layer("v", ConstantParams{Dims{2, {1, 4}}, Weights{DataType::kFLOAT, kTwo, 2}}, {}, {2}));
+    vector.layers.push_back(layer("times", ElementWiseParams{nvinfer1::ElementWiseOperation::kPROD}, {1, 2}, {3}));
+    EXPECT_EQ(fuseEpilogues(vector), 0);
+    EXPECT_EQ(vector.layers[0].scale, 1.F);
+}
+
+//! Layer norm's tail and its variance input, from point-wise layers over [4, 4] tensors (expressions 0 and 1; 2 is
+//! the constant 1): c = x - m; s = c * c (read by a reduce); n = c / sqrt(v + eps); y = n * g + beta (the output).
+EngineModel layerNormTail()
+{
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.exprs = {ExprRecord{DimExpr::Kind::kCONSTANT, 4}, ExprRecord{DimExpr::Kind::kCONSTANT, 4},
+        ExprRecord{DimExpr::Kind::kCONSTANT, 1}};
+    using Op = nvinfer1::ElementWiseOperation;
+    model.tensors = {tensor("x", -1, true), tensor("m", -1, true), tensor("v", -1, true), tensor("eps", -1, true),
+        tensor("g", -1, true), tensor("beta", -1, true), tensor("c", 0), tensor("s", 1), tensor("sum", 2, false, true),
+        tensor("e", 3), tensor("d", 4), tensor("n", 5), tensor("y", 6), tensor("out", 7, false, true)};
+    for (int32_t broadcast : {1, 2}) // m and v: [4, 1]
+    {
+        model.tensors[static_cast<std::size_t>(broadcast)].shape = {0, 2};
+    }
+    model.tensors[3].shape = {2, 2}; // eps: [1, 1]
+    model.tensors[8].shape = {0, 2};
+    model.layers.push_back(layer("c", ElementWiseParams{Op::kSUB}, {0, 1}, {6}));
+    model.layers.push_back(layer("s", ElementWiseParams{Op::kPROD}, {6, 6}, {7}));
+    model.layers.push_back(layer("sum", ReduceParams{}, {7}, {8}));
+    model.layers.push_back(layer("e", ElementWiseParams{Op::kSUM}, {2, 3}, {9}));
+    model.layers.push_back(layer("d", UnaryParams{nvinfer1::UnaryOperation::kSQRT}, {9}, {10}));
+    model.layers.push_back(layer("n", ElementWiseParams{Op::kDIV}, {6, 10}, {11}));
+    model.layers.push_back(layer("y", ElementWiseParams{Op::kPROD}, {11, 4}, {12}));
+    model.layers.push_back(layer("out", ElementWiseParams{Op::kSUM}, {12, 5}, {13}));
+    model.assertions = {AssertionRecord{0, "d", 4}, AssertionRecord{0, "sum", 2}};
+    return model;
+}
+
+TEST(Fusion, FoldsPointwiseChainsIntoPrograms)
+{
+    using Kind = PointwiseStep::Kind;
+    using Op = nvinfer1::ElementWiseOperation;
+    EngineModel model = layerNormTail();
+    // c is read by s and by n: inlined into both programs. e, d, n and y are inlined into out.
+    EXPECT_EQ(fusePointwise(model), 5);
+    ASSERT_EQ(model.layers.size(), 3U);
+    LayerRecord const& s = model.layers[0];
+    EXPECT_EQ(s.name, "s");
+    EXPECT_EQ(s.inputs, (std::vector<int32_t>{0, 1}));
+    ASSERT_EQ(s.pointwise.size(), 2U);
+    EXPECT_EQ(s.pointwise[0], (PointwiseStep{Kind::kELEMENTWISE, static_cast<int32_t>(Op::kSUB), 0.F, 0.F, 0, 1}));
+    EXPECT_EQ(s.pointwise[1], (PointwiseStep{Kind::kELEMENTWISE, static_cast<int32_t>(Op::kPROD), 0.F, 0.F, -1, -1}));
+    EXPECT_EQ(model.layers[1].name, "sum");
+    EXPECT_TRUE(model.layers[1].pointwise.empty());
+    LayerRecord const& out = model.layers[2];
+    EXPECT_EQ(out.name, "out");
+    EXPECT_EQ(out.inputs, (std::vector<int32_t>{0, 1, 2, 3, 4, 5}));
+    ASSERT_EQ(out.pointwise.size(), 6U);
+    EXPECT_EQ(out.pointwise[0].a, 0); // c = x - m
+    EXPECT_EQ(out.pointwise[1].a, 2); // e = v + eps
+    EXPECT_EQ(out.pointwise[2],
+        (PointwiseStep{Kind::kUNARY, static_cast<int32_t>(nvinfer1::UnaryOperation::kSQRT), 0.F, 0.F, -2, 0}));
+    EXPECT_EQ(out.pointwise[3].a, -1); // n = c / d
+    EXPECT_EQ(out.pointwise[3].b, -3);
+    EXPECT_EQ(out.pointwise[5].b, 5); // out = y + beta
+    EXPECT_EQ(pointwiseProgramProblem(out.pointwise, out.inputs.size()), std::nullopt);
+    EXPECT_EQ(model.tensors[6].producer, -1) << "c is never stored";
+    EXPECT_EQ(model.tensors[7].producer, 0);
+    EXPECT_EQ(model.tensors[13].producer, 2);
+    EXPECT_EQ(model.assertions[0].layer, 2) << "d's assertion moves to the program that computes it";
+    EXPECT_EQ(model.assertions[1].layer, 1);
+}
+
+TEST(Fusion, LeavesPointwiseLayersThatCannotJoinAProgram)
+{
+    EngineModel stored = layerNormTail();
+    stored.tensors[11].isOutput = true; // n is a network output: stored, so its layer stays.
+    EXPECT_EQ(fusePointwise(stored), 4);
+    EXPECT_EQ(stored.layers.size(), 4U);
+
+    EngineModel integers = layerNormTail();
+    for (TensorRecord& t : integers.tensors)
+    {
+        t.type = DataType::kINT32;
+    }
+    EXPECT_EQ(fusePointwise(integers), 0);
+
+    EngineModel mismatched = layerNormTail();
+    mismatched.tensors[4].shape = {1, 0}; // g is [4, 4] from other expressions: not provably a broadcast of y.
+    fusePointwise(mismatched);
+    auto const y = std::find_if(
+        mismatched.layers.begin(), mismatched.layers.end(), [](LayerRecord const& l) { return l.name == "y"; });
+    EXPECT_NE(y, mismatched.layers.end()) << "a layer whose operands may not broadcast stays";
+
+    EngineModel comparison = layerNormTail();
+    comparison.layers[4].params = UnaryParams{nvinfer1::UnaryOperation::kNOT};
+    fusePointwise(comparison);
+    EXPECT_EQ(std::count_if(comparison.layers.begin(), comparison.layers.end(),
+                  [](LayerRecord const& l) { return l.name == "d"; }),
+        1);
+}
+
+TEST(Fusion, SplitsProgramsOverTheLimits)
+{
+    // A chain of 80 unary layers: programs of at most kMaxPointwiseSteps steps.
+    constexpr int32_t kChain = 80;
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.exprs = {ExprRecord{DimExpr::Kind::kCONSTANT, 4}, ExprRecord{DimExpr::Kind::kCONSTANT, 4}};
+    model.tensors.push_back(tensor("x", -1, true));
+    for (int32_t i = 0; i < kChain; ++i)
+    {
+        model.tensors.push_back(tensor("t" + std::to_string(i), i, false, i == kChain - 1));
+        model.layers.push_back(
+            layer("u" + std::to_string(i), UnaryParams{nvinfer1::UnaryOperation::kABS}, {i}, {i + 1}));
+    }
+    int32_t const removed = fusePointwise(model);
+    EXPECT_GT(removed, 0);
+    int32_t steps = 0;
+    for (LayerRecord const& l : model.layers)
+    {
+        EXPECT_LE(l.pointwise.size(), kMaxPointwiseSteps);
+        steps += std::max<int32_t>(1, static_cast<int32_t>(l.pointwise.size()));
+    }
+    EXPECT_EQ(steps, kChain) << "every layer is computed exactly once";
+    EXPECT_EQ(model.layers.back().outputs, (std::vector<int32_t>{kChain}));
 }
 
 } // namespace

@@ -352,7 +352,7 @@ TEST_F(DamagedPlanTest, FlippedBitsAreRefused)
 TEST_F(DamagedPlanTest, AnotherFormatVersionIsRefused)
 {
     std::vector<uint8_t> plan = mPlan;
-    storeLittle(plan.data() + 8, 2, 4); // format major 2
+    storeLittle(plan.data() + 8, 999, 4); // a format major this kiln does not read
     storeLittle(plan.data() + 56, crc64(plan.data(), 56), 8);
     expectRefused(plan, "version");
 }
@@ -579,6 +579,9 @@ TEST_F(EngineTest, ShapeTensorInputsDriveAReshape)
     ASSERT_NE(engine, nullptr) << mLogger.all();
     EXPECT_TRUE(engine->isShapeInferenceIO("new_shape"));
     EXPECT_EQ(engine->getTensorLocation("new_shape"), nvinfer1::TensorLocation::kHOST);
+    // A host engine takes every I/O tensor in host memory.
+    EXPECT_EQ(engine->getTensorLocation("x"), nvinfer1::TensorLocation::kHOST);
+    EXPECT_EQ(engine->getTensorLocation("y"), nvinfer1::TensorLocation::kHOST);
 
     std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
     for (auto const& [rows, columns] : {std::pair{3, 4}, std::pair{6, 2}, std::pair{1, 12}, std::pair{2, 3}})

@@ -244,6 +244,22 @@ EngineModel sampleModel()
             layer.tactic = 3;
             layer.epilogue = ActivationParams{nvinfer1::ActivationType::kCLIP, -1.5F, 6.0F};
         }
+        if (l == 6)
+        {
+            // A fused point-wise program: exp(previous / previous) * 0.5-clipped.
+            layer.pointwise = {
+                PointwiseStep{PointwiseStep::Kind::kELEMENTWISE,
+                    static_cast<int32_t>(nvinfer1::ElementWiseOperation::kDIV), 0.F, 0.F, 0, 1},
+                PointwiseStep{
+                    PointwiseStep::Kind::kUNARY, static_cast<int32_t>(nvinfer1::UnaryOperation::kEXP), 0.F, 0.F, -1, 0},
+                PointwiseStep{PointwiseStep::Kind::kACTIVATION, static_cast<int32_t>(nvinfer1::ActivationType::kCLIP),
+                    0.F, 0.5F, -2, 0},
+            };
+        }
+        if (l == 11)
+        {
+            layer.scale = 0.125F; // A matrix multiply's folded factor.
+        }
         model.layers.push_back(std::move(layer));
     }
     auto const nbTensors = static_cast<int32_t>(model.tensors.size());
@@ -366,6 +382,8 @@ void expectSameModel(EngineModel const& expected, EngineModel const& actual)
         EXPECT_EQ(paramsText(a.params), paramsText(e.params));
         EXPECT_EQ(a.metadata, e.metadata);
         EXPECT_EQ(a.tactic, e.tactic);
+        EXPECT_EQ(a.pointwise, e.pointwise);
+        EXPECT_EQ(a.scale, e.scale);
         ASSERT_EQ(a.epilogue.has_value(), e.epilogue.has_value());
         if (e.epilogue)
         {
@@ -589,6 +607,43 @@ TEST(PlanEngineCodec, ChecksTacticsAndFusedActivations)
     EngineModel unknown = sampleModel();
     unknown.layers[0].epilogue->type = static_cast<nvinfer1::ActivationType>(99);
     EXPECT_THAT(modelProblem(unknown).value_or("(none)"), HasSubstr("fused activation of type 99"));
+}
+
+TEST(PlanEngineCodec, ChecksFusedProgramsScalesAndResiduals)
+{
+    auto const problem = [](auto change) {
+        EngineModel model = sampleModel();
+        change(model);
+        return modelProblem(model).value_or("(none)");
+    };
+    EXPECT_EQ(problem([](EngineModel&) {}), "(none)");
+    EXPECT_THAT(problem([](EngineModel& m) {
+        m.backend = PlanBackend::kHOST;
+        m.layers[0].epilogue.reset();
+    }),
+        HasSubstr("has a fused point-wise program; only CUDA engines have them"));
+    EXPECT_THAT(problem([](EngineModel& m) { m.layers[6].pointwise[1].a = -2; }),
+        HasSubstr("step 1 reads operand -2, which is neither one of the 2 inputs nor an earlier step"));
+    EXPECT_THAT(problem([](EngineModel& m) { m.layers[6].pointwise[0].b = 2; }), HasSubstr("step 0 reads operand 2"));
+    EXPECT_THAT(problem([](EngineModel& m) {
+        m.layers[6].pointwise[0].op = static_cast<int32_t>(nvinfer1::ElementWiseOperation::kEQUAL);
+    }),
+        HasSubstr("which a point-wise program does not compute"));
+    EXPECT_THAT(
+        problem([](EngineModel& m) { m.layers[6].pointwise[1].b = 1; }), HasSubstr("only element-wise steps take one"));
+    EXPECT_THAT(
+        problem([](EngineModel& m) { m.layers[6].pointwise.assign(kMaxPointwiseSteps + 1, m.layers[6].pointwise[0]); }),
+        HasSubstr("programs have 1 to"));
+    EXPECT_THAT(problem([](EngineModel& m) { m.layers[7].pointwise = m.layers[6].pointwise; }), HasSubstr("layer 7"));
+    EXPECT_THAT(problem([](EngineModel& m) { m.layers[5].scale = 2.F; }),
+        HasSubstr("only a CUDA engine's matrix multiplies have one"));
+    // A fused matrix multiply: bias absent, residual present.
+    EXPECT_EQ(problem([](EngineModel& m) {
+        m.layers[11].inputs = {m.layers[11].inputs[0], m.layers[11].inputs[0], kNoTensor, m.layers[11].inputs[0]};
+    }),
+        "(none)");
+    EXPECT_THAT(problem([](EngineModel& m) { m.layers[11].inputs.resize(5, m.layers[11].inputs[0]); }),
+        HasSubstr("has 5 inputs; the kind takes"));
 }
 
 TEST(PlanEngineCodec, ChecksPluginRecords)

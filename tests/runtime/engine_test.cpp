@@ -50,7 +50,7 @@ TEST_F(EngineQueries, IoTensors)
     EXPECT_EQ(engine->getTensorShape("h").nbDims, -1);
     expectError({"ICudaEngine::getTensorShape", "no input or output tensor is named 'h'"});
     EXPECT_EQ(engine->getTensorDataType("y"), DataType::kFLOAT);
-    EXPECT_EQ(engine->getTensorLocation("x"), nvinfer1::TensorLocation::kDEVICE);
+    EXPECT_EQ(engine->getTensorLocation("x"), nvinfer1::TensorLocation::kHOST); // a host engine
     EXPECT_FALSE(engine->isShapeInferenceIO("x"));
     EXPECT_EQ(engine->getTensorFormat("x"), nvinfer1::TensorFormat::kLINEAR);
     EXPECT_EQ(engine->getTensorFormat("x", 0), nvinfer1::TensorFormat::kLINEAR);
@@ -68,6 +68,19 @@ TEST_F(EngineQueries, IoTensors)
     expectError({"ICudaEngine::getTensorBytesPerComponent", "optimization profile 3 does not exist"});
     EXPECT_EQ(engine->getTensorDataType(nullptr), DataType::kFLOAT);
     expectError({"ICudaEngine::getTensorDataType", "the tensor name is null"});
+}
+
+// A host engine takes every I/O tensor in host memory, shape tensors and the others alike (a CUDA engine's answers:
+// tests/engine/cuda_engine_test.cpp).
+TEST_F(EngineQueries, TensorLocationIsHostOnAHostEngine)
+{
+    auto engine = makeEngine(shapeInputModel());
+    ASSERT_NE(engine, nullptr);
+    EXPECT_EQ(engine->getTensorLocation("n"), nvinfer1::TensorLocation::kHOST);
+    EXPECT_EQ(engine->getTensorLocation("y"), nvinfer1::TensorLocation::kHOST);
+    expectNoError();
+    EXPECT_EQ(engine->getTensorLocation("h"), nvinfer1::TensorLocation::kDEVICE);
+    expectError({"ICudaEngine::getTensorLocation", "no input or output tensor is named 'h'"});
 }
 
 TEST_F(EngineQueries, ProfilesAndMemory)

@@ -3,6 +3,12 @@
 // convolution.h): NCHW and NCDHW, groups, stride, dilation, explicit padding, a bias per output map, in kFLOAT, kHALF,
 // kBF16 and kINT8, always accumulating in float.
 //
+// - Layouts (ConvolutionLayout): kLINEAR tensors are NCHW / NCDHW with a KCRS kernel. kHALF and kBF16 tensors whose
+//   input and output channel counts are multiples of 8 may instead be kHWC8 (2-D) or kDHWC8 (3-D), which are then
+//   exactly NHWC / NDHWC; they run with cuDNN's NHWC tensor and filter descriptors (CUDNN_TENSOR_NHWC), the kernel
+//   KRSC, as cuDNN's tensor-core kernels read them without transposing anything. The input and the output share one
+//   format. Everything below holds in both layouts: the bias of the epilogue pass varies along the innermost axis of
+//   a channels-last output, and a padded copy pads the spatial axes of [N, spatial..., C].
 // - Types: kFLOAT runs cuDNN's FLOAT_CONFIG with FMA math only (no TF32), kHALF and kBF16 the PSEUDO_HALF and
 //   PSEUDO_BFLOAT16 configurations (float compute, tensor cores allowed). kINT8 runs in float: the input is
 //   dequantized with its scale, the output quantized with its scale (cuDNN's INT8 convolutions need NHWC, vectorized
@@ -36,6 +42,7 @@
 #include "backends/cuda/libraries.h"
 #include "backends/cuda/library_staging.h"
 #include "backends/host/activation.h"
+#include "backends/host/reformat.h"
 
 #include <algorithm>
 #include <array>
@@ -80,9 +87,10 @@ int64_t elementBytes(DataType type)
 struct Geometry
 {
     int32_t nbSpatial{};
-    DataType compute{}; //!< cuDNN's tensor type: the input's, or kFLOAT for kINT8.
-    bool stageInput{};  //!< The input is copied (padded, or dequantized) before cuDNN reads it.
-    bool empty{};       //!< The input has no elements: the output is the bias (or zeros).
+    DataType compute{};  //!< cuDNN's tensor type: the input's, or kFLOAT for kINT8.
+    bool stageInput{};   //!< The input is copied (padded, or dequantized) before cuDNN reads it.
+    bool empty{};        //!< The input has no elements: the output is the bias (or zeros).
+    bool channelsLast{}; //!< The input, output and kernel are [N, spatial..., C] in memory (kHWC8, kDHWC8).
     int64_t groups{};
     int64_t maps{};
     std::array<int64_t, 3> pad{};      //!< cuDNN's symmetric padding.
@@ -96,10 +104,58 @@ struct Geometry
     int64_t outVolume{}; //!< Spatial elements of one output map.
 };
 
-//! Checks what the host checks (and what the device tensors need) and works out the geometry. kernel: the kernel
-//! tensor, or nullptr for the shape params implies (when counting tactics).
+//! Whether layout runs a convolution of type from inDims to outDims (shapes the host accepted) channels-last, or the
+//! error that refuses it: a format other than kLINEAR and the rank's channels-last format, two formats, a kernel layout
+//! that is not the tensors', a channels-last type other than kHALF and kBF16, or channel counts that are not multiples
+//! of 8.
+Expected<bool> channelsLast(ConvolutionLayout const& layout, DataType type, Dims const& inDims, Dims const& outDims)
+{
+    using nvinfer1::TensorFormat;
+    bool const volumetric = inDims.nbDims == 5;
+    TensorFormat const natural = volumetric ? TensorFormat::kDHWC8 : TensorFormat::kHWC8;
+    std::string const naturalName = host::formatName(natural);
+    for (auto const& [format, role] : {std::pair{layout.input, "input"}, std::pair{layout.output, "output"}})
+    {
+        if (format != TensorFormat::kLINEAR && format != natural)
+        {
+            return invalid(std::string("the ") + role + " is in format " + host::formatName(format) + "; a "
+                + (volumetric ? "3-D" : "2-D") + " convolution takes kLINEAR or " + naturalName);
+        }
+    }
+    if (layout.input != layout.output)
+    {
+        return invalid(std::string("the input is in format ") + host::formatName(layout.input) + " but the output in "
+            + host::formatName(layout.output) + "; they must share one format");
+    }
+    bool const last = layout.input == natural;
+    if (layout.kernelChannelsLast != last)
+    {
+        return invalid(last ? "a " + naturalName
+                    + " convolution reads its kernel channels-last (KRSC, as the builder stores kernel weights), but "
+                      "the kernel given is KCRS"
+                            : std::string("a kLINEAR convolution reads a KCRS kernel, but the kernel given is KRSC"));
+    }
+    if (!last)
+    {
+        return false;
+    }
+    if (type != DataType::kHALF && type != DataType::kBF16)
+    {
+        return invalid(naturalName + " takes kHALF and kBF16 tensors, not " + dataTypeName(type));
+    }
+    if (inDims.d[1] % 8 != 0 || outDims.d[1] % 8 != 0)
+    {
+        return invalid(naturalName + " needs input and output channel counts that are multiples of 8 (no padded "
+            + "channels), but the input has " + std::to_string(inDims.d[1]) + " and the output "
+            + std::to_string(outDims.d[1]));
+    }
+    return true;
+}
+
+//! Checks what the host checks (and what the device tensors and the layout need) and works out the geometry. kernel:
+//! the kernel tensor, or nullptr for the shape params implies (when counting tactics).
 Expected<Geometry> makeGeometry(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* kernel,
-    DeviceTensor const* bias, DeviceTensor const* out)
+    DeviceTensor const* bias, DeviceTensor const* out, ConvolutionLayout const& layout)
 {
     // The host checks a kernel tensor of the input's type; the device also takes the Weights' other types.
     ConvolutionParams tensors = params;
@@ -160,8 +216,14 @@ Expected<Geometry> makeGeometry(ConvolutionParams const& params, DeviceTensor co
         return window.error();
     }
     host::Window const& w = window.value();
+    Expected<bool> const last = channelsLast(layout, in.type, in.dims, inferred.value().dims);
+    if (!last)
+    {
+        return last.error();
+    }
 
     Geometry g;
+    g.channelsLast = last.value();
     g.nbSpatial = w.nbSpatial;
     g.compute = in.type == DataType::kINT8 ? DataType::kFLOAT : in.type;
     g.groups = params.nbGroups;
@@ -308,13 +370,27 @@ std::optional<Error> intExtents(
     return std::nullopt;
 }
 
-std::optional<Error> tensorDescriptor(cudnnTensorDescriptor_t& descriptor, cudnnDataType_t type, Dims const& dims)
+//! The descriptor of an [N, C, spatial...] tensor, packed NCHW, or NHWC when channelsLast (C innermost, then the
+//! spatial axes in order; every stride is at most the NCHW batch stride that intExtents checked).
+std::optional<Error> tensorDescriptor(
+    cudnnTensorDescriptor_t& descriptor, cudnnDataType_t type, Dims const& dims, bool channelsLast)
 {
     std::array<int, Dims::MAX_DIMS> extents{};
     std::array<int, Dims::MAX_DIMS> strides{};
     if (std::optional<Error> error = intExtents(dims, extents, strides))
     {
         return error;
+    }
+    if (channelsLast)
+    {
+        int64_t stride = dims.d[1];
+        strides[1] = 1;
+        for (int32_t i = dims.nbDims - 1; i >= 2; --i)
+        {
+            strides[static_cast<std::size_t>(i)] = static_cast<int>(stride);
+            stride *= dims.d[i];
+        }
+        strides[0] = static_cast<int>(stride);
     }
     KILN_CUDNN(cudnnCreateTensorDescriptor(&descriptor), "cudnnCreateTensorDescriptor");
     KILN_CUDNN(cudnnSetTensorNdDescriptor(descriptor, type, dims.nbDims, extents.data(), strides.data()),
@@ -377,11 +453,11 @@ std::optional<Error> describe(Geometry const& g, Plan& plan)
 {
     cudnnDataType_t const type = cudnnType(g.compute);
     int const rank = g.nbSpatial + 2;
-    if (std::optional<Error> error = tensorDescriptor(plan.x, type, g.stagedDims))
+    if (std::optional<Error> error = tensorDescriptor(plan.x, type, g.stagedDims, g.channelsLast))
     {
         return error;
     }
-    if (std::optional<Error> error = tensorDescriptor(plan.y, type, g.outDims))
+    if (std::optional<Error> error = tensorDescriptor(plan.y, type, g.outDims, g.channelsLast))
     {
         return error;
     }
@@ -392,7 +468,9 @@ std::optional<Error> describe(Geometry const& g, Plan& plan)
         return error;
     }
     KILN_CUDNN(cudnnCreateFilterDescriptor(&plan.w), "cudnnCreateFilterDescriptor");
-    KILN_CUDNN(cudnnSetFilterNdDescriptor(plan.w, type, CUDNN_TENSOR_NCHW, rank, extents.data()),
+    // The extents are KCRS in both layouts; the format says how the elements lie (KRSC for NHWC).
+    KILN_CUDNN(cudnnSetFilterNdDescriptor(
+                   plan.w, type, g.channelsLast ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, rank, extents.data()),
         "cudnnSetFilterNdDescriptor");
     cudnnMathType_t const math = queryMath(g);
     if (std::optional<Error> error = convolutionDescriptor(g, math, plan))
@@ -535,6 +613,7 @@ PreparedCache::Key planKey(Geometry const& g, DataType inType, Fusable fuse)
     put(static_cast<int64_t>(inType));
     put(static_cast<int64_t>(g.compute));
     put(static_cast<int64_t>(fuse));
+    put(g.channelsLast ? 1 : 0);
     put(g.nbSpatial);
     put(g.groups);
     for (Dims const* dims : {&g.stagedDims, &g.kernelDims, &g.outDims})
@@ -580,6 +659,31 @@ int64_t staged(int64_t bytes)
     return (bytes + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment;
 }
 
+//! The zero-padded copy of the input as padSpatial takes it: [N, C, spatial...] as they are for NCHW; for NHWC the same
+//! memory seen as [N, 1, spatial...] whose last axis runs over the C channels of each position, padded by C elements
+//! per padded position (its elements are (w, c) at w * C + c, moved to (w + pre) * C + c).
+struct StagedPadding
+{
+    Dims inDims;
+    Dims outDims;
+    std::array<int64_t, 3> pre{};
+};
+StagedPadding stagedPadding(Geometry const& g)
+{
+    StagedPadding padding{g.inDims, g.stagedDims, g.stagePre};
+    if (g.channelsLast)
+    {
+        int64_t const channels = g.inDims.d[1];
+        auto const last = static_cast<std::size_t>(g.nbSpatial - 1);
+        padding.inDims.d[1] = 1;
+        padding.outDims.d[1] = 1;
+        padding.inDims.d[g.nbSpatial + 1] *= channels;
+        padding.outDims.d[g.nbSpatial + 1] *= channels;
+        padding.pre[last] *= channels;
+    }
+    return padding;
+}
+
 //! The activation as the staging pass takes it (none for nullptr).
 StagedActivation stagedActivation(ActivationParams const* activation)
 {
@@ -590,10 +694,10 @@ StagedActivation stagedActivation(ActivationParams const* activation)
 } // namespace
 
 int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& out,
-    ActivationParams const* activation, Libraries& libraries)
+    ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout)
 {
     static_cast<void>(out);
-    Expected<Geometry> const geometry = makeGeometry(params, in, nullptr, nullptr, nullptr);
+    Expected<Geometry> const geometry = makeGeometry(params, in, nullptr, nullptr, nullptr, layout);
     if (!geometry || geometry.value().empty || host::elementCount(geometry.value().outDims) == 0)
     {
         return 1;
@@ -609,9 +713,10 @@ int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const
 }
 
 Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
-    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch)
+    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch,
+    ConvolutionLayout const& layout)
 {
-    Expected<Geometry> const geometry = makeGeometry(params, in, &kernel, bias, &out);
+    Expected<Geometry> const geometry = makeGeometry(params, in, &kernel, bias, &out, layout);
     if (!geometry)
     {
         return geometry.error();
@@ -631,7 +736,10 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
         }
     }
     int64_t const outCount = host::elementCount(g.outDims);
-    StagedBias const staging = bias == nullptr ? StagedBias{} : StagedBias{bias->data, bias->type, g.maps, g.outVolume};
+    // The bias varies along the channel axis: innermost channels-last, outside the spatial axes otherwise.
+    StagedBias const staging = bias == nullptr
+        ? StagedBias{}
+        : StagedBias{bias->data, bias->type, g.maps, g.channelsLast ? int64_t{1} : g.outVolume};
     StagedActivation const epilogue = stagedActivation(activation);
     if (outCount == 0)
     {
@@ -692,8 +800,9 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
     void* y = out.data;
     if (g.stageInput)
     {
-        Status const done = padSpatial({in.data, in.type, in.scale}, g.inDims, {base + inputAt, g.compute},
-            g.stagedDims, g.stagePre, launch.stream);
+        StagedPadding const padding = stagedPadding(g);
+        Status const done = padSpatial({in.data, in.type, in.scale}, padding.inDims, {base + inputAt, g.compute},
+            padding.outDims, padding.pre, launch.stream);
         if (!done)
         {
             return done.error();

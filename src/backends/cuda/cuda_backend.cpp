@@ -88,6 +88,14 @@ public:
                 return Error{ErrorCode::kINVALID_ARGUMENT, "the layer's views do not match its record"};
             }
             Launch const launch{stream, &mLibraries, layer.tactic};
+            if (!layer.pointwise.empty())
+            {
+                if (outputs.size() != 1)
+                {
+                    return Error{ErrorCode::kINVALID_ARGUMENT, "a fused point-wise layer has one output"};
+                }
+                return runPointwiseProgram(layer.pointwise, inputs, outputs.front(), launch);
+            }
             return std::visit(
                 [&](auto const& params) -> host::Status {
                     using P = std::decay_t<decltype(params)>;
@@ -115,8 +123,23 @@ public:
 
     using Inputs = std::span<HostTensor const* const>;
 
+    void const* constantData(LayerRecord const& layer, EngineModel const& model) const noexcept override
+    {
+        auto const* constant = std::get_if<ConstantParams>(&layer.params);
+        if (mWeights == nullptr || constant == nullptr || constant->weights.count == 0 || layer.outputs.size() != 1)
+        {
+            return nullptr;
+        }
+        TensorRecord const& out = model.tensors[static_cast<std::size_t>(layer.outputs[0])];
+        // Packed types and scaled ones are converted on the way: they run.
+        bool const plain = constant->weights.type == out.type && out.format == nvinfer1::TensorFormat::kLINEAR
+            && out.scale == 1.F && dataTypeBits(out.type) % 8 == 0;
+        return plain ? mWeights->find(constant->weights.values) : nullptr;
+    }
+
     //! The number of variants of layer's kernel for these views (1 for kinds without variants).
-    Expected<int32_t> nbTactics(LayerRecord const& layer, Inputs inputs, HostTensor const& output)
+    Expected<int32_t> nbTactics(
+        LayerRecord const& layer, EngineModel const& model, Inputs inputs, HostTensor const& output)
     {
         if (auto const* conv = std::get_if<ConvolutionParams>(&layer.params))
         {
@@ -126,12 +149,13 @@ public:
             {
                 return prepared.error();
             }
-            return nbConvolutionTactics(prepared.value(), *inputs[0], output, epilogueOf(layer), mLibraries);
+            return nbConvolutionTactics(prepared.value(), *inputs[0], output, epilogueOf(layer), mLibraries,
+                convolutionLayout(*conv, layer, model));
         }
         if (auto const* matrix = std::get_if<MatrixMultiplyParams>(&layer.params))
         {
-            return nbMatrixMultiplyTactics(*matrix, *inputs[0], *inputs[1], inputs.size() > 2 ? inputs[2] : nullptr,
-                epilogueOf(layer), output, mLibraries);
+            return nbMatrixMultiplyTactics(
+                *matrix, *inputs[0], *inputs[1], matmulEpilogueOf(layer, inputs), output, mLibraries);
         }
         return 1;
     }
@@ -213,12 +237,33 @@ private:
         return operands;
     }
 
+    //! How a convolution layer's tensors lie in memory (builder/layout.h): their formats in the plan, and its kernel
+    //! weights KRSC when they are channels-last (a kernel tensor, input 1, is KCRS).
+    static ConvolutionLayout convolutionLayout(
+        ConvolutionParams const& params, LayerRecord const& layer, EngineModel const& model)
+    {
+        auto const formatOf = [&](int32_t tensor) {
+            return tensor >= 0 && static_cast<std::size_t>(tensor) < model.tensors.size()
+                ? model.tensors[static_cast<std::size_t>(tensor)].format
+                : nvinfer1::TensorFormat::kLINEAR;
+        };
+        ConvolutionLayout layout{formatOf(layer.inputs[0]), formatOf(layer.outputs[0]), false};
+        layout.kernelChannelsLast = layout.input != nvinfer1::TensorFormat::kLINEAR && params.kernel.count > 0;
+        return layout;
+    }
+
     static ActivationParams const* epilogueOf(LayerRecord const& layer)
     {
         return layer.epilogue ? &*layer.epilogue : nullptr;
     }
 
-    host::Status run(ConvolutionParams const& params, LayerRecord const& layer, EngineModel const&, Inputs in,
+    //! A matrix multiply's fusions (LayerRecord): its inputs 2 (bias) and 3 (residual), scale and activation.
+    static MatmulEpilogue matmulEpilogueOf(LayerRecord const& layer, Inputs in)
+    {
+        return {in.size() > 2 ? in[2] : nullptr, in.size() > 3 ? in[3] : nullptr, layer.scale, epilogueOf(layer)};
+    }
+
+    host::Status run(ConvolutionParams const& params, LayerRecord const& layer, EngineModel const& model, Inputs in,
         HostTensor const& out, Launch const& launch)
     {
         auto const operands = convolutionOperands(params, in);
@@ -227,15 +272,16 @@ private:
             return operands.error();
         }
         HostTensor const* bias = operands.value().bias ? &*operands.value().bias : nullptr;
+        ConvolutionLayout const layout = convolutionLayout(params, layer, model);
         // The builder's tactic indexes the variants cuDNN lists for the shapes it was timed at; other shapes may
         // list fewer, and then the default variant runs.
         Launch chosen = launch;
         if (chosen.tactic != 0
-            && chosen.tactic >= nbConvolutionTactics(params, *in[0], out, epilogueOf(layer), mLibraries))
+            && chosen.tactic >= nbConvolutionTactics(params, *in[0], out, epilogueOf(layer), mLibraries, layout))
         {
             chosen.tactic = 0;
         }
-        return runConvolution(params, *in[0], operands.value().kernel, bias, epilogueOf(layer), out, chosen);
+        return runConvolution(params, *in[0], operands.value().kernel, bias, epilogueOf(layer), out, chosen, layout);
     }
     host::Status run(CastParams const&, LayerRecord const&, EngineModel const&, Inputs in, HostTensor const& out,
         Launch const& launch)
@@ -296,16 +342,15 @@ private:
     host::Status run(MatrixMultiplyParams const& params, LayerRecord const& layer, EngineModel const&, Inputs in,
         HostTensor const& out, Launch const& launch)
     {
-        HostTensor const* bias = in.size() > 2 ? in[2] : nullptr;
+        MatmulEpilogue const epilogue = matmulEpilogueOf(layer, in);
         // As for convolutions: cuBLASLt's list depends on the shapes and on the pointers' alignment.
         Launch chosen = launch;
         if (chosen.tactic != 0
-            && chosen.tactic
-                >= nbMatrixMultiplyTactics(params, *in[0], *in[1], bias, epilogueOf(layer), out, mLibraries))
+            && chosen.tactic >= nbMatrixMultiplyTactics(params, *in[0], *in[1], epilogue, out, mLibraries))
         {
             chosen.tactic = 0;
         }
-        return runMatrixMultiply(params, *in[0], *in[1], bias, epilogueOf(layer), out, chosen);
+        return runMatrixMultiply(params, *in[0], *in[1], epilogue, out, chosen);
     }
     host::Status run(ConstantParams const& params, LayerRecord const&, EngineModel const&, Inputs,
         HostTensor const& out, Launch const& launch)
@@ -592,7 +637,7 @@ std::optional<Error> chooseTactics(
         {
             inputs.push_back(&views[i]);
         }
-        auto const count = backend.nbTactics(layer, inputs, views.back());
+        auto const count = backend.nbTactics(layer, model, inputs, views.back());
         int32_t best = 0;
         if (count && count.value() > 1)
         {

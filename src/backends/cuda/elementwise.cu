@@ -7,6 +7,7 @@
 // One difference the device cannot avoid: the host refuses integer division by zero and 0 to a negative power after
 // looking at the values, which a kernel launched without waiting cannot report. Those elements are 0 here.
 #include "backends/cuda/elements.cuh"
+#include "backends/cuda/elementwise.cuh"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/pointwise.cuh"
 #include "backends/host/elementwise.h"
@@ -19,65 +20,6 @@ namespace
 {
 
 using Op = nvinfer1::ElementWiseOperation;
-
-//! IEEE 754-2019 maximumNumber: a NaN operand yields the other; +0 is larger than -0 (the host's maxNumber).
-__device__ __forceinline__ float maxNumber(float a, float b)
-{
-    if (isnan(a))
-    {
-        return b;
-    }
-    if (isnan(b) || a > b)
-    {
-        return a;
-    }
-    if (a == b)
-    {
-        return signbit(a) ? b : a;
-    }
-    return b;
-}
-
-//! IEEE 754-2019 minimumNumber: a NaN operand yields the other; -0 is smaller than +0.
-__device__ __forceinline__ float minNumber(float a, float b)
-{
-    if (isnan(a))
-    {
-        return b;
-    }
-    if (isnan(b) || a < b)
-    {
-        return a;
-    }
-    if (a == b)
-    {
-        return signbit(a) ? a : b;
-    }
-    return b;
-}
-
-__device__ __forceinline__ float floatingOp(Op op, float a, float b)
-{
-    switch (op)
-    {
-    case Op::kSUM: return a + b;
-    case Op::kPROD: return a * b;
-    case Op::kMAX: return maxNumber(a, b);
-    case Op::kMIN: return minNumber(a, b);
-    case Op::kSUB: return a - b;
-    case Op::kDIV: return a / b;
-    case Op::kPOW: return powf(a, b);
-    // In double, as the host: a float quotient just below an integer may round up to it and floor one higher.
-    case Op::kFLOOR_DIV: return static_cast<float>(floor(static_cast<double>(a) / static_cast<double>(b)));
-    case Op::kEQUAL: return a == b ? 1.F : 0.F;
-    case Op::kGREATER: return a > b ? 1.F : 0.F;
-    case Op::kLESS: return a < b ? 1.F : 0.F;
-    case Op::kAND:
-    case Op::kOR:
-    case Op::kXOR: break; // kBOOL only
-    }
-    return 0.F;
-}
 
 //! Two's complement wrap-around of an unsigned result.
 __device__ __forceinline__ int64_t wrap(uint64_t value)
@@ -164,7 +106,7 @@ __global__ void elementWiseKernel(Storage<T> const* a, Storage<T> const* b, void
         map(i, at);
         if constexpr (kIsFloating<T>)
         {
-            float const result = floatingOp(op, loadFloat<T>(a, at[0], aScale), loadFloat<T>(b, at[1], bScale));
+            float const result = elementwise::apply(op, loadFloat<T>(a, at[0], aScale), loadFloat<T>(b, at[1], bScale));
             if (boolOutput)
             {
                 storeFloat<DataType::kBOOL>(boolOut, i, result);

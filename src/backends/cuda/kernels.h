@@ -15,6 +15,7 @@
 
 #include "backends/host/tensor_view.h"
 #include "network/params.h"
+#include "plan/engine_model.h"
 
 #include <cuda_runtime_api.h>
 
@@ -44,7 +45,7 @@ struct Launch
 //! The error for a failed CUDA call: what was done and cudaGetErrorString.
 Error cudaFailure(cudaError_t status, char const* what);
 
-// ---- Pointwise (elementwise.cu, unary.cu, activation.cu, cast.cu, select.cu, fill.cu) -----------------------------
+// ---- Pointwise (elementwise.cu, unary.cu, activation.cu, cast.cu, select.cu, fill.cu, pointwise_program.cu) ------
 
 Status runElementWise(ElementWiseParams const& params, DeviceTensor const& a, DeviceTensor const& b,
     DeviceTensor const& out, Launch const& launch);
@@ -58,6 +59,10 @@ Status runSelect(DeviceTensor const& condition, DeviceTensor const& thenInput, D
 //! alpha and beta: the optional input tensors (device memory; nullptr when absent).
 Status runFill(FillParams const& params, DeviceTensor const& out, DeviceTensor const* alpha, DeviceTensor const* beta,
     Launch const& launch);
+//! A fused point-wise program (LayerRecord::pointwise; the rules and results of host::runPointwiseProgram) in one
+//! kernel: at most kMaxPointwiseSteps steps over at most kMaxPointwiseInputs inputs (plan/engine_model.h).
+Status runPointwiseProgram(std::span<PointwiseStep const> program, std::span<DeviceTensor const* const> inputs,
+    DeviceTensor const& out, Launch const& launch);
 
 // ---- Data movement (shuffle.cu, slice.cu, concatenation.cu, gather.cu, reformat.cu) -------------------------------
 
@@ -80,24 +85,49 @@ Status runPooling(PoolingParams const& params, DeviceTensor const& in, DeviceTen
 
 // ---- Libraries (matrix_multiply.cpp with cuBLASLt, convolution.cpp with cuDNN, libraries.cpp) ---------------------
 
-//! out = activation(op0(a) * op1(b) + bias). bias (may be null): out's rank, each extent out's or 1 (the host's
-//! element-wise kSUM broadcasting), out's type, or kFLOAT when it varies along out's last axis only. activation (may
-//! be null): any function host::runActivation computes on out's type. A bias along the last axis and kRELU or
-//! kGELU_TANH run in cuBLASLt's epilogue; anything else in one extra pass over out.
+//! What a matrix multiply computes after the product (LayerRecord's fusions):
+//!     out = activation(scale * op0(a) * op1(b) + bias + residual)
+struct MatmulEpilogue
+{
+    //! May be null. out's rank, each extent out's or 1 (the host's element-wise kSUM broadcasting), out's type, or
+    //! kFLOAT when it varies along out's last axis only.
+    DeviceTensor const* bias{};
+    //! May be null. out's type and shape: cuBLASLt's C, added with beta 1.
+    DeviceTensor const* residual{};
+    float scale{1.F}; //!< cuBLASLt's alpha (times the operands' scales for kFP8).
+    //! May be null: any function host::runActivation computes on out's type.
+    ActivationParams const* activation{};
+};
+
+//! out = the product with epilogue. A bias along the last axis and kRELU or kGELU_TANH run in cuBLASLt's epilogue,
+//! the residual as its C; anything else in one extra pass over out per part.
 //! The variants of such a product (cuBLASLt's heuristic results), at least 1.
 int32_t nbMatrixMultiplyTactics(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
-    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Libraries& libraries);
+    MatmulEpilogue const& epilogue, DeviceTensor const& out, Libraries& libraries);
 Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
-    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch);
+    MatmulEpilogue const& epilogue, DeviceTensor const& out, Launch const& launch);
+
+//! How a convolution's tensors lie in memory (builder/layout.h chooses it). The input and the output share one format:
+//! kLINEAR (NCHW, NCDHW), or channels-last for kHALF and kBF16 tensors whose input and output channel counts are
+//! multiples of 8, so that the format pads no channel: kHWC8 for a 2-D convolution (NHWC), kDHWC8 for a 3-D one
+//! (NDHWC). A channels-last convolution reads its kernel channels-last too: [K, spatial..., C/G] in memory (KRSC), its
+//! dims still [K, C/G, spatial...], as the builder stores the kernel weights of such a layer.
+struct ConvolutionLayout
+{
+    nvinfer1::TensorFormat input{nvinfer1::TensorFormat::kLINEAR};
+    nvinfer1::TensorFormat output{nvinfer1::TensorFormat::kLINEAR};
+    bool kernelChannelsLast{}; //!< The kernel's elements are KRSC (true exactly when the formats are channels-last).
+};
 
 //! kernel and bias: device memory of params' weights or of the layer's inputs 1 and 2 (bias may be null).
 //! activation: null, or the function applied to conv + bias before the output is stored (a fused IActivationLayer,
-//! computed as runActivation computes it; for kINT8 before quantizing). The tactics depend on activation: count them
-//! with the same one that runs.
+//! computed as runActivation computes it; for kINT8 before quantizing). The tactics depend on activation and layout:
+//! count them with the same ones that run.
 int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& out,
-    ActivationParams const* activation, Libraries& libraries);
+    ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout = {});
 Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
-    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch);
+    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch,
+    ConvolutionLayout const& layout = {});
 
 //! The library handles, scratch memory and prepared per-geometry state of one execution context, made on first use. Not
 //! thread-safe (one per context, like the context).

@@ -67,7 +67,7 @@ class MatmulCache
 public:
     //! What identifies a problem (matrix_multiply.cpp fills it): every field that reaches a descriptor or the
     //! heuristic.
-    using Key = std::array<int64_t, 15>;
+    using Key = std::array<int64_t, 16>;
     //! The most plans kept.
     static constexpr std::size_t kCapacity = 64;
 

@@ -212,6 +212,7 @@ struct Pointers
     void const* a{};
     void const* b{};
     void const* out{};
+    void const* c{}; //!< cuBLASLt's C: a fused residual, or out.
 };
 
 #define KILN_CUBLAS(call, what)                                                                                        \
@@ -246,16 +247,43 @@ std::optional<Error> makeLayout(cublasLtMatrixLayout_t& layout, cudaDataType_t t
 struct Epilogue
 {
     DeviceTensor const* bias{};                          //!< Null for none.
+    DeviceTensor const* residual{};                      //!< Null for none.
+    float scale{1.F};                                    //!< The product's factor.
     ActivationParams const* activation{};                //!< Null for none.
+    bool residualFuses{};                                //!< The residual is cuBLASLt's C (beta 1).
     bool lastAxisBias{};                                 //!< bias is 1 in every axis but the last.
     cublasLtEpilogue_t fused{CUBLASLT_EPILOGUE_DEFAULT}; //!< What cuBLASLt may compute of it.
 };
 
 //! Checks bias and activation against out (of type and shape desc) and picks the epilogue cuBLASLt can fuse.
-Expected<Epilogue> makeEpilogue(Gemm const& g, host::TensorDesc const& desc, DeviceTensor const* bias,
-    ActivationParams const* activation, bool checkData)
+Expected<Epilogue> makeEpilogue(
+    Gemm const& g, host::TensorDesc const& desc, MatmulEpilogue const& extras, bool checkData)
 {
-    Epilogue e{bias, activation};
+    DeviceTensor const* const bias = extras.bias;
+    ActivationParams const* const activation = extras.activation;
+    Epilogue e{bias, extras.residual, extras.scale, activation};
+    if (!std::isfinite(extras.scale))
+    {
+        return invalid("the product's scale " + std::to_string(extras.scale) + " is not finite");
+    }
+    if (DeviceTensor const* const residual = extras.residual)
+    {
+        if (residual->type != desc.type || !host::sameShape(residual->dims, desc.dims))
+        {
+            return invalid("the residual is " + std::string(dataTypeName(residual->type)) + " "
+                + host::shapeString(residual->dims) + " but must be of the output's type and shape "
+                + dataTypeName(desc.type) + " " + host::shapeString(desc.dims));
+        }
+        if (checkData)
+        {
+            if (std::optional<Error> const error = host::checkTensor(*residual, "residual"))
+            {
+                return invalid(error->message);
+            }
+        }
+        // cuBLASLt adds C (beta 1) before its epilogue's bias and activation; a staged FP8 result adds it afterwards.
+        e.residualFuses = !g.stagedFp8;
+    }
     if (bias != nullptr)
     {
         std::string const problem = "the bias is " + std::string(dataTypeName(bias->type)) + " "
@@ -370,11 +398,12 @@ std::optional<Error> describe(cublasLtHandle_t handle, Gemm const& g, Pointers c
     uint32_t const alignFirst = aligned(at.b, g.operandBytes, &BatchAxis::b);
     uint32_t const alignSecond = aligned(at.a, g.operandBytes, &BatchAxis::a);
     uint32_t const alignResult = aligned(at.out, g.resultBytes, &BatchAxis::out);
+    uint32_t const alignC = aligned(at.c, g.resultBytes, &BatchAxis::out);
     uint64_t const workspace = kMaxWorkspace;
     KILN_CUBLAS(cublasLtMatmulPreferenceCreate(&d.preference), "cublasLtMatmulPreferenceCreate");
     for (auto const& [attribute, value] : {std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignFirst},
              std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignSecond},
-             std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignResult},
+             std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignC},
              std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignResult}})
     {
         KILN_CUBLAS(cublasLtMatmulPreferenceSetAttribute(d.preference, attribute, &value, sizeof(value)),
@@ -445,8 +474,8 @@ Expected<MatmulPlan*> planFor(
     MatmulCache::Key const key{static_cast<int64_t>(g.type), static_cast<int64_t>(g.op[0]->op),
         static_cast<int64_t>(g.op[1]->op), g.m, g.n, g.k, g.inner.extent, g.inner.a, g.inner.b, g.inner.out,
         aligned(at.a, g.operandBytes, &BatchAxis::a), aligned(at.b, g.operandBytes, &BatchAxis::b),
-        aligned(at.out, g.resultBytes, &BatchAxis::out), static_cast<int64_t>(e.fused),
-        bias == nullptr ? 0 : static_cast<int64_t>(commonAlignment(bias, {}))};
+        aligned(at.out, g.resultBytes, &BatchAxis::out), aligned(at.c, g.resultBytes, &BatchAxis::out),
+        static_cast<int64_t>(e.fused), bias == nullptr ? 0 : static_cast<int64_t>(commonAlignment(bias, {}))};
     if (MatmulPlan* const plan = cache.find(key))
     {
         // Another bias of the same alignment: the one attribute that changes between runs of one problem.
@@ -467,8 +496,10 @@ Expected<MatmulPlan*> planFor(
     return &cache.insert(key, std::move(made));
 }
 
-//! Applies what the epilogue left to do (done: what cuBLASLt computed) to out in place: the bias, then the activation.
-Status finish(Epilogue const& e, cublasLtEpilogue_t done, DeviceTensor const& out, Launch const& launch)
+//! Applies what the epilogue left to do (done: what cuBLASLt computed; residualDone: whether it added the residual)
+//! to out in place: the bias, the residual, then the activation.
+Status finish(
+    Epilogue const& e, cublasLtEpilogue_t done, bool residualDone, DeviceTensor const& out, Launch const& launch)
 {
     if (e.bias != nullptr && !hasBias(done))
     {
@@ -495,6 +526,14 @@ Status finish(Epilogue const& e, cublasLtEpilogue_t done, DeviceTensor const& ou
             {
                 return Error{added.error().code, "matrix multiply: adding the bias: " + added.error().message};
             }
+        }
+    }
+    if (e.residual != nullptr && !residualDone)
+    {
+        Status const added = runElementWise({nvinfer1::ElementWiseOperation::kSUM}, out, *e.residual, out, launch);
+        if (!added)
+        {
+            return Error{added.error().code, "matrix multiply: adding the residual: " + added.error().message};
         }
     }
     bool const activationDone = done == CUBLASLT_EPILOGUE_RELU || done == CUBLASLT_EPILOGUE_RELU_BIAS
@@ -544,20 +583,32 @@ Pointers pointersOf(Gemm const& g, DeviceTensor const& a, DeviceTensor const& b,
     {
         return {};
     }
-    return {a.data, b.data, out.data};
+    return {a.data, b.data, out.data, out.data};
+}
+
+//! pointersOf, with C at the residual when cuBLASLt adds it.
+Pointers pointersOf(
+    Gemm const& g, DeviceTensor const& a, DeviceTensor const& b, DeviceTensor const& out, Epilogue const& e)
+{
+    Pointers at = pointersOf(g, a, b, out);
+    if (e.residualFuses)
+    {
+        at.c = e.residual->data;
+    }
+    return at;
 }
 
 } // namespace
 
 int32_t nbMatrixMultiplyTactics(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
-    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Libraries& libraries)
+    MatmulEpilogue const& extras, DeviceTensor const& out, Libraries& libraries)
 {
     Expected<Gemm> const gemm = makeGemm(params, a, b, &out, false);
     if (!gemm || trivial(gemm.value()))
     {
         return 1;
     }
-    Expected<Epilogue> const epilogue = makeEpilogue(gemm.value(), {out.type, out.dims}, bias, activation, false);
+    Expected<Epilogue> const epilogue = makeEpilogue(gemm.value(), {out.type, out.dims}, extras, false);
     if (!epilogue)
     {
         return 1;
@@ -568,7 +619,7 @@ int32_t nbMatrixMultiplyTactics(MatrixMultiplyParams const& params, DeviceTensor
         return 1;
     }
     Expected<MatmulPlan*> const plan = planFor(static_cast<cublasLtHandle_t>(handle.value()), libraries.matmulCache(),
-        gemm.value(), pointersOf(gemm.value(), a, b, out), epilogue.value());
+        gemm.value(), pointersOf(gemm.value(), a, b, out, epilogue.value()), epilogue.value());
     if (!plan)
     {
         return 1;
@@ -577,7 +628,7 @@ int32_t nbMatrixMultiplyTactics(MatrixMultiplyParams const& params, DeviceTensor
 }
 
 Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
-    DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch)
+    MatmulEpilogue const& extras, DeviceTensor const& out, Launch const& launch)
 {
     Expected<Gemm> const planned = makeGemm(params, a, b, &out, true);
     if (!planned)
@@ -585,7 +636,7 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
         return planned.error();
     }
     Gemm const& g = planned.value();
-    Expected<Epilogue> const checked = makeEpilogue(g, {out.type, out.dims}, bias, activation, true);
+    Expected<Epilogue> const checked = makeEpilogue(g, {out.type, out.dims}, extras, true);
     if (!checked)
     {
         return checked.error();
@@ -608,7 +659,7 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
         {
             return cudaFailure(status, "matrix multiply: cudaMemsetAsync");
         }
-        return finish(e, CUBLASLT_EPILOGUE_DEFAULT, out, launch);
+        return finish(e, CUBLASLT_EPILOGUE_DEFAULT, false, out, launch);
     }
     if (launch.libraries == nullptr)
     {
@@ -619,8 +670,8 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
     {
         return handle.error();
     }
-    Expected<MatmulPlan*> const found = planFor(
-        static_cast<cublasLtHandle_t>(handle.value()), launch.libraries->matmulCache(), g, pointersOf(g, a, b, out), e);
+    Expected<MatmulPlan*> const found = planFor(static_cast<cublasLtHandle_t>(handle.value()),
+        launch.libraries->matmulCache(), g, pointersOf(g, a, b, out, e), e);
     if (!found)
     {
         return found.error();
@@ -644,13 +695,13 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
     void const* first = b.data;
     void const* second = a.data;
     void* result = out.data;
-    float alpha = 1.F;
+    float alpha = e.scale;
     if (g.stagedFp8)
     {
         first = base + staging.b;
         second = base + staging.a;
         result = base + staging.out;
-        alpha = a.scale * b.scale;
+        alpha *= a.scale * b.scale;
         for (auto const& [tensor, at, count] :
             {std::tuple{&a, staging.a, g.countA}, std::tuple{&b, staging.b, g.countB}})
         {
@@ -662,7 +713,7 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
             }
         }
     }
-    float const beta = 0.F;
+    float const beta = e.residualFuses ? 1.F : 0.F;
     void* const libraryWorkspace = libraryBytes > 0 ? base + staging.library : nullptr;
 
     // The host loops (an odometer over g.loops), each one strided-batched cuBLASLt call.
@@ -681,9 +732,12 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
         auto const* const firstAt = static_cast<std::byte const*>(first) + offsetB * g.operandBytes;
         auto const* const secondAt = static_cast<std::byte const*>(second) + offsetA * g.operandBytes;
         auto* const resultAt = static_cast<std::byte*>(result) + offsetOut * g.resultBytes;
+        void const* const cAt = e.residualFuses
+            ? static_cast<std::byte const*>(e.residual->data) + offsetOut * g.resultBytes
+            : static_cast<void const*>(resultAt);
         KILN_CUBLAS(cublasLtMatmul(static_cast<cublasLtHandle_t>(handle.value()), d.op, &alpha, firstAt, d.first,
-                        secondAt, d.second, &beta, resultAt, d.result, resultAt, d.result, &chosen.algo,
-                        libraryWorkspace, chosen.workspaceSize, launch.stream),
+                        secondAt, d.second, &beta, cAt, d.result, resultAt, d.result, &chosen.algo, libraryWorkspace,
+                        chosen.workspaceSize, launch.stream),
             "cublasLtMatmul");
         std::size_t axis = g.loops.size();
         while (axis > 0 && ++index[axis - 1] == g.loops[axis - 1].extent)
@@ -705,7 +759,7 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
             return quantized.error();
         }
     }
-    return finish(e, d.epilogue, out, launch);
+    return finish(e, d.epilogue, e.residualFuses, out, launch);
 }
 
 #undef KILN_CUBLAS

@@ -5,6 +5,7 @@
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/pointwise.cuh"
+#include "backends/cuda/unary.cuh"
 #include "backends/host/unary.h"
 
 #include <string>
@@ -15,39 +16,6 @@ namespace
 {
 
 using Op = nvinfer1::UnaryOperation;
-
-__device__ __forceinline__ float floatingOp(Op op, float x)
-{
-    switch (op)
-    {
-    case Op::kEXP: return expf(x);
-    case Op::kLOG: return logf(x);
-    case Op::kSQRT: return sqrtf(x);
-    case Op::kRECIP: return 1.F / x;
-    case Op::kABS: return fabsf(x);
-    case Op::kNEG: return -x;
-    case Op::kSIN: return sinf(x);
-    case Op::kCOS: return cosf(x);
-    case Op::kTAN: return tanf(x);
-    case Op::kSINH: return sinhf(x);
-    case Op::kCOSH: return coshf(x);
-    case Op::kASIN: return asinf(x);
-    case Op::kACOS: return acosf(x);
-    case Op::kATAN: return atanf(x);
-    case Op::kASINH: return asinhf(x);
-    case Op::kACOSH: return acoshf(x);
-    case Op::kATANH: return atanhf(x);
-    case Op::kCEIL: return ceilf(x);
-    case Op::kFLOOR: return floorf(x);
-    case Op::kERF: return erff(x);
-    case Op::kSIGN: return x > 0.F ? 1.F : (x < 0.F ? -1.F : x); // ±0 and NaN stay
-    case Op::kROUND: return rintf(x);                            // to nearest, ties to even
-    case Op::kISINF: return isinf(x) ? 1.F : 0.F;
-    case Op::kISNAN: return isnan(x) ? 1.F : 0.F;
-    case Op::kNOT: break; // kBOOL only
-    }
-    return 0.F;
-}
 
 __device__ __forceinline__ int64_t integerOp(Op op, int64_t x)
 {
@@ -71,7 +39,7 @@ __global__ void unaryKernel(
     {
         if constexpr (kIsFloating<T>)
         {
-            float const result = floatingOp(op, loadFloat<T>(in, i, inScale));
+            float const result = unary::apply(op, loadFloat<T>(in, i, inScale));
             if (boolOutput)
             {
                 storeFloat<DataType::kBOOL>(boolOut, i, result);

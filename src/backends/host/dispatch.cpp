@@ -5,8 +5,14 @@
 
 #include "backends/host/reformat.h"
 
+#include "backends/host/activation.h"
+#include "backends/host/elementwise.h"
 #include "backends/host/layer_inputs.h"
 #include "backends/host/layer_kinds.h"
+#include "backends/host/pointwise_program.h"
+
+#include <array>
+#include <cstddef>
 
 #include <exception>
 #include <new>
@@ -44,6 +50,53 @@ auto guarded(Body const& body) noexcept -> decltype(body())
     {
         return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR, std::string("the host backend failed: ") + e.what()};
     }
+}
+
+//! Whether a layer carries a CUDA build's fusions (LayerRecord: a point-wise program, an epilogue, a product scale,
+//! a matrix multiply's bias or residual input).
+bool fused(LayerRecord const& layer)
+{
+    return !layer.pointwise.empty() || layer.epilogue || layer.scale != 1.F
+        || (layer.type == LayerType::kMATRIX_MULTIPLY && layer.inputs.size() > 2);
+}
+
+//! A fused layer of a CUDA engine that runs on the host (its result is read as values): the same results, one part
+//! after the other (the host rounds between the parts, the CUDA kernels do not).
+Status runFused(LayerRecord const& layer, std::span<HostTensor const* const> inputs, HostTensor const& out)
+{
+    if (!layer.pointwise.empty())
+    {
+        return runPointwiseProgram(layer.pointwise, inputs, out);
+    }
+    bool const matrix = layer.type == LayerType::kMATRIX_MULTIPLY;
+    std::span<HostTensor const* const> const listed
+        = matrix ? inputs.first(std::min<std::size_t>(inputs.size(), 2)) : inputs;
+    Status status = runLayerKind(layer.params, listed, std::span<HostTensor const>(&out, 1));
+    if (!status)
+    {
+        return status;
+    }
+    if (layer.scale != 1.F)
+    {
+        std::array<std::byte, sizeof(double)> storage{};
+        Dims ones{out.dims.nbDims, {}};
+        std::fill_n(ones.d, std::max(ones.nbDims, 0), 1);
+        HostTensor const factor{storage.data(), out.type, ones, out.scale};
+        storeFloat(factor, 0, layer.scale);
+        status = runElementWise({nvinfer1::ElementWiseOperation::kPROD}, out, factor, out);
+    }
+    for (std::size_t i = 2; matrix && status && i < inputs.size(); ++i)
+    {
+        if (inputs[i] != nullptr)
+        {
+            status = runElementWise({nvinfer1::ElementWiseOperation::kSUM}, out, *inputs[i], out);
+        }
+    }
+    if (status && layer.epilogue)
+    {
+        status = runActivation({layer.epilogue->type, layer.epilogue->alpha, layer.epilogue->beta}, out, out);
+    }
+    return status;
 }
 
 } // namespace
@@ -88,6 +141,14 @@ Status HostBackend::runLayer(LayerRecord const& layer, EngineModel const& model,
                     + (inputs[i] == nullptr ? " is a tensor of the layer but has no view"
                                             : " is absent from the layer but was given a view"));
             }
+        }
+        if (fused(layer))
+        {
+            if (outputs.size() != 1)
+            {
+                return invalidArgument("a fused layer has one output");
+            }
+            return runFused(layer, inputs, outputs[0]);
         }
         // An identity between two formats is a reformat layer (inserted around plugins that chose other formats).
         if (kind == LayerType::kIDENTITY && inputs.size() == 1 && outputs.size() == 1)

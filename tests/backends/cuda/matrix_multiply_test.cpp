@@ -11,6 +11,7 @@
 #include "backends/host/elementwise.h"
 #include "backends/host/matrix_multiply.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -80,7 +81,7 @@ protected:
         DeviceBuffer const db = DeviceBuffer::upload(b.tensor());
         DeviceBuffer const dout(expected.tensor());
         int32_t const tactics
-            = nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), *mLibraries);
+            = nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), MatmulEpilogue{}, dout.tensor(), *mLibraries);
         EXPECT_GE(tactics, 1);
         int64_t const bytes = storageBytes(type, host::elementCount(expected.tensor()));
         for (int32_t tactic = 0; tactic < tactics; ++tactic)
@@ -88,7 +89,7 @@ protected:
             // NaN everywhere first (0xFF bytes in every floating type), so that an element left unwritten fails.
             ASSERT_EQ(cudaMemsetAsync(dout.tensor().data, 0xFF, static_cast<size_t>(bytes), mStream), cudaSuccess);
             Status const done
-                = runMatrixMultiply(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), launch(tactic));
+                = runMatrixMultiply(params, da.tensor(), db.tensor(), MatmulEpilogue{}, dout.tensor(), launch(tactic));
             ASSERT_TRUE(done.ok()) << "tactic " << tactic << ": " << done.error().message;
             expectNear(dout.download(mStream), expected, reductionExtra(type, k), "tactic " + std::to_string(tactic));
         }
@@ -199,11 +200,11 @@ TEST_F(CudaMatrixMultiply, FloatIsNotComputedInTf32)
     DeviceBuffer const db = DeviceBuffer::upload(b.tensor());
     DeviceBuffer const dout(expected.tensor());
     int32_t const tactics
-        = nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), *mLibraries);
+        = nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), MatmulEpilogue{}, dout.tensor(), *mLibraries);
     for (int32_t tactic = 0; tactic < tactics; ++tactic)
     {
         Status const done
-            = runMatrixMultiply(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), launch(tactic));
+            = runMatrixMultiply(params, da.tensor(), db.tensor(), MatmulEpilogue{}, dout.tensor(), launch(tactic));
         ASSERT_TRUE(done.ok()) << done.error().message;
         expectNear(dout.download(mStream), expected, 1.0, "tactic " + std::to_string(tactic));
     }
@@ -219,28 +220,28 @@ TEST_F(CudaMatrixMultiply, RefusesWhatTheHostRefuses)
     DeviceBuffer const db = DeviceBuffer::upload(b.tensor());
     DeviceBuffer const dout(out.tensor());
     Status const mismatched
-        = runMatrixMultiply(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), launch());
+        = runMatrixMultiply(params, da.tensor(), db.tensor(), MatmulEpilogue{}, dout.tensor(), launch());
     ASSERT_FALSE(mismatched.ok());
     EXPECT_NE(mismatched.error().message.find("matrix multiply: inner extents differ"), std::string::npos)
         << mismatched.error().message;
     EXPECT_EQ(
-        nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), *mLibraries), 1);
+        nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), MatmulEpilogue{}, dout.tensor(), *mLibraries), 1);
 
     HostBuffer b2(DataType::kFLOAT, Dims{3, {2, 4, 5}});
     DeviceBuffer const db2 = DeviceBuffer::upload(b2.tensor());
     HostBuffer wrong(DataType::kFLOAT, Dims{3, {2, 3, 4}});
     DeviceBuffer const dwrong(wrong.tensor());
     Status const shape
-        = runMatrixMultiply(params, da.tensor(), db2.tensor(), nullptr, nullptr, dwrong.tensor(), launch());
+        = runMatrixMultiply(params, da.tensor(), db2.tensor(), MatmulEpilogue{}, dwrong.tensor(), launch());
     ASSERT_FALSE(shape.ok());
     EXPECT_NE(
         shape.error().message.find("the output is kFLOAT [2, 3, 4] but must be kFLOAT [2, 3, 5]"), std::string::npos)
         << shape.error().message;
 
     int32_t const tactics
-        = nbMatrixMultiplyTactics(params, da.tensor(), db2.tensor(), nullptr, nullptr, dout.tensor(), *mLibraries);
+        = nbMatrixMultiplyTactics(params, da.tensor(), db2.tensor(), MatmulEpilogue{}, dout.tensor(), *mLibraries);
     Status const tactic
-        = runMatrixMultiply(params, da.tensor(), db2.tensor(), nullptr, nullptr, dout.tensor(), launch(tactics));
+        = runMatrixMultiply(params, da.tensor(), db2.tensor(), MatmulEpilogue{}, dout.tensor(), launch(tactics));
     ASSERT_FALSE(tactic.ok());
     EXPECT_NE(tactic.error().message.find("tactic " + std::to_string(tactics) + " is out of range"), std::string::npos)
         << tactic.error().message;
@@ -248,13 +249,13 @@ TEST_F(CudaMatrixMultiply, RefusesWhatTheHostRefuses)
     HostBuffer ints(DataType::kINT32, Dims{2, {2, 2}});
     DeviceBuffer const dints = DeviceBuffer::upload(ints.tensor());
     Status const type
-        = runMatrixMultiply(params, dints.tensor(), dints.tensor(), nullptr, nullptr, dints.tensor(), launch());
+        = runMatrixMultiply(params, dints.tensor(), dints.tensor(), MatmulEpilogue{}, dints.tensor(), launch());
     ASSERT_FALSE(type.ok());
     EXPECT_NE(type.error().message.find("does not accept kINT32"), std::string::npos) << type.error().message;
 
     HostTensor missing = da.tensor();
     missing.data = nullptr;
-    Status const data = runMatrixMultiply(params, missing, db2.tensor(), nullptr, nullptr, dout.tensor(), launch());
+    Status const data = runMatrixMultiply(params, missing, db2.tensor(), MatmulEpilogue{}, dout.tensor(), launch());
     ASSERT_FALSE(data.ok());
     EXPECT_NE(data.error().message.find("matrix multiply: input 0 of shape [2, 3, 4] has no data"), std::string::npos)
         << data.error().message;
@@ -279,8 +280,10 @@ class CudaFusedMatrixMultiply : public CudaKernelTest
 protected:
     //! activation(a * b + bias) on the device, with every tactic, against the host's matrix multiply, element-wise kSUM
     //! and activation, each rounded to the output's type.
+    //! productScale and residual: the fusions of a scalar multiplication and of a residual sum (cuBLASLt's alpha
+    //! and C), checked against the host's product, times the scale, plus bias and residual, then the activation.
     void check(DataType type, MOp op0, MOp op1, Dims const& batch, int64_t m, int64_t k, int64_t n, BiasShape shape,
-        host::ActivationType const* activation)
+        host::ActivationType const* activation, float productScale = 1.F, bool residual = false)
     {
         SCOPED_TRACE(::testing::Message()
             << dataTypeName(type) << " " << host::findMatrixOp(op0)->name << " x " << host::findMatrixOp(op1)->name
@@ -304,6 +307,16 @@ protected:
         Dims const outDims = desc.value().dims;
         HostBuffer expected(type, outDims, outScale);
         ASSERT_TRUE(host::runMatrixMultiply(params, a.tensor(), b.tensor(), expected.tensor()).ok());
+        if (productScale != 1.F)
+        {
+            Dims ones{outDims.nbDims, {}};
+            std::fill_n(ones.d, ones.nbDims, 1);
+            HostBuffer factor(type, ones, outScale);
+            host::storeFloat(factor.tensor(), 0, productScale);
+            ASSERT_TRUE(host::runElementWise(
+                {nvinfer1::ElementWiseOperation::kPROD}, expected.tensor(), factor.tensor(), expected.tensor())
+                            .ok());
+        }
 
         // The bias: every axis 1 but those the shape keeps.
         Dims biasDims = outDims;
@@ -332,6 +345,14 @@ protected:
                 {nvinfer1::ElementWiseOperation::kSUM}, expected.tensor(), converted.tensor(), expected.tensor())
                             .ok());
         }
+        HostBuffer residualValues(type, outDims, outScale);
+        randomize(residualValues, mRng, -2.0, 2.0);
+        if (residual)
+        {
+            ASSERT_TRUE(host::runElementWise(
+                {nvinfer1::ElementWiseOperation::kSUM}, expected.tensor(), residualValues.tensor(), expected.tensor())
+                            .ok());
+        }
         ActivationParams act;
         if (activation != nullptr)
         {
@@ -343,20 +364,22 @@ protected:
         DeviceBuffer const da = DeviceBuffer::upload(a.tensor());
         DeviceBuffer const db = DeviceBuffer::upload(b.tensor());
         DeviceBuffer const dbias = DeviceBuffer::upload(bias.tensor());
+        DeviceBuffer const dresidual = DeviceBuffer::upload(residualValues.tensor());
+        DeviceTensor const* const residualArg = residual ? &dresidual.tensor() : nullptr;
         DeviceBuffer const dout(expected.tensor());
         DeviceTensor const* const biasArg = shape == BiasShape::kNONE ? nullptr : &dbias.tensor();
         ActivationParams const* const actArg = activation == nullptr ? nullptr : &act;
-        int32_t const tactics
-            = nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), biasArg, actArg, dout.tensor(), *mLibraries);
+        int32_t const tactics = nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(),
+            MatmulEpilogue{biasArg, residualArg, productScale, actArg}, dout.tensor(), *mLibraries);
         EXPECT_GE(tactics, 1);
         int64_t const bytes = storageBytes(type, host::elementCount(outDims));
-        // The fused epilogue skips the host's roundings after the product and after the sum: up to a unit more.
-        double const extra = 2.0 * reductionExtra(type, k);
+        // The fused epilogue skips the host's roundings after the product and after each sum: up to a unit more each.
+        double const extra = (residual ? 3.0 : 2.0) * reductionExtra(type, k);
         for (int32_t tactic = 0; tactic < tactics; ++tactic)
         {
             ASSERT_EQ(cudaMemsetAsync(dout.tensor().data, 0xFF, static_cast<size_t>(bytes), mStream), cudaSuccess);
-            Status const done
-                = runMatrixMultiply(params, da.tensor(), db.tensor(), biasArg, actArg, dout.tensor(), launch(tactic));
+            Status const done = runMatrixMultiply(params, da.tensor(), db.tensor(),
+                MatmulEpilogue{biasArg, residualArg, productScale, actArg}, dout.tensor(), launch(tactic));
             ASSERT_TRUE(done.ok()) << "tactic " << tactic << ": " << done.error().message;
             expectNear(dout.download(mStream), expected, extra, "tactic " + std::to_string(tactic));
         }
@@ -405,6 +428,27 @@ TEST_F(CudaFusedMatrixMultiply, VectorsFp8AndEmptySums)
     check(DataType::kHALF, MOp::kNONE, MOp::kNONE, Dims{1, {2}}, 4, 0, 6, BiasShape::kFULL, &relu);
 }
 
+TEST_F(CudaFusedMatrixMultiply, ScaleAndResidualEveryTypeEveryTactic)
+{
+    host::ActivationType const relu = host::ActivationType::kRELU;
+    host::ActivationType const gelu = host::ActivationType::kGELU_TANH;
+    for (DataType const type : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        // Attention's scores (a scale alone), a projection with a residual, and everything at once.
+        check(type, MOp::kNONE, MOp::kTRANSPOSE, Dims{2, {2, 3}}, 32, 16, 32, BiasShape::kNONE, nullptr, 0.125F);
+        check(type, MOp::kNONE, MOp::kNONE, Dims{1, {2}}, 64, 96, 128, BiasShape::kNONE, nullptr, 1.F, true);
+        check(type, MOp::kNONE, MOp::kNONE, Dims{1, {2}}, 37, 70, 48, BiasShape::kCOLUMN, &gelu, 0.5F, true);
+        check(type, MOp::kTRANSPOSE, MOp::kNONE, Dims{0, {}}, 9, 13, 7, BiasShape::kFULL, &relu, -2.F, true);
+        if (HasFatalFailure())
+        {
+            return;
+        }
+    }
+    // Staged FP8 adds the residual after quantizing; an empty sum is the bias and residual alone.
+    check(DataType::kFP8, MOp::kNONE, MOp::kNONE, Dims{1, {2}}, 16, 32, 24, BiasShape::kCOLUMN, &relu, 2.F, true);
+    check(DataType::kHALF, MOp::kNONE, MOp::kNONE, Dims{1, {2}}, 4, 0, 6, BiasShape::kFULL, &relu, 3.F, true);
+}
+
 TEST_F(CudaFusedMatrixMultiply, RefusesBiasesThatDoNotBroadcast)
 {
     MatrixMultiplyParams params;
@@ -416,8 +460,8 @@ TEST_F(CudaFusedMatrixMultiply, RefusesBiasesThatDoNotBroadcast)
     DeviceBuffer const dout(out.tensor());
     HostBuffer wrongShape(DataType::kHALF, Dims{2, {1, 4}});
     DeviceBuffer const dwrongShape = DeviceBuffer::upload(wrongShape.tensor());
-    Status const shape
-        = runMatrixMultiply(params, da.tensor(), db.tensor(), &dwrongShape.tensor(), nullptr, dout.tensor(), launch());
+    Status const shape = runMatrixMultiply(
+        params, da.tensor(), db.tensor(), MatmulEpilogue{&dwrongShape.tensor()}, dout.tensor(), launch());
     ASSERT_FALSE(shape.ok());
     EXPECT_NE(shape.error().message.find("matrix multiply: the bias is kHALF [1, 4] but must broadcast to the output "
                                          "kHALF [3, 5]"),
@@ -426,13 +470,13 @@ TEST_F(CudaFusedMatrixMultiply, RefusesBiasesThatDoNotBroadcast)
     HostBuffer rank(DataType::kHALF, Dims{1, {5}});
     DeviceBuffer const drank = DeviceBuffer::upload(rank.tensor());
     Status const ranked
-        = runMatrixMultiply(params, da.tensor(), db.tensor(), &drank.tensor(), nullptr, dout.tensor(), launch());
+        = runMatrixMultiply(params, da.tensor(), db.tensor(), MatmulEpilogue{&drank.tensor()}, dout.tensor(), launch());
     ASSERT_FALSE(ranked.ok());
     EXPECT_NE(ranked.error().message.find("(another rank)"), std::string::npos) << ranked.error().message;
     HostBuffer fullFloat(DataType::kFLOAT, Dims{2, {3, 5}});
     DeviceBuffer const dfullFloat = DeviceBuffer::upload(fullFloat.tensor());
-    Status const typed
-        = runMatrixMultiply(params, da.tensor(), db.tensor(), &dfullFloat.tensor(), nullptr, dout.tensor(), launch());
+    Status const typed = runMatrixMultiply(
+        params, da.tensor(), db.tensor(), MatmulEpilogue{&dfullFloat.tensor()}, dout.tensor(), launch());
     ASSERT_FALSE(typed.ok());
     EXPECT_NE(typed.error().message.find("of the output's type, or kFLOAT along the last axis only"), std::string::npos)
         << typed.error().message;
@@ -454,25 +498,28 @@ TEST_F(CudaFusedMatrixMultiply, RepeatedRunsReuseOnePlan)
     DeviceBuffer const dout(out.tensor());
     ActivationParams const gelu{host::ActivationType::kGELU_TANH};
     MatmulCache const& cache = mLibraries->matmulCache();
-    ASSERT_TRUE(
-        runMatrixMultiply(params, da.tensor(), db.tensor(), &dbias.tensor(), &gelu, dout.tensor(), launch()).ok());
+    ASSERT_TRUE(runMatrixMultiply(
+        params, da.tensor(), db.tensor(), MatmulEpilogue{&dbias.tensor(), nullptr, 1.F, &gelu}, dout.tensor(), launch())
+                    .ok());
     std::size_t const entries = cache.size();
     int64_t const misses = cache.misses();
     EXPECT_EQ(entries, 1U);
     for (int32_t run = 0; run < 3; ++run)
     {
-        ASSERT_TRUE(
-            runMatrixMultiply(params, da.tensor(), db.tensor(), &dbias.tensor(), &gelu, dout.tensor(), launch()).ok());
+        ASSERT_TRUE(runMatrixMultiply(params, da.tensor(), db.tensor(),
+            MatmulEpilogue{&dbias.tensor(), nullptr, 1.F, &gelu}, dout.tensor(), launch())
+                        .ok());
     }
     EXPECT_EQ(cache.size(), entries);
     EXPECT_EQ(cache.misses(), misses);
     // Another bias of the same alignment: the same plan, pointing at the new bias.
     DeviceBuffer const dbias2 = DeviceBuffer::upload(bias.tensor());
-    ASSERT_TRUE(
-        runMatrixMultiply(params, da.tensor(), db.tensor(), &dbias2.tensor(), &gelu, dout.tensor(), launch()).ok());
+    ASSERT_TRUE(runMatrixMultiply(params, da.tensor(), db.tensor(),
+        MatmulEpilogue{&dbias2.tensor(), nullptr, 1.F, &gelu}, dout.tensor(), launch())
+                    .ok());
     EXPECT_EQ(cache.size(), entries);
     // Another epilogue is another problem.
-    ASSERT_TRUE(runMatrixMultiply(params, da.tensor(), db.tensor(), nullptr, nullptr, dout.tensor(), launch()).ok());
+    ASSERT_TRUE(runMatrixMultiply(params, da.tensor(), db.tensor(), MatmulEpilogue{}, dout.tensor(), launch()).ok());
     EXPECT_EQ(cache.size(), entries + 1);
 
     // Bounded: more problems than the capacity keep kCapacity plans. The first pass over kCapacity new problems
@@ -487,7 +534,7 @@ TEST_F(CudaFusedMatrixMultiply, RepeatedRunsReuseOnePlan)
         small.dims = Dims{3, {2, m, 32}};
         HostTensor smallOut = dbigOut.tensor();
         smallOut.dims = Dims{3, {2, m, 48}};
-        return runMatrixMultiply(params, small, db.tensor(), nullptr, nullptr, smallOut, launch()).ok();
+        return runMatrixMultiply(params, small, db.tensor(), MatmulEpilogue{}, smallOut, launch()).ok();
     };
     ASSERT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
     double microseconds[2]{};

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "builder/layout.h"
+
+#include "backends/host/reformat.h"
+#include "builder/build_passes.h"
+#include "core/data_type.h"
+#include "core/float_convert.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace kiln
+{
+namespace
+{
+
+using nvinfer1::TensorFormat;
+
+//! The channels-last format of a convolution tensor of rank (4: 2-D, 5: 3-D).
+TensorFormat channelsLastFormat(std::size_t rank)
+{
+    return rank == 5 ? TensorFormat::kDHWC8 : TensorFormat::kHWC8;
+}
+
+//! Extent axis of tensor when its expression is a constant.
+std::optional<int64_t> constantExtent(EngineModel const& model, TensorRecord const& tensor, std::size_t axis)
+{
+    if (axis >= tensor.shape.size() || tensor.shape[axis] >= model.exprs.size())
+    {
+        return std::nullopt;
+    }
+    ExprRecord const& expr = model.exprs[tensor.shape[axis]];
+    return expr.kind == DimExpr::Kind::kCONSTANT ? std::optional(expr.value) : std::nullopt;
+}
+
+bool validTensor(EngineModel const& model, int32_t tensor)
+{
+    return tensor >= 0 && static_cast<std::size_t>(tensor) < model.tensors.size();
+}
+
+//! Whether layer is an eligible convolution (layout.h).
+bool eligible(EngineModel const& model, LayerRecord const& layer)
+{
+    auto const* params = std::get_if<ConvolutionParams>(&layer.params);
+    if (layer.type != LayerType::kCONVOLUTION || params == nullptr || !layer.pointwise.empty() || layer.inputs.empty()
+        || layer.outputs.size() != 1 || params->nbGroups != 1 || params->kernel.count <= 0
+        || params->kernel.values == nullptr || (layer.inputs.size() > 1 && layer.inputs[1] != kNoTensor))
+    {
+        return false;
+    }
+    DataType const kernelType = params->kernel.type;
+    if (kernelType != DataType::kFLOAT && kernelType != DataType::kHALF && kernelType != DataType::kBF16)
+    {
+        return false;
+    }
+    if (!validTensor(model, layer.inputs[0]) || !validTensor(model, layer.outputs[0]))
+    {
+        return false;
+    }
+    TensorRecord const& in = model.tensors[static_cast<std::size_t>(layer.inputs[0])];
+    TensorRecord const& out = model.tensors[static_cast<std::size_t>(layer.outputs[0])];
+    std::size_t const rank = in.shape.size();
+    if (in.type != out.type || (in.type != DataType::kHALF && in.type != DataType::kBF16)
+        || in.format != TensorFormat::kLINEAR || out.format != TensorFormat::kLINEAR || in.isShapeTensor
+        || out.isShapeTensor || (rank != 4 && rank != 5) || out.shape.size() != rank
+        || params->kernelSize.nbDims != static_cast<int32_t>(rank) - 2)
+    {
+        return false;
+    }
+    std::optional<int64_t> const channels = constantExtent(model, in, 1);
+    std::optional<int64_t> const maps = constantExtent(model, out, 1);
+    if (!channels || !maps || *channels <= 0 || *maps <= 0 || *channels % 8 != 0 || *maps % 8 != 0
+        || *maps != params->nbOutputMaps)
+    {
+        return false;
+    }
+    // The kernel must be the [K, C, spatial...] the transposition reads.
+    int64_t count = *maps * *channels;
+    for (int32_t i = 0; i < params->kernelSize.nbDims; ++i)
+    {
+        count *= params->kernelSize.d[i];
+    }
+    return count == params->kernel.count;
+}
+
+//! Which layers read each tensor, and as which input.
+struct Reader
+{
+    std::size_t layer{};
+    std::size_t slot{};
+};
+
+//! The interior tensors (layout.h) of model, given which layers are eligible.
+std::vector<bool> interiorTensors(EngineModel const& model, std::vector<bool> const& convolution)
+{
+    std::vector<std::vector<Reader>> readers(model.tensors.size());
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        std::vector<int32_t> const& inputs = model.layers[l].inputs;
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+        {
+            if (validTensor(model, inputs[i]))
+            {
+                readers[static_cast<std::size_t>(inputs[i])].push_back(Reader{l, i});
+            }
+        }
+    }
+    std::vector<bool> pinned(model.tensors.size(), false); // read by a symbol
+    for (SymbolRecord const& symbol : model.symbols)
+    {
+        if (validTensor(model, symbol.tensor))
+        {
+            pinned[static_cast<std::size_t>(symbol.tensor)] = true;
+        }
+    }
+    std::vector<bool> interior(model.tensors.size(), false);
+    for (std::size_t t = 0; t < model.tensors.size(); ++t)
+    {
+        TensorRecord const& tensor = model.tensors[t];
+        int32_t const producer = tensor.producer;
+        if (tensor.isInput || tensor.isOutput || pinned[t] || readers[t].empty() || producer < 0
+            || static_cast<std::size_t>(producer) >= model.layers.size()
+            || !convolution[static_cast<std::size_t>(producer)]
+            || model.layers[static_cast<std::size_t>(producer)].outputs.front() != static_cast<int32_t>(t))
+        {
+            continue;
+        }
+        interior[t] = std::all_of(readers[t].begin(), readers[t].end(),
+            [&](Reader const& reader) { return convolution[reader.layer] && reader.slot == 0; });
+    }
+    return interior;
+}
+
+//! Element index of weights as a float (kFLOAT, kHALF or kBF16).
+float loadWeight(nvinfer1::Weights const& weights, int64_t index)
+{
+    auto const* bytes = static_cast<uint8_t const*>(weights.values);
+    if (weights.type == DataType::kFLOAT)
+    {
+        float value{};
+        std::memcpy(&value, bytes + index * 4, sizeof(value));
+        return value;
+    }
+    uint16_t bits{};
+    std::memcpy(&bits, bytes + index * 2, sizeof(bits));
+    return weights.type == DataType::kHALF ? halfToFloat(bits) : bf16ToFloat(bits);
+}
+
+//! Stores value, rounded to nearest even, as element index of a kHALF or kBF16 array.
+void storeWeight(std::vector<uint8_t>& bytes, DataType type, int64_t index, float value)
+{
+    uint16_t const bits = type == DataType::kHALF ? floatToHalf(value) : floatToBf16(value);
+    std::memcpy(bytes.data() + index * 2, &bits, sizeof(bits));
+}
+
+//! The blob whose bytes start at values and that only one Weights of the model points into, or nullptr.
+WeightsBlob* ownBlob(EngineModel& model, void const* values)
+{
+    auto const* address = static_cast<uint8_t const*>(values);
+    auto const within = [](WeightsBlob const& blob, void const* pointer) {
+        auto const* p = static_cast<uint8_t const*>(pointer);
+        return pointer != nullptr && p >= blob.bytes.data() && p < blob.bytes.data() + blob.bytes.size();
+    };
+    for (WeightsBlob& blob : model.weights)
+    {
+        if (blob.bytes.empty() || blob.bytes.data() != address)
+        {
+            continue;
+        }
+        int32_t references = 0;
+        for (LayerRecord const& layer : model.layers)
+        {
+            if (auto const* conv = std::get_if<ConvolutionParams>(&layer.params))
+            {
+                references += (within(blob, conv->kernel.values) ? 1 : 0) + (within(blob, conv->bias.values) ? 1 : 0);
+            }
+            else if (auto const* constant = std::get_if<ConstantParams>(&layer.params))
+            {
+                references += within(blob, constant->weights.values) ? 1 : 0;
+            }
+        }
+        return references == 1 ? &blob : nullptr;
+    }
+    return nullptr;
+}
+
+//! Stores a chosen convolution's kernel [K, C, spatial...] KRSC in type: its blob rewritten when it is the kernel's
+//! alone, a new blob otherwise.
+void storeKernelChannelsLast(EngineModel& model, ConvolutionParams& params, DataType type)
+{
+    nvinfer1::Weights const kernel = params.kernel;
+    int64_t spatial = 1;
+    for (int32_t i = 0; i < params.kernelSize.nbDims; ++i)
+    {
+        spatial *= params.kernelSize.d[i];
+    }
+    int64_t const maps = params.nbOutputMaps;
+    int64_t const channels = kernel.count / (maps * spatial);
+    int64_t const size = dataTypeBits(type) / 8;
+    std::vector<uint8_t> bytes(static_cast<std::size_t>(storageBytes(type, kernel.count)));
+    for (int64_t k = 0; k < maps; ++k)
+    {
+        for (int64_t c = 0; c < channels; ++c)
+        {
+            for (int64_t s = 0; s < spatial; ++s)
+            {
+                int64_t const from = (k * channels + c) * spatial + s;
+                int64_t const to = (k * spatial + s) * channels + c;
+                if (kernel.type == type)
+                {
+                    std::memcpy(bytes.data() + to * size, static_cast<uint8_t const*>(kernel.values) + from * size,
+                        static_cast<std::size_t>(size));
+                }
+                else
+                {
+                    storeWeight(bytes, type, to, loadWeight(kernel, from));
+                }
+            }
+        }
+    }
+    WeightsBlob* blob = ownBlob(model, kernel.values);
+    if (blob == nullptr)
+    {
+        model.weights.push_back(WeightsBlob{});
+        blob = &model.weights.back();
+    }
+    *blob = WeightsBlob{type, kernel.count, std::move(bytes)};
+    params.kernel = nvinfer1::Weights{type, blob->bytes.data(), kernel.count};
+}
+
+} // namespace
+
+int32_t chooseConvolutionLayouts(EngineModel& model, std::vector<int32_t>* twins)
+{
+    if (model.backend != PlanBackend::kCUDA)
+    {
+        return 0;
+    }
+    std::vector<bool> convolution(model.layers.size(), false);
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        convolution[l] = eligible(model, model.layers[l]);
+    }
+    std::vector<bool> const interior = interiorTensors(model, convolution);
+    auto const isInterior = [&](int32_t tensor) {
+        return tensor >= 0 && static_cast<std::size_t>(tensor) < interior.size()
+            && interior[static_cast<std::size_t>(tensor)];
+    };
+
+    // Chosen: an eligible convolution linked to another through an interior tensor.
+    std::vector<bool> chosen(model.layers.size(), false);
+    int32_t nbChosen = 0;
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        LayerRecord const& layer = model.layers[l];
+        chosen[l] = convolution[l] && (isInterior(layer.inputs[0]) || isInterior(layer.outputs[0]));
+        nbChosen += chosen[l] ? 1 : 0;
+    }
+    if (nbChosen == 0)
+    {
+        return 0;
+    }
+    for (std::size_t t = 0; t < interior.size(); ++t)
+    {
+        if (interior[t])
+        {
+            model.tensors[t].format = channelsLastFormat(model.tensors[t].shape.size());
+        }
+    }
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        if (chosen[l])
+        {
+            LayerRecord& layer = model.layers[l];
+            DataType const type = model.tensors[static_cast<std::size_t>(layer.inputs[0])].type;
+            storeKernelChannelsLast(model, std::get<ConvolutionParams>(layer.params), type);
+        }
+    }
+
+    // The twins of the boundary tensors, and the reformat layers that make them.
+    std::size_t const nbOriginal = model.tensors.size();
+    std::vector<int32_t> twinOf(nbOriginal, kNoTensor);
+    auto const addTwin = [&](int32_t tensor) {
+        TensorRecord record = model.tensors[static_cast<std::size_t>(tensor)];
+        record.format = channelsLastFormat(record.shape.size());
+        record.name += std::string(" (") + host::formatName(record.format) + ")";
+        record.isInput = false;
+        record.isOutput = false;
+        record.isShapeTensor = false;
+        model.tensors.push_back(std::move(record));
+        if (twins != nullptr)
+        {
+            twins->push_back(tensor);
+        }
+        auto const twin = static_cast<int32_t>(model.tensors.size() - 1);
+        twinOf[static_cast<std::size_t>(tensor)] = twin;
+        return twin;
+    };
+    std::vector<LayerRecord> layers;
+    std::vector<int32_t> newIndex(model.layers.size());
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        LayerRecord& layer = model.layers[l];
+        std::optional<LayerRecord> after;
+        if (chosen[l])
+        {
+            int32_t& input = layer.inputs[0];
+            if (!isInterior(input))
+            {
+                int32_t twin = twinOf[static_cast<std::size_t>(input)];
+                if (twin == kNoTensor)
+                {
+                    twin = addTwin(input);
+                    std::string const format = host::formatName(model.tensors[static_cast<std::size_t>(twin)].format);
+                    layers.push_back(identityLayer(layer.name + " input 0 to " + format, input, twin));
+                }
+                input = twin;
+            }
+            int32_t& output = layer.outputs[0];
+            if (!isInterior(output))
+            {
+                int32_t const twin = addTwin(output);
+                std::string const format = host::formatName(model.tensors[static_cast<std::size_t>(twin)].format);
+                after = identityLayer(layer.name + " output 0 from " + format, twin, output);
+                output = twin;
+            }
+        }
+        newIndex[l] = static_cast<int32_t>(layers.size());
+        layers.push_back(std::move(layer));
+        if (after)
+        {
+            layers.push_back(std::move(*after));
+        }
+    }
+    model.layers = std::move(layers);
+
+    // Producers and assertions follow the layers' new places.
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        for (int32_t output : model.layers[l].outputs)
+        {
+            if (validTensor(model, output))
+            {
+                model.tensors[static_cast<std::size_t>(output)].producer = static_cast<int32_t>(l);
+            }
+        }
+    }
+    for (AssertionRecord& assertion : model.assertions)
+    {
+        if (assertion.layer >= 0 && static_cast<std::size_t>(assertion.layer) < newIndex.size())
+        {
+            assertion.layer = newIndex[static_cast<std::size_t>(assertion.layer)];
+        }
+    }
+    return nbChosen;
+}
+
+} // namespace kiln
