@@ -380,6 +380,88 @@ TEST(HostDispatch, Gather)
     expectValues(out, {30, 31, 10, 11});
 }
 
+// A CUDA engine's fused layers (builder/fusion.h) that run on the host backend, part by part: what the GPU kernels
+// compute in one pass.
+TEST(HostDispatch, FusedMatrixMultiplyScaleBiasResidualActivation)
+{
+    // out = relu(-2 * (a x b) + bias + residual), a [2, 3], b [3, 2], bias [1, 2], residual [2, 2].
+    HostBuffer const ta = tensorOf(DataType::kFLOAT, Dims{2, {2, 3}}, {1, 2, 3, 4, 5, 6});
+    HostBuffer const tb = tensorOf(DataType::kFLOAT, Dims{2, {3, 2}}, {1, 0, 0, 1, 1, -1});
+    HostBuffer const bias = tensorOf(DataType::kFLOAT, Dims{2, {1, 2}}, {30, 1});
+    HostBuffer const residual = tensorOf(DataType::kFLOAT, Dims{2, {2, 2}}, {1, 2, 3, 4});
+    HostBuffer out(DataType::kFLOAT, Dims{2, {2, 2}});
+    LayerRecord layer;
+    layer.name = "mm";
+    layer.type = LayerType::kMATRIX_MULTIPLY;
+    layer.params = MatrixMultiplyParams{};
+    layer.inputs = {0, 1, 2, 3};
+    layer.outputs = {4};
+    layer.scale = -2.F;
+    layer.epilogue = kiln::ActivationParams{nvinfer1::ActivationType::kRELU};
+    EngineModel const model;
+    std::vector<HostTensor const*> const inputs{&ta.tensor(), &tb.tensor(), &bias.tensor(), &residual.tensor()};
+    std::vector<HostTensor> const outputs{out.tensor()};
+    Status const done = makeHostBackend()->runLayer(layer, model, inputs, outputs, nullptr);
+    ASSERT_TRUE(done.ok()) << done.error().message;
+    // a x b = [[4, -1], [10, -1]]; -2 * that = [[-8, 2], [-20, 2]]; + bias + residual = [[23, 5], [13, 7]].
+    expectValues(out, {23, 5, 13, 7});
+
+    // Without a bias (input 2 absent), a negative result is clipped by the ReLU.
+    layer.inputs = {0, 1, kNoTensor, 3};
+    std::vector<HostTensor const*> const noBias{&ta.tensor(), &tb.tensor(), nullptr, &residual.tensor()};
+    Status const again = makeHostBackend()->runLayer(layer, model, noBias, outputs, nullptr);
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    expectValues(out, {0, 4, 0, 6});
+}
+
+TEST(HostDispatch, FusedPointwiseProgramAndConvolutionEpilogue)
+{
+    // (x - y) * (x - y), then exp(...) clipped to [0, 5]: one layer.
+    HostBuffer const x = tensorOf(DataType::kFLOAT, Dims{1, {3}}, {1, 2, 3});
+    HostBuffer const y = tensorOf(DataType::kFLOAT, Dims{1, {1}}, {2});
+    HostBuffer out(DataType::kFLOAT, Dims{1, {3}});
+    LayerRecord layer;
+    layer.name = "program";
+    layer.type = LayerType::kACTIVATION;
+    layer.params = kiln::ActivationParams{nvinfer1::ActivationType::kCLIP, 0.F, 5.F};
+    layer.inputs = {0, 1};
+    layer.outputs = {2};
+    using Kind = PointwiseStep::Kind;
+    layer.pointwise = {
+        PointwiseStep{Kind::kELEMENTWISE, static_cast<int32_t>(nvinfer1::ElementWiseOperation::kSUB), 0, 0, 0, 1},
+        PointwiseStep{Kind::kELEMENTWISE, static_cast<int32_t>(nvinfer1::ElementWiseOperation::kPROD), 0, 0, -1, -1},
+        PointwiseStep{Kind::kUNARY, static_cast<int32_t>(nvinfer1::UnaryOperation::kEXP), 0, 0, -2, 0},
+        PointwiseStep{Kind::kACTIVATION, static_cast<int32_t>(nvinfer1::ActivationType::kCLIP), 0.F, 5.F, -3, 0},
+    };
+    EngineModel const model;
+    std::vector<HostTensor const*> const inputs{&x.tensor(), &y.tensor()};
+    std::vector<HostTensor> const outputs{out.tensor()};
+    Status const done = makeHostBackend()->runLayer(layer, model, inputs, outputs, nullptr);
+    ASSERT_TRUE(done.ok()) << done.error().message;
+    expectValues(out, {std::exp(1.0), 1.0, std::exp(1.0)});
+
+    // A convolution with a fused activation: the 1x1 kernel -1 and ReLU leave only the negative inputs, negated.
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}}, {-1, 2, -3, 4});
+    HostBuffer conv(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}});
+    static float const kMinusOne = -1.F;
+    ConvolutionParams params;
+    params.nbOutputMaps = 1;
+    params.kernelSize = Dims{2, {1, 1}};
+    params.kernel = Weights{DataType::kFLOAT, &kMinusOne, 1};
+    LayerRecord convolution;
+    convolution.name = "conv";
+    convolution.type = LayerType::kCONVOLUTION;
+    convolution.params = params;
+    convolution.inputs = {0};
+    convolution.outputs = {1};
+    convolution.epilogue = kiln::ActivationParams{nvinfer1::ActivationType::kRELU};
+    std::vector<HostTensor const*> const convInputs{&in.tensor()};
+    std::vector<HostTensor> const convOutputs{conv.tensor()};
+    Status const ran = makeHostBackend()->runLayer(convolution, model, convInputs, convOutputs, nullptr);
+    ASSERT_TRUE(ran.ok()) << ran.error().message;
+    expectValues(conv, {1, 0, 3, 0});
+}
+
 TEST(HostDispatch, MatrixMultiply)
 {
     std::vector<double> const a{1, 2, 3, 4, 5, 6};
