@@ -74,10 +74,9 @@ Status runConcatenation(ConcatenationParams const& params, std::span<DeviceTenso
     {
         return desc.error();
     }
-    if (out.type != desc.value().type || !host::sameShape(out.dims, desc.value().dims))
+    if (std::optional<std::string> const mismatch = host::outputMismatch(out, desc.value().type, desc.value().dims))
     {
-        return invalid(std::string("the output is ") + dataTypeName(out.type) + " " + host::shapeString(out.dims)
-            + " but must be " + dataTypeName(desc.value().type) + " " + host::shapeString(desc.value().dims));
+        return invalid(*mismatch);
     }
     for (std::size_t i = 0; i < inputs.size(); ++i)
     {

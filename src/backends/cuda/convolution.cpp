@@ -191,10 +191,9 @@ Expected<Geometry> makeGeometry(ConvolutionParams const& params, DeviceTensor co
     }
     if (out != nullptr)
     {
-        if (out->type != in.type || !host::sameShape(out->dims, inferred.value().dims))
+        if (std::optional<std::string> const mismatch = host::outputMismatch(*out, in.type, inferred.value().dims))
         {
-            return invalid(std::string("the output is ") + dataTypeName(out->type) + " " + host::shapeString(out->dims)
-                + " but must be " + dataTypeName(in.type) + " " + host::shapeString(inferred.value().dims));
+            return invalid(*mismatch);
         }
         for (auto const& [tensor, role] : {std::pair{&in, "input 0"}, std::pair{out, "output"},
                  std::pair{kernel, "input 1 (kernel)"}, std::pair{bias, "input 2 (bias)"}})

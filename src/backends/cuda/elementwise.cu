@@ -11,6 +11,7 @@
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/pointwise.cuh"
 #include "backends/host/elementwise.h"
+#include "core/integer_math.h"
 
 #include <string>
 
@@ -21,53 +22,10 @@ namespace
 
 using Op = nvinfer1::ElementWiseOperation;
 
-//! Two's complement wrap-around of an unsigned result.
-__device__ __forceinline__ int64_t wrap(uint64_t value)
-{
-    return static_cast<int64_t>(value);
-}
-
-//! a / b truncated (floor: rounded down); INT_MIN / -1 wraps; division by zero gives 0.
+//! a / b as core/integer_math.h defines it; division by zero gives 0 (the device cannot refuse it).
 __device__ __forceinline__ int64_t integerDivide(int64_t a, int64_t b, bool floor)
 {
-    if (b == 0)
-    {
-        return 0;
-    }
-    if (b == -1)
-    {
-        return wrap(0 - static_cast<uint64_t>(a));
-    }
-    int64_t quotient = a / b;
-    if (floor && a % b != 0 && ((a < 0) != (b < 0)))
-    {
-        --quotient;
-    }
-    return quotient;
-}
-
-//! base^exponent modulo 2^64; a negative exponent gives the exact power truncated toward zero (0 for base 0).
-__device__ __forceinline__ int64_t integerPow(int64_t base, int64_t exponent)
-{
-    if (exponent < 0)
-    {
-        if (base == 1 || base == -1)
-        {
-            return exponent % 2 == 0 ? 1 : base;
-        }
-        return 0;
-    }
-    uint64_t result = 1;
-    auto factor = static_cast<uint64_t>(base);
-    for (auto e = static_cast<uint64_t>(exponent); e != 0; e >>= 1)
-    {
-        if ((e & 1U) != 0)
-        {
-            result *= factor;
-        }
-        factor *= factor;
-    }
-    return wrap(result);
+    return b == 0 ? 0 : integerQuotient(a, b, floor);
 }
 
 __device__ __forceinline__ int64_t integerOp(Op op, int64_t a, int64_t b)
@@ -75,13 +33,13 @@ __device__ __forceinline__ int64_t integerOp(Op op, int64_t a, int64_t b)
     auto const u = [](int64_t v) { return static_cast<uint64_t>(v); };
     switch (op)
     {
-    case Op::kSUM: return wrap(u(a) + u(b));
-    case Op::kPROD: return wrap(u(a) * u(b));
+    case Op::kSUM: return wrapToInt64(u(a) + u(b));
+    case Op::kPROD: return wrapToInt64(u(a) * u(b));
     case Op::kMAX: return a > b ? a : b;
     case Op::kMIN: return a < b ? a : b;
-    case Op::kSUB: return wrap(u(a) - u(b));
+    case Op::kSUB: return wrapToInt64(u(a) - u(b));
     case Op::kDIV: return integerDivide(a, b, false);
-    case Op::kPOW: return integerPow(a, b);
+    case Op::kPOW: return integerPower(a, b);
     case Op::kFLOOR_DIV: return integerDivide(a, b, true);
     case Op::kAND: return a != 0 && b != 0 ? 1 : 0;
     case Op::kOR: return a != 0 || b != 0 ? 1 : 0;

@@ -172,11 +172,9 @@ Status runGather(GatherParams const& params, DeviceTensor const& data, DeviceTen
         return desc.error();
     }
     char const* const name = host::gatherModes()[static_cast<std::size_t>(params.mode)].name;
-    if (out.type != data.type || !host::sameShape(out.dims, desc.value().dims))
+    if (std::optional<std::string> const mismatch = host::outputMismatch(out, data.type, desc.value().dims))
     {
-        return invalid(name,
-            std::string("the output is ") + dataTypeName(out.type) + " " + host::shapeString(out.dims) + " but must be "
-                + dataTypeName(data.type) + " " + host::shapeString(desc.value().dims));
+        return invalid(name, *mismatch);
     }
     for (auto const& [tensor, role] : {std::pair{&data, "data"}, std::pair{&indices, "indices"}, {&out, "output"}})
     {

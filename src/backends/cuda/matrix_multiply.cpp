@@ -105,10 +105,10 @@ Expected<Gemm> makeGemm(MatrixMultiplyParams const& params, DeviceTensor const& 
         return inferred.error();
     }
     host::TensorDesc const& expected = inferred.value();
-    if (out != nullptr && (out->type != expected.type || !host::sameShape(out->dims, expected.dims)))
+    if (std::optional<std::string> const mismatch
+        = out != nullptr ? host::outputMismatch(*out, expected.type, expected.dims) : std::nullopt)
     {
-        return invalid(std::string("the output is ") + dataTypeName(out->type) + " " + host::shapeString(out->dims)
-            + " but must be " + dataTypeName(expected.type) + " " + host::shapeString(expected.dims));
+        return invalid(*mismatch);
     }
     if (checkData)
     {

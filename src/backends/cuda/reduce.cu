@@ -458,11 +458,9 @@ Status runReduce(ReduceParams const& params, DeviceTensor const& in, DeviceTenso
         return desc.error();
     }
     host::ReduceOpInfo const& info = *host::findReduceOp(params.op);
-    if (out.type != in.type || !host::sameShape(out.dims, desc.value().dims))
+    if (std::optional<std::string> const mismatch = host::outputMismatch(out, in.type, desc.value().dims))
     {
-        return invalid(info.name,
-            std::string("the output is ") + dataTypeName(out.type) + " " + host::shapeString(out.dims) + " but must be "
-                + dataTypeName(in.type) + " " + host::shapeString(desc.value().dims));
+        return invalid(info.name, *mismatch);
     }
     for (auto const& [tensor, role] : {std::pair{&in, "input"}, std::pair{&out, "output"}})
     {

@@ -51,10 +51,9 @@ Status runSelect(DeviceTensor const& condition, DeviceTensor const& thenInput, D
     {
         return desc.error();
     }
-    if (out.type != desc.value().type || !host::sameShape(out.dims, desc.value().dims))
+    if (std::optional<std::string> const mismatch = host::outputMismatch(out, desc.value().type, desc.value().dims))
     {
-        return invalid(std::string("the output is ") + dataTypeName(out.type) + " " + host::shapeString(out.dims)
-            + " but must be " + dataTypeName(desc.value().type) + " " + host::shapeString(desc.value().dims));
+        return invalid(*mismatch);
     }
     for (auto const& [tensor, role] : {std::pair{&condition, "condition"}, std::pair{&thenInput, "then input"},
              std::pair{&elseInput, "else input"}, std::pair{&out, "output"}})

@@ -57,10 +57,9 @@ Status runShuffle(ShuffleParams const& params, DeviceTensor const& in, DeviceTen
     {
         return desc.error();
     }
-    if (out.type != in.type || !host::sameShape(out.dims, desc.value().dims))
+    if (std::optional<std::string> const mismatch = host::outputMismatch(out, in.type, desc.value().dims))
     {
-        return invalid(std::string("the output is ") + dataTypeName(out.type) + " " + host::shapeString(out.dims)
-            + " but must be " + dataTypeName(in.type) + " " + host::shapeString(desc.value().dims));
+        return invalid(*mismatch);
     }
     for (auto const& [tensor, role] : {std::pair{&in, "input"}, std::pair{&out, "output"}})
     {

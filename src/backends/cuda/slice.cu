@@ -274,11 +274,9 @@ Status runSlice(SliceParams const& params, DeviceTensor const& in, DeviceTensor 
         return desc.error();
     }
     char const* const name = host::sampleModes()[static_cast<std::size_t>(params.mode)].name;
-    if (out.type != in.type || !host::sameShape(out.dims, desc.value().dims))
+    if (std::optional<std::string> const mismatch = host::outputMismatch(out, in.type, desc.value().dims))
     {
-        return invalid(name,
-            std::string("the output is ") + dataTypeName(out.type) + " " + host::shapeString(out.dims) + " but must be "
-                + dataTypeName(in.type) + " " + host::shapeString(desc.value().dims));
+        return invalid(name, *mismatch);
     }
     for (auto const& [tensor, role] : {std::pair{&in, "input"}, std::pair{&out, "output"}})
     {

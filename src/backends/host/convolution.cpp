@@ -265,10 +265,9 @@ Status runConvolution(ConvolutionParams const& params, HostTensor const& input, 
         return planned.error();
     }
     Plan const& p = planned.value();
-    if (output.type != input.type || !sameShape(output.dims, p.outputDims))
+    if (std::optional<std::string> const mismatch = outputMismatch(output, input.type, p.outputDims))
     {
-        return invalid(std::string("the output is ") + dataTypeName(output.type) + " " + shapeString(output.dims)
-            + " but must be " + dataTypeName(input.type) + " " + shapeString(p.outputDims));
+        return invalid(*mismatch);
     }
     for (auto const& [tensor, role] : {std::pair{&input, "input 0"}, std::pair{&output, "output"},
              std::pair{present(params.kernel) ? nullptr : operands.kernel, "input 1 (kernel)"},

@@ -49,11 +49,9 @@ Status runConstant(ConstantParams const& params, HostTensor const& out)
     {
         return desc.error();
     }
-    if (out.type != desc.value().type || !sameShape(out.dims, desc.value().dims))
+    if (std::optional<std::string> const mismatch = outputMismatch(out, desc.value().type, desc.value().dims))
     {
-        return invalid("constant",
-            std::string("the output is ") + dataTypeName(out.type) + " " + shapeString(out.dims) + " but must be "
-                + dataTypeName(desc.value().type) + " " + shapeString(desc.value().dims));
+        return invalid("constant", *mismatch);
     }
     int64_t const bytes = storageBytes(out.type, params.weights.count);
     if (bytes > 0 && out.data == nullptr)
@@ -83,11 +81,9 @@ Status runShape(ShapeParams const& params, TensorDesc const& in, HostTensor cons
     {
         return desc.error();
     }
-    if (out.type != DataType::kINT64 || !sameShape(out.dims, desc.value().dims))
+    if (std::optional<std::string> const mismatch = outputMismatch(out, DataType::kINT64, desc.value().dims))
     {
-        return invalid("shape",
-            std::string("the output is ") + dataTypeName(out.type) + " " + shapeString(out.dims)
-                + " but must be kINT64 " + shapeString(desc.value().dims));
+        return invalid("shape", *mismatch);
     }
     if (std::optional<Error> const error = checkTensor(out, "output"))
     {

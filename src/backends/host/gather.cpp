@@ -183,11 +183,9 @@ Status runGather(GatherParams const& params, HostTensor const& data, HostTensor 
         return desc.error();
     }
     char const* const name = kModes[static_cast<std::size_t>(params.mode)].name;
-    if (out.type != data.type || !sameShape(out.dims, desc.value().dims))
+    if (std::optional<std::string> const mismatch = outputMismatch(out, data.type, desc.value().dims))
     {
-        return invalid(name,
-            std::string("the output is ") + dataTypeName(out.type) + " " + shapeString(out.dims) + " but must be "
-                + dataTypeName(data.type) + " " + shapeString(desc.value().dims));
+        return invalid(name, *mismatch);
     }
     for (auto const& [tensor, role] : {std::pair{&data, "data"}, std::pair{&indices, "indices"}, {&out, "output"}})
     {

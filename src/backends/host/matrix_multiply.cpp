@@ -165,10 +165,9 @@ Status runMatrixMultiply(
         return planned.error();
     }
     Plan const& p = planned.value();
-    if (out.type != a.type || !sameShape(out.dims, p.output))
+    if (std::optional<std::string> const mismatch = outputMismatch(out, a.type, p.output))
     {
-        return invalid(std::string("the output is ") + dataTypeName(out.type) + " " + shapeString(out.dims)
-            + " but must be " + dataTypeName(a.type) + " " + shapeString(p.output));
+        return invalid(*mismatch);
     }
     for (auto const& [tensor, role] : {std::pair{&a, "input 0"}, std::pair{&b, "input 1"}, std::pair{&out, "output"}})
     {

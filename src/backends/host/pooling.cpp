@@ -130,10 +130,9 @@ Status runPooling(PoolingParams const& params, HostTensor const& in, HostTensor 
         return planned.error();
     }
     Plan const& p = planned.value();
-    if (out.type != in.type || !sameShape(out.dims, p.outputDims))
+    if (std::optional<std::string> const mismatch = outputMismatch(out, in.type, p.outputDims))
     {
-        return invalid(std::string("the output is ") + dataTypeName(out.type) + " " + shapeString(out.dims)
-            + " but must be " + dataTypeName(in.type) + " " + shapeString(p.outputDims));
+        return invalid(*mismatch);
     }
     for (auto const& [tensor, role] : {std::pair{&in, "input"}, std::pair{&out, "output"}})
     {

@@ -118,6 +118,16 @@ std::string shapeString(Dims const& dims)
     return text + "]";
 }
 
+std::optional<std::string> outputMismatch(HostTensor const& out, DataType type, Dims const& dims)
+{
+    if (out.type == type && sameShape(out.dims, dims))
+    {
+        return std::nullopt;
+    }
+    return std::string("the output is ") + dataTypeName(out.type) + " " + shapeString(out.dims) + " but must be "
+        + dataTypeName(type) + " " + shapeString(dims);
+}
+
 Expected<Dims> broadcastShapes(Dims const& a, Dims const& b)
 {
     for (Dims const* dims : {&a, &b})

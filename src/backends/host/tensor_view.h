@@ -87,6 +87,9 @@ bool sameShape(Dims const& a, Dims const& b) noexcept;
 //! "[2, 3]"; "[]" for rank 0; "(rank -1)" for a rank outside [0, MAX_DIMS].
 std::string shapeString(Dims const& dims);
 
+//! "the output is kHALF [2, 3] but must be kFLOAT [2, 4]" when out is not of type and shape dims; nullopt when it is.
+std::optional<std::string> outputMismatch(HostTensor const& out, DataType type, Dims const& dims);
+
 //! The shape of broadcasting a against b, as TensorRT's element-wise layer does: equal ranks, and in each dimension
 //! equal extents or one of them 1 (the output takes the other; 1 against 0 gives 0). The error names both shapes.
 Expected<Dims> broadcastShapes(Dims const& a, Dims const& b);
