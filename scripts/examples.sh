@@ -15,13 +15,14 @@ build="${KILN_BUILD_DIR:-build}"
 missing() {
     for tool in g++ cmake ninja flatc; do command -v "$tool" >/dev/null 2>&1 || return 0; done
     [ -f "${CMAKE_INCLUDE_PATH:-/usr/include}/flatbuffers/flatbuffers.h" ] || return 0
+    [ -f /usr/include/onnx/onnx_pb.h ] || return 0
     return 1
 }
 if missing && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends g++ cmake ninja-build ccache libflatbuffers-dev \
-        flatbuffers-compiler >/dev/null
+        flatbuffers-compiler libonnx-dev libprotobuf-dev >/dev/null
 fi
 
 # Each entry: the example's directory under examples/, its executable, and its arguments (plans go to the build tree).
@@ -37,6 +38,11 @@ examples=(
     "bar_plugin_v2 bar_plugin_v2 $build/examples/bar_plugin_v2/bar_plugin_v2.plan"
     "identity_conv_v2 identity_conv_v2 $build/examples/identity_conv_v2/identity_conv_v2.plan"
 )
+# First, where kiln has its ONNX parser (libonnx-dev): seed 002's model from ONNX, its custom node as a plugin.
+if [ -f "${CMAKE_INCLUDE_PATH:-/usr/include}/onnx/onnx_pb.h" ] || [ -f /usr/include/onnx/onnx_pb.h ]; then
+    examples=("onnx_identity_conv onnx_identity_conv $build/examples/onnx_identity_conv/onnx_identity_conv.plan"
+        "${examples[@]}")
+fi
 targets=(kiln_example_plugins)
 for entry in "${examples[@]}"; do
     read -r _ target _ <<<"$entry"

@@ -7,17 +7,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Essential: g++, cmake, ninja, nm, GoogleTest, FlatBuffers (headers and flatc). Optional: git and clang-format (the style test), ccache.
+# Essential: g++, cmake, ninja, nm, GoogleTest, FlatBuffers (headers and flatc), libonnx and protobuf (the ONNX parser)
+# and ONNX's node tests (libonnx-testdata, the parser's conformance run). Optional: git and clang-format (the style
+# test), ccache.
 missing() {
     for tool in "$@"; do command -v "$tool" >/dev/null 2>&1 || return 0; done
     return 1
 }
-packages="g++ cmake ninja-build ccache binutils git clang-format libgtest-dev libgmock-dev libflatbuffers-dev flatbuffers-compiler"
+packages="g++ cmake ninja-build ccache binutils git clang-format libgtest-dev libgmock-dev libflatbuffers-dev flatbuffers-compiler
+    libonnx-dev libprotobuf-dev libonnx-testdata"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
     # FlatBuffers' headers may come from elsewhere through CMAKE_INCLUDE_PATH (CMake's find_path reads it).
     if missing g++ cmake ninja nm flatc || [ ! -f /usr/include/gtest/gtest.h ] \
-        || [ ! -f "${CMAKE_INCLUDE_PATH:-/usr/include}/flatbuffers/flatbuffers.h" ]; then
+        || [ ! -f "${CMAKE_INCLUDE_PATH:-/usr/include}/flatbuffers/flatbuffers.h" ] \
+        || [ ! -f /usr/include/onnx/onnx_pb.h ] || [ ! -d /usr/share/libonnx-testdata/data/node ]; then
         apt-get update -qq
         apt-get install -y -qq --no-install-recommends $packages >/dev/null
     elif missing git clang-format ccache; then
@@ -42,6 +46,6 @@ if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
         cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DKILN_SANITIZE=${sanitizer}"
         cmake --build "$dir" -j "$jobs"
         TSAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-            ctest --test-dir "$dir" -j "$jobs" -L "registry|core|plan|builder|network|host|runtime|engine" --output-on-failure --no-tests=error --timeout 300
+            ctest --test-dir "$dir" -j "$jobs" -L "registry|core|plan|builder|network|host|runtime|engine|onnx" --output-on-failure --no-tests=error --timeout 300
     done
 fi

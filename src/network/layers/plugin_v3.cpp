@@ -5,6 +5,7 @@
 // inputs come first among the layer's inputs, then the shape inputs (which only getOutputShapes sees).
 #include "network/checks.h"
 #include "network/network.h"
+#include "network/shape_inference.h"
 #include "network/shape_rules.h"
 
 #include <algorithm>
@@ -72,8 +73,39 @@ public:
         return index >= 0 && index < static_cast<int32_t>(types.size()) ? types[static_cast<std::size_t>(index)]
                                                                         : DataType::kFLOAT;
     }
-    //! Plugin output shapes come from getOutputShapes(), which the builder calls.
-    Dims outputDims(int32_t /*index*/) const noexcept { return kUnsetDims; }
+    //! What getOutputShapes() gives for the inputs' shapes as the network knows them so far: extents that are
+    //! constants, -1 for those that depend on dynamic input extents (as TensorRT reports plugin outputs). An unknown
+    //! rank when the network's shapes cannot be inferred yet.
+    Dims outputDims(int32_t index) const noexcept
+    {
+        try
+        {
+            ExprContext exprs;
+            Expected<NetworkShapes> shapes = inferShapes(mLayer.network(), exprs);
+            auto const& outputs = mLayer.outputs();
+            if (!shapes || index < 0 || index >= static_cast<int32_t>(outputs.size()))
+            {
+                return kUnsetDims;
+            }
+            auto found = shapes.value().tensors.find(outputs[static_cast<std::size_t>(index)]);
+            if (found == shapes.value().tensors.end() || !found->second.shape
+                || found->second.shape->size() > static_cast<std::size_t>(Dims::MAX_DIMS))
+            {
+                return kUnsetDims;
+            }
+            SymbolicDims const& symbolic = *found->second.shape;
+            Dims dims{static_cast<int32_t>(symbolic.size()), {}};
+            for (std::size_t i = 0; i < symbolic.size(); ++i)
+            {
+                dims.d[i] = symbolic[i]->kind() == DimExpr::Kind::kCONSTANT ? symbolic[i]->value() : -1;
+            }
+            return dims;
+        }
+        catch (...)
+        {
+            return kUnsetDims;
+        }
+    }
     void inputChanged(int32_t index) noexcept
     {
         PluginV3Params& params = p();

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// The register function of every op family; builtinOps() calls each once.
+#pragma once
+
+#include "onnx/op_registry.h"
+
+namespace kiln::onnx_import
+{
+
+void registerActivationOps(OpRegistry& registry);     //!< Relu, Sigmoid, Clip, ... (activation.cpp)
+void registerCastOps(OpRegistry& registry);           //!< Cast, CastLike (cast.cpp)
+void registerConcatenationOps(OpRegistry& registry);  //!< Concat, Split (concatenation.cpp)
+void registerConstantOps(OpRegistry& registry);       //!< Constant, ConstantOfShape, Range, Shape, ... (constant.cpp)
+void registerConvolutionOps(OpRegistry& registry);    //!< Conv (convolution.cpp)
+void registerElementwiseOps(OpRegistry& registry);    //!< Add, Sub, Pow, Max, Equal, And, Where, ... (elementwise.cpp)
+void registerGatherOps(OpRegistry& registry);         //!< Gather, GatherElements, GatherND, OneHot (gather.cpp)
+void registerIdentityOps(OpRegistry& registry);       //!< Identity, Dropout (identity.cpp)
+void registerMatrixMultiplyOps(OpRegistry& registry); //!< MatMul, Gemm (matrix_multiply.cpp)
+void registerNormalizationOps(
+    OpRegistry& registry);                         //!< BatchNormalization, LayerNormalization, ... (normalization.cpp)
+void registerPoolingOps(OpRegistry& registry);     //!< MaxPool, AveragePool, Global*Pool (pooling.cpp)
+void registerReduceOps(OpRegistry& registry);      //!< Reduce*, ArgMax, ArgMin (reduce.cpp)
+void registerReshapeOps(OpRegistry& registry);     //!< Reshape, Flatten, Squeeze, Transpose, ... (reshape.cpp)
+void registerSliceOps(OpRegistry& registry);       //!< Slice, Pad, Tile, Expand (slice.cpp)
+void registerSoftmaxOps(OpRegistry& registry);     //!< Softmax, LogSoftmax, Hardmax (softmax.cpp)
+void registerUnaryOps(OpRegistry& registry);       //!< Abs, Sqrt, Exp, Not, Sin, ... (unary.cpp)
+void registerUnsupportedOps(OpRegistry& registry); //!< ONNX ops kiln knows it cannot import (unsupported.cpp)
+
+} // namespace kiln::onnx_import

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: Apache-2.0
+// BatchNormalization (folded to a scale and shift when its parameters are weights), InstanceNormalization,
+// LayerNormalization, GroupNormalization, LRN and MeanVarianceNormalization, composed from reduce, element-wise,
+// unary, shuffle and pooling layers (kiln has no normalization layer).
+#include "onnx/importers/helpers.h"
+#include "onnx/importers/importers.h"
+
+#include "core/data_type.h"
+
+#include <cmath>
+
+namespace kiln::onnx_import
+{
+
+namespace
+{
+
+using nvinfer1::ElementWiseOperation;
+using nvinfer1::ReduceOperation;
+using nvinfer1::UnaryOperation;
+
+ITensor& mean(ImportContext& ctx, ITensor& x, uint32_t axes)
+{
+    return *ctx.added(ctx.network().addReduce(x, ReduceOperation::kAVG, axes, true)).getOutput(0);
+}
+
+ITensor& constant(ImportContext& ctx, double value, ITensor const& like)
+{
+    return scalarConstant(ctx, value, like.getType(), like.getDimensions().nbDims);
+}
+
+//! The statistics of a normalization over a set of axes.
+struct Normalized
+{
+    ITensor* y;      //!< (x - mean) / sqrt(variance + epsilon)
+    ITensor* mean;   //!< Kept axes as extents of 1.
+    ITensor* invStd; //!< 1 / sqrt(variance + epsilon)
+};
+
+Normalized normalize(ImportContext& ctx, ITensor& x, uint32_t axes, double epsilon)
+{
+    ITensor& average = mean(ctx, x, axes);
+    ITensor& centered = binary(ctx, x, average, ElementWiseOperation::kSUB);
+    ITensor& variance = mean(ctx, binary(ctx, centered, centered, ElementWiseOperation::kPROD), axes);
+    ITensor& padded = binary(ctx, variance, constant(ctx, epsilon, variance), ElementWiseOperation::kSUM);
+    ITensor& invStd = unary(ctx, unary(ctx, padded, UnaryOperation::kSQRT), UnaryOperation::kRECIP);
+    return {&binary(ctx, centered, invStd, ElementWiseOperation::kPROD), &average, &invStd};
+}
+
+//! A bit mask of the axes from first to rank - 1.
+uint32_t axesFrom(int32_t first, int32_t rank)
+{
+    return ((1U << rank) - 1U) & ~((1U << first) - 1U);
+}
+
+//! Extents of 1, except extent axis (-1: from the data).
+Dims onesExcept(int32_t rank, int32_t axis, int64_t extent)
+{
+    Dims dims{rank, {}};
+    for (int32_t i = 0; i < rank; ++i)
+    {
+        dims.d[i] = i == axis ? extent : 1;
+    }
+    return dims;
+}
+
+//! A 1-D per-channel value [C] as a tensor of type shaped [1, C, 1, ...] (rank dimensions).
+ITensor& perChannel(ImportContext& ctx, Value const& value, DataType type, int32_t rank, char const* what)
+{
+    require(value.rank() == 1, ErrorCode::kINVALID_NODE, what, " must be 1-D (one value per channel), not ",
+        value.rank(), "-D");
+    if (value.isWeights())
+    {
+        ShapedWeights weights = value.weights();
+        weights.shape = onesExcept(rank, 1, weights.count);
+        weights.name.clear(); // a named initializer's constant keeps its own shape
+        return castTo(ctx, ctx.tensor(Value::weights(weights)), type);
+    }
+    auto& shuffle = ctx.added(ctx.network().addShuffle(ctx.tensor(value)));
+    shuffle.setReshapeDimensions(onesExcept(rank, 1, -1));
+    return castTo(ctx, *shuffle.getOutput(0), type);
+}
+
+//! x * scale + bias (bias may be nullptr).
+ITensor& affine(ImportContext& ctx, ITensor& x, ITensor& scale, ITensor* bias)
+{
+    ITensor& scaled = binary(ctx, x, scale, ElementWiseOperation::kPROD);
+    return bias == nullptr ? scaled : binary(ctx, scaled, *bias, ElementWiseOperation::kSUM);
+}
+
+//! Fails when the node asks for an output beyond the first.
+void requireOnlyFirstOutput(Node const& node, char const* why)
+{
+    for (int i = 1; i < node.proto.output_size(); ++i)
+    {
+        require(node.proto.output(i).empty(), ErrorCode::kUNSUPPORTED_NODE, "output ", i, " (", node.proto.output(i),
+            ") is not supported: ", why);
+    }
+}
+
+void checkBatchNormalization(ImportContext&, ::onnx::NodeProto const&, Attributes const& attrs)
+{
+    require(attrs.get<int64_t>("training_mode", 0) == 0, ErrorCode::kUNSUPPORTED_NODE_ATTR,
+        "attribute training_mode must be 0: kiln imports inference only");
+    require(attrs.get<int64_t>("spatial", 1) != 0, ErrorCode::kUNSUPPORTED_NODE_ATTR,
+        "attribute spatial = 0 (per-activation statistics) is not supported");
+}
+
+//! scale / sqrt(var + epsilon) and bias - mean * that, computed at parse time, shaped [1, C, 1, ...].
+std::pair<ITensor*, ITensor*> foldBatchNormalization(ImportContext& ctx, Node const& node, ITensor const& x)
+{
+    std::vector<double> const scale = constantNumbers(node, 1, "scale");
+    std::vector<double> const bias = constantNumbers(node, 2, "B");
+    std::vector<double> const average = constantNumbers(node, 3, "input_mean");
+    std::vector<double> const variance = constantNumbers(node, 4, "input_var");
+    size_t const channels = scale.size();
+    require(bias.size() == channels && average.size() == channels && variance.size() == channels,
+        ErrorCode::kINVALID_NODE, "scale, B, input_mean and input_var must have one value per channel");
+    auto const epsilon = static_cast<double>(node.attrs.get<float>("epsilon", 1e-5F));
+    std::vector<double> factor(channels);
+    std::vector<double> shift(channels);
+    for (size_t c = 0; c < channels; ++c)
+    {
+        factor[c] = scale[c] / std::sqrt(variance[c] + epsilon);
+        shift[c] = bias[c] - average[c] * factor[c];
+    }
+    int32_t const rank = x.getDimensions().nbDims;
+    auto const make = [&](std::vector<double> const& values) {
+        ShapedWeights weights = ctx.weightsFrom(x.getType(), Dims{1, {static_cast<int64_t>(channels)}}, values);
+        weights.shape = onesExcept(rank, 1, static_cast<int64_t>(channels));
+        return &ctx.tensor(Value::weights(weights));
+    };
+    return {make(factor), make(shift)};
+}
+
+std::vector<Value> importBatchNormalization(ImportContext& ctx, Node& node)
+{
+    requireOnlyFirstOutput(node, "kiln imports BatchNormalization for inference only");
+    ITensor& x = inputTensor(ctx, node, 0);
+    int32_t const rank = x.getDimensions().nbDims;
+    require(rank >= 2, ErrorCode::kINVALID_NODE, "input X has ", rank, " dimensions; it needs N and C at least");
+    bool folded = true;
+    for (size_t i = 1; i <= 4; ++i)
+    {
+        folded = folded && node.input(i).isWeights();
+    }
+    if (folded)
+    {
+        auto [factor, shift] = foldBatchNormalization(ctx, node, x);
+        return {output(&affine(ctx, x, *factor, shift))};
+    }
+    DataType const type = x.getType();
+    auto const epsilon = static_cast<double>(node.attrs.get<float>("epsilon", 1e-5F));
+    ITensor& average = perChannel(ctx, node.input(3), type, rank, "input_mean");
+    ITensor& variance = perChannel(ctx, node.input(4), type, rank, "input_var");
+    ITensor& padded = binary(ctx, variance, constant(ctx, epsilon, variance), ElementWiseOperation::kSUM);
+    ITensor& factor = binary(ctx, perChannel(ctx, node.input(1), type, rank, "scale"),
+        unary(ctx, padded, UnaryOperation::kSQRT), ElementWiseOperation::kDIV);
+    ITensor& centered = binary(ctx, x, average, ElementWiseOperation::kSUB);
+    return {output(&affine(ctx, centered, factor, &perChannel(ctx, node.input(2), type, rank, "B")))};
+}
+
+std::vector<Value> importInstanceNormalization(ImportContext& ctx, Node& node)
+{
+    ITensor& x = inputTensor(ctx, node, 0);
+    int32_t const rank = x.getDimensions().nbDims;
+    require(rank >= 3, ErrorCode::kINVALID_NODE, "input has ", rank, " dimensions; it needs N, C and spatial ones");
+    auto const epsilon = static_cast<double>(node.attrs.get<float>("epsilon", 1e-5F));
+    Normalized const n = normalize(ctx, x, axesFrom(2, rank), epsilon);
+    DataType const type = x.getType();
+    ITensor& scale = perChannel(ctx, node.input(1), type, rank, "scale");
+    return {output(&affine(ctx, *n.y, scale, &perChannel(ctx, node.input(2), type, rank, "B")))};
+}
+
+//! The type stash_type names (the type the statistics are computed in).
+DataType stashType(Node const& node)
+{
+    int64_t const code = node.attrs.get<int64_t>("stash_type", ::onnx::TensorProto::FLOAT);
+    switch (code)
+    {
+    case ::onnx::TensorProto::FLOAT:
+    case ::onnx::TensorProto::DOUBLE: return DataType::kFLOAT;
+    case ::onnx::TensorProto::FLOAT16: return DataType::kHALF;
+    case ::onnx::TensorProto::BFLOAT16: return DataType::kBF16;
+    default: fail(ErrorCode::kUNSUPPORTED_NODE_ATTR, "attribute stash_type ", code, " is not a floating-point type");
+    }
+}
+
+std::vector<Value> importLayerNormalization(ImportContext& ctx, Node& node)
+{
+    ITensor& x = inputTensor(ctx, node, 0);
+    int32_t const rank = x.getDimensions().nbDims;
+    require(rank >= 1, ErrorCode::kINVALID_NODE, "input X must have at least one dimension");
+    int32_t const axis = normalizeAxis(node.attrs.get<int64_t>("axis", -1), rank);
+    auto const epsilon = static_cast<double>(node.attrs.get<float>("epsilon", 1e-5F));
+    Normalized const n = normalize(ctx, castTo(ctx, x, stashType(node)), axesFrom(axis, rank), epsilon);
+    ITensor& y = castTo(ctx, *n.y, x.getType());
+    ITensor* bias = node.has(2) ? &inputTensor(ctx, node, 2) : nullptr;
+    std::vector<Value> outputs{output(&affine(ctx, y, inputTensor(ctx, node, 1), bias))};
+    // Mean and InvStdDev (optional outputs 1 and 2), in the stash type.
+    if (node.outputCount() > 1)
+    {
+        outputs.push_back(output(n.mean));
+    }
+    if (node.outputCount() > 2)
+    {
+        outputs.push_back(output(n.invStd));
+    }
+    return outputs;
+}
+
+//! Makes the shuffle reshape to the shape of like (static dimensions, else a shape tensor).
+void reshapeLike(ImportContext& ctx, nvinfer1::IShuffleLayer& shuffle, ITensor& like)
+{
+    Dims const shape = like.getDimensions();
+    if (isStatic(shape))
+    {
+        shuffle.setReshapeDimensions(shape);
+    }
+    else
+    {
+        shuffle.setInput(1, shapeOf(ctx, like));
+    }
+}
+
+//! A reshape of x to dims (0 copies an extent) or, when dims is nullptr, to the shape of like.
+ITensor& reshape(ImportContext& ctx, ITensor& x, Dims const* dims, ITensor& like)
+{
+    auto& shuffle = ctx.added(ctx.network().addShuffle(x));
+    if (dims != nullptr)
+    {
+        shuffle.setReshapeDimensions(*dims);
+    }
+    else
+    {
+        reshapeLike(ctx, shuffle, like);
+    }
+    return *shuffle.getOutput(0);
+}
+
+//! Normalizes each of num_groups groups of channels; scale and bias are per group (opset 18) or per channel (21).
+std::vector<Value> importGroupNormalization(ImportContext& ctx, Node& node)
+{
+    ITensor& x = inputTensor(ctx, node, 0);
+    int32_t const rank = x.getDimensions().nbDims;
+    require(rank >= 3, ErrorCode::kINVALID_NODE, "input X has ", rank, " dimensions; it needs N, C and spatial ones");
+    int64_t const groups = node.attrs.required<int64_t>("num_groups");
+    int64_t const channels = x.getDimensions().d[1];
+    require(groups >= 1 && (channels < 0 || channels % groups == 0), ErrorCode::kINVALID_NODE, "attribute num_groups (",
+        groups, ") must divide the channels (", channels, ")");
+    bool const byChannel = ctx.opset() >= 21;
+    int64_t const expected = byChannel ? channels : groups;
+    for (size_t i = 1; i <= 2; ++i)
+    {
+        Dims const shape = node.input(i).shape();
+        require(shape.nbDims == 1 && (expected < 0 || shape.d[0] < 0 || shape.d[0] == expected),
+            ErrorCode::kINVALID_NODE, "input ", i, " must be 1-D with one value per ", byChannel ? "channel" : "group");
+    }
+    auto const epsilon = static_cast<double>(node.attrs.get<float>("epsilon", 1e-5F));
+    Dims const grouped{3, {0, groups, -1}};
+    ITensor& stashed = castTo(ctx, x, stashType(node));
+    ITensor& y = castTo(ctx, *normalize(ctx, reshape(ctx, stashed, &grouped, x), 4U, epsilon).y, x.getType());
+    ITensor& scale = perChannel(ctx, node.input(1), x.getType(), byChannel ? rank : 3, "scale");
+    ITensor& bias = perChannel(ctx, node.input(2), x.getType(), byChannel ? rank : 3, "bias");
+    if (byChannel)
+    {
+        return {output(&affine(ctx, reshape(ctx, y, nullptr, x), scale, &bias))};
+    }
+    return {output(&reshape(ctx, affine(ctx, y, scale, &bias), nullptr, x))};
+}
+
+//! LRN: x / (bias + alpha / size * (sum of x^2 over size neighbouring channels))^beta. The channel sum is an average
+//! pool (counting padding) of x^2 viewed as [N, 1, C, rest].
+std::vector<Value> importLRN(ImportContext& ctx, Node& node)
+{
+    ITensor& x = inputTensor(ctx, node, 0);
+    require(x.getDimensions().nbDims >= 2, ErrorCode::kINVALID_NODE, "input X needs N and C dimensions");
+    int64_t const size = node.attrs.required<int64_t>("size");
+    require(size >= 1, ErrorCode::kINVALID_NODE, "attribute size must be at least 1, not ", size);
+    auto& toPlanes = ctx.added(ctx.network().addShuffle(binary(ctx, x, x, ElementWiseOperation::kPROD)));
+    toPlanes.setReshapeDimensions(Dims{4, {0, 0, -1, 1}});
+    toPlanes.setSecondTranspose(nvinfer1::Permutation{{0, 3, 1, 2}});
+    auto& pool = ctx.added(
+        ctx.network().addPoolingNd(*toPlanes.getOutput(0), nvinfer1::PoolingType::kAVERAGE, Dims{2, {size, 1}}));
+    pool.setPrePadding(Dims{2, {(size - 1) / 2, 0}});
+    pool.setPostPadding(Dims{2, {size / 2, 0}});
+    pool.setAverageCountExcludesPadding(false);
+    auto& back = ctx.added(ctx.network().addShuffle(*pool.getOutput(0)));
+    back.setFirstTranspose(nvinfer1::Permutation{{0, 2, 3, 1}});
+    reshapeLike(ctx, back, x);
+    ITensor& average = *back.getOutput(0);
+
+    auto const attr
+        = [&](char const* name, float fallback) { return static_cast<double>(node.attrs.get<float>(name, fallback)); };
+    ITensor& scaled = binary(ctx, average, constant(ctx, attr("alpha", 1e-4F), x), ElementWiseOperation::kPROD);
+    ITensor& base = binary(ctx, scaled, constant(ctx, attr("bias", 1.0F), x), ElementWiseOperation::kSUM);
+    ITensor& divisor = binary(ctx, base, constant(ctx, attr("beta", 0.75F), x), ElementWiseOperation::kPOW);
+    return {output(&binary(ctx, x, divisor, ElementWiseOperation::kDIV))};
+}
+
+//! (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9) over axes (default 0, 2, 3), as ONNX's function body.
+std::vector<Value> importMeanVarianceNormalization(ImportContext& ctx, Node& node)
+{
+    ITensor& x = inputTensor(ctx, node, 0);
+    int32_t const rank = x.getDimensions().nbDims;
+    uint32_t axes = 0;
+    for (int64_t axis : node.attrs.get<std::vector<int64_t>>("axes", {0, 2, 3}))
+    {
+        axes |= 1U << normalizeAxis(axis, rank, "axes value");
+    }
+    ITensor& average = mean(ctx, x, axes);
+    ITensor& squares = mean(ctx, binary(ctx, x, x, ElementWiseOperation::kPROD), axes);
+    ITensor& variance
+        = binary(ctx, squares, binary(ctx, average, average, ElementWiseOperation::kPROD), ElementWiseOperation::kSUB);
+    ITensor& deviation = binary(
+        ctx, unary(ctx, variance, UnaryOperation::kSQRT), constant(ctx, 1e-9, variance), ElementWiseOperation::kSUM);
+    ITensor& centered = binary(ctx, x, average, ElementWiseOperation::kSUB);
+    return {output(&binary(ctx, centered, deviation, ElementWiseOperation::kDIV))};
+}
+
+} // namespace
+
+void registerNormalizationOps(OpRegistry& registry)
+{
+    registry.add("BatchNormalization", importBatchNormalization, checkBatchNormalization);
+    registry.add("InstanceNormalization", importInstanceNormalization);
+    registry.add("LayerNormalization", importLayerNormalization);
+    registry.add("GroupNormalization", importGroupNormalization);
+    registry.add("LRN", importLRN);
+    registry.add("MeanVarianceNormalization", importMeanVarianceNormalization);
+}
+
+} // namespace kiln::onnx_import

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "onnx/importers/plugin.h"
+
+#include "onnx/weights.h"
+
+#include <onnx/defs/schema.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+namespace kiln::onnx_import
+{
+
+namespace
+{
+
+using nvinfer1::IPluginCreator;
+using nvinfer1::IPluginCreatorInterface;
+using nvinfer1::IPluginCreatorV3One;
+using nvinfer1::PluginField;
+using nvinfer1::PluginFieldCollection;
+using nvinfer1::PluginFieldType;
+
+enum class CreatorKind
+{
+    kV1,
+    kV3One,
+};
+
+std::string text(char const* s)
+{
+    return s == nullptr ? std::string{} : std::string{s};
+}
+
+//! The creator's kind from its interface info; other kinds fail naming the plugin.
+CreatorKind creatorKind(IPluginCreatorInterface const& creator, PluginMatch const& match)
+{
+    char const* kind = creator.getInterfaceInfo().kind;
+    require(kind != nullptr, ErrorCode::kUNSUPPORTED_NODE, "the creator of plugin \"", match.name, "\" version \"",
+        match.version, "\" namespace \"", match.pluginNamespace, "\" reports an interface kind of NULL");
+    if (std::strcmp(kind, "PLUGIN CREATOR_V1") == 0)
+    {
+        return CreatorKind::kV1;
+    }
+    if (std::strcmp(kind, "PLUGIN CREATOR_V3ONE") == 0)
+    {
+        return CreatorKind::kV3One;
+    }
+    fail(ErrorCode::kUNSUPPORTED_NODE, "the creator of plugin \"", match.name, "\" version \"", match.version,
+        "\" namespace \"", match.pluginNamespace, "\" has interface kind \"", kind,
+        "\"; kiln imports PLUGIN CREATOR_V1 and PLUGIN CREATOR_V3ONE creators");
+}
+
+struct CreatorIdentity
+{
+    std::string name;
+    std::string version;
+    std::string pluginNamespace;
+};
+
+bool identify(IPluginCreatorInterface* creator, CreatorIdentity& out)
+{
+    char const* kind = creator->getInterfaceInfo().kind;
+    if (kind == nullptr)
+    {
+        return false;
+    }
+    if (std::strcmp(kind, "PLUGIN CREATOR_V1") == 0)
+    {
+        auto* v1 = static_cast<IPluginCreator*>(creator);
+        out = {text(v1->getPluginName()), text(v1->getPluginVersion()), text(v1->getPluginNamespace())};
+        return true;
+    }
+    if (std::strcmp(kind, "PLUGIN CREATOR_V3ONE") == 0)
+    {
+        auto* v3 = static_cast<IPluginCreatorV3One*>(creator);
+        out = {text(v3->getPluginName()), text(v3->getPluginVersion()), text(v3->getPluginNamespace())};
+        return true;
+    }
+    return false;
+}
+
+//! The registered creator with exactly this name, version and namespace (the registry and its parents), or nullptr.
+IPluginCreatorInterface* findCreator(
+    ImportContext& ctx, std::string const& name, std::string const& version, std::string const& pluginNamespace)
+{
+    nvinfer1::IPluginRegistry& registry = ctx.network().getBuilder().getPluginRegistry();
+    int32_t count = 0;
+    IPluginCreatorInterface* const* creators = registry.getAllCreatorsRecursive(&count);
+    for (int32_t i = 0; creators != nullptr && i < count; ++i)
+    {
+        CreatorIdentity identity;
+        if (creators[i] != nullptr && identify(creators[i], identity) && identity.name == name
+            && identity.version == version && identity.pluginNamespace == pluginNamespace)
+        {
+            return creators[i];
+        }
+    }
+    return nullptr;
+}
+
+//! The field of one attribute, with its bytes in storage.
+PluginField makeField(ImportContext& ctx, char const* fieldName, ::onnx::AttributeProto const& attribute,
+    std::vector<std::vector<std::byte>>& storage)
+{
+    auto store = [&](void const* data, size_t bytes) {
+        storage.emplace_back(bytes);
+        if (bytes != 0)
+        {
+            std::memcpy(storage.back().data(), data, bytes);
+        }
+        return static_cast<void const*>(storage.back().data());
+    };
+    using ::onnx::AttributeProto;
+    switch (attribute.type())
+    {
+    case AttributeProto::FLOAT:
+    {
+        float value = attribute.f();
+        return PluginField{fieldName, store(&value, sizeof value), PluginFieldType::kFLOAT32, 1};
+    }
+    case AttributeProto::INT:
+    {
+        int32_t value = Attributes::read<int32_t>(attribute);
+        return PluginField{fieldName, store(&value, sizeof value), PluginFieldType::kINT32, 1};
+    }
+    case AttributeProto::STRING:
+    {
+        std::string const& s = attribute.s();
+        void const* data = store(s.c_str(), s.size() + 1);
+        return PluginField{fieldName, data, PluginFieldType::kCHAR, static_cast<int32_t>(s.size() + 1)};
+    }
+    case AttributeProto::FLOATS:
+    {
+        std::vector<float> values = Attributes::read<std::vector<float>>(attribute);
+        return PluginField{fieldName, store(values.data(), values.size() * sizeof(float)), PluginFieldType::kFLOAT32,
+            static_cast<int32_t>(values.size())};
+    }
+    case AttributeProto::INTS:
+    {
+        std::vector<int32_t> values = Attributes::read<std::vector<int32_t>>(attribute);
+        return PluginField{fieldName, store(values.data(), values.size() * sizeof(int32_t)), PluginFieldType::kINT32,
+            static_cast<int32_t>(values.size())};
+    }
+    case AttributeProto::STRINGS:
+    {
+        std::string all;
+        for (std::string const& s : attribute.strings())
+        {
+            all += s;
+            all.push_back('\0');
+        }
+        return PluginField{
+            fieldName, store(all.data(), all.size()), PluginFieldType::kCHAR, static_cast<int32_t>(all.size())};
+    }
+    case AttributeProto::TENSOR:
+    {
+        ShapedWeights weights = importTensor(ctx, attribute.t());
+        PluginFieldType type{};
+        switch (weights.type)
+        {
+        case DataType::kFLOAT: type = PluginFieldType::kFLOAT32; break;
+        case DataType::kHALF: type = PluginFieldType::kFLOAT16; break;
+        case DataType::kBF16: type = PluginFieldType::kBF16; break;
+        case DataType::kINT8: type = PluginFieldType::kINT8; break;
+        case DataType::kINT32: type = PluginFieldType::kINT32; break;
+        case DataType::kINT64: type = PluginFieldType::kINT64; break;
+        default:
+            fail(ErrorCode::kUNSUPPORTED_NODE_ATTR, "attribute '", attribute.name(), "' is a tensor of type ",
+                onnxTypeName(attribute.t().data_type()), ", which has no plugin field type");
+        }
+        require(weights.count <= INT32_MAX, ErrorCode::kUNSUPPORTED_NODE_ATTR, "attribute '", attribute.name(),
+            "' has too many elements for a plugin field");
+        return PluginField{fieldName, weights.data, type, static_cast<int32_t>(weights.count)};
+    }
+    default:
+        fail(ErrorCode::kUNSUPPORTED_NODE_ATTR, "attribute '", attribute.name(), "' is of type ",
+            attributeTypeName(attribute.type()), ", which cannot become a plugin field");
+    }
+}
+
+//! The input indices that are shape inputs (V3 only), normalised and checked.
+std::set<size_t> shapeInputIndices(ImportContext& ctx, Node const& node, CreatorKind kind)
+{
+    std::set<size_t> indices;
+    ::onnx::AttributeProto const* attribute = node.attrs.find("tensorrt_plugin_shape_input_indices");
+    if (attribute == nullptr)
+    {
+        return indices;
+    }
+    if (kind == CreatorKind::kV1)
+    {
+        ctx.warn("node ", node.name(),
+            " has shape input indices, but its plugin creator is for an IPluginV2 plugin; "
+            "the indices are ignored");
+        return indices;
+    }
+    require(attribute->type() == ::onnx::AttributeProto::INTS, ErrorCode::kUNSUPPORTED_NODE,
+        "attribute tensorrt_plugin_shape_input_indices is of type ", attributeTypeName(attribute->type()),
+        "; it must be INTS");
+    auto const n = static_cast<int64_t>(node.inputCount());
+    for (int64_t index : attribute->ints())
+    {
+        require(index >= -n && index < n, ErrorCode::kUNSUPPORTED_NODE, "shape input index ", index,
+            " is out of range for a node with ", n, " inputs");
+        auto normalised = static_cast<size_t>(index < 0 ? index + n : index);
+        if (!indices.insert(normalised).second)
+        {
+            ctx.warn("node ", node.name(), " lists shape input index ", index, " more than once");
+        }
+    }
+    return indices;
+}
+
+} // namespace
+
+PluginMatch findNodePlugin(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs, bool withDomain)
+{
+    PluginMatch match;
+    match.name = node.op_type();
+    match.version = attrs.get<std::string>("plugin_version", "1");
+    match.pluginNamespace = attrs.get<std::string>("plugin_namespace", "");
+    match.creator = findCreator(ctx, match.name, match.version, match.pluginNamespace);
+    if (match.creator == nullptr && withDomain && node.domain() != match.pluginNamespace)
+    {
+        IPluginCreatorInterface* creator = findCreator(ctx, match.name, match.version, node.domain());
+        if (creator != nullptr)
+        {
+            match.creator = creator;
+            match.pluginNamespace = node.domain();
+        }
+    }
+    return match;
+}
+
+void checkPluginNode(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs)
+{
+    PluginMatch match = findNodePlugin(ctx, node, attrs);
+    if (match.creator != nullptr)
+    {
+        return;
+    }
+    bool const onnxDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (onnxDomain && ::onnx::OpSchemaRegistry::Schema(node.op_type(), "") != nullptr)
+    {
+        // A standard ONNX op kiln has no importer for: say so, rather than only that no plugin was found.
+        fail(ErrorCode::kUNSUPPORTED_NODE, "kiln does not support the ONNX op ", node.op_type(),
+            " yet, and no plugin replaces it: no creator is registered as plugin \"", match.name, "\" version \"",
+            match.version, "\" namespace \"", match.pluginNamespace,
+            "\". Register a plugin of that name (it is "
+            "used for nodes of this op type), or replace the node in the model");
+    }
+    std::string domainPart = node.domain() != match.pluginNamespace
+        ? concat(" nor under namespace \"", node.domain(), "\" (the node's domain)")
+        : std::string{};
+    fail(ErrorCode::kINVALID_NODE, "Plugin not found, are the plugin name, version, and namespace correct? ",
+        "kiln has no importer for op type ", node.op_type(), ", so it looked for a plugin creator: none is registered ",
+        "as plugin \"", match.name, "\" version \"", match.version, "\" namespace \"", match.pluginNamespace, "\"",
+        domainPart, ". Register the creator before parsing (REGISTER_TENSORRT_PLUGIN, ",
+        "IPluginRegistry::registerCreator, or IPluginRegistry::loadLibrary on the builder's registry), or set the ",
+        "node's plugin_version and plugin_namespace attributes to the creator's.");
+}
+
+std::vector<Value> importPluginNode(ImportContext& ctx, Node& node)
+{
+    PluginMatch match = findNodePlugin(ctx, node.proto, node.attrs);
+    if (match.creator == nullptr)
+    {
+        checkPluginNode(ctx, node.proto, node.attrs); // fails with the full message
+    }
+    ctx.info("importing node ", node.name(), " as plugin \"", match.name, "\" version \"", match.version,
+        "\" namespace \"", match.pluginNamespace, "\"");
+    CreatorKind const kind = creatorKind(*match.creator, match);
+
+    // Fields: only those the creator declares, in its order, from the attributes of the same names.
+    PluginFieldCollection const* declared = kind == CreatorKind::kV1
+        ? static_cast<IPluginCreator*>(match.creator)->getFieldNames()
+        : static_cast<IPluginCreatorV3One*>(match.creator)->getFieldNames();
+    std::vector<PluginField> fields;
+    std::vector<std::vector<std::byte>> storage;
+    for (int32_t i = 0; declared != nullptr && declared->fields != nullptr && i < declared->nbFields; ++i)
+    {
+        char const* fieldName = declared->fields[i].name;
+        if (fieldName == nullptr)
+        {
+            continue;
+        }
+        ::onnx::AttributeProto const* attribute = node.attrs.find(fieldName);
+        if (attribute == nullptr)
+        {
+            ctx.warn("node ", node.name(), ": plugin field '", fieldName, "' has no attribute of that name; the ",
+                "plugin gets no value for it (its creator's default, if any)");
+            continue;
+        }
+        fields.push_back(makeField(ctx, fieldName, *attribute, storage));
+    }
+    PluginFieldCollection collection{static_cast<int32_t>(fields.size()), fields.data()};
+
+    std::set<size_t> const shapeIndices = shapeInputIndices(ctx, node, kind);
+    std::vector<nvinfer1::ITensor*> inputs;
+    std::vector<nvinfer1::ITensor*> shapeInputs;
+    for (size_t i = 0; i < node.inputCount(); ++i)
+    {
+        nvinfer1::ITensor* tensor = node.has(i) ? &ctx.tensor(node.inputs[i]) : nullptr;
+        (shapeIndices.count(i) != 0 ? shapeInputs : inputs).push_back(tensor);
+    }
+
+    std::string const layerName = node.name();
+    nvinfer1::ILayer* layer = nullptr;
+    if (kind == CreatorKind::kV1)
+    {
+        auto* creator = static_cast<IPluginCreator*>(match.creator);
+        nvinfer1::IPluginV2* plugin = creator->createPlugin(layerName.c_str(), &collection);
+        require(plugin != nullptr, ErrorCode::kUNSUPPORTED_NODE,
+            "Could not create the plugin: the creator of plugin \"", match.name, "\" version \"", match.version,
+            "\" namespace \"", match.pluginNamespace, "\" returned nullptr from createPlugin");
+        ctx.keep(std::shared_ptr<void const>(
+            plugin, [](void const* p) { static_cast<nvinfer1::IPluginV2*>(const_cast<void*>(p))->destroy(); }));
+        KILN_IGNORE_DEPRECATED_BEGIN
+        layer = ctx.network().addPluginV2(inputs.data(), static_cast<int32_t>(inputs.size()), *plugin);
+        KILN_IGNORE_DEPRECATED_END
+    }
+    else
+    {
+        auto* creator = static_cast<IPluginCreatorV3One*>(match.creator);
+        nvinfer1::IPluginV3* plugin
+            = creator->createPlugin(layerName.c_str(), &collection, nvinfer1::TensorRTPhase::kBUILD);
+        require(plugin != nullptr, ErrorCode::kUNSUPPORTED_NODE,
+            "Could not create the plugin: the creator of plugin \"", match.name, "\" version \"", match.version,
+            "\" namespace \"", match.pluginNamespace, "\" returned nullptr from createPlugin");
+        ctx.keep(std::shared_ptr<void const>(
+            plugin, [](void const* p) { delete static_cast<nvinfer1::IPluginV3*>(const_cast<void*>(p)); }));
+        layer = ctx.network().addPluginV3(inputs.data(), static_cast<int32_t>(inputs.size()), shapeInputs.data(),
+            static_cast<int32_t>(shapeInputs.size()), *plugin);
+    }
+    require(layer != nullptr, ErrorCode::kUNSUPPORTED_NODE, "Could not add the plugin layer for plugin \"", match.name,
+        "\" version \"", match.version, "\" namespace \"", match.pluginNamespace, "\"; the network's error is logged");
+    ctx.added(layer);
+
+    int32_t const nbOutputs = layer->getNbOutputs();
+    require(
+        nbOutputs == node.proto.output_size() - std::count(node.proto.output().begin(), node.proto.output().end(), ""),
+        ErrorCode::kINVALID_GRAPH, "plugin \"", match.name, "\" version \"", match.version, "\" namespace \"",
+        match.pluginNamespace, "\" has ", nbOutputs, " outputs, but the node has ", node.outputCount());
+    std::vector<Value> outputs;
+    for (int32_t i = 0; i < nbOutputs; ++i)
+    {
+        outputs.push_back(Value::tensor(*layer->getOutput(i)));
+    }
+    return outputs;
+}
+
+} // namespace kiln::onnx_import

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX nodes imported as plugin layers. A node's plugin is the creator registered (in the builder's registry or its
+// parents) under the op type, the node's "plugin_version" attribute (default "1") and its "plugin_namespace"
+// attribute (default ""), then under the node's domain as namespace. Node attributes become the plugin fields the
+// creator declares; "tensorrt_plugin_shape_input_indices" picks a V3 plugin's shape inputs.
+#pragma once
+
+#include "onnx/op_registry.h"
+
+namespace kiln::onnx_import
+{
+
+//! What a node's plugin lookup found.
+struct PluginMatch
+{
+    nvinfer1::IPluginCreatorInterface* creator{nullptr};
+    std::string name;
+    std::string version;
+    std::string pluginNamespace; //!< Where it was found (the attribute's or the node's domain).
+};
+
+//! The node's plugin creator, or a match with creator nullptr. withDomain also tries the node's domain.
+PluginMatch findNodePlugin(
+    ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs, bool withDomain = true);
+
+//! Fails, naming the node and what was looked up, unless the node's plugin is registered.
+void checkPluginNode(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs);
+
+//! Adds the node as a plugin layer (IPluginV2 or IPluginV3, by the creator's interface kind).
+std::vector<Value> importPluginNode(ImportContext& ctx, Node& node);
+
+} // namespace kiln::onnx_import
