@@ -7,6 +7,8 @@
 //     kiln_bench::JsonLine{}.str("block", "conv_stack").num("ms_median", t.median).print();
 #pragma once
 
+#include "json_line.h"
+
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -136,76 +138,6 @@ inline float fromHalf(uint16_t half) noexcept
     }
     return (half & 0x8000U) != 0 ? -magnitude : magnitude;
 }
-
-// ---------------------------------------------------------------------------------------------------------------
-// Output: one JSON object per line.
-// ---------------------------------------------------------------------------------------------------------------
-
-class JsonLine
-{
-public:
-    JsonLine& str(std::string_view key, std::string_view value)
-    {
-        std::string text = "\"";
-        for (char const c : value)
-        {
-            if (c == '"' || c == '\\')
-            {
-                text += '\\';
-                text += c;
-            }
-            else if (static_cast<unsigned char>(c) < 0x20)
-            {
-                char escaped[8];
-                std::snprintf(escaped, sizeof(escaped), "\\u%04x", static_cast<unsigned>(c));
-                text += escaped;
-            }
-            else
-            {
-                text += c;
-            }
-        }
-        return raw(key, text + "\"");
-    }
-
-    JsonLine& num(std::string_view key, double value)
-    {
-        if (!std::isfinite(value))
-        {
-            return raw(key, "null");
-        }
-        char text[32];
-        std::snprintf(text, sizeof(text), "%.6g", value);
-        return raw(key, text);
-    }
-
-    JsonLine& integer(std::string_view key, int64_t value) { return raw(key, std::to_string(value)); }
-
-    JsonLine& boolean(std::string_view key, bool value) { return raw(key, value ? "true" : "false"); }
-
-    //! Prints the object and a newline to stdout, flushed so lines interleave correctly with stderr.
-    void print() const
-    {
-        std::printf("{%s}\n", mBody.c_str());
-        std::fflush(stdout);
-    }
-
-private:
-    JsonLine& raw(std::string_view key, std::string_view value)
-    {
-        if (!mBody.empty())
-        {
-            mBody += ',';
-        }
-        mBody += '"';
-        mBody += key;
-        mBody += "\":";
-        mBody += value;
-        return *this;
-    }
-
-    std::string mBody;
-};
 
 // ---------------------------------------------------------------------------------------------------------------
 // CUDA resources and timing.

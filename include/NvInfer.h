@@ -922,6 +922,57 @@ protected:
     virtual ~IReduceLayer() noexcept = default;
 };
 
+//! Which elements ITopKLayer keeps.
+enum class TopKOperation : int32_t
+{
+    kMAX = 0, //!< The k largest, largest first.
+    kMIN = 1, //!< The k smallest, smallest first.
+};
+
+template <>
+constexpr inline int32_t EnumMax<TopKOperation>() noexcept
+{
+    return 2;
+}
+
+//! The k largest or smallest elements along one axis: output 0 the values (the input's type), output 1 their indices
+//! along the axis (kINT32 unless setIndicesType says kINT64). Equal values keep their order (the lower index first).
+//! Input 1, when set, gives k at run time: a 0-D kINT32 or kINT64 shape tensor.
+class ITopKLayer : public ILayer
+{
+public:
+    //! Largest or smallest.
+    void setOperation(TopKOperation op) noexcept { mImpl->setOperation(op); }
+
+    //! Largest or smallest.
+    TopKOperation getOperation() const noexcept { return mImpl->getOperation(); }
+
+    //! How many elements to keep, at most the axis' extent; drops input 1.
+    void setK(int32_t k) noexcept { mImpl->setK(k); }
+
+    //! k, or -1 when input 1 gives it.
+    int32_t getK() const noexcept { return mImpl->getK(); }
+
+    //! The axis, as a bit mask with one bit (bit i for axis i).
+    void setReduceAxes(uint32_t reduceAxes) noexcept { mImpl->setReduceAxes(reduceAxes); }
+
+    //! The axis bit mask.
+    uint32_t getReduceAxes() const noexcept { return mImpl->getReduceAxes(); }
+
+    //! The type of output 1: kINT32 or kINT64; false (and no change) for another type.
+    bool setIndicesType(DataType type) noexcept { return mImpl->setIndicesType(type); }
+
+    //! The type of output 1 (default kINT32).
+    DataType getIndicesType() const noexcept { return mImpl->getIndicesType(); }
+
+    //! Inputs: 0 the data, 1 k (a 0-D kINT32 or kINT64 shape tensor) in place of the static k.
+    using ILayer::setInput;
+
+protected:
+    apiv::VTopKLayer* mImpl;
+    virtual ~ITopKLayer() noexcept = default;
+};
+
 //! A permutation of dimensions: output dimension order[i] is input dimension i.
 struct Permutation
 {
@@ -1031,6 +1082,150 @@ class IShapeLayer : public ILayer
 protected:
     apiv::VShapeLayer* mImpl;
     virtual ~IShapeLayer() noexcept = default;
+};
+
+//! How IResizeLayer computes an output element from the input elements near its source coordinate.
+enum class InterpolationMode : int32_t
+{
+    kNEAREST = 0, //!< The nearest element (IResizeLayer::setNearestRounding says how ties and fractions round).
+    kLINEAR = 1,  //!< Linear interpolation per resized axis (bilinear, trilinear, ...).
+    kCUBIC = 2,   //!< Cubic interpolation per resized axis (IResizeLayer::setCubicCoeff).
+};
+
+namespace impl
+{
+template <>
+struct EnumMaxImpl<InterpolationMode>
+{
+    static constexpr int32_t kVALUE = 3;
+};
+} // namespace impl
+
+//! The older name of InterpolationMode.
+using ResizeMode = InterpolationMode;
+
+//! How IResizeLayer maps an output coordinate x of an axis to a source coordinate in the input, for an input extent
+//! `in` and an output extent `out` (`in / out` is 1 / scale when the layer has scales).
+enum class ResizeCoordinateTransformation : int32_t
+{
+    kALIGN_CORNERS = 0, //!< x * (in - 1) / (out - 1): the corner elements line up.
+    kASYMMETRIC = 1,    //!< x * in / out.
+    kHALF_PIXEL = 2,    //!< (x + 0.5) * in / out - 0.5: element centers line up.
+};
+
+namespace impl
+{
+template <>
+struct EnumMaxImpl<ResizeCoordinateTransformation>
+{
+    static constexpr int32_t kVALUE = 3;
+};
+} // namespace impl
+
+//! Which source coordinate IResizeLayer uses on an axis whose output extent is 1.
+enum class ResizeSelector : int32_t
+{
+    kFORMULA = 0, //!< The coordinate transformation's formula.
+    kUPPER = 1,   //!< Coordinate 0: the upper-left element.
+};
+
+namespace impl
+{
+template <>
+struct EnumMaxImpl<ResizeSelector>
+{
+    static constexpr int32_t kVALUE = 2;
+};
+} // namespace impl
+
+//! How kNEAREST resizing rounds a source coordinate to an input index.
+enum class ResizeRoundMode : int32_t
+{
+    kHALF_UP = 0,   //!< To the nearest index; halves round up.
+    kHALF_DOWN = 1, //!< To the nearest index; halves round down.
+    kFLOOR = 2,     //!< Down.
+    kCEIL = 3,      //!< Up.
+};
+
+namespace impl
+{
+template <>
+struct EnumMaxImpl<ResizeRoundMode>
+{
+    static constexpr int32_t kVALUE = 4;
+};
+} // namespace impl
+
+//! Resizes its input: output extent i is given by setOutputDimensions(), by floor(input extent i * scale i) with
+//! setScales(), or by input 1 (a 1-D kINT32 or kINT64 shape tensor of one extent per axis) at run time; the last one
+//! set wins. Every axis whose extent or scale changes is interpolated (nearest, linear or cubic), axis by axis; source
+//! indices outside the input are clamped to its edge. Defaults: kNEAREST, kASYMMETRIC, kFORMULA, kFLOOR, cubic
+//! coefficient -0.75, exclude-outside off.
+class IResizeLayer : public ILayer
+{
+public:
+    //! The output shape (one extent per input axis); drops the scales and input 1.
+    void setOutputDimensions(Dims const& dimensions) noexcept { return mImpl->setOutputDimensions(dimensions); }
+
+    //! The output shape, or nbDims == -1 when scales or input 1 give it (or nothing was set: the input's shape).
+    Dims getOutputDimensions() const noexcept { return mImpl->getOutputDimensions(); }
+
+    //! nbScales positive scales, one per input axis; drops the output dimensions and input 1.
+    void setScales(float const* scales, int32_t nbScales) noexcept { mImpl->setScales(scales, nbScales); }
+
+    //! The number of scales set (-1 when there are none, or input 1 gives the output shape); copies them to scales
+    //! when size is that number and scales is not null.
+    int32_t getScales(int32_t size, float* scales) const noexcept { return mImpl->getScales(size, scales); }
+
+    //! The interpolation.
+    void setResizeMode(InterpolationMode interpolationMode) noexcept { mImpl->setResizeMode(interpolationMode); }
+
+    //! The interpolation (default kNEAREST).
+    InterpolationMode getResizeMode() const noexcept { return mImpl->getResizeMode(); }
+
+    //! How output coordinates map to input coordinates.
+    void setCoordinateTransformation(ResizeCoordinateTransformation coordTransform) noexcept
+    {
+        mImpl->setCoordinateTransformation(coordTransform);
+    }
+
+    //! How output coordinates map to input coordinates (default kASYMMETRIC).
+    ResizeCoordinateTransformation getCoordinateTransformation() const noexcept
+    {
+        return mImpl->getCoordinateTransformation();
+    }
+
+    //! The source coordinate of an axis resized to one element.
+    void setSelectorForSinglePixel(ResizeSelector selector) noexcept { mImpl->setSelectorForSinglePixel(selector); }
+
+    //! The source coordinate of an axis resized to one element (default kFORMULA).
+    ResizeSelector getSelectorForSinglePixel() const noexcept { return mImpl->getSelectorForSinglePixel(); }
+
+    //! How kNEAREST rounds.
+    void setNearestRounding(ResizeRoundMode value) noexcept { mImpl->setNearestRounding(value); }
+
+    //! How kNEAREST rounds (default kFLOOR).
+    ResizeRoundMode getNearestRounding() const noexcept { return mImpl->getNearestRounding(); }
+
+    //! The coefficient A of kCUBIC's kernel (a finite value).
+    void setCubicCoeff(float A) noexcept { mImpl->setCubicCoeff(A); }
+
+    //! The coefficient A of kCUBIC's kernel (default -0.75).
+    float getCubicCoeff() const noexcept { return mImpl->getCubicCoeff(); }
+
+    //! Whether samples outside the input get weight 0 (the others renormalized) instead of the edge's value.
+    void setExcludeOutside(bool excludeFlag) noexcept { mImpl->setExcludeOutside(excludeFlag); }
+
+    //! Whether samples outside the input get weight 0 (default false).
+    bool getExcludeOutside() const noexcept { return mImpl->getExcludeOutside(); }
+
+    //! Inputs: 0 the data, 1 the output shape (a 1-D kINT32 or kINT64 shape tensor), which replaces the output
+    //! dimensions and scales.
+    using ILayer::setInput;
+
+protected:
+    virtual ~IResizeLayer() noexcept = default;
+    apiv::VResizeLayer* mImpl;
 };
 
 //! How IMatrixMultiplyLayer treats each input.
@@ -1271,6 +1466,18 @@ public:
         return mImpl->addReduce(input, operation, reduceAxes, keepDimensions);
     }
 
+    //! Adds a top-k along the one axis of the bit mask reduceAxes; its indices are kINT32.
+    ITopKLayer* addTopK(ITensor& input, TopKOperation op, int32_t k, uint32_t reduceAxes) noexcept
+    {
+        return mImpl->addTopK(input, op, k, reduceAxes);
+    }
+
+    //! Adds a top-k whose indices (output 1) are indicesType: kINT32 or kINT64.
+    ITopKLayer* addTopK(ITensor& input, TopKOperation op, int32_t k, uint32_t reduceAxes, DataType indicesType) noexcept
+    {
+        return mImpl->addTopKV2(input, op, k, reduceAxes, indicesType);
+    }
+
     //! Adds a kDEFAULT gather along axis.
     IGatherLayer* addGather(ITensor& data, ITensor& indices, int32_t axis) noexcept
     {
@@ -1366,6 +1573,9 @@ public:
     {
         return mImpl->addPoolingNd(input, type, windowSize);
     }
+
+    //! Adds a resize of input (until set otherwise: nearest, to the input's shape).
+    IResizeLayer* addResize(ITensor& input) noexcept { return mImpl->addResize(input); }
 
     //! Adds an element-wise select.
     ISelectLayer* addSelect(ITensor& condition, ITensor& thenInput, ITensor& elseInput) noexcept

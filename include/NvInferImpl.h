@@ -16,7 +16,7 @@
  * against TensorRT's headers is not yet verified for them; only source compatibility is promised. Unlike the two
  * expression interfaces, their methods are noexcept, as in TensorRT.
  *
- * Only the interfaces behind the wrappers kiln declares are here; the layers kiln does not offer yet (resize, loops,
+ * Only the interfaces behind the wrappers kiln declares are here; the layers kiln does not offer yet (loops,
  * conditionals, ...) are forward declarations, named only where VNetworkDefinition needs them for its slot order.
  */
 
@@ -638,6 +638,20 @@ public:
     virtual bool getKeepDimensions() const noexcept = 0;
 };
 
+//! What an ITopKLayer forwards to. The indices-type slots came later in 10.x and follow the others.
+class VTopKLayer : public VRoot
+{
+public:
+    virtual void setOperation(TopKOperation op) noexcept = 0;
+    virtual TopKOperation getOperation() const noexcept = 0;
+    virtual void setK(int32_t k) noexcept = 0;
+    virtual int32_t getK() const noexcept = 0;
+    virtual void setReduceAxes(uint32_t reduceAxes) noexcept = 0;
+    virtual uint32_t getReduceAxes() const noexcept = 0;
+    virtual bool setIndicesType(DataType type) noexcept = 0;
+    virtual DataType getIndicesType() const noexcept = 0;
+};
+
 //! What an IShuffleLayer forwards to. The permutations come back by reference here, by value from the wrapper.
 class VShuffleLayer : public VRoot
 {
@@ -672,6 +686,28 @@ public:
 class VShapeLayer : public VRoot
 {
 public:
+};
+
+//! What an IResizeLayer forwards to, in the order of IResizeLayer's methods.
+class VResizeLayer : public VRoot
+{
+public:
+    virtual void setOutputDimensions(Dims const& dimensions) noexcept = 0;
+    virtual Dims getOutputDimensions() const noexcept = 0;
+    virtual void setScales(float const* scales, int32_t nbScales) noexcept = 0;
+    virtual int32_t getScales(int32_t size, float* scales) const noexcept = 0;
+    virtual void setResizeMode(InterpolationMode interpolationMode) noexcept = 0;
+    virtual InterpolationMode getResizeMode() const noexcept = 0;
+    virtual void setCoordinateTransformation(ResizeCoordinateTransformation coordTransform) noexcept = 0;
+    virtual ResizeCoordinateTransformation getCoordinateTransformation() const noexcept = 0;
+    virtual void setSelectorForSinglePixel(ResizeSelector selector) noexcept = 0;
+    virtual ResizeSelector getSelectorForSinglePixel() const noexcept = 0;
+    virtual void setNearestRounding(ResizeRoundMode value) noexcept = 0;
+    virtual ResizeRoundMode getNearestRounding() const noexcept = 0;
+    virtual void setCubicCoeff(float A) noexcept = 0;
+    virtual float getCubicCoeff() const noexcept = 0;
+    virtual void setExcludeOutside(bool excludeFlag) noexcept = 0;
+    virtual bool getExcludeOutside() const noexcept = 0;
 };
 
 //! What an IMatrixMultiplyLayer forwards to.

@@ -6,9 +6,9 @@
 // 3. Keep the layers that lead to an output (dead-layer elimination), in topological order; the tensors are every
 //    network input, then the outputs of the layers kept. Quantized tensors take their scale from the dynamic range.
 // 4. Per layer: ask the backend (Backend::checkLayer) whether it runs the layer at each profile's kMIN, kOPT and kMAX
-//    shapes, and copy the layer's weights into the model; a plugin layer runs the plugin build protocol instead
-//    (plugin_build.cpp: formats, tactics timed through the timing cache, the fields to serialize). Progress is
-//    reported here, one step per layer.
+//    shapes, and keep the layer's weights in the model (copied, or borrowed for a plan: WeightsKeeper); a plugin
+//    layer runs the plugin build protocol instead (plugin_build.cpp: formats, tactics timed through the timing cache,
+//    the fields to serialize). Progress is reported here, one step per layer.
 // 5. Export the shape expressions the engine uses, their symbols and the assertions (build_expressions.cpp).
 // 6. Plan activation memory per profile (build_memory.cpp).
 #include "builder/build.h"
@@ -681,8 +681,9 @@ Expected<KeptTensors> keepTensors(Network const& network, std::vector<Layer cons
     return kept;
 }
 
-//! The record of layer, its weights copied into blobs (or, for a plugin layer, the parameters its build made).
-LayerRecord layerRecord(Layer const& layer, KeptTensors const& tensors, std::vector<WeightsBlob>& blobs,
+//! The record of layer, its weights kept in the model's blobs (or, for a plugin layer, the parameters its build
+//! made).
+LayerRecord layerRecord(Layer const& layer, KeptTensors const& tensors, WeightsKeeper& weights,
     std::optional<LayerParams> built = std::nullopt)
 {
     LayerRecord record;
@@ -696,7 +697,7 @@ LayerRecord layerRecord(Layer const& layer, KeptTensors const& tensors, std::vec
     {
         record.outputs.push_back(tensors.index.at(output));
     }
-    record.params = built ? std::move(*built) : copyParams(layer.params(), blobs);
+    record.params = built ? std::move(*built) : weights.params(layer.params());
     record.metadata = layer.metadata();
     return record;
 }
@@ -729,7 +730,7 @@ std::string timingCacheIdentity(PlanBackend backend)
     return hostTimingCacheIdentity();
 }
 
-Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings const& settings)
+Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings const& settings, ModelWeights weights)
 {
     auto const backend = chosenBackend();
     if (!backend)
@@ -739,13 +740,14 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
 #if KILN_WITH_CUDA
     if (backend.value() == PlanBackend::kCUDA)
     {
-        return buildEngineModel(network, settings, *cuda::makeCudaBuildBackend());
+        return buildEngineModel(network, settings, *cuda::makeCudaBuildBackend(), weights);
     }
 #endif
-    return buildEngineModel(network, settings, *makeHostBackend());
+    return buildEngineModel(network, settings, *makeHostBackend(), weights);
 }
 
-Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings const& settings, Backend const& backend)
+Expected<EngineModel> buildEngineModel(
+    Network const& network, BuildSettings const& settings, Backend const& backend, ModelWeights weights)
 {
     // 1. What the graph alone refuses.
     if (auto problem = checkIo(network))
@@ -791,14 +793,15 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
         return tensors.error();
     }
 
-    // 4. Per layer: the backend's verdict (or the plugin's build), the record with its weights copied, one progress
-    // step.
+    // 4. Per layer: the backend's verdict (or the plugin's build), the record with its weights kept (copied or
+    // borrowed), one progress step.
     auto const timing = timingCacheFor(settings);
     if (!timing)
     {
         return timing.error();
     }
     ChosenFormats chosenFormats;
+    WeightsKeeper keeper(model.weights, weights);
     PluginBuildInputs pluginInputs
         = hostPluginInputs(settings, shapes, concrete, timing.value().cache, [&](Tensor const& tensor) {
               return model.tensors[static_cast<std::size_t>(tensors.value().index.at(&tensor))].scale;
@@ -843,7 +846,7 @@ Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings con
             {
                 return *problem;
             }
-            model.layers.push_back(layerRecord(layer, tensors.value(), model.weights, std::move(built)));
+            model.layers.push_back(layerRecord(layer, tensors.value(), keeper, std::move(built)));
             if (!phase.stepComplete(static_cast<int32_t>(l)))
             {
                 return Error{ErrorCode::kUNSPECIFIED_ERROR,

@@ -5,8 +5,8 @@
 //
 // It orders the layers, infers every shape symbolically, checks the shapes against every optimization profile,
 // resolves each tensor's type and format, asks the backend (Backend::checkLayer) whether it runs every layer at the
-// profile's kMIN, kOPT and kMAX shapes, copies the weights, and plans activation memory per profile. The first error
-// names the layer, tensor or profile concerned.
+// profile's kMIN, kOPT and kMAX shapes, keeps the weights (copied, or borrowed for a plan), and plans activation
+// memory per profile. The first error names the layer, tensor or profile concerned.
 #pragma once
 
 #include "backends/backend.h"
@@ -29,10 +29,23 @@ Expected<PlanBackend> chosenBackend();
 //! taken for another's.
 std::string timingCacheIdentity(PlanBackend backend);
 
+//! How a built model holds the network's weights.
+enum class ModelWeights
+{
+    //! Copies them: the model outlives the network (an engine made from it, tests).
+    kCOPY,
+    //! Borrows them (WeightsBlob::borrowed), for a model that is written as a plan before the network can change or
+    //! go: the weights are then copied once, into the plan. Weights that share bytes with weights borrowed before are
+    //! copied, so that borrowed blobs never overlap (every address in a blob names one blob).
+    kBORROW,
+};
+
 //! The model of network for the backend chosenBackend() gives.
-Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings const& settings);
+Expected<EngineModel> buildEngineModel(
+    Network const& network, BuildSettings const& settings, ModelWeights weights = ModelWeights::kCOPY);
 
 //! The model of network for backend, which checks every layer; the model's backend is backend.kind().
-Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings const& settings, Backend const& backend);
+Expected<EngineModel> buildEngineModel(Network const& network, BuildSettings const& settings, Backend const& backend,
+    ModelWeights weights = ModelWeights::kCOPY);
 
 } // namespace kiln

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The build step's profiles and memory: which profiles to build, each profile's input ranges and activation memory
-// plan, and the weights copied into the model.
+// plan, and the weights kept in the model (copied or borrowed).
 #include "builder/build_passes.h"
 
 #include "backends/host/reformat.h"
@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <limits>
+#include <span>
 #include <type_traits>
 #include <variant>
 
@@ -36,20 +38,6 @@ template <typename T>
 bool allSelectors(std::array<std::optional<T>, 3> const& selectors)
 {
     return std::all_of(selectors.begin(), selectors.end(), [](auto const& entry) { return entry.has_value(); });
-}
-
-//! A copy of weights kept in blobs, and the Weights that points at it (empty weights stay empty).
-Weights keepWeights(Weights const& weights, std::vector<WeightsBlob>& blobs)
-{
-    if (weights.count <= 0 || weights.values == nullptr)
-    {
-        return Weights{weights.type, nullptr, 0};
-    }
-    auto const* first = static_cast<uint8_t const*>(weights.values);
-    WeightsBlob blob{weights.type, weights.count, {}};
-    blob.bytes.assign(first, first + storageBytes(weights.type, weights.count));
-    blobs.push_back(std::move(blob));
-    return Weights{weights.type, blobs.back().bytes.data(), weights.count};
 }
 
 //! One profile's record: its input ranges, and the activation memory of the internal tensors it bounds. tensors are
@@ -229,7 +217,37 @@ Expected<std::vector<ProfileData>> profilesToBuild(Network const& network, Build
     return settings.profiles;
 }
 
-LayerParams copyParams(LayerParams const& params, std::vector<WeightsBlob>& blobs)
+Weights WeightsKeeper::keep(Weights const& weights)
+{
+    if (weights.count <= 0 || weights.values == nullptr)
+    {
+        return Weights{weights.type, nullptr, 0};
+    }
+    std::span const bytes(static_cast<uint8_t const*>(weights.values),
+        static_cast<std::size_t>(storageBytes(weights.type, weights.count)));
+    auto const start = reinterpret_cast<uintptr_t>(bytes.data());
+    uintptr_t const end = start + bytes.size();
+    bool borrow = mBorrow;
+    if (borrow)
+    {
+        // The borrowed range that starts last before end is the only one that can overlap [start, end): the ranges
+        // are disjoint.
+        auto const after = mBorrowed.lower_bound(end);
+        borrow = after == mBorrowed.begin() || std::prev(after)->second <= start;
+    }
+    if (borrow)
+    {
+        mBorrowed.emplace(start, end);
+        mBlobs.push_back(WeightsBlob::borrow(weights.type, weights.count, bytes));
+    }
+    else
+    {
+        mBlobs.emplace_back(weights.type, weights.count, std::vector<uint8_t>(bytes.begin(), bytes.end()));
+    }
+    return Weights{weights.type, mBlobs.back().view().data(), weights.count};
+}
+
+LayerParams WeightsKeeper::params(LayerParams const& params)
 {
     return std::visit(
         [&](auto const& kind) -> LayerParams {
@@ -239,12 +257,12 @@ LayerParams copyParams(LayerParams const& params, std::vector<WeightsBlob>& blob
                 P copy = kind;
                 if constexpr (std::is_same_v<P, ConvolutionParams>)
                 {
-                    copy.kernel = keepWeights(kind.kernel, blobs);
-                    copy.bias = keepWeights(kind.bias, blobs);
+                    copy.kernel = keep(kind.kernel);
+                    copy.bias = keep(kind.bias);
                 }
                 else if constexpr (std::is_same_v<P, ConstantParams>)
                 {
-                    copy.weights = keepWeights(kind.weights, blobs);
+                    copy.weights = keep(kind.weights);
                 }
                 return LayerParams{std::in_place_type<P>, std::move(copy)};
             }

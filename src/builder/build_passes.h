@@ -3,6 +3,7 @@
 // shape expressions (build_expressions.cpp). Internal to the builder.
 #pragma once
 
+#include "builder/build.h"
 #include "builder/builder_config.h"
 #include "core/error.h"
 #include "network/checks.h"
@@ -13,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -66,8 +68,29 @@ struct KeptTensors
 //! values, or, for a network whose inputs are all static and without profiles, one of their dimensions.
 Expected<std::vector<ProfileData>> profilesToBuild(Network const& network, BuildSettings const& settings);
 
-//! The parameters of a layer with their weights copied into blobs (empty weights stay empty).
-LayerParams copyParams(LayerParams const& params, std::vector<WeightsBlob>& blobs);
+//! Keeps the weights of the layers a build records in the model's blobs: a copy each, or (ModelWeights::kBORROW) a
+//! blob that borrows the network's bytes. A borrowed blob never overlaps another: weights whose bytes overlap weights
+//! borrowed before are copied.
+class WeightsKeeper
+{
+public:
+    WeightsKeeper(std::vector<WeightsBlob>& blobs, ModelWeights mode)
+        : mBlobs(blobs)
+        , mBorrow(mode == ModelWeights::kBORROW)
+    {
+    }
+
+    //! The Weights that points at weights' bytes kept in a new blob (empty weights stay empty, in no blob).
+    Weights keep(Weights const& weights);
+
+    //! The parameters of a layer with their weights kept (plugin layers' parameters are built, not kept here).
+    LayerParams params(LayerParams const& params);
+
+private:
+    std::vector<WeightsBlob>& mBlobs;
+    bool mBorrow;
+    std::map<uintptr_t, uintptr_t> mBorrowed; //!< Start to end of every borrowed range.
+};
 
 //! Each profile's record (input ranges, activation memory of the internal tensors) into model.profiles, and the
 //! largest activation memory into model.deviceMemorySize. model's layers and tensors are complete.

@@ -110,15 +110,17 @@ bool Builder::Impl::platformHasTf32() const noexcept
     return false;
 }
 
-Expected<std::vector<uint8_t>> Builder::Impl::buildPlan(
+Expected<PlanBytes> Builder::Impl::buildPlan(
     char const* method, nvinfer1::INetworkDefinition const& network, nvinfer1::IBuilderConfig const& config) const
 {
-    Expected<EngineModel> model = buildEngineModel(Network::of(network), BuilderConfig::of(config).settings());
+    // The model borrows the network's weights (alive until this call returns), so they are copied once: into the plan.
+    Expected<EngineModel> model
+        = buildEngineModel(Network::of(network), BuilderConfig::of(config).settings(), ModelWeights::kBORROW);
     if (!model)
     {
         return failure(method, network, model.error());
     }
-    Expected<std::vector<uint8_t>> plan = encodeEngine(model.value());
+    Expected<PlanBytes> plan = encodePlan(model.value());
     if (!plan)
     {
         return failure(method, network, plan.error());
@@ -138,8 +140,8 @@ nvinfer1::IHostMemory* Builder::Impl::buildSerializedNetwork(
 {
     return mBuilder.mReporter.guard("IBuilder::buildSerializedNetwork", static_cast<nvinfer1::IHostMemory*>(nullptr),
         [&]() -> nvinfer1::IHostMemory* {
-            Expected<std::vector<uint8_t>> plan = buildPlan("buildSerializedNetwork", network, config);
-            return plan ? new HostMemory(std::move(plan.value())) : nullptr;
+            Expected<PlanBytes> plan = buildPlan("buildSerializedNetwork", network, config);
+            return plan ? new HostMemory(std::move(plan.value().owner), plan.value().bytes) : nullptr;
         });
 }
 
@@ -147,7 +149,8 @@ bool Builder::Impl::isNetworkSupported(
     nvinfer1::INetworkDefinition const& network, nvinfer1::IBuilderConfig const& config) const noexcept
 {
     return mBuilder.mReporter.guard("IBuilder::isNetworkSupported", false, [&] {
-        Expected<EngineModel> model = buildEngineModel(Network::of(network), BuilderConfig::of(config).settings());
+        Expected<EngineModel> model
+            = buildEngineModel(Network::of(network), BuilderConfig::of(config).settings(), ModelWeights::kBORROW);
         if (!model)
         {
             failure("isNetworkSupported", network, model.error());
@@ -200,12 +203,12 @@ bool Builder::Impl::buildSerializedNetworkToStream(
     nvinfer1::INetworkDefinition& network, nvinfer1::IBuilderConfig& config, nvinfer1::IStreamWriter& writer) noexcept
 {
     return mBuilder.mReporter.guard("IBuilder::buildSerializedNetworkToStream", false, [&] {
-        Expected<std::vector<uint8_t>> plan = buildPlan("buildSerializedNetworkToStream", network, config);
+        Expected<PlanBytes> plan = buildPlan("buildSerializedNetworkToStream", network, config);
         if (!plan)
         {
             return false;
         }
-        std::vector<uint8_t> const& bytes = plan.value();
+        std::span<uint8_t const> const bytes = plan.value().bytes;
         std::size_t written = 0;
         while (written < bytes.size())
         {

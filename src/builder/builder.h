@@ -9,6 +9,7 @@
 #include "builder/optimization_profile.h"
 #include "core/error.h"
 #include "network/report.h"
+#include "plan/engine_codec.h"
 
 #include "NvInfer.h"
 
@@ -64,8 +65,8 @@ private:
             nvinfer1::IBuilderConfig& config, nvinfer1::IHostMemory*& kernelText) noexcept override;
 
     private:
-        //! The plan for network and config; a failure is reported as method's.
-        Expected<std::vector<uint8_t>> buildPlan(char const* method, nvinfer1::INetworkDefinition const& network,
+        //! The plan for network and config, in the encoder's buffer; a failure is reported as method's.
+        Expected<PlanBytes> buildPlan(char const* method, nvinfer1::INetworkDefinition const& network,
             nvinfer1::IBuilderConfig const& config) const;
         //! Reports error as method's failure to build network, and returns it.
         Error failure(char const* method, nvinfer1::INetworkDefinition const& network, Error error) const;

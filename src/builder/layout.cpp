@@ -163,11 +163,12 @@ WeightsBlob* ownBlob(EngineModel& model, void const* values)
     auto const* address = static_cast<uint8_t const*>(values);
     auto const within = [](WeightsBlob const& blob, void const* pointer) {
         auto const* p = static_cast<uint8_t const*>(pointer);
-        return pointer != nullptr && p >= blob.bytes.data() && p < blob.bytes.data() + blob.bytes.size();
+        std::span<uint8_t const> const bytes = blob.view();
+        return pointer != nullptr && p >= bytes.data() && p < bytes.data() + bytes.size();
     };
     for (WeightsBlob& blob : model.weights)
     {
-        if (blob.bytes.empty() || blob.bytes.data() != address)
+        if (blob.view().empty() || blob.view().data() != address)
         {
             continue;
         }

@@ -36,6 +36,7 @@ using nvinfer1::LayerType;
     X(kUNARY, Unary, "Unary")                                                                                          \
     X(kSHUFFLE, Shuffle, "Shuffle")                                                                                    \
     X(kREDUCE, Reduce, "Reduce")                                                                                       \
+    X(kTOPK, TopK, "TopK")                                                                                             \
     X(kGATHER, Gather, "Gather")                                                                                       \
     X(kMATRIX_MULTIPLY, MatrixMultiply, "Matrix Multiply")                                                             \
     X(kCONSTANT, Constant, "Constant")                                                                                 \
@@ -43,6 +44,7 @@ using nvinfer1::LayerType;
     X(kPLUGIN_V2, PluginV2, "PluginV2")                                                                                \
     X(kSLICE, Slice, "Slice")                                                                                          \
     X(kSHAPE, Shape, "Shape")                                                                                          \
+    X(kRESIZE, Resize, "Resize")                                                                                       \
     X(kSELECT, Select, "Select")                                                                                       \
     X(kFILL, Fill, "Fill")                                                                                             \
     X(kPLUGIN_V3, PluginV3, "PluginV3")
@@ -59,7 +61,7 @@ struct LayerKindInfo
 inline constexpr std::array kLayerKinds{KILN_LAYER_KINDS(KILN_LAYER_KIND_ROW)};
 #undef KILN_LAYER_KIND_ROW
 
-static_assert(kLayerKinds.size() == 20, "KILN_LAYER_KINDS lists the 20 layer kinds of issue 3");
+static_assert(kLayerKinds.size() == 22, "KILN_LAYER_KINDS lists the 20 layer kinds of issue 3, kTOPK and kRESIZE");
 
 constexpr bool layerKindRowsInEnumOrder() noexcept
 {

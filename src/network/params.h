@@ -180,6 +180,14 @@ struct ReduceParams
     bool keepDimensions{};
 };
 
+struct TopKParams
+{
+    nvinfer1::TopKOperation op{};
+    int32_t k{};                            //!< Ignored when input 1 gives k.
+    uint32_t axes{};                        //!< One bit: the axis.
+    DataType indicesType{DataType::kINT32}; //!< Output 1's type: kINT32 or kINT64.
+};
+
 struct ShuffleParams
 {
     nvinfer1::Permutation firstTranspose{identityPermutation()};
@@ -199,6 +207,20 @@ struct SliceParams
 
 struct ShapeParams
 {
+};
+
+//! The output shape comes from input 1 when it is given, else from outputDims when set, else from scales when there
+//! are some (floor(extent * scale)), else it is the input's.
+struct ResizeParams
+{
+    Dims outputDims{kUnsetDims};
+    std::vector<float> scales; //!< Empty: not set.
+    nvinfer1::InterpolationMode mode{nvinfer1::InterpolationMode::kNEAREST};
+    nvinfer1::ResizeCoordinateTransformation transformation{nvinfer1::ResizeCoordinateTransformation::kASYMMETRIC};
+    nvinfer1::ResizeSelector selector{nvinfer1::ResizeSelector::kFORMULA};
+    nvinfer1::ResizeRoundMode rounding{nvinfer1::ResizeRoundMode::kFLOOR};
+    float cubicCoeff{-0.75F};
+    bool excludeOutside{false};
 };
 
 struct MatrixMultiplyParams

@@ -26,12 +26,6 @@ nvinfer1::IScaleLayer* NetworkApi::addScale(nvinfer1::ITensor& /*input*/, nvinfe
     return unsupported("addScale");
 }
 
-nvinfer1::ITopKLayer* NetworkApi::addTopK(
-    nvinfer1::ITensor& /*input*/, nvinfer1::TopKOperation /*op*/, int32_t /*k*/, uint32_t /*reduceAxes*/) noexcept
-{
-    return unsupported("addTopK");
-}
-
 nvinfer1::IRaggedSoftMaxLayer* NetworkApi::addRaggedSoftMax(
     nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*bounds*/) noexcept
 {
@@ -54,11 +48,6 @@ nvinfer1::IScaleLayer* NetworkApi::addScaleNd(nvinfer1::ITensor& /*input*/, nvin
     Weights /*shift*/, Weights /*scale*/, Weights /*power*/, int32_t /*channelAxis*/) noexcept
 {
     return unsupported("addScaleNd");
-}
-
-nvinfer1::IResizeLayer* NetworkApi::addResize(nvinfer1::ITensor& /*input*/) noexcept
-{
-    return unsupported("addResize");
 }
 
 nvinfer1::ILoop* NetworkApi::addLoop() noexcept
@@ -172,12 +161,6 @@ nvinfer1::ICumulativeLayer* NetworkApi::addCumulative(nvinfer1::ITensor& /*input
     nvinfer1::CumulativeOperation /*operation*/, bool /*exclusive*/, bool /*reverse*/) noexcept
 {
     return unsupported("addCumulative");
-}
-
-nvinfer1::ITopKLayer* NetworkApi::addTopKV2(nvinfer1::ITensor& /*input*/, nvinfer1::TopKOperation /*op*/, int32_t /*k*/,
-    uint32_t /*reduceAxes*/, DataType /*indicesType*/) noexcept
-{
-    return unsupported("addTopKV2");
 }
 
 nvinfer1::INonZeroLayer* NetworkApi::addNonZeroV2(nvinfer1::ITensor& /*input*/, DataType /*indicesType*/) noexcept

@@ -109,12 +109,22 @@ void checkNode(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes con
 
 void importNode(ImportContext& ctx, ::onnx::NodeProto const& proto, int index);
 
+//! How deep function calls and If branches may nest (a recursive function would otherwise overflow the stack).
+constexpr size_t kMaxNesting = 64;
+
+void requireNestingRoom(ImportContext& ctx)
+{
+    require(ctx.functionStack().size() < kMaxNesting, ErrorCode::kUNSUPPORTED_GRAPH, "the model nests function ",
+        "calls and If branches more than ", kMaxNesting, " deep (a local function that calls itself?)");
+}
+
 //! A call of a model-local function: its body in a scope of its own, with the call's inputs and attributes.
 std::vector<Value> importFunction(ImportContext& ctx, Node& node, ::onnx::FunctionProto const& function)
 {
     require(node.inputCount() <= static_cast<size_t>(function.input_size()), ErrorCode::kINVALID_NODE,
         "the call of local function ", function.name(), " has ", node.inputCount(), " inputs; the function takes ",
         function.input_size());
+    requireNestingRoom(ctx);
     struct Guard
     {
         ImportContext& ctx;
@@ -427,6 +437,54 @@ std::vector<int> topologicalOrder(
         }
     }
     return order;
+}
+
+std::vector<Value> importSubgraph(ImportContext& ctx, ::onnx::GraphProto const& graph, int parentIndex)
+{
+    Node const* parent = ctx.currentNode();
+    try
+    {
+        require(ctx.functionStack().size() <= kMaxNesting, ErrorCode::kUNSUPPORTED_GRAPH, "the model nests ",
+            "function calls and If branches more than ", kMaxNesting, " deep");
+        for (::onnx::TensorProto const& initializer : graph.initializer())
+        {
+            require(!initializer.name().empty(), ErrorCode::kINVALID_GRAPH, "an initializer of subgraph '",
+                graph.name(), "' has no name");
+            ctx.define(initializer.name(), Value::weights(importTensor(ctx, initializer)));
+        }
+        // Names from outside the subgraph are not produced inside it, so they do not order its nodes.
+        std::optional<Failure> sortFailure;
+        std::vector<int> order = topologicalOrder(graph, {}, sortFailure);
+        if (sortFailure)
+        {
+            sortFailure->desc += concat(" (in subgraph '", graph.name(), "')");
+            sortFailure->node = parentIndex;
+            sortFailure->functionStack = ctx.functionStack();
+            throw ImportError(*sortFailure);
+        }
+        for (int index : order)
+        {
+            importNode(ctx, graph.node(index), parentIndex);
+        }
+        std::vector<Value> outputs;
+        for (::onnx::ValueInfoProto const& output : graph.output())
+        {
+            Value const* value = ctx.find(output.name());
+            require(value != nullptr, ErrorCode::kINVALID_GRAPH, "subgraph '", graph.name(), "' does not produce its ",
+                "output '", output.name(), "': no node, initializer or outer value has that name");
+            outputs.push_back(*value);
+        }
+        return outputs;
+    }
+    catch (ImportError& error)
+    {
+        // Failures outside the subgraph's nodes (initializers, outputs) belong to the node that holds it.
+        if (parent != nullptr)
+        {
+            annotate(error.failure(), ctx, parent->proto, parentIndex);
+        }
+        throw;
+    }
 }
 
 namespace

@@ -23,6 +23,12 @@ std::optional<Failure> readModel(void const* bytes, size_t size, ::onnx::ModelPr
 //! failure that stopped the import. Empty on success.
 std::vector<Failure> importModel(ImportContext& ctx, ::onnx::ModelProto const& model);
 
+//! Imports a subgraph (the branch of an If whose condition is known) into the innermost scope, which the caller
+//! pushes: its initializers, then its nodes in topological order, each as a top-level node is (route, check,
+//! import). Errors report parentIndex, the index of the top-level node the subgraph belongs to, and the function
+//! stack. Returns the values of the graph's outputs.
+std::vector<Value> importSubgraph(ImportContext& ctx, ::onnx::GraphProto const& graph, int parentIndex);
+
 //! The top-level nodes in topological order (indices into graph.node()), or a failure naming a node in a cycle or
 //! reading a name nothing defines.
 std::vector<int> topologicalOrder(

@@ -52,6 +52,7 @@ OpRegistry const& builtinOps()
         registerCastOps(ops);
         registerConcatenationOps(ops);
         registerConstantOps(ops);
+        registerControlFlowOps(ops);
         registerConvolutionOps(ops);
         registerElementwiseOps(ops);
         registerGatherOps(ops);
@@ -61,8 +62,10 @@ OpRegistry const& builtinOps()
         registerPoolingOps(ops);
         registerReduceOps(ops);
         registerReshapeOps(ops);
+        registerResizeOps(ops);
         registerSliceOps(ops);
         registerSoftmaxOps(ops);
+        registerTopKOps(ops);
         registerUnaryOps(ops);
         // Last: it only adds the names no family imports.
         registerUnsupportedOps(ops);

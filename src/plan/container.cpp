@@ -44,7 +44,7 @@ constexpr std::array<uint64_t, 256> makeCrcTable() noexcept
 constexpr std::array<uint64_t, 256> kCrcTable = makeCrcTable();
 
 template <typename T>
-void put(std::vector<uint8_t>& out, std::size_t offset, T value)
+void put(std::span<uint8_t> out, std::size_t offset, T value)
 {
     for (std::size_t i = 0; i < sizeof(T); ++i)
     {
@@ -148,7 +148,7 @@ uint64_t crc64(std::span<uint8_t const> bytes, uint64_t crc) noexcept
     return ~crc;
 }
 
-std::vector<uint8_t> writePlan(PlanInfo info, std::span<uint8_t const> payload)
+std::array<uint8_t, kPlanHeaderSize> planHeader(PlanInfo info, std::span<uint8_t const> payload)
 {
     if (info.tensorrtVersion == 0)
     {
@@ -159,7 +159,7 @@ std::vector<uint8_t> writePlan(PlanInfo info, std::span<uint8_t const> payload)
         info.kilnVersion = static_cast<uint32_t>(
             NV_TENSORRT_VERSION_INT(KILN_VERSION_MAJOR, KILN_VERSION_MINOR, KILN_VERSION_PATCH));
     }
-    std::vector<uint8_t> out(kPlanHeaderSize + payload.size(), 0);
+    std::array<uint8_t, kPlanHeaderSize> out{};
     std::memcpy(out.data(), kMagic.data(), kMagic.size());
     put<uint32_t>(out, 8, info.formatMajor);
     put<uint32_t>(out, 12, info.formatMinor);
@@ -170,6 +170,14 @@ std::vector<uint8_t> writePlan(PlanInfo info, std::span<uint8_t const> payload)
     put<uint32_t>(out, 40, info.tensorrtVersion);
     put<uint32_t>(out, 44, info.kilnVersion);
     put<uint64_t>(out, kHeaderChecksumOffset, crc64(std::span(out.data(), kHeaderChecksumOffset)));
+    return out;
+}
+
+std::vector<uint8_t> writePlan(PlanInfo info, std::span<uint8_t const> payload)
+{
+    std::array<uint8_t, kPlanHeaderSize> const header = planHeader(info, payload);
+    std::vector<uint8_t> out(kPlanHeaderSize + payload.size());
+    std::memcpy(out.data(), header.data(), header.size());
     if (!payload.empty())
     {
         std::memcpy(out.data() + kPlanHeaderSize, payload.data(), payload.size());

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -53,7 +54,10 @@ constexpr std::size_t kPlanHeaderSize = 64;
 //! The CRC-64/XZ checksum of bytes (check value of "123456789": 0x995DC9BBDF1939FA).
 uint64_t crc64(std::span<uint8_t const> bytes, uint64_t crc = 0) noexcept;
 
-//! The whole plan file: header, then payload. tensorrtVersion and kilnVersion are filled in when zero.
+//! The header of the plan file whose payload is payload. tensorrtVersion and kilnVersion are filled in when zero.
+std::array<uint8_t, kPlanHeaderSize> planHeader(PlanInfo info, std::span<uint8_t const> payload);
+
+//! The whole plan file: planHeader(info, payload), then payload.
 std::vector<uint8_t> writePlan(PlanInfo info, std::span<uint8_t const> payload);
 
 //! Validates a plan file held in memory; never reads outside [data, data + size).

@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <vector>
 
 namespace kiln
@@ -20,10 +22,21 @@ namespace kiln
 //! A payload is shorter than this: it is one FlatBuffers buffer, whose offsets are signed 32-bit.
 inline constexpr uint64_t kMaxPayloadBytes = (uint64_t{1} << 31U) - 1U;
 
+//! A plan file in memory, in the buffer the encoder wrote it to: bytes stay valid while owner lives.
+struct PlanBytes
+{
+    std::shared_ptr<void const> owner;
+    std::span<uint8_t const> bytes;
+};
+
 //! The whole plan file (envelope and payload) for model. An error for an inconsistent model (modelProblem: weights
 //! that point outside model.weights, an index out of range, ...) and for what the format cannot hold (a plugin layer
 //! before issue 4, a payload over 2 GiB).
 Expected<std::vector<uint8_t>> encodeEngine(EngineModel const& model);
+
+//! encodeEngine's plan file left where the encoder wrote it, with no copy: the weights are copied once, from the
+//! model's blobs into the plan. What buildSerializedNetwork and ICudaEngine::serialize hand out.
+Expected<PlanBytes> encodePlan(EngineModel const& model);
 
 //! The model of a plan file held in memory; never reads outside [data, data + size) and copies what it keeps.
 Expected<EngineModel> decodeEngine(void const* data, std::size_t size);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the plan encoder (plan/engine_encoder.cpp) and decoder (plan/engine_decoder.cpp) share: the generated schema
 // (engine.fbs) and the layout assumptions both rely on, checked at compile time. Layer parameters go through one
-// writer and one reader per kind, selected by the kind list (network/layer_kinds.h): union member i + 1 of the schema
-// holds the parameters of kLayerKinds[i].
+// writer and one reader per kind, selected by the kind list (network/layer_kinds.h); planMember() names the union
+// member that holds a kind's parameters. Members keep their numbers once written: new kinds are appended to the union.
 //
-//     auto const member = static_cast<fb::LayerParams>(record.params.index() + 1);   // the writer's side
+//     auto const member = planMember(kLayerKinds[record.params.index()].type);   // the writer's side
 #pragma once
 
 #include "network/layer_kinds.h"
@@ -17,13 +17,26 @@
 namespace kiln
 {
 
-#define KILN_PLAN_MEMBER_MATCHES_KIND(e, Name, tag)                                                                    \
-    static_assert(static_cast<std::size_t>(fb::LayerParams::Name) == *layerKindIndex(LayerType::e) + 1,                \
-        "engine.fbs: LayerParams member " #Name " must be member kLayerKinds index + 1");
-KILN_LAYER_KINDS(KILN_PLAN_MEMBER_MATCHES_KIND)
-#undef KILN_PLAN_MEMBER_MATCHES_KIND
+//! The union member that holds the parameters of layer kind type (NONE for a kind kiln does not offer).
+constexpr fb::LayerParams planMember(LayerType type) noexcept
+{
+    switch (type)
+    {
+#define KILN_PLAN_MEMBER_CASE(e, Name, tag)                                                                            \
+    case LayerType::e: return fb::LayerParams::Name;
+        KILN_LAYER_KINDS(KILN_PLAN_MEMBER_CASE)
+#undef KILN_PLAN_MEMBER_CASE
+    default: return fb::LayerParams::NONE;
+    }
+}
+
 static_assert(static_cast<std::size_t>(fb::LayerParams::MAX) == kLayerKinds.size(),
     "engine.fbs: LayerParams has one member per layer kind");
+// Plans keep the type numbers of LayerParams members: the first 20 are those of format 2, later kinds are appended
+// (docs/plan-format.md), never inserted.
+static_assert(static_cast<int>(fb::LayerParams::PluginV3) == 20 && static_cast<int>(fb::LayerParams::TopK) == 21
+        && static_cast<int>(fb::LayerParams::Resize) == 22,
+    "engine.fbs: LayerParams members are appended after PluginV3, never inserted");
 
 static_assert(kMaxPayloadBytes == FLATBUFFERS_MAX_BUFFER_SIZE, "kMaxPayloadBytes is FlatBuffers' limit");
 

@@ -128,7 +128,7 @@ private:
                 mModel.weights.size(), " weights blobs"));
             return Weights{};
         }
-        std::vector<uint8_t> const& bytes = mModel.weights[static_cast<std::size_t>(blob)].bytes;
+        std::span<uint8_t const> const bytes = mModel.weights[static_cast<std::size_t>(blob)].view();
         int64_t const offset = flat->offset();
         int64_t const size = weightsBytes(value.type, value.count);
         if (value.count < 0 || size < 0 || offset < 0 || static_cast<uint64_t>(offset) > bytes.size()
@@ -209,6 +209,11 @@ private:
     {
         return ReduceParams{static_cast<nvinfer1::ReduceOperation>(f.op()), f.axes(), f.keep_dimensions()};
     }
+    LayerParams read(fb::TopKParams const& f)
+    {
+        return TopKParams{
+            static_cast<nvinfer1::TopKOperation>(f.op()), f.k(), f.axes(), static_cast<DataType>(f.indices_type())};
+    }
     LayerParams read(fb::GatherParams const& f)
     {
         return GatherParams{static_cast<nvinfer1::GatherMode>(f.mode()), f.axis(), f.nb_element_wise_dims()};
@@ -248,6 +253,26 @@ private:
         return p;
     }
     LayerParams read(fb::ShapeParams const&) { return ShapeParams{}; }
+    LayerParams read(fb::ResizeParams const& f)
+    {
+        ResizeParams p;
+        p.outputDims = dims(f.output_dims(), "outputDims");
+        if (f.scales() != nullptr && f.scales()->size() > static_cast<uint32_t>(Dims::MAX_DIMS))
+        {
+            fail(cat(mWhere, ": scales has ", f.scales()->size(), " entries; a resize has at most ", Dims::MAX_DIMS));
+        }
+        else if (f.scales() != nullptr)
+        {
+            p.scales.assign(f.scales()->begin(), f.scales()->end());
+        }
+        p.mode = static_cast<nvinfer1::InterpolationMode>(f.mode());
+        p.transformation = static_cast<nvinfer1::ResizeCoordinateTransformation>(f.transformation());
+        p.selector = static_cast<nvinfer1::ResizeSelector>(f.selector());
+        p.rounding = static_cast<nvinfer1::ResizeRoundMode>(f.rounding());
+        p.cubicCoeff = f.cubic_coeff();
+        p.excludeOutside = f.exclude_outside();
+        return p;
+    }
     LayerParams read(fb::SelectParams const&) { return SelectParams{}; }
     LayerParams read(fb::FillParams const& f)
     {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The plan payload's encoder (schema: engine.fbs): a model into a FlatBuffer, then into the plan envelope. The model
 // checks it runs first are plan/model_check.cpp's; what it shares with the decoder is plan/engine_codec_internal.h.
+// The weights are copied once: from the model's blobs into the FlatBuffer, which is sized for the whole plan up front
+// (no reallocation) and gets the envelope's header pushed in front of the finished payload (FlatBuffers builds
+// downwards), so the plan is the encoder's own buffer (encodePlan).
 #include "plan/engine_codec.h"
 
 #include "core/data_type.h"
@@ -9,6 +12,9 @@
 #include "plan/model_support.h"
 
 #include <algorithm>
+#include <array>
+#include <memory>
+#include <span>
 
 namespace kiln
 {
@@ -50,7 +56,7 @@ uint64_t payloadBound(EngineModel const& model) noexcept
     }
     for (WeightsBlob const& blob : model.weights)
     {
-        bytes += 128 + blob.bytes.size();
+        bytes += 128 + blob.view().size();
     }
     return bytes;
 }
@@ -63,10 +69,12 @@ public:
     explicit Encoder(EngineModel const& model)
         : mModel(model)
         , mBlobs(model.weights)
+        , mBuilder(static_cast<std::size_t>(std::min(payloadBound(model), kMaxPayloadBytes) + kPlanHeaderSize))
     {
     }
 
-    Expected<flatbuffers::DetachedBuffer> run();
+    //! The payload; with header, the whole plan file (the envelope's header in front of the payload).
+    Expected<flatbuffers::DetachedBuffer> run(bool header);
 
 private:
     void fail(ErrorCode code, std::string message)
@@ -198,6 +206,12 @@ private:
     {
         return fb::CreateReduceParams(mBuilder, static_cast<int32_t>(p.op), p.axes, p.keepDimensions).Union();
     }
+    Offset<void> params(TopKParams const& p)
+    {
+        return fb::CreateTopKParams(
+            mBuilder, static_cast<int32_t>(p.op), p.k, p.axes, static_cast<int32_t>(p.indicesType))
+            .Union();
+    }
     Offset<void> params(GatherParams const& p)
     {
         return fb::CreateGatherParams(mBuilder, static_cast<int32_t>(p.mode), p.axis, p.nbElementWiseDims).Union();
@@ -229,6 +243,15 @@ private:
         return fb::CreateSliceParams(mBuilder, start, size, stride, static_cast<int32_t>(p.mode), axes).Union();
     }
     Offset<void> params(ShapeParams const&) { return fb::CreateShapeParams(mBuilder).Union(); }
+    Offset<void> params(ResizeParams const& p)
+    {
+        auto const outputDims = dims(p.outputDims, "outputDims");
+        auto const scales = mBuilder.CreateVector(p.scales);
+        return fb::CreateResizeParams(mBuilder, outputDims, scales, static_cast<int32_t>(p.mode),
+            static_cast<int32_t>(p.transformation), static_cast<int32_t>(p.selector), static_cast<int32_t>(p.rounding),
+            p.cubicCoeff, p.excludeOutside)
+            .Union();
+    }
     Offset<void> params(SelectParams const&) { return fb::CreateSelectParams(mBuilder).Union(); }
     Offset<void> params(FillParams const& p)
     {
@@ -249,7 +272,7 @@ private:
 
     EngineModel const& mModel;
     BlobFinder mBlobs;
-    flatbuffers::FlatBufferBuilder mBuilder{1024};
+    flatbuffers::FlatBufferBuilder mBuilder;
     std::size_t mLayer{};
     std::optional<Error> mError;
 };
@@ -263,7 +286,7 @@ Offset<fb::Layer> Encoder::layer(std::size_t index)
     auto const outputs = mBuilder.CreateVector(record.outputs);
     auto const flatParams = std::visit([this](auto const& p) { return params(p); }, record.params);
     auto const metadata = mBuilder.CreateString(record.metadata);
-    auto const member = static_cast<fb::LayerParams>(record.params.index() + 1);
+    auto const member = planMember(kLayerKinds[record.params.index()].type);
     Offset<fb::ActivationParams> epilogue;
     if (record.epilogue)
     {
@@ -296,7 +319,7 @@ Offset<fb::ProfileInput> Encoder::profileInput(ProfileRecord::Input const& input
     return fb::CreateProfileInput(mBuilder, input.tensor, min, opt, max, minValues, optValues, maxValues);
 }
 
-Expected<flatbuffers::DetachedBuffer> Encoder::run()
+Expected<flatbuffers::DetachedBuffer> Encoder::run(bool header)
 {
     if (uint64_t const bound = payloadBound(mModel); bound > kMaxPayloadBytes)
     {
@@ -369,8 +392,8 @@ Expected<flatbuffers::DetachedBuffer> Encoder::run()
     std::vector<Offset<fb::WeightsBlob>> blobRecords;
     for (WeightsBlob const& blob : mModel.weights)
     {
-        blobRecords.push_back(fb::CreateWeightsBlob(
-            mBuilder, static_cast<int32_t>(blob.type), blob.count, mBuilder.CreateVector(blob.bytes)));
+        blobRecords.push_back(fb::CreateWeightsBlob(mBuilder, static_cast<int32_t>(blob.type), blob.count,
+            mBuilder.CreateVector(blob.view().data(), blob.view().size())));
     }
     auto const blobs = mBuilder.CreateVector(blobRecords);
 
@@ -381,6 +404,12 @@ Expected<flatbuffers::DetachedBuffer> Encoder::run()
     {
         return *mError;
     }
+    if (header)
+    {
+        std::span const payload(mBuilder.GetBufferPointer(), mBuilder.GetSize());
+        std::array<uint8_t, kPlanHeaderSize> const bytes = planHeader(PlanInfo{mModel.backend}, payload);
+        mBuilder.PushBytes(bytes.data(), bytes.size());
+    }
     return mBuilder.Release();
 }
 
@@ -388,7 +417,7 @@ Expected<flatbuffers::DetachedBuffer> Encoder::run()
 
 Expected<std::vector<uint8_t>> encodePayload(EngineModel const& model)
 {
-    auto buffer = Encoder(model).run();
+    auto buffer = Encoder(model).run(false);
     if (!buffer)
     {
         return buffer.error();
@@ -396,18 +425,30 @@ Expected<std::vector<uint8_t>> encodePayload(EngineModel const& model)
     return std::vector<uint8_t>(buffer.value().data(), buffer.value().data() + buffer.value().size());
 }
 
-Expected<std::vector<uint8_t>> encodeEngine(EngineModel const& model)
+Expected<PlanBytes> encodePlan(EngineModel const& model)
 {
     if (auto problem = modelProblem(model))
     {
         return Error{ErrorCode::kINVALID_ARGUMENT, "cannot write the plan: the engine is inconsistent: " + *problem};
     }
-    auto buffer = Encoder(model).run();
+    auto buffer = Encoder(model).run(true);
     if (!buffer)
     {
         return buffer.error();
     }
-    return writePlan(PlanInfo{model.backend}, std::span(buffer.value().data(), buffer.value().size()));
+    auto owner = std::make_shared<flatbuffers::DetachedBuffer>(std::move(buffer.value()));
+    std::span<uint8_t const> const bytes(owner->data(), owner->size());
+    return PlanBytes{std::move(owner), bytes};
+}
+
+Expected<std::vector<uint8_t>> encodeEngine(EngineModel const& model)
+{
+    auto plan = encodePlan(model);
+    if (!plan)
+    {
+        return plan.error();
+    }
+    return std::vector<uint8_t>(plan.value().bytes.begin(), plan.value().bytes.end());
 }
 
 } // namespace kiln

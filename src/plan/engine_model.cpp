@@ -93,7 +93,7 @@ Weights EngineModel::weightsOf(int32_t index) const noexcept
         return Weights{DataType::kFLOAT, nullptr, 0};
     }
     WeightsBlob const& blob = weights[static_cast<std::size_t>(index)];
-    return Weights{blob.type, blob.bytes.data(), blob.count};
+    return Weights{blob.type, blob.view().data(), blob.count};
 }
 
 std::vector<int32_t> aliasRoots(EngineModel const& model)

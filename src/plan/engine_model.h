@@ -2,7 +2,9 @@
 // The engine model: everything a built engine is, in one value that the three phases share. The builder makes it
 // from a network and a config (builder/build.h), the plan writer encodes it and the plan reader decodes it
 // (plan/engine_codec.h), and the runtime executes it (runtime/). Nothing in it points into a network: tensors,
-// layers, expressions and weights refer to each other by index, and weights are owned by the model.
+// layers, expressions and weights refer to each other by index, and weights are owned by the model; the one
+// exception is a model built only to be written as a plan, whose blobs borrow the network's weights
+// (WeightsBlob::borrowed).
 //
 //     EngineModel model = buildEngineModel(network, config).value();
 //     std::vector<uint8_t> plan = encodeEngine(model).value();
@@ -26,6 +28,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln
@@ -203,14 +206,44 @@ struct ProfileRecord
     bool operator==(ProfileRecord const&) const = default;
 };
 
-//! Bytes that weights point to.
+//! Bytes that weights point to: owned by the blob, or borrowed from the network while the builder writes a plan.
+//! A built model borrows so that the way from the network into the plan copies the weights once, into the plan
+//! (builder/build.h, ModelWeights::kBORROW): TensorRT's contract keeps a network's weights alive until the build that
+//! reads them returns. A decoded plan's blobs, and weights the builder rewrites (builder/layout.h), are owned.
 struct WeightsBlob
 {
     DataType type{DataType::kFLOAT};
     int64_t count{};            //!< Elements.
-    std::vector<uint8_t> bytes; //!< Storage (packed types take less than a byte per element).
+    std::vector<uint8_t> bytes; //!< Owned storage (packed types take less than a byte per element); empty if borrowed.
+    std::span<uint8_t const> borrowed; //!< Borrowed storage, in memory the blob does not own; empty if owned.
 
-    bool operator==(WeightsBlob const&) const = default;
+    WeightsBlob() = default;
+    //! A blob that owns its storage.
+    WeightsBlob(DataType blobType, int64_t blobCount, std::vector<uint8_t> owned) noexcept
+        : type(blobType)
+        , count(blobCount)
+        , bytes(std::move(owned))
+    {
+    }
+    //! A blob that reads storage it does not own, which must outlive it.
+    static WeightsBlob borrow(DataType blobType, int64_t blobCount, std::span<uint8_t const> storage) noexcept
+    {
+        WeightsBlob blob(blobType, blobCount, {});
+        blob.borrowed = storage;
+        return blob;
+    }
+
+    //! The storage, owned or borrowed: what every reader of a blob's bytes uses.
+    std::span<uint8_t const> view() const noexcept
+    {
+        return borrowed.empty() ? std::span<uint8_t const>(bytes) : borrowed;
+    }
+
+    //! Same type, count and bytes, wherever the bytes are.
+    bool operator==(WeightsBlob const& other) const noexcept
+    {
+        return type == other.type && count == other.count && std::ranges::equal(view(), other.view());
+    }
 };
 
 //! A built engine. Movable, not copyable (layer parameters may own plugin objects).
@@ -228,7 +261,8 @@ struct EngineModel
     std::vector<int32_t> ioTensors;
     int32_t nbInputs{}; //!< The first nbInputs entries of ioTensors are inputs.
     std::vector<ProfileRecord> profiles;
-    //! Weights referenced by layer parameters. A vector of vectors: moving the model keeps every pointer valid.
+    //! Weights referenced by layer parameters. A vector of vectors (or of borrowed spans): moving the model keeps every
+    //! pointer valid.
     std::vector<WeightsBlob> weights;
     int64_t deviceMemorySize{}; //!< The largest activationBytes over the profiles.
 

@@ -41,6 +41,7 @@ inline constexpr std::array<KindArity, kLayerKinds.size()> kKindArity{{
     {LayerType::kUNARY, 1, 1, kMany, 1, 1},
     {LayerType::kSHUFFLE, 1, 2, 1, 1, 1}, // Input 1 the reshape dimensions.
     {LayerType::kREDUCE, 1, 1, kMany, 1, 1},
+    {LayerType::kTOPK, 1, 2, 1, 2, 2}, // Input 1 k, when not a parameter; outputs values and indices.
     {LayerType::kGATHER, 2, 2, kMany, 1, 1},
     {LayerType::kMATRIX_MULTIPLY, 2, 2, kMany, 1, 1},
     {LayerType::kCONSTANT, 0, 0, kMany, 1, 1},
@@ -48,6 +49,7 @@ inline constexpr std::array<KindArity, kLayerKinds.size()> kKindArity{{
     {LayerType::kPLUGIN_V2, 0, kMany, kMany, 1, kMany},
     {LayerType::kSLICE, 1, 6, 1, 1, 1}, // Start, size, stride, fill value, axes.
     {LayerType::kSHAPE, 1, 1, kMany, 1, 1},
+    {LayerType::kRESIZE, 1, 2, 1, 1, 1}, // Input 1 the output shape.
     {LayerType::kSELECT, 3, 3, kMany, 1, 1},
     {LayerType::kFILL, 0, 3, 0, 1, 1}, // Shape, alpha, beta.
     {LayerType::kPLUGIN_V3, 0, kMany, kMany, 1, kMany},

@@ -31,7 +31,8 @@ std::string countRange(int32_t min, int32_t max)
 }
 
 //! The first problem of a layer's parameters: an enumeration out of range, a Dims of an impossible rank, weights that
-//! are invalid or outside every blob. Other fields (numbers, flags, permutations) hold any value.
+//! are invalid or outside every blob, scales that are not positive and finite. Other fields (numbers, flags,
+//! permutations) hold any value.
 class ParamsCheck
 {
 public:
@@ -78,6 +79,10 @@ private:
                 field(name, type);
             }
         }
+        else if constexpr (std::is_same_v<T, std::vector<float>>)
+        {
+            scales(name, value);
+        }
     }
 
     template <typename E>
@@ -86,6 +91,25 @@ private:
         if (!isValidEnum(value))
         {
             mProblem = cat(name, " is ", value, ", which is not a valid value");
+        }
+    }
+
+    //! A resize's scales: at most one per dimension, each positive and finite.
+    void scales(char const* name, std::vector<float> const& value)
+    {
+        if (value.size() > static_cast<std::size_t>(Dims::MAX_DIMS))
+        {
+            mProblem = cat(name, " has ", value.size(), " entries; at most ", Dims::MAX_DIMS);
+            return;
+        }
+        for (std::size_t i = 0; i < value.size(); ++i)
+        {
+            if (!std::isfinite(value[i]) || value[i] <= 0.F)
+            {
+                mProblem
+                    = cat(name, "[", i, "] is ", static_cast<double>(value[i]), "; scales are positive and finite");
+                return;
+            }
         }
     }
 
@@ -317,9 +341,9 @@ std::optional<std::string> ModelCheck::blobs()
             return cat("weights blob ", i, " has a negative count (", blob.count, ")");
         }
         if (int64_t const bytes = weightsBytes(blob.type, blob.count);
-            bytes < 0 || static_cast<uint64_t>(bytes) != blob.bytes.size())
+            bytes < 0 || static_cast<uint64_t>(bytes) != blob.view().size())
         {
-            return cat("weights blob ", i, " holds ", blob.bytes.size(), " bytes, but ", blob.count, " elements of ",
+            return cat("weights blob ", i, " holds ", blob.view().size(), " bytes, but ", blob.count, " elements of ",
                 dataTypeName(blob.type), " take ", bytes < 0 ? std::string("more than 2^63") : cat(bytes));
         }
     }

@@ -29,9 +29,9 @@ BlobFinder::BlobFinder(std::vector<WeightsBlob> const& blobs)
 {
     for (std::size_t i = 0; i < blobs.size(); ++i)
     {
-        if (!blobs[i].bytes.empty())
+        if (!blobs[i].view().empty())
         {
-            mStarts.push_back({reinterpret_cast<uintptr_t>(blobs[i].bytes.data()), static_cast<int32_t>(i)});
+            mStarts.push_back({reinterpret_cast<uintptr_t>(blobs[i].view().data()), static_cast<int32_t>(i)});
         }
     }
     std::sort(mStarts.begin(), mStarts.end(), [](Start a, Start b) { return a.address < b.address; });
@@ -47,7 +47,7 @@ std::optional<WeightsPlace> BlobFinder::find(Weights const& weights) const noexc
         return std::nullopt;
     }
     Start const& start = *(after - 1);
-    auto const blobBytes = static_cast<uint64_t>(mBlobs[static_cast<std::size_t>(start.blob)].bytes.size());
+    auto const blobBytes = static_cast<uint64_t>(mBlobs[static_cast<std::size_t>(start.blob)].view().size());
     uint64_t const offset = address - start.address;
     int64_t const bytes = weightsBytes(weights.type, weights.count);
     if (offset >= blobBytes || bytes < 0 || static_cast<uint64_t>(bytes) > blobBytes - offset)

@@ -98,6 +98,15 @@ constexpr void forEachField(ReduceParams const& p, Visit&& visit)
 }
 
 template <typename Visit>
+constexpr void forEachField(TopKParams const& p, Visit&& visit)
+{
+    visit("op", p.op);
+    visit("k", p.k);
+    visit("axes", p.axes);
+    visit("indicesType", p.indicesType);
+}
+
+template <typename Visit>
 constexpr void forEachField(GatherParams const& p, Visit&& visit)
 {
     visit("mode", p.mode);
@@ -144,6 +153,19 @@ constexpr void forEachField(SliceParams const& p, Visit&& visit)
 template <typename Visit>
 constexpr void forEachField(ShapeParams const&, Visit&&)
 {
+}
+
+template <typename Visit>
+constexpr void forEachField(ResizeParams const& p, Visit&& visit)
+{
+    visit("outputDims", p.outputDims);
+    visit("scales", p.scales);
+    visit("mode", p.mode);
+    visit("transformation", p.transformation);
+    visit("selector", p.selector);
+    visit("rounding", p.rounding);
+    visit("cubicCoeff", p.cubicCoeff);
+    visit("excludeOutside", p.excludeOutside);
 }
 
 template <typename Visit>
@@ -220,10 +242,10 @@ constexpr bool everyMemberVisited() noexcept
 } // namespace detail
 
 // The plugin kinds hold plugin objects, which no list visits.
-static_assert(
-    detail::everyMemberVisited<ConvolutionParams, CastParams, ActivationParams, PoolingParams, SoftMaxParams,
-        ConcatenationParams, ElementWiseParams, UnaryParams, ShuffleParams, ReduceParams, GatherParams,
-        MatrixMultiplyParams, ConstantParams, IdentityParams, SliceParams, ShapeParams, SelectParams, FillParams>(),
+static_assert(detail::everyMemberVisited<ConvolutionParams, CastParams, ActivationParams, PoolingParams, SoftMaxParams,
+                  ConcatenationParams, ElementWiseParams, UnaryParams, ShuffleParams, ReduceParams, TopKParams,
+                  GatherParams, MatrixMultiplyParams, ConstantParams, IdentityParams, SliceParams, ShapeParams,
+                  ResizeParams, SelectParams, FillParams>(),
     "forEachField visits every member of each kind's parameters");
 
 } // namespace kiln

@@ -354,13 +354,13 @@ nvinfer1::IHostMemory* Engine::Impl::serialize() const noexcept
 {
     constexpr char const* kWhere = "ICudaEngine::serialize";
     return mEngine.mReporter.guard(kWhere, static_cast<nvinfer1::IHostMemory*>(nullptr), [&] {
-        auto plan = encodeEngine(mEngine.program().model());
+        auto plan = encodePlan(mEngine.program().model());
         if (!plan)
         {
             mEngine.mReporter.error(plan.error().code, kWhere, ": ", plan.error().message);
             return static_cast<nvinfer1::IHostMemory*>(nullptr);
         }
-        return static_cast<nvinfer1::IHostMemory*>(new HostMemory(std::move(plan.value())));
+        return static_cast<nvinfer1::IHostMemory*>(new HostMemory(std::move(plan.value().owner), plan.value().bytes));
     });
 }
 

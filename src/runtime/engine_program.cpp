@@ -331,7 +331,7 @@ Expected<bool> EngineProgram::prepare()
 
     for (WeightsBlob const& blob : m.weights)
     {
-        mWeightBytes += static_cast<int64_t>(blob.bytes.size());
+        mWeightBytes += static_cast<int64_t>(blob.view().size());
     }
     // A plugin output written in place of an input has the input's type and format.
     mAliasRoots = aliasRoots(m);

@@ -5,6 +5,7 @@
 // its message.
 #include "builder/build.h"
 #include "core/logging.h"
+#include "plan/engine_codec.h"
 
 #include "support/api_test.h"
 #include "support/recording_plugins.h"
@@ -595,6 +596,50 @@ TEST_F(Build, WeightsAreCopiedIntoTheModel)
     EXPECT_EQ(emptyParams.weights.type, DataType::kINT32);
     EXPECT_EQ(shapeOf(model, "empty", {}), (std::vector<int64_t>{0}));
     EXPECT_EQ(shapeOf(model, "sum", {}), (std::vector<int64_t>{1, 2, 2, 2}));
+}
+
+TEST_F(Build, ModelsForAPlanBorrowTheWeightsAndEncodeAsCopiesDo)
+{
+    // Two constants share bytes: "b" is values[2..5], inside "a" (values[0..7]). A model built for a plan borrows the
+    // weights it meets first and copies those that overlap them, so that no two borrowed blobs overlap.
+    ITensor* x = input("x", Dims{2, {2, 4}});
+    std::vector<float> values{1, 2, 3, 4, 5, 6, 7, 8};
+    ITensor* a = named(net().addConstant(Dims{2, {2, 4}}, Weights{DataType::kFLOAT, values.data(), 8}), "a");
+    ITensor* b = named(net().addConstant(Dims{2, {1, 4}}, Weights{DataType::kFLOAT, values.data() + 2, 4}), "b");
+    ITensor* sum = named(net().addElementWise(*x, *a, nvinfer1::ElementWiseOperation::kSUM), "sum");
+    ITensor* out = named(net().addElementWise(*sum, *b, nvinfer1::ElementWiseOperation::kSUM), "out");
+    net().markOutput(*out);
+    auto const settings = BuilderConfig::of(*mConfig).settings();
+    auto copied = buildEngineModel(Network::of(net()), settings, ModelWeights::kCOPY);
+    auto borrowed = buildEngineModel(Network::of(net()), settings, ModelWeights::kBORROW);
+    ASSERT_TRUE(copied.ok() && borrowed.ok());
+    ASSERT_EQ(borrowed.value().weights.size(), 2U);
+
+    auto const* first = reinterpret_cast<uint8_t const*>(values.data());
+    auto const inValues = [&](void const* p) {
+        return static_cast<uint8_t const*>(p) >= first && static_cast<uint8_t const*>(p) < first + sizeof(float) * 8;
+    };
+    int32_t nbBorrowed = 0;
+    for (WeightsBlob const& blob : borrowed.value().weights)
+    {
+        // Borrowed: in the network's array, and nothing owned; copied: owned, outside it.
+        EXPECT_EQ(!blob.borrowed.empty(), blob.bytes.empty());
+        EXPECT_EQ(inValues(blob.view().data()), !blob.borrowed.empty());
+        nbBorrowed += blob.borrowed.empty() ? 0 : 1;
+    }
+    EXPECT_EQ(nbBorrowed, 1);
+    for (WeightsBlob const& blob : copied.value().weights)
+    {
+        EXPECT_TRUE(blob.borrowed.empty());
+        EXPECT_FALSE(inValues(blob.view().data()));
+    }
+
+    // The same blobs, wherever their bytes are, and the same plan, byte for byte.
+    EXPECT_EQ(borrowed.value().weights, copied.value().weights);
+    auto const copiedPlan = encodeEngine(copied.value());
+    auto const borrowedPlan = encodePlan(borrowed.value());
+    ASSERT_TRUE(copiedPlan.ok() && borrowedPlan.ok());
+    EXPECT_TRUE(std::ranges::equal(copiedPlan.value(), borrowedPlan.value().bytes));
 }
 
 TEST_F(Build, QuantizedTensorsTakeTheirScaleFromTheDynamicRange)

@@ -366,6 +366,33 @@ TEST_F(CudaEngine, ReduceConcatSliceGatherMatchTheHost)
     expectSameOnBothBackends({Dims{3, {4, 6, 10}}});
 }
 
+TEST_F(CudaEngine, ResizeMatchesTheHost)
+{
+    // An FPN's upsamplings: nearest by scales, linear to another tensor's spatial size (input 1, a shape tensor
+    // computed on the host), cubic to fixed dimensions.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {1, 3, 5, 7}});
+    ITensor* like = mNetwork->addInput("like", DataType::kFLOAT, Dims{4, {1, 3, 9, 4}});
+    auto* nearest = mNetwork->addResize(*x);
+    float const scales[] = {1.F, 1.F, 2.F, 2.F};
+    nearest->setScales(scales, 4);
+    auto* linear = mNetwork->addResize(*x);
+    linear->setResizeMode(nvinfer1::InterpolationMode::kLINEAR);
+    linear->setCoordinateTransformation(nvinfer1::ResizeCoordinateTransformation::kHALF_PIXEL);
+    linear->setInput(1, *mNetwork->addShape(*like)->getOutput(0));
+    auto* cubic = mNetwork->addResize(*x);
+    cubic->setResizeMode(nvinfer1::InterpolationMode::kCUBIC);
+    cubic->setCoordinateTransformation(nvinfer1::ResizeCoordinateTransformation::kALIGN_CORNERS);
+    cubic->setOutputDimensions(Dims{4, {1, 3, 8, 11}});
+    char const* const names[] = {"nearest", "linear", "cubic"};
+    nvinfer1::IResizeLayer* const layers[] = {nearest, linear, cubic};
+    for (int32_t i = 0; i < 3; ++i)
+    {
+        layers[i]->getOutput(0)->setName(names[i]);
+        mNetwork->markOutput(*layers[i]->getOutput(0));
+    }
+    expectSameOnBothBackends({Dims{4, {1, 3, 5, 7}}, Dims{4, {1, 3, 9, 4}}});
+}
+
 TEST_F(CudaEngine, ShapeTensorsAreComputedOnTheHostInsideACudaEngine)
 {
     // y = reshape(x, [shape(x)[0] * shape(x)[1], -1]) with a dynamic batch: the reshape's dimensions come from a

@@ -172,6 +172,14 @@ TEST(EnumValuesApi, ElementWiseOperation)
     KILN_ENUM_MAX_IMPL(ElementWiseOperation, 14);
 }
 
+TEST(EnumValuesApi, TopKOperation)
+{
+    KILN_ENUM_TYPE(TopKOperation, int32_t);
+    KILN_ENUM(TopKOperation, kMAX, 0);
+    KILN_ENUM(TopKOperation, kMIN, 1);
+    KILN_ENUM_MAX(TopKOperation, 2);
+}
+
 TEST(EnumValuesApi, GatherMode)
 {
     KILN_ENUM_TYPE(GatherMode, int32_t);
@@ -242,6 +250,47 @@ TEST(EnumValuesApi, MatrixOperation)
     KILN_ENUM(MatrixOperation, kTRANSPOSE, 1);
     KILN_ENUM(MatrixOperation, kVECTOR, 2);
     KILN_ENUM_MAX(MatrixOperation, 3);
+}
+
+TEST(EnumValuesApi, InterpolationMode)
+{
+    KILN_ENUM_TYPE(InterpolationMode, int32_t);
+    KILN_ENUM(InterpolationMode, kNEAREST, 0);
+    KILN_ENUM(InterpolationMode, kLINEAR, 1);
+    KILN_ENUM(InterpolationMode, kCUBIC, 2);
+    KILN_ENUM_MAX(InterpolationMode, 3);
+    KILN_ENUM_MAX_IMPL(InterpolationMode, 3);
+    EXPECT_TRUE((std::is_same<ResizeMode, InterpolationMode>::value));
+}
+
+TEST(EnumValuesApi, ResizeCoordinateTransformation)
+{
+    KILN_ENUM_TYPE(ResizeCoordinateTransformation, int32_t);
+    KILN_ENUM(ResizeCoordinateTransformation, kALIGN_CORNERS, 0);
+    KILN_ENUM(ResizeCoordinateTransformation, kASYMMETRIC, 1);
+    KILN_ENUM(ResizeCoordinateTransformation, kHALF_PIXEL, 2);
+    KILN_ENUM_MAX(ResizeCoordinateTransformation, 3);
+    KILN_ENUM_MAX_IMPL(ResizeCoordinateTransformation, 3);
+}
+
+TEST(EnumValuesApi, ResizeSelector)
+{
+    KILN_ENUM_TYPE(ResizeSelector, int32_t);
+    KILN_ENUM(ResizeSelector, kFORMULA, 0);
+    KILN_ENUM(ResizeSelector, kUPPER, 1);
+    KILN_ENUM_MAX(ResizeSelector, 2);
+    KILN_ENUM_MAX_IMPL(ResizeSelector, 2);
+}
+
+TEST(EnumValuesApi, ResizeRoundMode)
+{
+    KILN_ENUM_TYPE(ResizeRoundMode, int32_t);
+    KILN_ENUM(ResizeRoundMode, kHALF_UP, 0);
+    KILN_ENUM(ResizeRoundMode, kHALF_DOWN, 1);
+    KILN_ENUM(ResizeRoundMode, kFLOOR, 2);
+    KILN_ENUM(ResizeRoundMode, kCEIL, 3);
+    KILN_ENUM_MAX(ResizeRoundMode, 4);
+    KILN_ENUM_MAX_IMPL(ResizeRoundMode, 4);
 }
 
 TEST(EnumValuesApi, FillOperation)

@@ -158,9 +158,11 @@ TEST(LayoutApi, LayersAddTheirOwnImpl)
     KILN_EXPECT_LAYER(IPluginV3Layer);
     KILN_EXPECT_LAYER(IUnaryLayer);
     KILN_EXPECT_LAYER(IReduceLayer);
+    KILN_EXPECT_LAYER(ITopKLayer);
     KILN_EXPECT_LAYER(IShuffleLayer);
     KILN_EXPECT_LAYER(ISliceLayer);
     KILN_EXPECT_LAYER(IShapeLayer);
+    KILN_EXPECT_LAYER(IResizeLayer);
     KILN_EXPECT_LAYER(IMatrixMultiplyLayer);
     KILN_EXPECT_LAYER(IIdentityLayer);
     KILN_EXPECT_LAYER(ICastLayer);
@@ -211,9 +213,11 @@ TEST(ApiSurfaceApi, LibraryOwnedObjectsHaveProtectedDestructors)
     EXPECT_FALSE(std::is_destructible<IPluginV3Layer>::value);
     EXPECT_FALSE(std::is_destructible<IUnaryLayer>::value);
     EXPECT_FALSE(std::is_destructible<IReduceLayer>::value);
+    EXPECT_FALSE(std::is_destructible<ITopKLayer>::value);
     EXPECT_FALSE(std::is_destructible<IShuffleLayer>::value);
     EXPECT_FALSE(std::is_destructible<ISliceLayer>::value);
     EXPECT_FALSE(std::is_destructible<IShapeLayer>::value);
+    EXPECT_FALSE(std::is_destructible<IResizeLayer>::value);
     EXPECT_FALSE(std::is_destructible<IMatrixMultiplyLayer>::value);
     EXPECT_FALSE(std::is_destructible<IIdentityLayer>::value);
     EXPECT_FALSE(std::is_destructible<ICastLayer>::value);
@@ -240,6 +244,7 @@ TEST(ApiSurfaceApi, NothingCanBeCopiedOrMoved)
     EXPECT_TRUE(isNoCopy<ILayer>());
     EXPECT_TRUE(isNoCopy<IConvolutionLayer>());
     EXPECT_TRUE(isNoCopy<IFillLayer>());
+    EXPECT_TRUE(isNoCopy<IResizeLayer>());
 }
 
 TEST(ApiSurfaceApi, ImplementationInterfacesDeriveFromVRoot)

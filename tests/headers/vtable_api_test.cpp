@@ -428,6 +428,20 @@ TEST(VtableSlots, IReduceLayerIsAWrapper)
         KILN_SLOT(kNotVirtual, C, getKeepDimensions, bool() const noexcept));
 }
 
+TEST(VtableSlots, ITopKLayerIsAWrapper)
+{
+    using C = ITopKLayer;
+    KILN_EXPECT_VTABLE(ITopKLayer, 2, 0, KILN_DTOR(0),
+        KILN_SLOT(kNotVirtual, C, setOperation, void(TopKOperation) noexcept),
+        KILN_SLOT(kNotVirtual, C, getOperation, TopKOperation() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setK, void(int32_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, getK, int32_t() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setReduceAxes, void(uint32_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, getReduceAxes, uint32_t() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setIndicesType, bool(DataType) noexcept),
+        KILN_SLOT(kNotVirtual, C, getIndicesType, DataType() const noexcept));
+}
+
 TEST(VtableSlots, IShuffleLayerIsAWrapper)
 {
     using C = IShuffleLayer;
@@ -492,6 +506,28 @@ TEST(VtableSlots, IConstantLayerIsAWrapper)
         KILN_SLOT(kNotVirtual, C, getDimensions, Dims() const noexcept));
 }
 
+TEST(VtableSlots, IResizeLayerIsAWrapper)
+{
+    using C = IResizeLayer;
+    KILN_EXPECT_VTABLE(IResizeLayer, 2, 0, KILN_DTOR(0),
+        KILN_SLOT(kNotVirtual, C, setOutputDimensions, void(Dims const&) noexcept),
+        KILN_SLOT(kNotVirtual, C, getOutputDimensions, Dims() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setScales, void(float const*, int32_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, getScales, int32_t(int32_t, float*) const noexcept),
+        KILN_SLOT(kNotVirtual, C, setResizeMode, void(InterpolationMode) noexcept),
+        KILN_SLOT(kNotVirtual, C, getResizeMode, InterpolationMode() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setCoordinateTransformation, void(ResizeCoordinateTransformation) noexcept),
+        KILN_SLOT(kNotVirtual, C, getCoordinateTransformation, ResizeCoordinateTransformation() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setSelectorForSinglePixel, void(ResizeSelector) noexcept),
+        KILN_SLOT(kNotVirtual, C, getSelectorForSinglePixel, ResizeSelector() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setNearestRounding, void(ResizeRoundMode) noexcept),
+        KILN_SLOT(kNotVirtual, C, getNearestRounding, ResizeRoundMode() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setCubicCoeff, void(float) noexcept),
+        KILN_SLOT(kNotVirtual, C, getCubicCoeff, float() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setExcludeOutside, void(bool) noexcept),
+        KILN_SLOT(kNotVirtual, C, getExcludeOutside, bool() const noexcept));
+}
+
 TEST(VtableSlots, ISelectLayerIsAWrapper)
 {
     KILN_EXPECT_VTABLE(ISelectLayer, 2, 0, KILN_DTOR(0));
@@ -543,6 +579,9 @@ TEST(VtableSlots, INetworkDefinitionIsAWrapper)
         KILN_SLOT(kNotVirtual, C, getNbOutputs, int32_t() const noexcept),
         KILN_SLOT(kNotVirtual, C, getOutput, ITensor * (int32_t) const noexcept),
         KILN_SLOT(kNotVirtual, C, addReduce, IReduceLayer * (ITensor&, ReduceOperation, uint32_t, bool) noexcept),
+        KILN_SLOT(kNotVirtual, C, addTopK, ITopKLayer * (ITensor&, TopKOperation, int32_t, uint32_t) noexcept),
+        KILN_SLOT(
+            kNotVirtual, C, addTopK, ITopKLayer * (ITensor&, TopKOperation, int32_t, uint32_t, DataType) noexcept),
         KILN_SLOT(kNotVirtual, C, addGather, IGatherLayer * (ITensor&, ITensor&, int32_t) noexcept),
         KILN_SLOT(kNotVirtual, C, addGatherV2, IGatherLayer * (ITensor&, ITensor&, GatherMode) noexcept),
         KILN_SLOT(kNotVirtual, C, addMatrixMultiply,
@@ -567,6 +606,7 @@ TEST(VtableSlots, INetworkDefinitionIsAWrapper)
         KILN_SLOT(kNotVirtual, C, addConvolutionNd,
             IConvolutionLayer * (ITensor&, int64_t, Dims const&, Weights, Weights) noexcept),
         KILN_SLOT(kNotVirtual, C, addPoolingNd, IPoolingLayer * (ITensor&, PoolingType, Dims const&) noexcept),
+        KILN_SLOT(kNotVirtual, C, addResize, IResizeLayer * (ITensor&) noexcept),
         KILN_SLOT(kNotVirtual, C, addSelect, ISelectLayer * (ITensor&, ITensor&, ITensor&) noexcept),
         KILN_SLOT(kNotVirtual, C, addFill, IFillLayer * (Dims const&, FillOperation) noexcept),
         KILN_SLOT(kNotVirtual, C, addFill, IFillLayer * (Dims const&, FillOperation, DataType) noexcept),
@@ -1050,6 +1090,18 @@ TEST(VtableSlots, ApivVReduceLayer)
         KILN_SLOT(7, C, getKeepDimensions, bool() const noexcept));
 }
 
+TEST(VtableSlots, ApivVTopKLayer)
+{
+    using C = apiv::VTopKLayer;
+    KILN_EXPECT_VTABLE(apiv::VTopKLayer, 10, 0, KILN_DTOR(0),
+        KILN_SLOT(2, C, setOperation, void(TopKOperation) noexcept),
+        KILN_SLOT(3, C, getOperation, TopKOperation() const noexcept), KILN_SLOT(4, C, setK, void(int32_t) noexcept),
+        KILN_SLOT(5, C, getK, int32_t() const noexcept), KILN_SLOT(6, C, setReduceAxes, void(uint32_t) noexcept),
+        KILN_SLOT(7, C, getReduceAxes, uint32_t() const noexcept),
+        KILN_SLOT(8, C, setIndicesType, bool(DataType) noexcept),
+        KILN_SLOT(9, C, getIndicesType, DataType() const noexcept));
+}
+
 TEST(VtableSlots, ApivVShuffleLayer)
 {
     using C = apiv::VShuffleLayer;
@@ -1107,6 +1159,27 @@ TEST(VtableSlots, ApivVConstantLayer)
         KILN_SLOT(3, C, getWeights, Weights() const noexcept),
         KILN_SLOT(4, C, setDimensions, void(Dims const&) noexcept),
         KILN_SLOT(5, C, getDimensions, Dims() const noexcept));
+}
+
+TEST(VtableSlots, ApivVResizeLayer)
+{
+    using C = apiv::VResizeLayer;
+    KILN_EXPECT_VTABLE(apiv::VResizeLayer, 18, 0, KILN_DTOR(0),
+        KILN_SLOT(2, C, setOutputDimensions, void(Dims const&) noexcept),
+        KILN_SLOT(3, C, getOutputDimensions, Dims() const noexcept),
+        KILN_SLOT(4, C, setScales, void(float const*, int32_t) noexcept),
+        KILN_SLOT(5, C, getScales, int32_t(int32_t, float*) const noexcept),
+        KILN_SLOT(6, C, setResizeMode, void(InterpolationMode) noexcept),
+        KILN_SLOT(7, C, getResizeMode, InterpolationMode() const noexcept),
+        KILN_SLOT(8, C, setCoordinateTransformation, void(ResizeCoordinateTransformation) noexcept),
+        KILN_SLOT(9, C, getCoordinateTransformation, ResizeCoordinateTransformation() const noexcept),
+        KILN_SLOT(10, C, setSelectorForSinglePixel, void(ResizeSelector) noexcept),
+        KILN_SLOT(11, C, getSelectorForSinglePixel, ResizeSelector() const noexcept),
+        KILN_SLOT(12, C, setNearestRounding, void(ResizeRoundMode) noexcept),
+        KILN_SLOT(13, C, getNearestRounding, ResizeRoundMode() const noexcept),
+        KILN_SLOT(14, C, setCubicCoeff, void(float) noexcept), KILN_SLOT(15, C, getCubicCoeff, float() const noexcept),
+        KILN_SLOT(16, C, setExcludeOutside, void(bool) noexcept),
+        KILN_SLOT(17, C, getExcludeOutside, bool() const noexcept));
 }
 
 TEST(VtableSlots, ApivVSelectLayer)

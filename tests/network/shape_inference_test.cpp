@@ -469,6 +469,70 @@ TEST_F(ShapeInference, SliceRefusesStrictOutOfBoundsAndOperandsOfTheWrongLength)
         "layer 's' (ISliceLayer): the start has 1 entries; it needs one per sliced axis (2, the input's rank)");
 }
 
+TEST_F(ShapeInference, ResizeFromScalesOutputDimensionsAndAShapeTensor)
+{
+    ITensor* x = input("x", Dims{3, {-1, 5, -1}});
+    auto* scaled = net().addResize(*x);
+    std::vector<float> const scales{1.F, 0.6F, 2.5F};
+    scaled->setScales(scales.data(), 3);
+    auto* fixed = net().addResize(*x);
+    fixed->setOutputDimensions(Dims{3, {2, 7, 1}});
+    auto* kept = net().addResize(*x); // Nothing set: the input's shape.
+    // The output shape [d0, 5, 2 * d2] from the input's shape tensor.
+    auto* given = net().addResize(*x);
+    ITensor* shape = net().addShape(*x)->getOutput(0);
+    ITensor* factors = net().addCast(*constant(Dims{1, {3}}, {1, 1, 2}), DataType::kINT64)->getOutput(0);
+    given->setInput(1, *net().addElementWise(*shape, *factors, nvinfer1::ElementWiseOperation::kPROD)->getOutput(0));
+    NetworkShapes const shapes = infer();
+    for (int64_t const d2 : {1, 2, 3, 7, 1000})
+    {
+        std::map<std::string, Dims> const at2{{"x", Dims{3, {4, 5, d2}}}};
+        // floor(5 * 0.6f) and floor(d2 * 2.5f), exactly.
+        EXPECT_EQ(at(shapes, scaled->getOutput(0), at2), (std::vector<int64_t>{4, 3, d2 * 5 / 2})) << d2;
+        EXPECT_EQ(at(shapes, fixed->getOutput(0), at2), (std::vector<int64_t>{2, 7, 1}));
+        EXPECT_EQ(at(shapes, kept->getOutput(0), at2), (std::vector<int64_t>{4, 5, d2}));
+        EXPECT_EQ(at(shapes, given->getOutput(0), at2), (std::vector<int64_t>{4, 5, 2 * d2}));
+    }
+    // A scale that is not a short binary fraction: floor(d * 0.1f) for run-time d, exactly as for constants.
+    auto* tenth = net().addResize(*x);
+    std::vector<float> const small{1.F, 1.F, 0.1F};
+    tenth->setScales(small.data(), 3);
+    NetworkShapes const again = infer();
+    for (int64_t const d2 : {9, 10, 30, 31, 12345})
+    {
+        auto const expected = static_cast<int64_t>(std::floor(static_cast<double>(d2) * static_cast<double>(0.1F)));
+        EXPECT_EQ(at(again, tenth->getOutput(0), {{"x", Dims{3, {1, 5, d2}}}}), (std::vector<int64_t>{1, 5, expected}))
+            << d2;
+    }
+}
+
+TEST_F(ShapeInference, ResizeRefusesOperandsOfTheWrongRankOrType)
+{
+    ITensor* x = input("x", Dims{2, {4, 8}});
+    auto* resize = net().addResize(*x);
+    resize->setName("r");
+    resize->setInput(1, *input("shape", Dims{1, {3}}, DataType::kINT32));
+    EXPECT_EQ(inferError(),
+        "layer 'r' (IResizeLayer): input 1 (the output shape) has shape [3]; it must be a 1-D shape tensor of 2 values "
+        "(the input's rank)");
+    resize->setInput(1, *input("floats", Dims{1, {2}}, DataType::kFLOAT));
+    EXPECT_EQ(inferError(),
+        "layer 'r' (IResizeLayer): input 1 (the output shape) has type 0; it must be a kINT32 or kINT64 shape tensor");
+    resize->setInput(1, *constant(Dims{1, {2}}, {4, -3}));
+    EXPECT_EQ(inferError(),
+        "layer 'r' (IResizeLayer): extent 1 of the output shape given by input 1 is -3; extents are at least 0");
+    // Parameters set before the input changed rank.
+    resize->setOutputDimensions(Dims{2, {2, 2}});
+    resize->setInput(0, *input("y", Dims{3, {1, 4, 8}}));
+    EXPECT_EQ(
+        inferError(), "layer 'r' (IResizeLayer): the output dimensions [2, 2] have 2 extents; the input has rank 3");
+    std::vector<float> const scales{2.F, 2.F, 2.F};
+    resize->setScales(scales.data(), 3);
+    resize->setInput(0, *x);
+    EXPECT_EQ(
+        inferError(), "layer 'r' (IResizeLayer): 3 scales for an input of rank 2; the layer needs one per input axis");
+}
+
 TEST_F(ShapeInference, ConcretizeRefusesAProfileThatMakesAnExtentNegative)
 {
     ITensor* x = input("x", Dims{1, {-1}});
@@ -576,6 +640,93 @@ TEST_F(ShapeInference, GatherInEveryMode)
     EXPECT_EQ(at(shapes, byDefault, in), (std::vector<int64_t>{2, 7, 3, 5}));
     EXPECT_EQ(at(shapes, element->getOutput(0), in), (std::vector<int64_t>{2, 4, 2}));
     EXPECT_EQ(at(shapes, nd->getOutput(0), in), (std::vector<int64_t>{2, 6}));
+}
+
+TEST_F(ShapeInference, TopKReplacesTheAxisExtentWithK)
+{
+    ITensor* x = input("x", Dims{3, {-1, 5, -1}});
+    auto* fixed = net().addTopK(*x, nvinfer1::TopKOperation::kMAX, 3, 0b010U);
+    // k from a 0-D shape tensor computed from another input's shape: y's extent 0.
+    ITensor* y = input("y", Dims{1, {-1}});
+    ITensor* shape = net().addShape(*y)->getOutput(0);
+    ITensor* first = net().addGather(*shape, *constant(Dims{0, {}}, {0}), 0)->getOutput(0);
+    auto* computed = net().addTopK(*x, nvinfer1::TopKOperation::kMIN, 0, 0b100U, DataType::kINT64);
+    computed->setInput(1, *first);
+    // k from a 0-D network input read as a shape tensor.
+    ITensor* k = input("k", Dims{0, {}}, DataType::kINT32);
+    auto* given = net().addTopK(*x, nvinfer1::TopKOperation::kMAX, 0, 0b001U);
+    given->setInput(1, *k);
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, fixed->getOutput(0)), "[x.d0, 3, x.d2]");
+    EXPECT_EQ(str(shapes, fixed->getOutput(1)), "[x.d0, 3, x.d2]");
+    EXPECT_EQ(str(shapes, computed->getOutput(1)), "[x.d0, 5, y.d0]");
+    EXPECT_EQ(str(shapes, given->getOutput(0)), "[k.v0, 5, x.d2]");
+    std::map<std::string, Dims> const in{{"x", Dims{3, {4, 5, 6}}}, {"y", Dims{1, {2}}}, {"k", Dims{0, {}}}};
+    EXPECT_EQ(at(shapes, fixed->getOutput(1), in, {{"k", {1}}}), (std::vector<int64_t>{4, 3, 6}));
+    EXPECT_EQ(at(shapes, computed->getOutput(0), in, {{"k", {1}}}), (std::vector<int64_t>{4, 5, 2}));
+    EXPECT_EQ(at(shapes, given->getOutput(1), in, {{"k", {4}}}), (std::vector<int64_t>{4, 5, 6}));
+    // k larger than an extent known only at run time, or negative, fails the layer's assertions.
+    auto const failure = [&](std::map<std::string, Dims> inputs, int64_t value) {
+        auto result = evaluate(shapes, mExprs, InputValues{std::move(inputs), {{"k", {value}}}, {}});
+        return result.ok() ? std::string{} : result.error().message;
+    };
+    EXPECT_NE(failure({{"x", Dims{3, {4, 5, 1}}}, {"y", Dims{1, {2}}}, {"k", Dims{0, {}}}}, 1)
+                  .find("k (input 1: y.d0) must be at most the axis' extent x.d2"),
+        std::string::npos);
+    EXPECT_NE(failure(in, 5).find("k (input 1: k.v0) must be at most the axis' extent x.d0"), std::string::npos);
+    EXPECT_NE(failure(in, -1).find("k (input 1: k.v0) must be at least 0"), std::string::npos);
+}
+
+TEST_F(ShapeInference, TopKRefusals)
+{
+    ITensor* x = input("x", Dims{2, {2, 5}});
+    auto* layer = net().addTopK(*x, nvinfer1::TopKOperation::kMAX, 1, 0b10U);
+    layer->setInput(1, *constant(Dims{0, {}}, {6}));
+    EXPECT_NE(inferError().find("layer '(Unnamed Layer* 0) [TopK]' (ITopKLayer): k (input 1: 6) must be at most the "
+                                "axis' extent 5 (the input is [2, 5])"),
+        std::string::npos)
+        << inferError();
+    layer->setInput(1, *constant(Dims{0, {}}, {-2}));
+    EXPECT_NE(inferError().find("k (input 1: -2) must be at least 0"), std::string::npos) << inferError();
+    layer->setInput(1, *constant(Dims{1, {1}}, {2}));
+    EXPECT_NE(inferError().find("input 1 (k) is kINT32 of shape [1]; it must be a 0-D kINT32 or kINT64 shape tensor"),
+        std::string::npos)
+        << inferError();
+    layer->setInput(1, *input("f", Dims{0, {}}));
+    EXPECT_NE(inferError().find("input 1 (k) is kFLOAT of shape []"), std::string::npos) << inferError();
+}
+
+TEST(ShapeRules, TopKRefusesWhatTheLayerMethodsCannotCatch)
+{
+    ExprContext exprs;
+    SymbolicTensor const data{SymbolicDims{exprs.constant(2), exprs.constant(5)}, std::nullopt, DataType::kFLOAT};
+    auto const run = [&](TopKParams const& params, std::vector<SymbolicTensor> inputs) {
+        ShapeRuleContext context(exprs, "t", LayerType::kTOPK, std::move(inputs), 2);
+        auto const result = inferOutputShapes(params, context);
+        return result.ok() ? std::string{} : result.error().message;
+    };
+    TopKParams const good{nvinfer1::TopKOperation::kMAX, 2, 0b10U, DataType::kINT32};
+    EXPECT_EQ(run(good, {data}), "");
+    EXPECT_EQ(run(good, {}), "layer 't' (ITopKLayer): input 0 is missing");
+    EXPECT_EQ(run(TopKParams{good.op, 2, 0b11U, DataType::kINT32}, {data}),
+        "layer 't' (ITopKLayer): the axes mask 3 must have exactly one bit set (the axis) (the input has rank 2)");
+    EXPECT_EQ(run(TopKParams{good.op, 2, 0b100U, DataType::kINT32}, {data}),
+        "layer 't' (ITopKLayer): the axes mask 4 names an axis at or beyond the input's rank (the input has rank 2)");
+    EXPECT_EQ(run(TopKParams{good.op, 2, 0b10U, DataType::kHALF}, {data}),
+        "layer 't' (ITopKLayer): the indices type kHALF is not kINT32 or kINT64");
+    EXPECT_EQ(run(TopKParams{good.op, -1, 0b10U, DataType::kINT32}, {data}),
+        "layer 't' (ITopKLayer): k (-1) must be at least 0");
+    EXPECT_EQ(run(TopKParams{good.op, 6, 0b10U, DataType::kINT32}, {data}),
+        "layer 't' (ITopKLayer): k (6) must be at most the axis' extent 5 (the input is [2, 5])");
+    SymbolicTensor const unknown{SymbolicDims{}, std::nullopt, DataType::kINT32};
+    EXPECT_EQ(run(good, {data, unknown}), "layer 't' (ITopKLayer): the value of input 1 (k) is not known symbolically");
+    // Both outputs: the values and the indices, of one shape.
+    ShapeRuleContext context(exprs, "t", LayerType::kTOPK, {data}, 2);
+    auto const outputs = inferOutputShapes(good, context);
+    ASSERT_TRUE(outputs.ok());
+    ASSERT_EQ(outputs.value().size(), 2U);
+    EXPECT_EQ(context.str(*outputs.value()[0].shape), context.str(*outputs.value()[1].shape));
+    EXPECT_EQ(outputs.value()[1].type, DataType::kINT32);
 }
 
 TEST_F(ShapeInference, SelectBroadcastsThreeWays)
@@ -811,6 +962,38 @@ TEST_F(ShapeInference, PluginV2DynamicExtGivesSymbolicOutputs)
         at(shapes, layer->getOutput(0), {{"x", Dims{2, {3, 4}}}, {"y", Dims{1, {5}}}}), (std::vector<int64_t>{3, 9}));
 }
 
+TEST(ShapeRules, ResizeRefusesScalesTheApiDoesNotSet)
+{
+    // What a plan could hold but the API refuses: scales that are not positive, a product beyond 64 bits, a scale
+    // of a run-time extent that no shape expression holds exactly.
+    ExprContext exprs;
+    SymbolicTensor const fixed{SymbolicDims{exprs.constant(int64_t{1} << 40)}, std::nullopt, DataType::kFLOAT};
+    SymbolicTensor const symbolic{
+        SymbolicDims{exprs.symbol("x.d0", SymbolKind::kINPUT_EXTENT)}, std::nullopt, DataType::kFLOAT};
+    auto const error = [&](SymbolicTensor const& in, float scale) {
+        ResizeParams params;
+        params.scales = {scale};
+        ShapeRuleContext context(exprs, "r", LayerType::kRESIZE, {in}, 1);
+        auto const result = inferOutputShapes(params, context);
+        return result.ok() ? std::string("(accepted)") : result.error().message;
+    };
+    EXPECT_EQ(error(fixed, -2.F), "layer 'r' (IResizeLayer): scale 0 is -2; scales must be positive and finite");
+    EXPECT_EQ(error(fixed, 1e30F),
+        "layer 'r' (IResizeLayer): axis 0: extent 1099511627776 times scale 1e+30 does not fit in 64 bits");
+    EXPECT_EQ(error(symbolic, 1e-20F),
+        "layer 'r' (IResizeLayer): axis 0: scale 1e-20 of the run-time extent x.d0 is too small or too large for a "
+        "shape expression (2^-40 to 2^48)");
+    EXPECT_EQ(error(symbolic, 0.1F), "(accepted)");
+    // An output shape whose values shape inference does not know.
+    SymbolicTensor const unknown{SymbolicDims{exprs.constant(1)}, std::nullopt, DataType::kINT64};
+    ShapeRuleContext unknownContext(exprs, "r", LayerType::kRESIZE, {symbolic, unknown}, 1);
+    EXPECT_EQ(inferOutputShapes(ResizeParams{}, unknownContext).error().message,
+        "layer 'r' (IResizeLayer): the values of input 1 (the output shape) are not known symbolically");
+    ResizeParams missing;
+    ShapeRuleContext context(exprs, "r", LayerType::kRESIZE, {}, 1);
+    EXPECT_EQ(inferOutputShapes(missing, context).error().message, "layer 'r' (IResizeLayer): input 0 is missing");
+}
+
 TEST(ShapeRules, EveryKindHasARule)
 {
     // Each layer kind's rule is reachable through the parameter variant: a rule missing from a kind's file is a
@@ -836,12 +1019,14 @@ TEST(ShapeRules, EveryKindHasARule)
             case LayerType::kUNARY: return UnaryParams{};
             case LayerType::kSHUFFLE: return ShuffleParams{};
             case LayerType::kREDUCE: return ReduceParams{};
+            case LayerType::kTOPK: return TopKParams{nvinfer1::TopKOperation::kMAX, 1, 1U, DataType::kINT32};
             case LayerType::kGATHER: return GatherParams{};
             case LayerType::kMATRIX_MULTIPLY: return MatrixMultiplyParams{};
             case LayerType::kCONSTANT: return ConstantParams{Dims{1, {2}}, Weights{DataType::kFLOAT, nullptr, 0}};
             case LayerType::kIDENTITY: return IdentityParams{};
             case LayerType::kSLICE: return SliceParams{Dims{1, {0}}, Dims{1, {1}}, Dims{1, {1}}};
             case LayerType::kSHAPE: return ShapeParams{};
+            case LayerType::kRESIZE: return ResizeParams{};
             case LayerType::kSELECT: return SelectParams{};
             case LayerType::kFILL: return FillParams{Dims{1, {3}}};
             default: return IdentityParams{};

@@ -441,4 +441,84 @@ public:
     std::string mFailure;
 };
 
+//! A BOOL tensor (one byte per element).
+inline ::onnx::TensorProto boolTensor(std::string const& name, Shape const& dims, std::vector<uint8_t> const& values)
+{
+    return rawTensor(name, ::onnx::TensorProto::BOOL, dims, values);
+}
+
+//! Adds a node to a graph or function body (anything with add_node()), like ModelBuilder::node.
+template <typename Body>
+::onnx::NodeProto& addNode(Body& body, std::string const& opType, std::vector<std::string> const& inputs,
+    std::vector<std::string> const& outputs, std::string const& name = "", std::string const& domain = "")
+{
+    ::onnx::NodeProto& node = *body.add_node();
+    node.set_op_type(opType);
+    node.set_name(name);
+    node.set_domain(domain);
+    for (std::string const& in : inputs)
+    {
+        node.add_input(in);
+    }
+    for (std::string const& out : outputs)
+    {
+        node.add_output(out);
+    }
+    return node;
+}
+
+//! Adds a model-local function (opset 17 of the default domain inside) and imports its domain into the model.
+inline ::onnx::FunctionProto& addFunction(ModelBuilder& model, std::string const& name,
+    std::vector<std::string> const& inputs, std::vector<std::string> const& outputs,
+    std::string const& domain = "kiln.test")
+{
+    ::onnx::FunctionProto& function = *model.proto().add_functions();
+    function.set_name(name);
+    function.set_domain(domain);
+    for (std::string const& in : inputs)
+    {
+        function.add_input(in);
+    }
+    for (std::string const& out : outputs)
+    {
+        function.add_output(out);
+    }
+    auto* opset = function.add_opset_import();
+    opset->set_domain("");
+    opset->set_version(17);
+    bool imported = false;
+    for (auto const& entry : model.proto().opset_import())
+    {
+        imported = imported || entry.domain() == domain;
+    }
+    if (!imported)
+    {
+        model.opset_import(domain, 1);
+    }
+    return function;
+}
+
+//! An attribute of a function body node that takes the value of the call's attribute refName.
+inline void attrRef(::onnx::NodeProto& node, std::string const& name, ::onnx::AttributeProto::AttributeType type,
+    std::string const& refName)
+{
+    addAttr(node, name, type).set_ref_attr_name(refName);
+}
+
+//! A GRAPH attribute (an If branch, a Loop body), named graphName, to fill with addNode and graphOutput.
+inline ::onnx::GraphProto& attrGraph(::onnx::NodeProto& node, std::string const& name, std::string const& graphName)
+{
+    ::onnx::GraphProto& graph = *addAttr(node, name, ::onnx::AttributeProto::GRAPH).mutable_g();
+    graph.set_name(graphName);
+    return graph;
+}
+
+//! Declares an output of a subgraph (element type only).
+inline void graphOutput(::onnx::GraphProto& graph, std::string const& name, int32_t type = ::onnx::TensorProto::FLOAT)
+{
+    ::onnx::ValueInfoProto& info = *graph.add_output();
+    info.set_name(name);
+    info.mutable_type()->mutable_tensor_type()->set_elem_type(type);
+}
+
 } // namespace kiln::onnx_test

@@ -14,6 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -125,6 +126,17 @@ std::vector<std::pair<std::string, LayerParams>> sampleParams(EngineModel const&
     fill.alphaBetaInt64 = true;
     fill.toType = DataType::kHALF;
 
+    // Both the output dimensions and the scales: the format keeps each field (input 1 gives the shape here).
+    ResizeParams resize;
+    resize.outputDims = Dims{4, {1, 3, 16, 16}};
+    resize.scales = {1.F, 1.F, 2.F, 0.625F};
+    resize.mode = nvinfer1::InterpolationMode::kCUBIC;
+    resize.transformation = nvinfer1::ResizeCoordinateTransformation::kHALF_PIXEL;
+    resize.selector = nvinfer1::ResizeSelector::kUPPER;
+    resize.rounding = nvinfer1::ResizeRoundMode::kCEIL;
+    resize.cubicCoeff = -0.5F;
+    resize.excludeOutside = true;
+
     std::vector<std::pair<std::string, LayerParams>> params;
     auto const add = [&params](std::string name, auto kind) {
         params.emplace_back(std::move(name), LayerParams{std::move(kind)});
@@ -147,6 +159,8 @@ std::vector<std::pair<std::string, LayerParams>> sampleParams(EngineModel const&
     add("shape", ShapeParams{});
     add("select", SelectParams{});
     add("fill", fill);
+    add("topk", TopKParams{nvinfer1::TopKOperation::kMIN, 3, 0b100U, DataType::kINT64});
+    add("resize", resize);
     return params;
 }
 
@@ -166,6 +180,7 @@ std::vector<int32_t> sampleInputs(std::size_t layer)
     case 14: return {previous, kNoTensor, kShapeInput};     // Slice: start absent, size given
     case 16: return {previous, outputOf(14), outputOf(14)}; // Select
     case 17: return {};                                     // Fill
+    case 19: return {previous, kShapeInput};                // Resize: the output shape given by a tensor
     default: return {previous};
     }
 }
@@ -265,6 +280,18 @@ EngineModel sampleModel()
     auto const nbTensors = static_cast<int32_t>(model.tensors.size());
     model.ioTensors = {kX, kShapeInput, nbTensors - 1, nbTensors - 2};
     model.nbInputs = 2;
+    // The top-k's second output, its indices: an internal tensor after the others.
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        if (model.layers[l].type == LayerType::kTOPK)
+        {
+            TensorRecord indices = tensorRecord(
+                "t" + std::to_string(l) + ".indices", DataType::kINT64, {kBatchPlusOne, kThree, kEight, kEight});
+            indices.producer = static_cast<int32_t>(l);
+            model.layers[l].outputs.push_back(static_cast<int32_t>(model.tensors.size()));
+            model.tensors.push_back(std::move(indices));
+        }
+    }
     model.assertions = {
         AssertionRecord{kBatchPlusOne, "x.d0 + 1 must be positive", 0},
         AssertionRecord{kMaxOfValue, "a shape-wide condition", -1},
@@ -281,7 +308,8 @@ EngineModel sampleModel()
         profile.offsets.assign(model.tensors.size(), -1);
         for (int32_t t = outputOf(0); t < nbTensors - 2; ++t)
         {
-            profile.offsets[static_cast<std::size_t>(t)] = (t - outputOf(0)) * scale;
+            // Sixteen slots, shared by every sixteenth tensor: the block stays 16 * scale bytes as kinds are added.
+            profile.offsets[static_cast<std::size_t>(t)] = (t - outputOf(0)) % 16 * scale;
         }
         profile.activationBytes = 16 * scale;
         model.profiles.push_back(std::move(profile));
@@ -319,6 +347,15 @@ private:
         for (int64_t i = 0; i < storageBytes(weights.type, weights.count); ++i)
         {
             mOut << static_cast<int32_t>(bytes[i]) << ",";
+        }
+        mOut << "} ";
+    }
+    void field(char const* name, std::vector<float> const& values)
+    {
+        mOut << name << "={";
+        for (float const value : values)
+        {
+            mOut << std::setprecision(9) << value << ",";
         }
         mOut << "} ";
     }
@@ -485,6 +522,30 @@ TEST(PlanEngineCodec, EncodingIsDeterministicAndStable)
     auto decoded = decodeEngine(plan.data(), plan.size());
     ASSERT_TRUE(decoded.ok()) << decoded.error().message;
     EXPECT_EQ(encoded(decoded.value()), plan) << "decode then encode gives the same bytes";
+}
+
+TEST(PlanEngineCodec, ThePlanIsTheEnvelopeAroundThePayloadWhereverTheBlobsAre)
+{
+    EngineModel const model = sampleModel();
+    auto const plan = encoded(model);
+    auto const payload = encodePayload(model);
+    ASSERT_TRUE(payload.ok()) << payload.error().message;
+    EXPECT_EQ(writePlan(PlanInfo{model.backend}, payload.value()), plan);
+
+    // The same model with blobs that borrow their bytes (as a built model does): moving the vectors out keeps the
+    // addresses the layers point at.
+    EngineModel borrowing = sampleModel();
+    std::vector<std::vector<uint8_t>> storage;
+    storage.reserve(borrowing.weights.size());
+    for (WeightsBlob& blob : borrowing.weights)
+    {
+        storage.push_back(std::move(blob.bytes));
+        blob = WeightsBlob::borrow(blob.type, blob.count, storage.back());
+    }
+    EXPECT_EQ(borrowing.weights, model.weights);
+    auto const borrowed = encodePlan(borrowing);
+    ASSERT_TRUE(borrowed.ok()) << borrowed.error().message;
+    EXPECT_TRUE(std::ranges::equal(borrowed.value().bytes, plan));
 }
 
 TEST(PlanEngineCodec, RoundTripsAMinimalHostEngine)
@@ -730,6 +791,30 @@ TEST(PlanEngineCodec, RefusesWeightsThatRunPastTheirBlob)
     EXPECT_FALSE(encodePayload(model).ok());
 }
 
+TEST(PlanEngineCodec, RefusesResizeScalesThatAreNotPositiveOrTooMany)
+{
+    auto const resizeOf = [](EngineModel& model) -> ResizeParams& {
+        auto const found = std::find_if(model.layers.begin(), model.layers.end(),
+            [](LayerRecord const& layer) { return layer.type == LayerType::kRESIZE; });
+        return std::get<ResizeParams>(found->params);
+    };
+    for (float const bad : {0.F, -2.F, std::numeric_limits<float>::infinity(), std::nanf("")})
+    {
+        EngineModel model = sampleModel();
+        resizeOf(model).scales[2] = bad;
+        std::string const problem = modelProblem(model).value_or("(none)");
+        EXPECT_THAT(problem, StartsWith("layer 19 (\"resize\") (IResizeLayer) scales[2] is "));
+        EXPECT_THAT(problem, HasSubstr("; scales are positive and finite"));
+        EXPECT_FALSE(encodeEngine(model).ok());
+        EXPECT_THAT(decodeMessage(hostilePlan(model)), HasSubstr("scales are positive and finite"));
+    }
+    EngineModel model = sampleModel();
+    resizeOf(model).scales.assign(9, 1.F);
+    EXPECT_EQ(
+        modelProblem(model).value_or("(none)"), "layer 19 (\"resize\") (IResizeLayer) scales has 9 entries; at most 8");
+    EXPECT_THAT(decodeMessage(hostilePlan(model)), HasSubstr("scales has 9 entries; a resize has at most 8"));
+}
+
 TEST(PlanEngineCodec, RefusesParametersTheFormatCannotHold)
 {
     struct Case
@@ -793,7 +878,7 @@ TEST(PlanEngineCodec, RefusesToWriteAnInconsistentModel)
     EXPECT_EQ(plan.error().code, nvinfer1::ErrorCode::kINVALID_ARGUMENT);
     EXPECT_EQ(plan.error().message,
         "cannot write the plan: the engine is inconsistent: layer 3 (\"pooling\") input 0 refers to tensor 57, but "
-        "the engine has 20 tensors");
+        "the engine has 23 tensors");
 }
 
 // ---- Damaged plans -------------------------------------------------------------------------------------------------
@@ -908,7 +993,7 @@ std::vector<HostileCase> hostileCases()
         {"tensor scale nan", [](EngineModel& m) { m.tensors[3].scale = std::numeric_limits<float>::quiet_NaN(); },
             "tensor 3 (\"t1\") has scale nan; scales are positive and finite"},
         {"tensor producer", [](EngineModel& m) { m.tensors[3].producer = 40; },
-            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 18 layers"},
+            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 20 layers"},
         {"internal shape tensor", [](EngineModel& m) { m.tensors[3].isShapeTensor = true; },
             "tensor 3 (\"t1\") is marked a shape tensor but is not a network input or output"},
         {"shape tensor rank",
@@ -918,7 +1003,7 @@ std::vector<HostileCase> hostileCases()
             "tensor 1 (\"shape\") is a shape tensor of rank 2; shape tensors have rank 0 or 1"},
         // Symbols.
         {"symbol tensor", [](EngineModel& m) { m.symbols[0].tensor = 57; },
-            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 20 tensors"},
+            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 23 tensors"},
         {"symbol bound", [](EngineModel& m) { m.symbols[2].upperBound = 99; },
             "symbol 2 (\"plugin.size\") has bound expression 99, but the engine has 9 expressions"},
         {"input extent without tensor", [](EngineModel& m) { m.symbols[0].tensor = kNoTensor; },
@@ -950,15 +1035,15 @@ std::vector<HostileCase> hostileCases()
         {"layer outputs", [](EngineModel& m) { m.layers[1].outputs.push_back(outputOf(17)); },
             "layer 1 (\"cast\") (ICastLayer) has 2 outputs; the kind makes 1"},
         {"output index", [](EngineModel& m) { m.layers[1].outputs[0] = 57; },
-            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 20 tensors"},
+            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 23 tensors"},
         {"output is an input", [](EngineModel& m) { m.layers[1].outputs[0] = kX; },
             "layer 1 (\"cast\") output 0 is tensor 0 (\"x\"), a network input"},
         {"made twice", [](EngineModel& m) { m.layers[2].outputs[0] = outputOf(1); },
             "tensor 3 (\"t1\") is made by both layer 1 (\"cast\") and layer 2 (\"activation\")"},
         {"input index", [](EngineModel& m) { m.layers[3].inputs[0] = 57; },
-            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 20 tensors"},
+            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 23 tensors"},
         {"negative input index", [](EngineModel& m) { m.layers[3].inputs[0] = -7; },
-            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 20 tensors"},
+            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 23 tensors"},
         {"required input absent", [](EngineModel& m) { m.layers[3].inputs[0] = kNoTensor; },
             "layer 3 (\"pooling\") input 0 is absent, but the IPoolingLayer needs it"},
         {"input made later", [](EngineModel& m) { m.layers[3].inputs[0] = outputOf(8); },
@@ -968,7 +1053,7 @@ std::vector<HostileCase> hostileCases()
             "layer 3 (\"pooling\") input 0 is tensor 5 (\"t3\"), made by layer 3 (\"pooling\"), which does not run "
             "before it"},
         {"input made by nobody", [](EngineModel& m) { m.layers[3].inputs[0] = addTensor(m, tensorRecord("orphan")); },
-            "layer 3 (\"pooling\") input 0 is tensor 20 (\"orphan\"), which is neither a network input nor made by a "
+            "layer 3 (\"pooling\") input 0 is tensor 23 (\"orphan\"), which is neither a network input nor made by a "
             "layer"},
         {"parameter enum",
             [](EngineModel& m) { std::get<ActivationParams>(m.layers[2].params).type = nvinfer1::ActivationType{99}; },
@@ -991,29 +1076,29 @@ std::vector<HostileCase> hostileCases()
         {"assertion condition", [](EngineModel& m) { m.assertions[0].condition = 99; },
             "assertion 0 (\"x.d0 + 1 must be positive\") tests expression 99, but the engine has 9 expressions"},
         {"assertion layer", [](EngineModel& m) { m.assertions[1].layer = 30; },
-            "assertion 1 (\"a shape-wide condition\") names layer 30, but the engine has 18 layers"},
+            "assertion 1 (\"a shape-wide condition\") names layer 30, but the engine has 20 layers"},
         // I/O tensors.
         {"input count", [](EngineModel& m) { m.nbInputs = 5; }, "the engine has 5 inputs among 4 I/O tensors"},
         {"negative input count", [](EngineModel& m) { m.nbInputs = -1; },
             "the engine has -1 inputs among 4 I/O tensors"},
         {"I/O index", [](EngineModel& m) { m.ioTensors[2] = 57; },
-            "I/O tensor 2 refers to tensor 57, but the engine has 20 tensors"},
+            "I/O tensor 2 refers to tensor 57, but the engine has 23 tensors"},
         {"I/O twice", [](EngineModel& m) { m.ioTensors[3] = m.ioTensors[2]; },
-            "tensor 19 (\"t17\") appears twice among the I/O tensors"},
+            "tensor 21 (\"t19\") appears twice among the I/O tensors"},
         {"I/O not marked", [](EngineModel& m) { m.ioTensors[2] = outputOf(3); },
             "I/O tensor 2 is tensor 5 (\"t3\"), which is not marked a network output"},
         {"input not marked", [](EngineModel& m) { std::swap(m.ioTensors[1], m.ioTensors[2]); },
-            "I/O tensor 1 is tensor 19 (\"t17\"), which is not marked a network input"},
-        {"I/O without name", [](EngineModel& m) { m.tensors[19].name.clear(); },
-            "I/O tensor 2 (tensor 19) has no name"},
-        {"I/O names", [](EngineModel& m) { m.tensors[19].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
+            "I/O tensor 1 is tensor 21 (\"t19\"), which is not marked a network input"},
+        {"I/O without name", [](EngineModel& m) { m.tensors[21].name.clear(); },
+            "I/O tensor 2 (tensor 21) has no name"},
+        {"I/O names", [](EngineModel& m) { m.tensors[21].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
         {"output made by nobody",
             [](EngineModel& m) {
                 TensorRecord lost = tensorRecord("lost");
                 lost.isOutput = true;
                 m.ioTensors.push_back(addTensor(m, lost));
             },
-            "network output tensor 20 (\"lost\") is made by no layer"},
+            "network output tensor 23 (\"lost\") is made by no layer"},
         {"marked but not listed", [](EngineModel& m) { m.tensors[outputOf(3)].isOutput = true; },
             "tensor 5 (\"t3\") is marked a network output but is not among the I/O tensors"},
         // Profiles.
@@ -1062,7 +1147,7 @@ std::vector<HostileCase> hostileCases()
         {"negative activation bytes", [](EngineModel& m) { m.profiles[1].activationBytes = -1; },
             "profile 1 needs -1 bytes of activation memory, but the engine's device memory size is 8192"},
         {"offset count", [](EngineModel& m) { m.profiles[0].offsets.pop_back(); },
-            "profile 0 has 19 offsets, but the engine has 20 tensors"},
+            "profile 0 has 22 offsets, but the engine has 23 tensors"},
         {"I/O offset", [](EngineModel& m) { m.profiles[0].offsets[kX] = 0; },
             "profile 0 places I/O tensor 0 (\"x\") in the activation block (offset 0); I/O tensors live in the "
             "application's memory"},

@@ -114,7 +114,15 @@ public:
                         {
                             return prepared.error();
                         }
-                        return run(prepared.value(), layer, model, inputs, outputs.front(), launch);
+                        if constexpr (std::is_same_v<P, TopKParams>)
+                        {
+                            // Two outputs: the values and the indices (prepareRun checked that there are two).
+                            return runTopK(prepared.value(), *inputs[0], outputs[0], outputs[1], launch);
+                        }
+                        else
+                        {
+                            return run(prepared.value(), layer, model, inputs, outputs.front(), launch);
+                        }
                     }
                 },
                 layer.params);
@@ -405,6 +413,11 @@ private:
     {
         return Error{ErrorCode::kINTERNAL_ERROR, "shape layers run on the host in a CUDA engine"};
     }
+    host::Status run(ResizeParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runResize(params, *in[0], out, launch);
+    }
     host::Status run(SelectParams const&, LayerRecord const&, EngineModel const&, Inputs in, HostTensor const& out,
         Launch const& launch)
     {
@@ -440,7 +453,7 @@ Expected<std::shared_ptr<DeviceWeights const>> DeviceWeights::upload(EngineModel
     int64_t total = 0;
     for (WeightsBlob const& blob : model.weights)
     {
-        total += (static_cast<int64_t>(blob.bytes.size()) + kAlign - 1) / kAlign * kAlign;
+        total += (static_cast<int64_t>(blob.view().size()) + kAlign - 1) / kAlign * kAlign;
     }
     if (total == 0)
     {
@@ -457,18 +470,19 @@ Expected<std::shared_ptr<DeviceWeights const>> DeviceWeights::upload(EngineModel
     auto* cursor = static_cast<std::byte*>(weights->mBlock);
     for (WeightsBlob const& blob : model.weights)
     {
-        if (blob.bytes.empty())
+        std::span<uint8_t const> const bytes = blob.view(); // owned, or the network's while a build times tactics
+        if (bytes.empty())
         {
             continue;
         }
-        if (cudaError_t const status = cudaMemcpy(cursor, blob.bytes.data(), blob.bytes.size(), cudaMemcpyHostToDevice);
+        if (cudaError_t const status = cudaMemcpy(cursor, bytes.data(), bytes.size(), cudaMemcpyHostToDevice);
             status != cudaSuccess)
         {
             return cudaFailure(status, "copying the engine's weights to the device");
         }
-        weights->mBlobs.emplace(reinterpret_cast<std::byte const*>(blob.bytes.data()),
-            std::pair{static_cast<int64_t>(blob.bytes.size()), cursor});
-        cursor += (static_cast<int64_t>(blob.bytes.size()) + kAlign - 1) / kAlign * kAlign;
+        weights->mBlobs.emplace(
+            reinterpret_cast<std::byte const*>(bytes.data()), std::pair{static_cast<int64_t>(bytes.size()), cursor});
+        cursor += (static_cast<int64_t>(bytes.size()) + kAlign - 1) / kAlign * kAlign;
     }
     return std::shared_ptr<DeviceWeights const>(std::move(weights));
 }

@@ -64,7 +64,7 @@ Status runFill(FillParams const& params, DeviceTensor const& out, DeviceTensor c
 Status runPointwiseProgram(std::span<PointwiseStep const> program, std::span<DeviceTensor const* const> inputs,
     DeviceTensor const& out, Launch const& launch);
 
-// ---- Data movement (shuffle.cu, slice.cu, concatenation.cu, gather.cu, reformat.cu) -------------------------------
+// ---- Data movement (shuffle.cu, slice.cu, concatenation.cu, gather.cu, reformat.cu, resize.cu) --------------------
 
 Status runShuffle(ShuffleParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 Status runSlice(SliceParams const& params, DeviceTensor const& in, DeviceTensor const* fillValue,
@@ -76,10 +76,16 @@ Status runGather(GatherParams const& params, DeviceTensor const& data, DeviceTen
 //! Rewrites src (in srcFormat) as dst (in dstFormat): any pair of the formats backends/host/reformat.h knows.
 Status runReformat(DeviceTensor const& src, nvinfer1::TensorFormat srcFormat, DeviceTensor const& dst,
     nvinfer1::TensorFormat dstFormat, Launch const& launch);
+//! params.outputDims holds input 1's values when the layer has it (host::prepareRun reads them).
+Status runResize(ResizeParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 
-// ---- Reductions and windows (reduce.cu, softmax.cu, pooling.cu) ---------------------------------------------------
+// ---- Reductions and windows (reduce.cu, softmax.cu, pooling.cu, topk.cu) ------------------------------------------
 
 Status runReduce(ReduceParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
+//! params.k is k however the layer gives it (host::prepareRun reads input 1 into it). Needs launch.libraries for its
+//! scratch memory.
+Status runTopK(TopKParams const& params, DeviceTensor const& in, DeviceTensor const& values,
+    DeviceTensor const& indices, Launch const& launch);
 Status runSoftMax(SoftMaxParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 Status runPooling(PoolingParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 

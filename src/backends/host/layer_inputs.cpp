@@ -30,13 +30,30 @@ Expected<std::optional<Dims>> LayerInputs::values(std::size_t index) const
     return readValues(index, what);
 }
 
+Expected<std::optional<int64_t>> LayerInputs::scalar(std::size_t index) const
+{
+    TensorDesc const tensor = desc(index);
+    std::string const what = describe(index);
+    if (tensor.type != DataType::kINT32 && tensor.type != DataType::kINT64)
+    {
+        return invalidArgument(
+            what + " is " + dataTypeName(tensor.type) + "; a value a layer reads as a parameter is kINT32 or kINT64");
+    }
+    if (tensor.dims.nbDims != 0)
+    {
+        return invalidArgument(what + " has shape " + shapeString(tensor.dims) + "; it must be 0-D (one value)");
+    }
+    return readScalar(index, what);
+}
+
 std::string LayerInputs::describe(std::size_t index) const
 {
     char const* role = mRoles.empty() ? "input" : mRoles[std::min(index, mRoles.size() - 1)].name;
     return "input " + std::to_string(index) + " (" + role + ")";
 }
 
-std::optional<Error> LayerInputs::checkArity(char const* kind, bool variadic, std::size_t nbOutputs) const
+std::optional<Error> LayerInputs::checkArity(
+    char const* kind, bool variadic, std::size_t nbOutputs, std::size_t expectedOutputs) const
 {
     std::string const a = std::string("an ") + kind;
     if (!variadic && size() > mRoles.size())
@@ -51,9 +68,11 @@ std::optional<Error> LayerInputs::checkArity(char const* kind, bool variadic, st
             return invalidArgument(a + " needs " + describe(i) + "; the layer does not have it");
         }
     }
-    if (nbOutputs != 1)
+    if (nbOutputs != expectedOutputs)
     {
-        return invalidArgument(a + " has one output; the layer has " + std::to_string(nbOutputs));
+        return invalidArgument(a + " has "
+            + (expectedOutputs == 1 ? std::string("one output") : std::to_string(expectedOutputs) + " outputs")
+            + "; the layer has " + std::to_string(nbOutputs));
     }
     return std::nullopt;
 }
@@ -79,6 +98,16 @@ Expected<std::optional<Dims>> RunInputs::readValues(std::size_t index, std::stri
     return std::optional(dims);
 }
 
+Expected<std::optional<int64_t>> RunInputs::readScalar(std::size_t index, std::string const& what) const
+{
+    HostTensor const& tensor = required(index);
+    if (std::optional<Error> error = checkTensor(tensor, what))
+    {
+        return *std::move(error);
+    }
+    return std::optional(loadIndex(tensor, 0));
+}
+
 HostTensor QueryInputs::view(std::size_t index) const noexcept
 {
     TensorDesc const tensor = desc(index);
@@ -100,6 +129,20 @@ Expected<std::optional<Dims>> QueryInputs::readValues(std::size_t index, std::st
     Dims dims{static_cast<int32_t>(known->size()), {}};
     std::copy(known->begin(), known->end(), dims.d);
     return std::optional(dims);
+}
+
+Expected<std::optional<int64_t>> QueryInputs::readScalar(std::size_t index, std::string const& what) const
+{
+    std::optional<std::vector<int64_t>> const& known = mQuery.inputs[index]->values;
+    if (!known)
+    {
+        return std::optional<int64_t>{};
+    }
+    if (known->size() != 1)
+    {
+        return invalidArgument(what + " is 0-D but has " + std::to_string(known->size()) + " values");
+    }
+    return std::optional(known->front());
 }
 
 } // namespace kiln::host

@@ -5,7 +5,8 @@
 //
 //     Expected<std::optional<Dims>> const start = inputs.values(1);   // nullopt: known only at run time
 //
-// Inputs read as values are 1-D kINT32 or kINT64 tensors of at most Dims::MAX_DIMS elements, in both phases.
+// Inputs read as values are 1-D kINT32 or kINT64 tensors of at most Dims::MAX_DIMS elements, or 0-D ones read as a
+// scalar (TopK's k), in both phases.
 #pragma once
 
 #include "backends/backend.h"
@@ -63,16 +64,23 @@ public:
     //! the input cannot be read as values.
     Expected<std::optional<Dims>> values(std::size_t index) const;
 
+    //! The value of given input index, a 0-D kINT32 or kINT64 tensor (a scalar shape tensor such as TopK's k), or
+    //! nullopt when it is known only at run time. The error says why the input cannot be read as a scalar.
+    Expected<std::optional<int64_t>> scalar(std::size_t index) const;
+
     //! "input 1 (start)".
     std::string describe(std::size_t index) const;
 
     //! Why the layer does not fit its kind: an input too many (unless variadic), a required input it does not have, or
-    //! not exactly one output. kind is the layer's class name.
-    std::optional<Error> checkArity(char const* kind, bool variadic, std::size_t nbOutputs) const;
+    //! not exactly expectedOutputs outputs (one for every built-in kind but TopK). kind is the layer's class name.
+    std::optional<Error> checkArity(
+        char const* kind, bool variadic, std::size_t nbOutputs, std::size_t expectedOutputs = 1) const;
 
 protected:
     //! The values of input index, whose description values() has checked; what names it.
     virtual Expected<std::optional<Dims>> readValues(std::size_t index, std::string const& what) const = 0;
+    //! The value of input index, whose description scalar() has checked; what names it.
+    virtual Expected<std::optional<int64_t>> readScalar(std::size_t index, std::string const& what) const = 0;
 
 private:
     std::span<InputRole const> mRoles;
@@ -106,9 +114,12 @@ public:
     std::span<HostTensor const* const> inputs() const noexcept { return mInputs; }
     //! The one output (checkArity made sure there is one).
     HostTensor const& output() const noexcept { return mOutputs.front(); }
+    //! Output index of a kind with several (checkArity made sure there are as many as the kind has).
+    HostTensor const& output(std::size_t index) const noexcept { return mOutputs[index]; }
 
 private:
     Expected<std::optional<Dims>> readValues(std::size_t index, std::string const& what) const override;
+    Expected<std::optional<int64_t>> readScalar(std::size_t index, std::string const& what) const override;
 
     std::span<HostTensor const* const> mInputs;
     std::span<HostTensor const> mOutputs;
@@ -137,9 +148,12 @@ public:
 
     //! The type the network gives the one output (checkArity made sure there is one).
     DataType outputType() const noexcept { return mQuery.outputTypes.front(); }
+    //! The type the network gives output index of a kind with several.
+    DataType outputType(std::size_t index) const noexcept { return mQuery.outputTypes[index]; }
 
 private:
     Expected<std::optional<Dims>> readValues(std::size_t index, std::string const& what) const override;
+    Expected<std::optional<int64_t>> readScalar(std::size_t index, std::string const& what) const override;
 
     LayerQuery const& mQuery;
     alignas(8) mutable std::array<std::byte, 8> mUnread{};

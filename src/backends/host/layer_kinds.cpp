@@ -18,15 +18,18 @@
 #include "backends/host/matrix_multiply.h"
 #include "backends/host/pooling.h"
 #include "backends/host/reduce.h"
+#include "backends/host/resize.h"
 #include "backends/host/select.h"
 #include "backends/host/shuffle.h"
 #include "backends/host/slice.h"
 #include "backends/host/softmax.h"
+#include "backends/host/topk.h"
 #include "backends/host/unary.h"
 #include "backends/host/window.h"
 
 #include <array>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <utility>
 #include <variant>
@@ -297,6 +300,51 @@ struct HostKind<ReduceParams> : OneOperandKernel<inferReduce, runReduce>
 };
 
 template <>
+struct HostKind<TopKParams>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"k", false, InputUse::kVALUES}};
+    //! Output 0 the values, output 1 the indices.
+    static constexpr std::size_t kOutputs = 2;
+    //! Input 1 gives k.
+    static Resolved<TopKParams> resolve(TopKParams params, LayerInputs const& io)
+    {
+        if (!io.given(1))
+        {
+            return std::optional(params);
+        }
+        Expected<std::optional<int64_t>> const k = io.scalar(1);
+        if (!k)
+        {
+            return within("topk", k.error());
+        }
+        if (!k.value())
+        {
+            return std::optional<TopKParams>{};
+        }
+        if (*k.value() < 0 || *k.value() > std::numeric_limits<int32_t>::max())
+        {
+            return invalidArgument("topk: input 1 (k) is " + std::to_string(*k.value()) + "; k is 0 to 2^31 - 1");
+        }
+        params.k = static_cast<int32_t>(*k.value());
+        return std::optional(params);
+    }
+    //! The values' type and shape; the indices must have the type the layer gives them.
+    static Expected<TensorDesc> infer(TopKParams const& params, QueryInputs const& io)
+    {
+        if (io.outputType(1) != params.indicesType)
+        {
+            return invalidArgument(std::string("topk: output 1 (indices) is ") + dataTypeName(io.outputType(1))
+                + " but the kernel makes " + dataTypeName(params.indicesType) + " (the layer's indices type)");
+        }
+        return inferTopK(params, io.desc(0));
+    }
+    static Status run(TopKParams const& params, RunInputs const& io)
+    {
+        return runTopK(params, io.required(0), io.output(0), io.output(1));
+    }
+};
+
+template <>
 struct HostKind<GatherParams> : TwoOperandKernel<inferGather, runGather>
 {
     static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"indices", true}};
@@ -420,6 +468,27 @@ struct HostKind<ShapeParams>
 };
 
 template <>
+struct HostKind<ResizeParams> : OneOperandKernel<inferResize, runResize>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"output shape", false, InputUse::kVALUES}};
+    //! Input 1 gives the output shape, in place of the output dimensions and the scales.
+    static Resolved<ResizeParams> resolve(ResizeParams params, LayerInputs const& io)
+    {
+        if (!io.given(1))
+        {
+            return std::optional(params);
+        }
+        Expected<bool> const known = readValues(io, 1, params.outputDims);
+        if (!known)
+        {
+            return within("resize", known.error());
+        }
+        params.scales.clear();
+        return known.value() ? std::optional(params) : std::nullopt;
+    }
+};
+
+template <>
 struct HostKind<SelectParams>
 {
     static constexpr std::array kInputs{
@@ -479,6 +548,20 @@ struct HostKind<PluginV3Params>
 template <typename Kind>
 concept Variadic = Kind::kVariadic;
 
+//! The outputs of a kind: its descriptor's kOutputs, else one.
+template <typename Kind>
+constexpr std::size_t outputsOf() noexcept
+{
+    if constexpr (requires { Kind::kOutputs; })
+    {
+        return Kind::kOutputs;
+    }
+    else
+    {
+        return 1;
+    }
+}
+
 //! A descriptor of a kind the host backend refuses.
 template <typename Kind>
 concept Refused = requires
@@ -532,8 +615,8 @@ Expected<std::optional<TensorDesc>> checkKind(P const& params, LayerQuery const&
     else
     {
         QueryInputs const io(query, Kind::kInputs);
-        if (std::optional<Error> problem
-            = io.checkArity(layerClassName(kLayerTypeOf<P>), Variadic<Kind>, query.outputTypes.size()))
+        if (std::optional<Error> problem = io.checkArity(
+                layerClassName(kLayerTypeOf<P>), Variadic<Kind>, query.outputTypes.size(), outputsOf<Kind>()))
         {
             return *std::move(problem);
         }
@@ -569,7 +652,7 @@ Expected<P> prepareRun(P const& params, std::span<HostTensor const* const> input
     {
         RunInputs const io(inputs, Kind::kInputs, outputs);
         if (std::optional<Error> problem
-            = io.checkArity(layerClassName(kLayerTypeOf<P>), Variadic<Kind>, outputs.size()))
+            = io.checkArity(layerClassName(kLayerTypeOf<P>), Variadic<Kind>, outputs.size(), outputsOf<Kind>()))
         {
             return *std::move(problem);
         }

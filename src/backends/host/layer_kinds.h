@@ -23,8 +23,9 @@ Status runLayerKind(
 InputUse inputUse(LayerParams const& params, std::size_t index) noexcept;
 
 //! For a layer of the built-in kind P: checks the run-time views against the kind (their count, the required inputs,
-//! one output) and completes params as the kernels take them (explicit padding, values read from kVALUES inputs,
-//! which are in host memory). What another backend runs a built-in kind with; instantiated for every built-in kind.
+//! the kind's outputs) and completes params as the kernels take them (explicit padding, values read from kVALUES
+//! inputs, which are in host memory). What another backend runs a built-in kind with; instantiated for every built-in
+//! kind.
 template <typename P>
 Expected<P> prepareRun(P const& params, std::span<HostTensor const* const> inputs, std::span<HostTensor const> outputs);
 

@@ -11,6 +11,7 @@ void registerActivationOps(OpRegistry& registry);     //!< Relu, Sigmoid, Clip, 
 void registerCastOps(OpRegistry& registry);           //!< Cast, CastLike (cast.cpp)
 void registerConcatenationOps(OpRegistry& registry);  //!< Concat, Split (concatenation.cpp)
 void registerConstantOps(OpRegistry& registry);       //!< Constant, ConstantOfShape, Range, Shape, ... (constant.cpp)
+void registerControlFlowOps(OpRegistry& registry);    //!< If; Loop, Scan refused (control_flow.cpp)
 void registerConvolutionOps(OpRegistry& registry);    //!< Conv (convolution.cpp)
 void registerElementwiseOps(OpRegistry& registry);    //!< Add, Sub, Pow, Max, Equal, And, Where, ... (elementwise.cpp)
 void registerGatherOps(OpRegistry& registry);         //!< Gather, GatherElements, GatherND, OneHot (gather.cpp)
@@ -21,8 +22,10 @@ void registerNormalizationOps(
 void registerPoolingOps(OpRegistry& registry);     //!< MaxPool, AveragePool, Global*Pool (pooling.cpp)
 void registerReduceOps(OpRegistry& registry);      //!< Reduce*, ArgMax, ArgMin (reduce.cpp)
 void registerReshapeOps(OpRegistry& registry);     //!< Reshape, Flatten, Squeeze, Transpose, ... (reshape.cpp)
+void registerResizeOps(OpRegistry& registry);      //!< Resize, Upsample (resize.cpp)
 void registerSliceOps(OpRegistry& registry);       //!< Slice, Pad, Tile, Expand (slice.cpp)
 void registerSoftmaxOps(OpRegistry& registry);     //!< Softmax, LogSoftmax, Hardmax (softmax.cpp)
+void registerTopKOps(OpRegistry& registry);        //!< TopK (topk.cpp)
 void registerUnaryOps(OpRegistry& registry);       //!< Abs, Sqrt, Exp, Not, Sin, ... (unary.cpp)
 void registerUnsupportedOps(OpRegistry& registry); //!< ONNX ops kiln knows it cannot import (unsupported.cpp)
 

@@ -380,6 +380,56 @@ TEST(HostDispatch, Gather)
     expectValues(out, {30, 31, 10, 11});
 }
 
+TEST(HostDispatch, TopKWithStaticAndTensorK)
+{
+    HostBuffer const data = tensorOf(DataType::kFLOAT, Dims{2, {2, 4}}, {3, 1, 4, 1, 5, 9, 2, 6});
+    HostBuffer values(DataType::kFLOAT, Dims{2, {2, 2}});
+    HostBuffer indices(DataType::kINT32, Dims{2, {2, 2}});
+    TopKParams const params{nvinfer1::TopKOperation::kMAX, 2, 0b10U, DataType::kINT32};
+    Status const done = runLayer(params, {&data.tensor()}, {values.tensor(), indices.tensor()});
+    ASSERT_TRUE(done.ok()) << done.error().message;
+    expectValues(values, {4, 3, 9, 6});
+    expectValues(indices, {2, 0, 1, 3});
+
+    // k from input 1, a 0-D kINT64 tensor: it replaces the parameter.
+    HostBuffer const k = tensorOf(DataType::kINT64, Dims{0, {}}, {3});
+    HostBuffer three(DataType::kFLOAT, Dims{2, {2, 3}});
+    HostBuffer threeIndices(DataType::kINT64, Dims{2, {2, 3}});
+    TopKParams const smallest{nvinfer1::TopKOperation::kMIN, 0, 0b10U, DataType::kINT64};
+    Status const again = runLayer(smallest, {&data.tensor(), &k.tensor()}, {three.tensor(), threeIndices.tensor()});
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    expectValues(three, {1, 1, 3, 2, 5, 6});
+    expectValues(threeIndices, {1, 3, 0, 2, 0, 3});
+}
+
+TEST(HostDispatch, TopKRefusals)
+{
+    HostBuffer const data = tensorOf(DataType::kFLOAT, Dims{1, {4}}, {3, 1, 4, 1});
+    HostBuffer values(DataType::kFLOAT, Dims{1, {2}});
+    HostBuffer indices(DataType::kINT32, Dims{1, {2}});
+    TopKParams const params{nvinfer1::TopKOperation::kMAX, 2, 1U, DataType::kINT32};
+    expectRefused(runLayer(params, {&data.tensor()}, {values.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "an ITopKLayer has 2 outputs; the layer has 1");
+    HostBuffer const vector = tensorOf(DataType::kINT32, Dims{1, {1}}, {2});
+    expectRefused(runLayer(params, {&data.tensor(), &vector.tensor()}, {values.tensor(), indices.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "topk: input 1 (k) has shape [1]; it must be 0-D (one value)");
+    HostBuffer const floating = tensorOf(DataType::kFLOAT, Dims{0, {}}, {2});
+    expectRefused(runLayer(params, {&data.tensor(), &floating.tensor()}, {values.tensor(), indices.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT,
+        "topk: input 1 (k) is kFLOAT; a value a layer reads as a parameter is kINT32 or kINT64");
+    HostBuffer const negative = tensorOf(DataType::kINT32, Dims{0, {}}, {-1});
+    expectRefused(runLayer(params, {&data.tensor(), &negative.tensor()}, {values.tensor(), indices.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "topk: input 1 (k) is -1; k is 0 to 2^31 - 1");
+    HostBuffer const huge(DataType::kINT64, Dims{0, {}});
+    encodeInteger(DataType::kINT64, static_cast<std::byte*>(huge.tensor().data), 0, int64_t{1} << 31);
+    expectRefused(runLayer(params, {&data.tensor(), &huge.tensor()}, {values.tensor(), indices.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "topk: input 1 (k) is 2147483648; k is 0 to 2^31 - 1");
+    HostTensor noData = huge.tensor();
+    noData.data = nullptr;
+    expectRefused(runLayer(params, {&data.tensor(), &noData}, {values.tensor(), indices.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "input 1 (k) of shape [] has no data");
+}
+
 // A CUDA engine's fused layers (builder/fusion.h) that run on the host backend, part by part: what the GPU kernels
 // compute in one pass.
 TEST(HostDispatch, FusedMatrixMultiplyScaleBiasResidualActivation)
@@ -650,6 +700,34 @@ TEST(HostDispatch, Select)
     expectValues(out, {1, 2, 3, 13, 14, 15});
 }
 
+TEST(HostDispatch, ResizeFromScalesAndFromInputOne)
+{
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{2, {2, 2}}, {1, 2, 3, 4});
+    ResizeParams params;
+    params.mode = nvinfer1::InterpolationMode::kLINEAR;
+    params.transformation = nvinfer1::ResizeCoordinateTransformation::kALIGN_CORNERS;
+    params.scales = {1.F, 1.5F};
+    HostBuffer scaled(DataType::kFLOAT, Dims{2, {2, 3}});
+    expectRuns(params, {&in.tensor()}, scaled);
+    expectValues(scaled, {1, 1.5, 2, 3, 3.5, 4});
+    // Input 1 replaces the scales (and its ratio of extents the scale).
+    for (DataType const type : {DataType::kINT32, DataType::kINT64})
+    {
+        SCOPED_TRACE(dataTypeName(type));
+        HostBuffer const shape = tensorOf(type, Dims{1, {2}}, {3, 2});
+        HostBuffer out(DataType::kFLOAT, Dims{2, {3, 2}});
+        expectRuns(params, {&in.tensor(), &shape.tensor()}, out);
+        expectValues(out, {1, 2, 2, 3, 3, 4});
+    }
+    HostBuffer const floating = tensorOf(DataType::kFLOAT, Dims{1, {2}}, {3, 2});
+    HostBuffer out(DataType::kFLOAT, Dims{2, {3, 2}});
+    expectRefused(runLayer(params, {&in.tensor(), &floating.tensor()}, {out.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "resize: input 1 (output shape) is kFLOAT; the values a layer reads as parameters are kINT32 or kINT64");
+    HostBuffer const tooShort = tensorOf(DataType::kINT32, Dims{1, {1}}, {3});
+    expectRefused(runLayer(params, {&in.tensor(), &tooShort.tensor()}, {out.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "resize kLINEAR: the output dimensions [3] have 1 extents but the input [2, 2] has rank 2");
+}
+
 TEST(HostDispatch, FillWithStaticParameters)
 {
     FillParams params;
@@ -887,6 +965,14 @@ TEST(HostCheck, WaitsForValuesKnownOnlyAtRunTime)
                     {queried(DataType::kFLOAT, cube), queried(DataType::kINT64, Dims{1, {2}}, {{0, -1}})}),
         DataType::kFLOAT, Dims{2, {2, 12}});
 
+    ResizeParams resize;
+    resize.scales = {2.F, 2.F, 2.F};
+    expectMakes(checkLayer(resize, {queried(DataType::kFLOAT, cube)}), DataType::kFLOAT, Dims{3, {4, 6, 8}});
+    expectWaits(checkLayer(resize, {queried(DataType::kFLOAT, cube), queried(DataType::kINT64, Dims{1, {3}})}));
+    expectMakes(
+        checkLayer(resize, {queried(DataType::kFLOAT, cube), queried(DataType::kINT64, Dims{1, {3}}, {{1, 1, 9}})}),
+        DataType::kFLOAT, Dims{3, {1, 1, 9}});
+
     FillParams fill;
     fill.op = nvinfer1::FillOperation::kRANDOM_UNIFORM;
     fill.dims = kUnsetDims;
@@ -920,6 +1006,29 @@ TEST(HostCheck, ResolvesPaddingAsRunLayerDoes)
     // What resolvePadding refuses, named as at run time.
     pooling.stride = Dims{1, {2}};
     expectRefused(checkLayer(pooling, {image}), ErrorCode::kINVALID_ARGUMENT, "pooling: padding: stride [2] has 1");
+}
+
+TEST(HostCheck, TopKWaitsForKAndChecksTheIndicesType)
+{
+    auto const check
+        = [](TopKParams const& params, std::vector<std::optional<LayerQuery::Input>> inputs, DataType indicesType) {
+              LayerQuery query;
+              query.inputs = std::move(inputs);
+              query.outputTypes = {DataType::kHALF, indicesType};
+              return makeHostBackend()->checkLayer(params, query);
+          };
+    LayerQuery::Input const data = queried(DataType::kHALF, Dims{2, {3, 5}});
+    TopKParams const params{nvinfer1::TopKOperation::kMIN, 2, 0b10U, DataType::kINT64};
+    expectMakes(check(params, {data}, DataType::kINT64), DataType::kHALF, Dims{2, {3, 2}});
+    expectWaits(check(params, {data, queried(DataType::kINT32, Dims{0, {}})}, DataType::kINT64));
+    expectMakes(check(params, {data, queried(DataType::kINT32, Dims{0, {}}, {{4}})}, DataType::kINT64), DataType::kHALF,
+        Dims{2, {3, 4}});
+    expectRefused(check(params, {data, queried(DataType::kINT32, Dims{0, {}}, {{4, 5}})}, DataType::kINT64),
+        ErrorCode::kINVALID_ARGUMENT, "topk: input 1 (k) is 0-D but has 2 values");
+    expectRefused(check(params, {data}, DataType::kINT32), ErrorCode::kINVALID_ARGUMENT,
+        "topk: output 1 (indices) is kINT32 but the kernel makes kINT64 (the layer's indices type)");
+    expectRefused(check(params, {queried(DataType::kBOOL, Dims{2, {3, 5}})}, DataType::kINT64),
+        ErrorCode::kINVALID_ARGUMENT, "topk: does not accept kBOOL inputs");
 }
 
 TEST(HostCheck, IdentityMakesTheOutputTypeTheNetworkAsks)
