@@ -3,7 +3,10 @@
 // and host backend, and compares the outputs with the expected ones as ONNX's runner does (same element type and
 // shape; |actual - expected| <= 1e-7 + 1e-3 * |expected|, NaN equal to NaN).
 //
-//     kiln_onnx_conformance [--data DIR] [--filter REGEX] [--report FILE.md] [--quiet]
+//     kiln_onnx_conformance [--data DIR] [--filter REGEX] [--report FILE.md] [--backend host|cuda] [--quiet]
+//
+// --backend cuda builds CUDA engines (on a machine with a GPU, in a build with the CUDA runtime): the same tests
+// then check kiln's CUDA kernels against ONNX's expected outputs.
 //
 // Each test runs in a child process, so a crash or a hang is counted (as "crashed") instead of ending the run. A
 // test is "unsupported" when the parser refuses the model or its inputs/outputs have types kiln lacks (the refusal
@@ -15,6 +18,10 @@
 #include "NvOnnxParser.h"
 
 #include <onnx/onnx_pb.h>
+
+#ifdef KILN_CONFORMANCE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #include <poll.h>
 #include <signal.h>
@@ -246,17 +253,85 @@ std::string dimsText(Dims const& d)
     return s + "]";
 }
 
-//! Grows output buffers as the engine asks (data-dependent shapes).
+//! Device memory for a CUDA engine's I/O (only in builds with the CUDA runtime, KILN_CONFORMANCE_CUDA).
+class DeviceBuffer
+{
+public:
+    DeviceBuffer() = default;
+    DeviceBuffer(DeviceBuffer const&) = delete;
+    DeviceBuffer& operator=(DeviceBuffer const&) = delete;
+    ~DeviceBuffer() { release(); }
+
+    //! size bytes of device memory (the old contents are dropped); nullptr when there is no CUDA runtime.
+    void* resize(size_t size)
+    {
+        release();
+#ifdef KILN_CONFORMANCE_CUDA
+        if (cudaMalloc(&mData, std::max<size_t>(size, 1)) != cudaSuccess)
+        {
+            mData = nullptr;
+        }
+#else
+        (void)size;
+#endif
+        return mData;
+    }
+    bool upload(void const* host, size_t size)
+    {
+#ifdef KILN_CONFORMANCE_CUDA
+        return resize(size) != nullptr && cudaMemcpy(mData, host, size, cudaMemcpyHostToDevice) == cudaSuccess;
+#else
+        (void)host;
+        (void)size;
+        return false;
+#endif
+    }
+    bool download(void* host, size_t size) const
+    {
+#ifdef KILN_CONFORMANCE_CUDA
+        return size == 0 || cudaMemcpy(host, mData, size, cudaMemcpyDeviceToHost) == cudaSuccess;
+#else
+        (void)host;
+        (void)size;
+        return false;
+#endif
+    }
+    void* data() const
+    {
+        return mData;
+    }
+
+private:
+    void release()
+    {
+#ifdef KILN_CONFORMANCE_CUDA
+        if (mData != nullptr)
+        {
+            cudaFree(mData);
+        }
+#endif
+        mData = nullptr;
+    }
+    void* mData{nullptr};
+};
+
+//! Grows output buffers as the engine asks (data-dependent shapes): host memory, or device memory for outputs a
+//! CUDA engine writes on the GPU (copied to buffer by fetch()).
 class Allocator final : public nvinfer1::IOutputAllocator
 {
 public:
     void* reallocateOutputAsync(char const*, void*, uint64_t size, uint64_t, cudaStream_t) noexcept override
     {
         buffer.resize(std::max<uint64_t>(size, 1));
-        return buffer.data();
+        return onDevice ? device.resize(buffer.size()) : buffer.data();
     }
     void notifyShape(char const*, Dims const& dims) noexcept override { shape = dims; }
+    //! The output's bytes into buffer (a no-op for host outputs).
+    bool fetch() { return !onDevice || device.download(buffer.data(), buffer.size()); }
+
+    bool onDevice{false};
     std::vector<std::byte> buffer;
+    DeviceBuffer device;
     Dims shape{-1, {}};
 };
 
@@ -323,6 +398,7 @@ Outcome runModel(std::string const& bytes, std::vector<std::pair<std::string, Ho
         return {Status::kFAILED, "the plan did not load: " + logger.mLast};
     }
     std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    std::map<std::string, DeviceBuffer> deviceInputs;
     for (auto const& [name, tensor] : inputs)
     {
         if (engine->getTensorIOMode(name.c_str()) != nvinfer1::TensorIOMode::kINPUT)
@@ -330,6 +406,16 @@ Outcome runModel(std::string const& bytes, std::vector<std::pair<std::string, Ho
             continue;
         }
         context->setInputShape(name.c_str(), tensor.shape);
+        if (engine->getTensorLocation(name.c_str()) == nvinfer1::TensorLocation::kDEVICE)
+        {
+            DeviceBuffer& buffer = deviceInputs[name];
+            if (!buffer.upload(tensor.bytes.data(), tensor.bytes.size()))
+            {
+                return {Status::kFAILED, "cannot copy input " + name + " to the GPU (a runner without CUDA?)"};
+            }
+            context->setInputTensorAddress(name.c_str(), buffer.data());
+            continue;
+        }
         context->setInputTensorAddress(name.c_str(), tensor.bytes.data());
     }
     std::map<std::string, Allocator> allocators;
@@ -340,15 +426,23 @@ Outcome runModel(std::string const& bytes, std::vector<std::pair<std::string, Ho
             return {Status::kFAILED, "the engine has no output " + name};
         }
         Allocator& allocator = allocators[name];
+        allocator.onDevice = engine->getTensorLocation(name.c_str()) == nvinfer1::TensorLocation::kDEVICE;
         context->setOutputAllocator(name.c_str(), &allocator);
     }
     if (!context->enqueueV3(nullptr))
     {
         return {Status::kFAILED, "enqueueV3 failed: " + logger.mLast};
     }
+#ifdef KILN_CONFORMANCE_CUDA
+    cudaDeviceSynchronize();
+#endif
     for (auto const& [name, want] : expected)
     {
-        Allocator const& got = allocators[name];
+        Allocator& got = allocators[name];
+        if (!got.fetch())
+        {
+            return {Status::kFAILED, "cannot copy output " + name + " from the GPU"};
+        }
         DataType type = engine->getTensorDataType(name.c_str());
         if (type != want.type)
         {
@@ -575,6 +669,7 @@ int main(int argc, char** argv)
     bool quiet = false;
     int timeout = 60;
     int minPassed = 0;
+    std::string backend = "host";
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
@@ -606,6 +701,10 @@ int main(int argc, char** argv)
         {
             minPassed = std::stoi(next());
         }
+        else if (arg == "--backend")
+        {
+            backend = next();
+        }
         else if (arg == "--quiet")
         {
             quiet = true;
@@ -613,14 +712,15 @@ int main(int argc, char** argv)
         else
         {
             std::printf("usage: kiln_onnx_conformance [--data DIR] [--filter REGEX] [--report FILE.md] "
-                        "[--timeout SECONDS] [--min-passed N] [--quiet]\n"
+                        "[--timeout SECONDS] [--min-passed N] [--backend host|cuda] [--quiet]\n"
                         "Runs the ONNX node tests under DIR (default %s) whose names match REGEX (search, not full "
-                        "match) on kiln's host backend. Exits 1 when a test crashed or fewer than N passed.\n",
+                        "match) on kiln's host backend (or the CUDA one). Exits 1 when a test crashed or fewer than N "
+                        "passed.\n",
                 data.c_str());
             return arg == "--help" ? 0 : 2;
         }
     }
-    setenv("KILN_BACKEND", "host", 1);
+    setenv("KILN_BACKEND", backend.c_str(), 1);
     if (!fs::is_directory(data))
     {
         std::fprintf(stderr, "kiln_onnx_conformance: %s is not a directory (install libonnx-testdata)\n", data.c_str());
