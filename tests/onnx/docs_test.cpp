@@ -10,7 +10,6 @@
 
 #include <fstream>
 #include <memory>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -33,8 +32,11 @@ std::set<std::string> documentedOps(int& statedCount)
     size_t const start = doc.find("## Supported ops");
     size_t const end = doc.find("\n## ", start + 1);
     std::string const section = doc.substr(start, end - start);
-    std::smatch count;
-    statedCount = std::regex_search(section, count, std::regex("(\\d+) op types")) ? std::stoi(count[1]) : -1;
+    // "<count> op types" on the section's first text line.
+    size_t const phrase = section.find(" op types");
+    size_t const digits = section.find_last_not_of("0123456789", phrase - 1) + 1;
+    statedCount
+        = phrase != std::string::npos && digits < phrase ? std::stoi(section.substr(digits, phrase - digits)) : -1;
     std::set<std::string> ops;
     std::istringstream lines(section);
     std::string line;
