@@ -175,7 +175,10 @@ std::optional<HostTensor> toHost(onnx::TensorProto const& proto, std::string& wh
     if (proto.has_raw_data())
     {
         t.bytes.resize(proto.raw_data().size());
-        std::memcpy(t.bytes.data(), proto.raw_data().data(), t.bytes.size());
+        if (!t.bytes.empty())
+        {
+            std::memcpy(t.bytes.data(), proto.raw_data().data(), t.bytes.size());
+        }
     }
     else
     {
