@@ -8,8 +8,8 @@
 // deserializePlugin restores the configuration IdentityConv serialized at build time; the engine runs at two batch
 // sizes, on the GPU (the plugin through its enqueue) or on the host (through its registered host runner).
 #include "example_common.h"
+#include "identity_check.h"
 #include "identity_conv.h"
-#include "io_buffers.h"
 
 #include "NvInfer.h"
 
@@ -95,33 +95,8 @@ std::unique_ptr<IHostMemory> buildPlan(ILogger& logger)
 //! Runs the engine at one batch size; Y must equal X.
 bool runAndCheck(ICudaEngine& engine, int64_t batch, std::mt19937& random)
 {
-    Dims4 const shape{batch, kChannels, kSide, kSide};
-    std::vector<float> x(static_cast<std::size_t>(example::volume(shape)));
-    std::uniform_real_distribution<float> uniform(-1.0F, 1.0F);
-    for (float& value : x)
-    {
-        value = uniform(random);
-    }
-    std::vector<float> y(x.size(), NAN);
-    std::unique_ptr<IExecutionContext> context{engine.createExecutionContext()};
-    if (context == nullptr)
-    {
-        return example::report(kExample, "creating an execution context", false);
-    }
-    example::IoBuffers io(kExample, engine, *context);
-    if (!context->setInputShape("X", shape) || !io.input("X", x) || !io.output("Y", y) || !io.enqueue())
-    {
-        return example::report(kExample, "running the engine", false);
-    }
-    double maxDiff = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i)
-    {
-        maxDiff = std::max(maxDiff, example::difference(y[i], x[i]));
-    }
-    // The host backend's identity convolutions are exact; on the GPU the builder may pick a cuDNN algorithm
-    // (Winograd, FFT) that rounds even an identity kernel, by a few float ulps of |X| <= 1.
-    return example::report(
-        kExample, example::toString(shape) + ": conv1 -> IdentityConv -> conv2, Y = X", maxDiff, 1e-6);
+    return example::checkIdentityEngine(
+        kExample, engine, Dims4{batch, kChannels, kSide, kSide}, random, ": conv1 -> IdentityConv -> conv2, Y = X");
 }
 
 } // namespace

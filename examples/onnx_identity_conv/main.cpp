@@ -7,8 +7,8 @@
 // engine is built, saved, loaded in a fresh runtime and run at two batch sizes; every step is an identity, so Y must
 // equal X.
 #include "example_common.h"
+#include "identity_check.h"
 #include "identity_conv.h"
-#include "io_buffers.h"
 
 #include "NvInfer.h"
 #include "NvOnnxParser.h"
@@ -60,28 +60,8 @@ std::unique_ptr<IHostMemory> buildPlan(std::string const& modelPath, ILogger& lo
 //! Runs the engine at one batch size; Y must equal X.
 bool runAndCheck(ICudaEngine& engine, int64_t batch, std::mt19937& random)
 {
-    Dims4 const shape{batch, kChannels, kSide, kSide};
-    std::vector<float> x(static_cast<std::size_t>(example::volume(shape)));
-    std::uniform_real_distribution<float> uniform(-1.0F, 1.0F);
-    for (float& value : x)
-    {
-        value = uniform(random);
-    }
-    std::vector<float> y(x.size(), NAN);
-    std::unique_ptr<IExecutionContext> context{engine.createExecutionContext()};
-    example::IoBuffers io(kExample, engine, *context);
-    if (!context->setInputShape("X", shape) || !io.input("X", x) || !io.output("Y", y) || !io.enqueue())
-    {
-        return example::report(kExample, "running the engine", false);
-    }
-    double maxDiff = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i)
-    {
-        maxDiff = std::max(maxDiff, example::difference(y[i], x[i]));
-    }
-    // Exact on the host backend; a cuDNN algorithm may round an identity kernel by a few float ulps.
-    return example::report(
-        kExample, example::toString(shape) + ": ONNX Conv -> IdentityConv plugin -> Conv, Y = X", maxDiff, 1e-6);
+    return example::checkIdentityEngine(kExample, engine, Dims4{batch, kChannels, kSide, kSide}, random,
+        ": ONNX Conv -> IdentityConv plugin -> Conv, Y = X");
 }
 
 } // namespace
