@@ -872,6 +872,8 @@ Expected<EngineModel> buildEngineModel(
     if (model.backend == PlanBackend::kCUDA)
     {
         fuseEpilogues(model);
+        fuseAttention(model);
+        fuseLayerNorms(model);
         fusePointwise(model);
         removeUnreadConstants(model);
         // Chains of 16-bit convolutions run in kHWC8 (builder/layout.h); each tensor the pass adds has the shapes of

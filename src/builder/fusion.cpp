@@ -5,6 +5,8 @@
 #include "core/float_convert.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -218,6 +220,420 @@ std::optional<PointwiseStep> pointwiseStep(EngineModel const& model, LayerRecord
         }
     }
     return step;
+}
+
+//! The layer that makes tensor, or -1 (a network input, or a tensor left unmade).
+int32_t producerOf(EngineModel const& model, int32_t tensor)
+{
+    return tensor == kNoTensor ? -1 : model.tensors[static_cast<std::size_t>(tensor)].producer;
+}
+
+//! Whether two extents are the same: one expression, or two constants of one value.
+bool sameExtent(EngineModel const& model, uint32_t a, uint32_t b)
+{
+    ExprRecord const& x = model.exprs[a];
+    ExprRecord const& y = model.exprs[b];
+    return a == b || (x.kind == DimExpr::Kind::kCONSTANT && y.kind == DimExpr::Kind::kCONSTANT && x.value == y.value);
+}
+
+//! The value of a constant extent; nullopt for one known only at run time.
+std::optional<int64_t> constantExtent(EngineModel const& model, uint32_t expr)
+{
+    ExprRecord const& record = model.exprs[expr];
+    return record.kind == DimExpr::Kind::kCONSTANT ? std::optional<int64_t>(record.value) : std::nullopt;
+}
+
+TensorRecord const& tensorAt(EngineModel const& model, int32_t tensor)
+{
+    return model.tensors[static_cast<std::size_t>(tensor)];
+}
+
+LayerRecord const& layerAt(EngineModel const& model, int32_t layer)
+{
+    return model.layers[static_cast<std::size_t>(layer)];
+}
+
+//! Whether a layer computes only what its kind says: no fusion of any sort yet.
+bool plainLayer(LayerRecord const& layer)
+{
+    return !layer.fused && layer.pointwise.empty() && !layer.epilogue && layer.scale == 1.F && layer.tactic == 0
+        && layer.outputs.size() == 1;
+}
+
+//! The element-wise operation of a plain element-wise layer; nullopt for any other layer.
+std::optional<nvinfer1::ElementWiseOperation> elementWiseOp(LayerRecord const& layer)
+{
+    auto const* params = std::get_if<ElementWiseParams>(&layer.params);
+    if (params == nullptr || !plainLayer(layer) || layer.inputs.size() != 2)
+    {
+        return std::nullopt;
+    }
+    return params->op;
+}
+
+//! The layer's fusion into a fused kernel: the layers it absorbs (their assertions move to the fused one), where it
+//! runs (an old layer index: every input exists by then) and what it becomes.
+struct KernelFusion
+{
+    int32_t layer{-1};    //!< The layer that holds the fused kernel.
+    int32_t position{-1}; //!< The old index it takes in the order.
+    std::vector<int32_t> absorbed;
+    std::vector<int32_t> inputs;
+    int32_t output{kNoTensor};
+    FusedKernel kernel;
+};
+
+//! Applies fusions (disjoint sets of layers) to model; returns the layers removed.
+int32_t applyKernelFusions(EngineModel& model, std::vector<KernelFusion> const& fusions)
+{
+    if (fusions.empty())
+    {
+        return 0;
+    }
+    std::size_t const nbLayers = model.layers.size();
+    std::vector<int32_t> movedTo(nbLayers, -1);
+    std::vector<int32_t> placedAt(nbLayers, -1); // Old position -> the fused layer that runs there.
+    std::vector<bool> skipped(nbLayers, false);
+    for (KernelFusion const& fusion : fusions)
+    {
+        LayerRecord& layer = model.layers[static_cast<std::size_t>(fusion.layer)];
+        model.tensors[static_cast<std::size_t>(layer.outputs.front())].producer = -1;
+        layer.inputs = fusion.inputs;
+        layer.outputs = {fusion.output};
+        layer.fused = fusion.kernel;
+        for (int32_t absorbed : fusion.absorbed)
+        {
+            movedTo[static_cast<std::size_t>(absorbed)] = fusion.layer;
+            skipped[static_cast<std::size_t>(absorbed)] = true;
+        }
+        skipped[static_cast<std::size_t>(fusion.layer)] = true;
+        placedAt[static_cast<std::size_t>(fusion.position)] = fusion.layer;
+    }
+    std::vector<int32_t> sequence;
+    for (std::size_t l = 0; l < nbLayers; ++l)
+    {
+        if (placedAt[l] >= 0)
+        {
+            sequence.push_back(placedAt[l]);
+        }
+        if (!skipped[l])
+        {
+            sequence.push_back(static_cast<int32_t>(l));
+        }
+    }
+    auto const removed = static_cast<int32_t>(nbLayers - sequence.size());
+    keepLayers(model, sequence, movedTo);
+    return removed;
+}
+
+//! Whether tensor is a layer norm's gamma or beta for x: x's type, rank and last extent, 1 on every other axis.
+bool affineVector(EngineModel const& model, int32_t tensor, TensorRecord const& x)
+{
+    TensorRecord const& t = tensorAt(model, tensor);
+    if (t.type != x.type || t.format != nvinfer1::TensorFormat::kLINEAR || t.shape.size() != x.shape.size())
+    {
+        return false;
+    }
+    for (std::size_t d = 0; d + 1 < t.shape.size(); ++d)
+    {
+        if (constantExtent(model, t.shape[d]) != 1)
+        {
+            return false;
+        }
+    }
+    return sameExtent(model, t.shape.back(), x.shape.back());
+}
+
+//! The layer norm that starts at layer l (the mean), built from primitive layers as
+//!     mean = avg(x); c = x - mean; var = avg(c * c); y = c / sqrt(var + eps) [* gamma [+ beta]]
+//! (or c * recip(sqrt(var + eps)), in either order)
+//! with every average over the last axis (keeping it), eps a one-element constant, gamma and beta affine vectors.
+std::optional<KernelFusion> matchLayerNorm(EngineModel const& model, Readers const& readers, int32_t l)
+{
+    LayerRecord const& mean = layerAt(model, l);
+    auto const* reduce = std::get_if<ReduceParams>(&mean.params);
+    if (reduce == nullptr || !plainLayer(mean) || mean.inputs.size() != 1)
+    {
+        return std::nullopt;
+    }
+    int32_t const x = mean.inputs[0];
+    TensorRecord const& input = tensorAt(model, x);
+    std::size_t const rank = input.shape.size();
+    auto const lastAxisAverage = [&](ReduceParams const& params) {
+        return params.op == nvinfer1::ReduceOperation::kAVG && params.keepDimensions
+            && params.axes == (1U << (rank - 1));
+    };
+    if (rank == 0 || rank > 32 || !pointwiseType(input.type) || input.format != nvinfer1::TensorFormat::kLINEAR
+        || !lastAxisAverage(*reduce))
+    {
+        return std::nullopt;
+    }
+    // Every tensor of the pattern has x's type (and the result x's shape).
+    auto const typed = [&](int32_t tensor) {
+        TensorRecord const& t = tensorAt(model, tensor);
+        return t.type == input.type && t.format == nvinfer1::TensorFormat::kLINEAR;
+    };
+    auto const next = [&](int32_t tensor) { return typed(tensor) ? soleReader(readers, tensor) : -1; };
+    int32_t const sub = next(mean.outputs[0]);
+    if (sub < 0 || elementWiseOp(layerAt(model, sub)) != nvinfer1::ElementWiseOperation::kSUB
+        || layerAt(model, sub).inputs != std::vector<int32_t>{x, mean.outputs[0]})
+    {
+        return std::nullopt;
+    }
+    int32_t const centered = layerAt(model, sub).outputs[0];
+    auto const c = static_cast<std::size_t>(centered);
+    // Its readers: the square (which lists it twice) and the division.
+    std::vector<int32_t> centeredReaders = readers.layers[c];
+    std::sort(centeredReaders.begin(), centeredReaders.end());
+    centeredReaders.erase(std::unique(centeredReaders.begin(), centeredReaders.end()), centeredReaders.end());
+    if (!typed(centered) || readers.pinned[c] || centeredReaders.size() != 2)
+    {
+        return std::nullopt;
+    }
+    int32_t square = -1;
+    int32_t divide = -1;
+    for (int32_t reader : centeredReaders)
+    {
+        std::optional<nvinfer1::ElementWiseOperation> const op = elementWiseOp(layerAt(model, reader));
+        if (op == nvinfer1::ElementWiseOperation::kPROD
+            && layerAt(model, reader).inputs == std::vector<int32_t>{centered, centered})
+        {
+            square = reader;
+        }
+        else if ((op == nvinfer1::ElementWiseOperation::kDIV && layerAt(model, reader).inputs[0] == centered)
+            || op == nvinfer1::ElementWiseOperation::kPROD)
+        {
+            divide = reader; // c / deviation, or c * (1 / deviation) in either order.
+        }
+    }
+    if (square < 0 || divide < 0)
+    {
+        return std::nullopt;
+    }
+    int32_t const variance = next(layerAt(model, square).outputs[0]);
+    auto const* varianceParams = variance < 0 ? nullptr : std::get_if<ReduceParams>(&layerAt(model, variance).params);
+    if (varianceParams == nullptr || !plainLayer(layerAt(model, variance)) || !lastAxisAverage(*varianceParams))
+    {
+        return std::nullopt;
+    }
+    int32_t const addEpsilon = next(layerAt(model, variance).outputs[0]);
+    if (addEpsilon < 0 || elementWiseOp(layerAt(model, addEpsilon)) != nvinfer1::ElementWiseOperation::kSUM)
+    {
+        return std::nullopt;
+    }
+    std::vector<int32_t> const& epsilonInputs = layerAt(model, addEpsilon).inputs;
+    int32_t const varianceTensor = layerAt(model, variance).outputs[0];
+    int32_t const epsilonTensor = epsilonInputs[0] == varianceTensor ? epsilonInputs[1] : epsilonInputs[0];
+    std::optional<float> const epsilon = scalarConstant(model, epsilonTensor);
+    if (!epsilon || epsilonTensor == varianceTensor || !std::isfinite(*epsilon) || *epsilon < 0.F)
+    {
+        return std::nullopt;
+    }
+    auto const unaryLayer = [&](int32_t layer, nvinfer1::UnaryOperation op) {
+        auto const* unary = layer < 0 ? nullptr : std::get_if<UnaryParams>(&layerAt(model, layer).params);
+        return unary != nullptr && unary->op == op && plainLayer(layerAt(model, layer));
+    };
+    int32_t const root = next(layerAt(model, addEpsilon).outputs[0]);
+    if (!unaryLayer(root, nvinfer1::UnaryOperation::kSQRT))
+    {
+        return std::nullopt;
+    }
+    // c / deviation, or c * recip(deviation) (the ONNX parser's LayerNormalization).
+    std::vector<int32_t> absorbed{sub, square, variance, addEpsilon, root};
+    int32_t deviation = layerAt(model, root).outputs[0];
+    bool const divides = elementWiseOp(layerAt(model, divide)) == nvinfer1::ElementWiseOperation::kDIV;
+    if (!divides)
+    {
+        int32_t const reciprocal = next(deviation);
+        if (!unaryLayer(reciprocal, nvinfer1::UnaryOperation::kRECIP))
+        {
+            return std::nullopt;
+        }
+        absorbed.push_back(reciprocal);
+        deviation = layerAt(model, reciprocal).outputs[0];
+    }
+    std::vector<int32_t> const& normalizing = layerAt(model, divide).inputs;
+    bool const reads = divides ? normalizing[1] == deviation
+                               : (normalizing == std::vector<int32_t>{centered, deviation}
+                                   || normalizing == std::vector<int32_t>{deviation, centered});
+    if (next(deviation) != divide || !reads)
+    {
+        return std::nullopt;
+    }
+    absorbed.push_back(divide);
+    KernelFusion fusion;
+    fusion.layer = l;
+    fusion.absorbed = std::move(absorbed);
+    fusion.inputs = {x};
+    fusion.kernel = FusedKernel{FusedKernel::Kind::kLAYER_NORM, *epsilon, 0, 1.F};
+    int32_t last = divide;
+    // * gamma, then + beta.
+    for (auto const op : {nvinfer1::ElementWiseOperation::kPROD, nvinfer1::ElementWiseOperation::kSUM})
+    {
+        int32_t const result = layerAt(model, last).outputs[0];
+        int32_t const affine = next(result);
+        if (affine < 0 || elementWiseOp(layerAt(model, affine)) != op)
+        {
+            break;
+        }
+        std::vector<int32_t> const& operands = layerAt(model, affine).inputs;
+        int32_t const vector = operands[0] == result ? operands[1] : operands[0];
+        if (vector == result || !affineVector(model, vector, input))
+        {
+            break;
+        }
+        fusion.inputs.push_back(vector);
+        fusion.absorbed.push_back(affine);
+        last = affine;
+    }
+    fusion.output = layerAt(model, last).outputs[0];
+    if (!sameTensorShape(tensorAt(model, fusion.output), input))
+    {
+        return std::nullopt;
+    }
+    fusion.position = last;
+    return fusion;
+}
+
+//! Whether a plain shuffle layer with one input transposes and reshapes as given: first the transpose first (or
+//! none), then a reshape to rank reshapeRank, then the transpose second (or none).
+bool shuffleIs(LayerRecord const& layer, std::optional<std::array<int32_t, 4>> first, int32_t reshapeRank,
+    std::optional<std::array<int32_t, 4>> second)
+{
+    auto const* params = std::get_if<ShuffleParams>(&layer.params);
+    if (params == nullptr || !plainLayer(layer) || layer.inputs.size() != 1 || params->reshape.nbDims != reshapeRank)
+    {
+        return false;
+    }
+    auto const matches = [](nvinfer1::Permutation const& permutation, std::optional<std::array<int32_t, 4>> wanted) {
+        for (int32_t i = 0; i < Dims::MAX_DIMS; ++i)
+        {
+            int32_t const expected = wanted && i < 4 ? (*wanted)[static_cast<std::size_t>(i)] : i;
+            if (permutation.order[i] != expected)
+            {
+                return false;
+            }
+        }
+        return true;
+    };
+    return matches(params->firstTranspose, first) && matches(params->secondTranspose, second);
+}
+
+//! Attention whose softmax is layer l, built from primitive layers as
+//!     q4 = split(q); k4 = split(k); v4 = split(v);           split: [B, S, H * D] -> reshape [B, S, H, D] -> {0, 2, 1,
+//!     3} out = merge(softmax(scale * q4 k4^T) v4)               merge: {0, 2, 1, 3} -> reshape [B, S, H * D]
+//! with the softmax over the last axis and scale the scores' product scale (fuseEpilogues folded it).
+std::optional<KernelFusion> matchAttention(EngineModel const& model, Readers const& readers, int32_t l)
+{
+    LayerRecord const& softmax = layerAt(model, l);
+    auto const* softmaxParams = std::get_if<SoftMaxParams>(&softmax.params);
+    if (softmaxParams == nullptr || !plainLayer(softmax) || softmax.inputs.size() != 1
+        || softmaxParams->axes != (1U << 3))
+    {
+        return std::nullopt;
+    }
+    TensorRecord const& scoresTensor = tensorAt(model, softmax.inputs[0]);
+    DataType const type = scoresTensor.type;
+    auto const typed = [&](int32_t tensor) {
+        TensorRecord const& t = tensorAt(model, tensor);
+        return t.type == type && t.format == nvinfer1::TensorFormat::kLINEAR;
+    };
+    auto const product = [&](int32_t layer, nvinfer1::MatrixOperation second) {
+        if (layer < 0)
+        {
+            return false;
+        }
+        LayerRecord const& record = layerAt(model, layer);
+        auto const* params = std::get_if<MatrixMultiplyParams>(&record.params);
+        return params != nullptr && !record.fused && record.pointwise.empty() && !record.epilogue && record.tactic == 0
+            && record.outputs.size() == 1 && record.inputs.size() == 2
+            && params->ops[0] == nvinfer1::MatrixOperation::kNONE && params->ops[1] == second;
+    };
+    int32_t const scores = producerOf(model, softmax.inputs[0]);
+    if (!pointwiseType(type) || scoresTensor.shape.size() != 4 || !typed(softmax.inputs[0])
+        || !product(scores, nvinfer1::MatrixOperation::kTRANSPOSE) || soleReader(readers, softmax.inputs[0]) != l
+        || !std::isfinite(layerAt(model, scores).scale))
+    {
+        return std::nullopt;
+    }
+    int32_t const context = typed(softmax.outputs[0]) ? soleReader(readers, softmax.outputs[0]) : -1;
+    if (!product(context, nvinfer1::MatrixOperation::kNONE) || layerAt(model, context).inputs[0] != softmax.outputs[0]
+        || layerAt(model, context).scale != 1.F)
+    {
+        return std::nullopt;
+    }
+    constexpr std::array<int32_t, 4> kSwap{0, 2, 1, 3};
+    int32_t const merge
+        = typed(layerAt(model, context).outputs[0]) ? soleReader(readers, layerAt(model, context).outputs[0]) : -1;
+    if (merge < 0 || !shuffleIs(layerAt(model, merge), kSwap, 3, std::nullopt))
+    {
+        return std::nullopt;
+    }
+    // The three head splits, each read by its product alone.
+    int32_t const q4 = layerAt(model, scores).inputs[0];
+    int32_t const k4 = layerAt(model, scores).inputs[1];
+    int32_t const v4 = layerAt(model, context).inputs[1];
+    std::array<int32_t, 3> splits{};
+    std::array<int32_t, 3> flats{};
+    std::array<int32_t, 3> const heads{q4, k4, v4};
+    std::array<int32_t, 3> const readerOf{scores, scores, context};
+    for (std::size_t i = 0; i < 3; ++i)
+    {
+        int32_t const split = producerOf(model, heads[i]);
+        if (!typed(heads[i]) || soleReader(readers, heads[i]) != readerOf[i] || split < 0
+            || !shuffleIs(layerAt(model, split), std::nullopt, 4, kSwap) || !typed(layerAt(model, split).inputs[0]))
+        {
+            return std::nullopt;
+        }
+        splits[i] = split;
+        flats[i] = layerAt(model, split).inputs[0];
+    }
+    if (q4 == k4 || splits[0] == splits[1] || splits[1] == splits[2] || splits[0] == splits[2])
+    {
+        return std::nullopt;
+    }
+    // Shapes: q4 [B, H, Sq, D], k4 and v4 [B, H, Skv, D]; the flat tensors [B, S, H * D]; the output [B, Sq, H * D].
+    std::vector<uint32_t> const& q = tensorAt(model, q4).shape;
+    std::optional<int64_t> const nbHeads = constantExtent(model, q[1]);
+    std::optional<int64_t> const headSize = constantExtent(model, q[3]);
+    if (!nbHeads || !headSize || *nbHeads < 1 || *nbHeads > 65535 || !fusedAttentionHeadSize(*headSize))
+    {
+        return std::nullopt;
+    }
+    std::vector<uint32_t> const& k = tensorAt(model, k4).shape;
+    std::vector<uint32_t> const& v = tensorAt(model, v4).shape;
+    for (std::vector<uint32_t> const* shape : {&k, &v})
+    {
+        if (shape->size() != 4 || !sameExtent(model, (*shape)[0], q[0]) || !sameExtent(model, (*shape)[1], q[1])
+            || !sameExtent(model, (*shape)[3], q[3]))
+        {
+            return std::nullopt;
+        }
+    }
+    if (!sameExtent(model, k[2], v[2]))
+    {
+        return std::nullopt;
+    }
+    int64_t const width = *nbHeads * *headSize;
+    auto const flat = [&](int32_t tensor, uint32_t rows) {
+        std::vector<uint32_t> const& shape = tensorAt(model, tensor).shape;
+        return shape.size() == 3 && sameExtent(model, shape[0], q[0]) && sameExtent(model, shape[1], rows)
+            && constantExtent(model, shape[2]) == width;
+    };
+    int32_t const output = layerAt(model, merge).outputs[0];
+    if (!flat(flats[0], q[2]) || !flat(flats[1], k[2]) || !flat(flats[2], v[2]) || !flat(output, q[2]))
+    {
+        return std::nullopt;
+    }
+    KernelFusion fusion;
+    fusion.layer = context;
+    fusion.position = context;
+    fusion.absorbed = {splits[0], splits[1], splits[2], scores, l, merge};
+    fusion.inputs = {flats[0], flats[1], flats[2]};
+    fusion.output = output;
+    fusion.kernel
+        = FusedKernel{FusedKernel::Kind::kATTENTION, 0.F, static_cast<int32_t>(*nbHeads), layerAt(model, scores).scale};
+    return fusion;
 }
 
 } // namespace
@@ -520,6 +936,44 @@ int32_t removeUnreadConstants(EngineModel& model)
         keepLayers(model, sequence, std::vector<int32_t>(model.layers.size(), -1));
     }
     return removed;
+}
+
+int32_t fuseLayerNorms(EngineModel& model)
+{
+    Readers const readers = readersOf(model);
+    std::vector<KernelFusion> fusions;
+    std::vector<bool> taken(model.layers.size(), false);
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        if (taken[l])
+        {
+            continue;
+        }
+        if (std::optional<KernelFusion> fusion = matchLayerNorm(model, readers, static_cast<int32_t>(l)))
+        {
+            taken[l] = true;
+            for (int32_t absorbed : fusion->absorbed)
+            {
+                taken[static_cast<std::size_t>(absorbed)] = true;
+            }
+            fusions.push_back(std::move(*fusion));
+        }
+    }
+    return applyKernelFusions(model, fusions);
+}
+
+int32_t fuseAttention(EngineModel& model)
+{
+    Readers const readers = readersOf(model);
+    std::vector<KernelFusion> fusions;
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        if (std::optional<KernelFusion> fusion = matchAttention(model, readers, static_cast<int32_t>(l)))
+        {
+            fusions.push_back(std::move(*fusion));
+        }
+    }
+    return applyKernelFusions(model, fusions);
 }
 
 } // namespace kiln

@@ -10,6 +10,12 @@
 //     shape, cuBLASLt's C), in either order; an activation after them its epilogue.
 //   A layer is absorbed only when the tensor between it and the layer before has no other reader: no other layer, no
 //   network output, no shape symbol.
+// - fuseAttention: head splits (reshape [B, S, H * D] to [B, S, H, D], transpose to [B, H, S, D]) of q, k and v, the
+//   scores q k^T (with the scale fuseEpilogues folded), a softmax over the last axis, the context (probabilities times
+//   v) and the head merge become one fused attention that reads q, k and v with their heads interleaved and writes the
+//   heads merged (FusedKernel::kATTENTION): seven layers and four transposes' memory traffic become one kernel.
+// - fuseLayerNorms: mean, centering, variance, + epsilon, sqrt and division (then * gamma and + beta when they follow)
+//   over the last axis become one fused layer norm (FusedKernel::kLAYER_NORM).
 // - fusePointwise: chains of element-wise (arithmetic), unary (float) and activation layers on float tensors become
 //   one layer with a point-wise program (LayerRecord::pointwise), computed element by element in one kernel. A
 //   point-wise layer whose result only point-wise layers read is inlined into each of them (computed again by each,
@@ -21,6 +27,8 @@
 // absorbed layer move to the layer that absorbed it.
 //
 //     fuseEpilogues(model);   // model.backend == PlanBackend::kCUDA
+//     fuseAttention(model);
+//     fuseLayerNorms(model);
 //     fusePointwise(model);
 //     removeUnreadConstants(model);
 #pragma once
@@ -32,6 +40,15 @@ namespace kiln
 
 //! Fuses what the file comment lists into model's convolutions and matrix multiplies; returns the layers removed.
 int32_t fuseEpilogues(EngineModel& model);
+
+//! Replaces each attention built from primitive layers (head splits, scores, softmax, context, head merge) with one
+//! fused attention (FusedKernel::kATTENTION); returns the layers removed. Runs after fuseEpilogues (which folds the
+//! scores' scale).
+int32_t fuseAttention(EngineModel& model);
+
+//! Replaces each layer norm over the last axis built from primitive layers (reduce, element-wise and unary) with one
+//! fused layer norm (FusedKernel::kLAYER_NORM); returns the layers removed. Runs before fusePointwise.
+int32_t fuseLayerNorms(EngineModel& model);
 
 //! Folds chains of point-wise layers into point-wise programs; returns the layers removed.
 int32_t fusePointwise(EngineModel& model);

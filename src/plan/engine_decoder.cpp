@@ -465,6 +465,11 @@ Expected<EngineModel> Decoder::run()
                 }
             }
             record.scale = flat.scale();
+            if (auto const* fused = flat.fused())
+            {
+                record.fused = FusedKernel{
+                    static_cast<FusedKernel::Kind>(fused->kind()), fused->epsilon(), fused->heads(), fused->scale()};
+            }
             mModel.layers.push_back(std::move(record));
         }
     }

@@ -304,8 +304,14 @@ Offset<fb::Layer> Encoder::layer(std::size_t index)
         }
         pointwise = mBuilder.CreateVectorOfStructs(steps);
     }
+    Offset<fb::FusedKernel> fused;
+    if (record.fused)
+    {
+        fused = fb::CreateFusedKernel(mBuilder, static_cast<int32_t>(record.fused->kind), record.fused->epsilon,
+            record.fused->heads, record.fused->scale);
+    }
     return fb::CreateLayer(mBuilder, name, static_cast<int32_t>(record.type), inputs, outputs, member, flatParams,
-        metadata, record.tactic, epilogue, pointwise, record.scale);
+        metadata, record.tactic, epilogue, pointwise, record.scale, fused);
 }
 
 Offset<fb::ProfileInput> Encoder::profileInput(ProfileRecord::Input const& input)

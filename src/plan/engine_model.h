@@ -131,6 +131,36 @@ bool isPointwiseOp(PointwiseStep::Kind kind, int32_t op) noexcept;
 //! (an input below nbInputs, or an earlier step; b is 0 except for element-wise steps). nullopt when nothing is.
 std::optional<std::string> pointwiseProgramProblem(std::span<PointwiseStep const> program, std::size_t nbInputs);
 
+//! A kernel that the builder's fusion (builder/fusion.h) put in place of a pattern of layers (CUDA engines). The
+//! layer keeps the type and parameters of one layer of the pattern (named below); the fused kernel replaces what that
+//! kind computes.
+struct FusedKernel
+{
+    enum class Kind : int32_t
+    {
+        //! A kREDUCE layer; inputs x, then optionally gamma and beta. Normalizes every row of x's last axis:
+        //! out = (x - mean) / sqrt(variance + epsilon) * gamma + beta, where gamma and beta (when present) have x's
+        //! rank, the extent 1 on every axis but the last, and the last axis's extent.
+        kLAYER_NORM = 1,
+        //! A kMATRIX_MULTIPLY layer; inputs q, k, v, each [B, S, heads * D] (k and v may have another S). Per batch
+        //! and head: out = softmax(scale * q k^T) v, written [B, Sq, heads * D] (the heads merged).
+        kATTENTION = 2,
+    };
+
+    Kind kind{Kind::kLAYER_NORM};
+    float epsilon{};  //!< kLAYER_NORM.
+    int32_t heads{};  //!< kATTENTION.
+    float scale{1.F}; //!< kATTENTION: the factor of the scores.
+
+    bool operator==(FusedKernel const&) const = default;
+};
+
+//! The head sizes a fused attention takes (the CUDA kernel's variants).
+constexpr bool fusedAttentionHeadSize(int64_t headSize) noexcept
+{
+    return headSize == 16 || headSize == 32 || headSize == 64 || headSize == 128;
+}
+
 //! One layer, in execution order.
 struct LayerRecord
 {
@@ -159,6 +189,8 @@ struct LayerRecord
     //! the same rank), and writes the last step's result. Inputs and output share one type (kFLOAT, kHALF or kBF16);
     //! the steps compute in float. params keeps the parameters of the layer that the program's last step came from.
     std::vector<PointwiseStep> pointwise;
+    //! A fused kernel that replaced a pattern of layers (CUDA engines; none: the kind's own kernel).
+    std::optional<FusedKernel> fused;
 };
 
 //! A condition on shapes that must hold at run time (a non-zero value), recorded by a layer's shape rule.

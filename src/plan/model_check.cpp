@@ -215,6 +215,52 @@ std::optional<std::string> pointwiseProblem(LayerRecord const& record, bool cuda
     return pointwiseProgramProblem(record.pointwise, record.inputs.size());
 }
 
+//! What is wrong with a layer's fused kernel (LayerRecord::fused): its kind, the layer type that holds it, its
+//! inputs and outputs, its numbers.
+std::optional<std::string> fusedKernelProblem(LayerRecord const& record, bool cuda)
+{
+    FusedKernel const& fused = *record.fused;
+    if (!cuda)
+    {
+        return std::string("has a fused kernel; only CUDA engines have them");
+    }
+    if (!record.pointwise.empty() || record.epilogue || record.tactic != 0 || record.scale != 1.F
+        || record.outputs.size() != 1)
+    {
+        return std::string("has a fused kernel with a point-wise program, an epilogue, a tactic, a product scale or "
+                           "another output count than 1");
+    }
+    if (std::find(record.inputs.begin(), record.inputs.end(), kNoTensor) != record.inputs.end())
+    {
+        return std::string("has a fused kernel with an absent input");
+    }
+    switch (fused.kind)
+    {
+    case FusedKernel::Kind::kLAYER_NORM:
+        if (record.type != LayerType::kREDUCE || record.inputs.empty() || record.inputs.size() > 3)
+        {
+            return std::string("has a fused layer norm; it is held by a reduce layer with 1 to 3 inputs");
+        }
+        if (!std::isfinite(fused.epsilon) || fused.epsilon < 0.F)
+        {
+            return cat("has a fused layer norm with epsilon ", fused.epsilon, "; it is finite and not negative");
+        }
+        return std::nullopt;
+    case FusedKernel::Kind::kATTENTION:
+        if (record.type != LayerType::kMATRIX_MULTIPLY || record.inputs.size() != 3)
+        {
+            return std::string("has a fused attention; it is held by a matrix multiply with 3 inputs (q, k, v)");
+        }
+        if (fused.heads < 1 || !std::isfinite(fused.scale))
+        {
+            return cat("has a fused attention with ", fused.heads, " heads and scale ", fused.scale,
+                "; heads are 1 or more and the scale finite");
+        }
+        return std::nullopt;
+    }
+    return cat("has a fused kernel of kind ", static_cast<int32_t>(fused.kind), ", which is none kiln knows");
+}
+
 std::optional<std::string> pluginProblem(LayerRecord const& record)
 {
     auto const nbInputs = static_cast<int64_t>(record.inputs.size());
@@ -531,11 +577,18 @@ std::optional<std::string> ModelCheck::layers()
         // point-wise program takes up to kMaxPointwiseInputs.
         bool const cuda = mModel.backend == PlanBackend::kCUDA;
         bool const fused = !record.pointwise.empty();
+        if (record.fused)
+        {
+            if (auto const problem = fusedKernelProblem(record, cuda))
+            {
+                return cat(layer(l), " (", layerClassName(record.type), ") ", *problem);
+            }
+        }
         int64_t const minInputs = fused ? 1 : arity.minInputs;
         int64_t const maxInputs = fused
             ? static_cast<int64_t>(kMaxPointwiseInputs)
             : arity.maxInputs + (cuda && record.type == LayerType::kMATRIX_MULTIPLY ? 2 : 0);
-        if (nbInputs < minInputs || nbInputs > maxInputs)
+        if (!record.fused && (nbInputs < minInputs || nbInputs > maxInputs))
         {
             return cat(layer(l), " (", layerClassName(record.type), ") has ", nbInputs, " inputs; ",
                 fused ? "a fused point-wise program takes " : "the kind takes ", countRange(minInputs, maxInputs));

@@ -186,7 +186,12 @@ std::string EngineInspector::describe(
     std::size_t layerIndex, LayerInformationFormat format, std::vector<Dims> const& shapes) const
 {
     LayerRecord const& layer = mEngine.program().model().layers[layerIndex];
-    std::string const type = layerKindTag(layer.type);
+    // A fused kernel (builder/fusion.h) is named for what it computes, not for the kind of the layer that holds it.
+    std::string type = layerKindTag(layer.type);
+    if (layer.fused)
+    {
+        type = layer.fused->kind == FusedKernel::Kind::kATTENTION ? "Attention" : "LayerNorm";
+    }
     if (format == LayerInformationFormat::kJSON)
     {
         return "{\"Name\": " + jsonString(layer.name) + ", \"LayerType\": " + jsonString(type)

@@ -5,6 +5,7 @@
 // computed on the host inside a CUDA engine, enqueueV3 captured into a CUDA graph, and the application's GPU
 // allocator. Skipped without a usable GPU (label gpu).
 #include "support/api_test.h"
+#include "support/fusion_patterns.h"
 
 #include "NvInfer.h"
 
@@ -569,6 +570,130 @@ TEST_F(CudaEngine, DISABLED_HalfConvolutionChainRunsChannelsLastAndMatchesTheHos
     EXPECT_NE(layers.find("Name: conv0 input 0 to kHWC8,"), std::string::npos) << layers;
     EXPECT_NE(layers.find("Name: conv2 output 0 from kHWC8,"), std::string::npos) << layers;
 }
+
+//! How many times text occurs in haystack.
+int32_t occurrences(std::string const& haystack, std::string const& text)
+{
+    int32_t count = 0;
+    for (std::size_t at = haystack.find(text); at != std::string::npos; at = haystack.find(text, at + 1))
+    {
+        ++count;
+    }
+    return count;
+}
+
+//! The engine's layers, one line each, from its inspector.
+std::string engineLayers(ICudaEngine& engine)
+{
+    std::unique_ptr<nvinfer1::IEngineInspector> inspector{engine.createEngineInspector()};
+    if (inspector == nullptr)
+    {
+        return {};
+    }
+    char const* text = inspector->getEngineInformation(nvinfer1::LayerInformationFormat::kONELINE);
+    return text == nullptr ? std::string() : std::string(text);
+}
+
+//! A test per float type: the fused kernels against the host's unfused layers, computed in that type (float inputs
+//! and outputs, cast at both ends); the tolerance per type.
+class CudaFusedKernels : public CudaEngine, public ::testing::WithParamInterface<DataType>
+{
+protected:
+    ITensor* typed(ITensor* t)
+    {
+        return GetParam() == DataType::kFLOAT ? t : mNetwork->addCast(*t, GetParam())->getOutput(0);
+    }
+    void output(ITensor* t, char const* name)
+    {
+        if (t->getType() != DataType::kFLOAT)
+        {
+            t = mNetwork->addCast(*t, DataType::kFLOAT)->getOutput(0);
+        }
+        t->setName(name);
+        mNetwork->markOutput(*t);
+    }
+    float tolerance() const
+    {
+        switch (GetParam())
+        {
+        case DataType::kHALF: return 1e-2F;
+        case DataType::kBF16: return 4e-2F;
+        default: return 1e-4F;
+        }
+    }
+    //! A constant of the test's type, values in [0.5, 1.5) or [-0.5, 0.5).
+    ITensor* vector(int64_t n, bool aroundOne)
+    {
+        nvinfer1::Weights w = weights(static_cast<std::size_t>(n));
+        if (aroundOne)
+        {
+            for (float& v : mWeights.back())
+            {
+                v += 1.F;
+            }
+        }
+        return typed(mNetwork->addConstant(Dims{3, {1, 1, n}}, w)->getOutput(0));
+    }
+    test::ScalarWeights mScalars;
+};
+
+TEST_P(CudaFusedKernels, LayerNormMatchesTheUnfusedHost)
+{
+    // Rows of 512 (16-byte vectors), 33 (one element at a time) and 1500 (a block per row), with and without gamma and
+    // beta; each pattern is one fused layer in the CUDA engine.
+    std::vector<Dims> shapes;
+    int32_t index = 0;
+    for (int64_t const n : {512, 33, 1500})
+    {
+        Dims const shape{3, {2, 5, n}};
+        std::string const name = "x" + std::to_string(index);
+        ITensor* x = typed(mNetwork->addInput(name.c_str(), DataType::kFLOAT, shape));
+        shapes.push_back(shape);
+        bool const affine = n != 33;
+        ITensor* y = test::primitiveLayerNorm(
+            *mNetwork, *x, 1e-5F, affine ? vector(n, true) : nullptr, affine ? vector(n, false) : nullptr, mScalars);
+        output(y, ("y" + std::to_string(index++)).c_str());
+    }
+    expectSameOnBothBackends(shapes, tolerance());
+    ASSERT_EQ(mEngines.size(), 2U);
+    std::string const layers = engineLayers(*mEngines[1]);
+    EXPECT_EQ(occurrences(layers, "LayerType: LayerNorm"), 3) << layers;
+}
+
+TEST_P(CudaFusedKernels, AttentionMatchesTheUnfusedHost)
+{
+    // Head sizes 16, 32, 64 and 128 (heads 8, 4, 2 and 1 of width 128); 70 queries and 130 keys, so that the last
+    // tile of each is partial.
+    std::vector<Dims> shapes;
+    int32_t index = 0;
+    for (int32_t const heads : {8, 4, 2, 1})
+    {
+        std::string const suffix = std::to_string(index);
+        Dims const queries{3, {2, 70, 128}};
+        Dims const keys{3, {2, 130, 128}};
+        ITensor* q = typed(mNetwork->addInput(("q" + suffix).c_str(), DataType::kFLOAT, queries));
+        ITensor* k = typed(mNetwork->addInput(("k" + suffix).c_str(), DataType::kFLOAT, keys));
+        ITensor* v = typed(mNetwork->addInput(("v" + suffix).c_str(), DataType::kFLOAT, keys));
+        shapes.insert(shapes.end(), {queries, keys, keys});
+        float const scale = 1.F / std::sqrt(static_cast<float>(128 / heads));
+        output(test::primitiveAttention(*mNetwork, *q, *k, *v, heads, scale, mScalars), ("o" + suffix).c_str());
+        ++index;
+    }
+    expectSameOnBothBackends(shapes, tolerance());
+    ASSERT_EQ(mEngines.size(), 2U);
+    std::string const layers = engineLayers(*mEngines[1]);
+    EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 4) << layers;
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, CudaFusedKernels, ::testing::Values(DataType::kFLOAT, DataType::kHALF, DataType::kBF16),
+    [](::testing::TestParamInfo<DataType> const& param) {
+        switch (param.param)
+        {
+        case DataType::kHALF: return std::string("Half");
+        case DataType::kBF16: return std::string("BF16");
+        default: return std::string("Float");
+        }
+    });
 
 } // namespace
 } // namespace kiln::test

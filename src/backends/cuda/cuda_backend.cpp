@@ -88,6 +88,10 @@ public:
                 return Error{ErrorCode::kINVALID_ARGUMENT, "the layer's views do not match its record"};
             }
             Launch const launch{stream, &mLibraries, layer.tactic};
+            if (layer.fused)
+            {
+                return runFused(*layer.fused, inputs, outputs, launch);
+            }
             if (!layer.pointwise.empty())
             {
                 if (outputs.size() != 1)
@@ -130,6 +134,33 @@ public:
     }
 
     using Inputs = std::span<HostTensor const* const>;
+
+    //! A fused kernel (FusedKernel): its inputs as LayerRecord::fused lists them.
+    static host::Status runFused(
+        FusedKernel const& fused, Inputs inputs, std::span<HostTensor const> outputs, Launch const& launch)
+    {
+        if (outputs.size() != 1)
+        {
+            return Error{ErrorCode::kINVALID_ARGUMENT, "a fused kernel has one output"};
+        }
+        switch (fused.kind)
+        {
+        case FusedKernel::Kind::kLAYER_NORM:
+            if (inputs.empty() || inputs.size() > 3)
+            {
+                return Error{ErrorCode::kINVALID_ARGUMENT, "a fused layer norm takes 1 to 3 inputs"};
+            }
+            return runLayerNorm(fused.epsilon, *inputs[0], inputs.size() > 1 ? inputs[1] : nullptr,
+                inputs.size() > 2 ? inputs[2] : nullptr, outputs.front(), launch);
+        case FusedKernel::Kind::kATTENTION:
+            if (inputs.size() != 3)
+            {
+                return Error{ErrorCode::kINVALID_ARGUMENT, "a fused attention takes 3 inputs"};
+            }
+            return runAttention(fused.heads, fused.scale, *inputs[0], *inputs[1], *inputs[2], outputs.front(), launch);
+        }
+        return Error{ErrorCode::kINVALID_ARGUMENT, "a fused kernel of a kind kiln does not know"};
+    }
 
     void const* constantData(LayerRecord const& layer, EngineModel const& model) const noexcept override
     {
@@ -591,7 +622,7 @@ std::optional<Error> chooseTactics(
     EngineModel& model, std::function<std::optional<Dims>(int32_t)> const& optShape, int32_t iterations)
 {
     auto const timed = [](LayerRecord const& layer) {
-        return layer.type == LayerType::kCONVOLUTION || layer.type == LayerType::kMATRIX_MULTIPLY;
+        return !layer.fused && (layer.type == LayerType::kCONVOLUTION || layer.type == LayerType::kMATRIX_MULTIPLY);
     };
     if (std::none_of(model.layers.begin(), model.layers.end(), timed))
     {

@@ -89,6 +89,17 @@ Status runTopK(TopKParams const& params, DeviceTensor const& in, DeviceTensor co
 Status runSoftMax(SoftMaxParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 Status runPooling(PoolingParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 
+// ---- Fused kernels (fused.cu; FusedKernel in plan/engine_model.h) -----------------------------------------------
+
+//! out = (in - mean) / sqrt(variance + epsilon) * gamma + beta over every row of in's last axis; gamma and beta may be
+//! null (1 and 0), else they hold one value per element of the last axis. kFLOAT, kHALF, kBF16.
+Status runLayerNorm(float epsilon, DeviceTensor const& in, DeviceTensor const* gamma, DeviceTensor const* beta,
+    DeviceTensor const& out, Launch const& launch);
+//! Per batch and head h: out[b, :, h] = softmax(scale * q[b, :, h] k[b, :, h]^T) v[b, :, h], where q is [B, Sq, heads *
+//! D], k and v [B, Skv, heads * D] and out q's shape; D as fusedAttentionHeadSize. kFLOAT, kHALF, kBF16.
+Status runAttention(int32_t heads, float scale, DeviceTensor const& q, DeviceTensor const& k, DeviceTensor const& v,
+    DeviceTensor const& out, Launch const& launch);
+
 // ---- Libraries (matrix_multiply.cpp with cuBLASLt, convolution.cpp with cuDNN, libraries.cpp) ---------------------
 
 //! What a matrix multiply computes after the product (LayerRecord's fusions):

@@ -1,0 +1,777 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUDA kernels of the builder's fused kernels (FusedKernel in plan/engine_model.h, builder/fusion.h): a layer norm
+// over the last axis, and multi-head attention that reads q, k and v with their heads interleaved ([B, S, H * D]) and
+// writes the heads merged. Both compute in float and round once when they store, so they match the unfused layers'
+// host results within the type's tolerance (the unfused layers round every intermediate tensor to the type).
+//
+// Layer norm: a warp per row when a row fits in 32 floats per lane (rows up to 1024), kept in registers between the
+// mean, the variance (of the centered values: two passes, no cancellation) and the result; a block per row over
+// global memory otherwise. 16-byte loads where the row's bytes allow.
+//
+// Attention (flash-style): a block of four warps takes 64 queries of one batch and head; the keys and values go
+// through shared memory 64 at a time; each warp keeps the running maximum and sum of its 16 rows (online softmax) and
+// its output accumulators. kHALF and kBF16 multiply on tensor cores (WMMA 16x16x16, float accumulators); kFLOAT on the
+// CUDA cores in float (no TF32: the unfused matrix multiplies do not use it either).
+#include "backends/cuda/elements.cuh"
+#include "backends/cuda/kernels.h"
+
+#include <mma.h>
+
+#include <utility>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+namespace kiln::cuda
+{
+
+namespace
+{
+
+constexpr uint32_t kFullMask = 0xFFFFFFFFU;
+constexpr int32_t kWarp = 32;
+
+Error invalid(std::string message)
+{
+    return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT, std::move(message)};
+}
+
+__device__ __forceinline__ float warpSum(float value)
+{
+#pragma unroll
+    for (int32_t mask = 16; mask > 0; mask /= 2)
+    {
+        value += __shfl_xor_sync(kFullMask, value, mask);
+    }
+    return value;
+}
+
+// ---- Layer norm ---------------------------------------------------------------------------------------------------
+
+//! The most values a lane keeps in registers: rows up to 32 * 32 elements go through the warp kernel.
+constexpr int32_t kNormPerLane = 32;
+
+//! Loads kVec consecutive elements of p from element i as floats (kVec * sizeof(Storage<T>) is 16 bytes or kVec 1).
+template <DataType T, int32_t kVec>
+__device__ __forceinline__ void loadVector(Storage<T> const* p, int64_t i, float* values)
+{
+    if constexpr (kVec == 1)
+    {
+        values[0] = loadFloat<T>(p, i);
+    }
+    else
+    {
+        static_assert(kVec * sizeof(Storage<T>) == 16, "16-byte vectors");
+        uint4 const bits = *reinterpret_cast<uint4 const*>(p + i);
+        Storage<T> elements[kVec];
+        memcpy(elements, &bits, sizeof(bits));
+#pragma unroll
+        for (int32_t e = 0; e < kVec; ++e)
+        {
+            values[e] = loadFloat<T>(elements, e);
+        }
+    }
+}
+
+template <DataType T, int32_t kVec>
+__device__ __forceinline__ void storeVector(Storage<T>* p, int64_t i, float const* values)
+{
+    if constexpr (kVec == 1)
+    {
+        storeFloat<T>(p, i, values[0]);
+    }
+    else
+    {
+        Storage<T> elements[kVec];
+#pragma unroll
+        for (int32_t e = 0; e < kVec; ++e)
+        {
+            storeFloat<T>(elements, e, values[e]);
+        }
+        uint4 bits;
+        memcpy(&bits, elements, sizeof(bits));
+        *reinterpret_cast<uint4*>(p + i) = bits;
+    }
+}
+
+//! One warp per row of n elements (n <= 32 * kNormPerLane). Lane l holds the vectors l, l + 32, ... of its row.
+template <DataType T, int32_t kVec>
+__global__ void layerNormWarp(Storage<T> const* __restrict__ in, Storage<T> const* __restrict__ gamma,
+    Storage<T> const* __restrict__ beta, Storage<T>* __restrict__ out, int64_t rows, int32_t n, float epsilon)
+{
+    constexpr int32_t kChunks = kNormPerLane / kVec;
+    int64_t const row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp;
+    int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
+    if (row >= rows)
+    {
+        return;
+    }
+    Storage<T> const* x = in + row * n;
+    float values[kChunks][kVec];
+    float sum = 0.F;
+#pragma unroll
+    for (int32_t c = 0; c < kChunks; ++c)
+    {
+        int32_t const at = (c * kWarp + lane) * kVec;
+        if (at < n)
+        {
+            loadVector<T, kVec>(x, at, values[c]);
+#pragma unroll
+            for (int32_t e = 0; e < kVec; ++e)
+            {
+                sum += values[c][e];
+            }
+        }
+    }
+    float const mean = warpSum(sum) / static_cast<float>(n);
+    float squares = 0.F;
+#pragma unroll
+    for (int32_t c = 0; c < kChunks; ++c)
+    {
+        if ((c * kWarp + lane) * kVec < n)
+        {
+#pragma unroll
+            for (int32_t e = 0; e < kVec; ++e)
+            {
+                values[c][e] -= mean;
+                squares += values[c][e] * values[c][e];
+            }
+        }
+    }
+    float const inverse = 1.F / sqrtf(warpSum(squares) / static_cast<float>(n) + epsilon);
+    Storage<T>* y = out + row * n;
+#pragma unroll
+    for (int32_t c = 0; c < kChunks; ++c)
+    {
+        int32_t const at = (c * kWarp + lane) * kVec;
+        if (at < n)
+        {
+            float scale[kVec];
+            float shift[kVec];
+#pragma unroll
+            for (int32_t e = 0; e < kVec; ++e)
+            {
+                scale[e] = 1.F;
+                shift[e] = 0.F;
+            }
+            if (gamma != nullptr)
+            {
+                loadVector<T, kVec>(gamma, at, scale);
+            }
+            if (beta != nullptr)
+            {
+                loadVector<T, kVec>(beta, at, shift);
+            }
+#pragma unroll
+            for (int32_t e = 0; e < kVec; ++e)
+            {
+                values[c][e] = values[c][e] * inverse * scale[e] + shift[e];
+            }
+            storeVector<T, kVec>(y, at, values[c]);
+        }
+    }
+}
+
+//! Sums value over the block (blockDim.x a multiple of 32, at most 1024); every thread gets the result.
+__device__ float blockSum(float value, float* partial)
+{
+    value = warpSum(value);
+    int32_t const warps = static_cast<int32_t>(blockDim.x) / kWarp;
+    if (threadIdx.x % kWarp == 0)
+    {
+        partial[threadIdx.x / kWarp] = value;
+    }
+    __syncthreads();
+    float total = 0.F;
+    for (int32_t w = 0; w < warps; ++w)
+    {
+        total += partial[w];
+    }
+    __syncthreads(); // partial is written again by the next sum.
+    return total;
+}
+
+//! One block per row, three passes over global memory: rows longer than the warp kernel takes.
+template <DataType T>
+__global__ void layerNormBlock(Storage<T> const* __restrict__ in, Storage<T> const* __restrict__ gamma,
+    Storage<T> const* __restrict__ beta, Storage<T>* __restrict__ out, int32_t n, float epsilon)
+{
+    __shared__ float partial[kWarp];
+    int64_t const row = blockIdx.x;
+    Storage<T> const* x = in + row * n;
+    float sum = 0.F;
+    for (int32_t i = static_cast<int32_t>(threadIdx.x); i < n; i += static_cast<int32_t>(blockDim.x))
+    {
+        sum += loadFloat<T>(x, i);
+    }
+    float const mean = blockSum(sum, partial) / static_cast<float>(n);
+    float squares = 0.F;
+    for (int32_t i = static_cast<int32_t>(threadIdx.x); i < n; i += static_cast<int32_t>(blockDim.x))
+    {
+        float const centered = loadFloat<T>(x, i) - mean;
+        squares += centered * centered;
+    }
+    float const inverse = 1.F / sqrtf(blockSum(squares, partial) / static_cast<float>(n) + epsilon);
+    Storage<T>* y = out + row * n;
+    for (int32_t i = static_cast<int32_t>(threadIdx.x); i < n; i += static_cast<int32_t>(blockDim.x))
+    {
+        float const scale = gamma != nullptr ? loadFloat<T>(gamma, i) : 1.F;
+        float const shift = beta != nullptr ? loadFloat<T>(beta, i) : 0.F;
+        storeFloat<T>(y, i, (loadFloat<T>(x, i) - mean) * inverse * scale + shift);
+    }
+}
+
+template <DataType T>
+void launchLayerNorm(void const* in, void const* gamma, void const* beta, void* out, int64_t rows, int32_t n,
+    float epsilon, cudaStream_t stream)
+{
+    auto const* x = static_cast<Storage<T> const*>(in);
+    auto const* g = static_cast<Storage<T> const*>(gamma);
+    auto const* b = static_cast<Storage<T> const*>(beta);
+    auto* y = static_cast<Storage<T>*>(out);
+    if (n > kWarp * kNormPerLane)
+    {
+        layerNormBlock<T><<<static_cast<uint32_t>(rows), 256, 0, stream>>>(x, g, b, y, n, epsilon);
+        return;
+    }
+    constexpr int32_t kWarpsPerBlock = 4;
+    auto const blocks = static_cast<uint32_t>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    constexpr int32_t kVec = 16 / static_cast<int32_t>(sizeof(Storage<T>));
+    auto const aligned = [&](void const* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+    if (n % kVec == 0 && aligned(in) && aligned(gamma) && aligned(beta) && aligned(out))
+    {
+        layerNormWarp<T, kVec><<<blocks, kWarpsPerBlock * kWarp, 0, stream>>>(x, g, b, y, rows, n, epsilon);
+    }
+    else
+    {
+        layerNormWarp<T, 1><<<blocks, kWarpsPerBlock * kWarp, 0, stream>>>(x, g, b, y, rows, n, epsilon);
+    }
+}
+
+// ---- Attention ----------------------------------------------------------------------------------------------------
+
+constexpr int32_t kQueriesPerBlock = 64; //!< Four warps of 16 rows.
+constexpr int32_t kRowsPerWarp = 16;
+constexpr int32_t kKeysPerTile = 64;
+constexpr int32_t kAttentionThreads = 128;
+
+//! Where one head's rows lie: element (row, d) of head h in batch b is at base[(b * rows + row) * rowStride + h * D +
+//! d].
+struct HeadView
+{
+    int64_t rows;
+    int64_t rowStride; //!< heads * D.
+};
+
+//! The online-softmax step of one warp's 16 rows over one tile of scores (scores: [16][ldS] floats, already scaled;
+//! columns at or past valid are masked). Writes the probabilities to probs ([16][ldP], as P), the factor each row's
+//! earlier output is multiplied by to alpha[16], and updates the running maximum and sum. Two lanes per row.
+template <typename P>
+__device__ __forceinline__ void onlineSoftmax(
+    float const* scores, int32_t ldS, P* probs, int32_t ldP, int32_t valid, float* maximum, float* sum, float* alpha)
+{
+    int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
+    int32_t const r = lane / 2;
+    int32_t const half = lane % 2;
+    constexpr int32_t kColumns = kKeysPerTile / 2;
+    float tileMax = -INFINITY;
+#pragma unroll 8
+    for (int32_t j = 0; j < kColumns; ++j)
+    {
+        int32_t const c = half * kColumns + j;
+        if (c < valid)
+        {
+            tileMax = fmaxf(tileMax, scores[r * ldS + c]);
+        }
+    }
+    tileMax = fmaxf(tileMax, __shfl_xor_sync(kFullMask, tileMax, 1));
+    float const previous = maximum[r];
+    float const next = fmaxf(previous, tileMax);
+    // A row whose values are all -inf so far keeps -inf: nothing to rescale (its sum is 0), exp(-inf - -inf) avoided.
+    float const reference = next == -INFINITY ? 0.F : next;
+    float const factor = previous == -INFINITY ? 0.F : expf(previous - reference);
+    float tileSum = 0.F;
+#pragma unroll 8
+    for (int32_t j = 0; j < kColumns; ++j)
+    {
+        int32_t const c = half * kColumns + j;
+        float const p = c < valid ? expf(scores[r * ldS + c] - reference) : 0.F;
+        tileSum += p;
+        if constexpr (std::is_same_v<P, float>)
+        {
+            probs[r * ldP + c] = p;
+        }
+        else if constexpr (std::is_same_v<P, __half>)
+        {
+            probs[r * ldP + c] = __float2half_rn(p);
+        }
+        else
+        {
+            probs[r * ldP + c] = __float2bfloat16_rn(p);
+        }
+    }
+    tileSum += __shfl_xor_sync(kFullMask, tileSum, 1);
+    __syncwarp();
+    if (half == 0)
+    {
+        maximum[r] = next;
+        sum[r] = sum[r] * factor + tileSum;
+        alpha[r] = factor;
+    }
+    __syncwarp();
+}
+
+//! Copies rows [first, first + count) of one head (count <= tileRows) into a shared tile [tileRows][ld] of S, zeroing
+//! the rows past count. D elements per row; 16-byte copies when the rows allow.
+template <typename S>
+__device__ __forceinline__ void loadTile(
+    S* tile, int32_t ld, S const* head, int64_t rowStride, int64_t first, int32_t count, int32_t tileRows, int32_t d)
+{
+    int32_t const total = tileRows * d;
+    for (int32_t i = static_cast<int32_t>(threadIdx.x); i < total; i += static_cast<int32_t>(blockDim.x))
+    {
+        int32_t const r = i / d;
+        int32_t const c = i % d;
+        tile[r * ld + c] = r < count ? head[(first + r) * rowStride + c] : S{};
+    }
+}
+
+//! Tensor-core attention for 16-bit types; D a multiple of 16, at most 128. Shared memory (dynamic): Q [64][D + 8],
+//! K and V [64][D + 8] (S), then per warp the scores [16][68] and output [16][D + 4] (float), the probabilities
+//! [16][72] (S), and the running maximum, sum and factor of its rows.
+template <typename S, int32_t kD>
+__global__ void __launch_bounds__(kAttentionThreads) attentionWmma(S const* __restrict__ q, S const* __restrict__ k,
+    S const* __restrict__ v, S* __restrict__ out, HeadView qView, HeadView kvView, float scale)
+{
+    using namespace nvcuda;
+    constexpr int32_t kLd = kD + 8;
+    constexpr int32_t kLdScores = kKeysPerTile + 4;
+    constexpr int32_t kLdProbs = kKeysPerTile + 8;
+    constexpr int32_t kLdOut = kD + 4;
+    extern __shared__ __align__(32) unsigned char shared[];
+    S* sQ = reinterpret_cast<S*>(shared);
+    S* sK = sQ + kQueriesPerBlock * kLd;
+    S* sV = sK + kKeysPerTile * kLd;
+    int32_t const warp = static_cast<int32_t>(threadIdx.x / kWarp);
+    int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
+    auto* perWarp = reinterpret_cast<float*>(sV + kKeysPerTile * kLd);
+    constexpr int32_t kWarpFloats
+        = kRowsPerWarp * kLdScores + kRowsPerWarp * kLdOut + kRowsPerWarp * kLdProbs / 2 + 3 * kRowsPerWarp;
+    float* scores = perWarp + warp * kWarpFloats;
+    float* acc = scores + kRowsPerWarp * kLdScores;
+    S* probs = reinterpret_cast<S*>(acc + kRowsPerWarp * kLdOut);
+    float* maximum = reinterpret_cast<float*>(probs + kRowsPerWarp * kLdProbs);
+    float* sum = maximum + kRowsPerWarp;
+    float* alpha = sum + kRowsPerWarp;
+
+    int64_t const batch = blockIdx.z;
+    int32_t const head = static_cast<int32_t>(blockIdx.y);
+    int64_t const firstQuery = static_cast<int64_t>(blockIdx.x) * kQueriesPerBlock;
+    auto const queries = static_cast<int32_t>(min(static_cast<int64_t>(kQueriesPerBlock), qView.rows - firstQuery));
+    S const* qHead = q + (batch * qView.rows) * qView.rowStride + head * kD;
+    S const* kHead = k + (batch * kvView.rows) * kvView.rowStride + head * kD;
+    S const* vHead = v + (batch * kvView.rows) * kvView.rowStride + head * kD;
+
+    loadTile(sQ, kLd, qHead, qView.rowStride, firstQuery, queries, kQueriesPerBlock, kD);
+    for (int32_t i = lane; i < kRowsPerWarp * kLdOut; i += kWarp)
+    {
+        acc[i] = 0.F;
+    }
+    if (lane < kRowsPerWarp)
+    {
+        maximum[lane] = -INFINITY;
+        sum[lane] = 0.F;
+    }
+    __syncthreads();
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, S, wmma::row_major> qFragments[kD / 16];
+#pragma unroll
+    for (int32_t kk = 0; kk < kD / 16; ++kk)
+    {
+        wmma::load_matrix_sync(qFragments[kk], sQ + warp * kRowsPerWarp * kLd + kk * 16, kLd);
+    }
+
+    for (int64_t firstKey = 0; firstKey < kvView.rows; firstKey += kKeysPerTile)
+    {
+        auto const keys = static_cast<int32_t>(min(static_cast<int64_t>(kKeysPerTile), kvView.rows - firstKey));
+        __syncthreads(); // Every warp is done with the previous tile.
+        loadTile(sK, kLd, kHead, kvView.rowStride, firstKey, keys, kKeysPerTile, kD);
+        loadTile(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, kD);
+        __syncthreads();
+        // Scores of the warp's 16 rows against the tile's 64 keys.
+#pragma unroll
+        for (int32_t n = 0; n < kKeysPerTile / 16; ++n)
+        {
+            wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+            wmma::fill_fragment(c, 0.F);
+#pragma unroll
+            for (int32_t kk = 0; kk < kD / 16; ++kk)
+            {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, S, wmma::col_major> kFragment;
+                wmma::load_matrix_sync(kFragment, sK + n * 16 * kLd + kk * 16, kLd);
+                wmma::mma_sync(c, qFragments[kk], kFragment, c);
+            }
+#pragma unroll
+            for (int32_t e = 0; e < c.num_elements; ++e)
+            {
+                c.x[e] *= scale;
+            }
+            wmma::store_matrix_sync(scores + n * 16, c, kLdScores, wmma::mem_row_major);
+        }
+        __syncwarp();
+        onlineSoftmax(scores, kLdScores, probs, kLdProbs, keys, maximum, sum, alpha);
+        for (int32_t i = lane; i < kRowsPerWarp * kD; i += kWarp)
+        {
+            int32_t const r = i / kD;
+            acc[r * kLdOut + i % kD] *= alpha[r];
+        }
+        __syncwarp();
+#pragma unroll
+        for (int32_t n = 0; n < kD / 16; ++n)
+        {
+            wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+            wmma::load_matrix_sync(c, acc + n * 16, kLdOut, wmma::mem_row_major);
+#pragma unroll
+            for (int32_t kk = 0; kk < kKeysPerTile / 16; ++kk)
+            {
+                wmma::fragment<wmma::matrix_a, 16, 16, 16, S, wmma::row_major> pFragment;
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, S, wmma::row_major> vFragment;
+                wmma::load_matrix_sync(pFragment, probs + kk * 16, kLdProbs);
+                wmma::load_matrix_sync(vFragment, sV + kk * 16 * kLd + n * 16, kLd);
+                wmma::mma_sync(c, pFragment, vFragment, c);
+            }
+            wmma::store_matrix_sync(acc + n * 16, c, kLdOut, wmma::mem_row_major);
+        }
+        __syncwarp();
+    }
+
+    int32_t const firstRow = warp * kRowsPerWarp;
+    S* outHead = out + (batch * qView.rows) * qView.rowStride + head * kD;
+    for (int32_t i = lane; i < kRowsPerWarp * kD; i += kWarp)
+    {
+        int32_t const r = i / kD;
+        int32_t const d = i % kD;
+        if (firstRow + r < queries)
+        {
+            float const total = sum[r];
+            float const value = total > 0.F ? acc[r * kLdOut + d] / total : NAN;
+            S& slot = outHead[(firstQuery + firstRow + r) * qView.rowStride + d];
+            if constexpr (std::is_same_v<S, __half>)
+            {
+                slot = __float2half_rn(value);
+            }
+            else
+            {
+                slot = __float2bfloat16_rn(value);
+            }
+        }
+    }
+}
+
+template <typename S, int32_t kD>
+constexpr int32_t wmmaSharedBytes()
+{
+    constexpr int32_t kLd = kD + 8;
+    constexpr int32_t kWarpFloats = kRowsPerWarp * (kKeysPerTile + 4) + kRowsPerWarp * (kD + 4)
+        + kRowsPerWarp * (kKeysPerTile + 8) / 2 + 3 * kRowsPerWarp;
+    return (kQueriesPerBlock + 2 * kKeysPerTile) * kLd * static_cast<int32_t>(sizeof(S))
+        + (kAttentionThreads / kWarp) * kWarpFloats * static_cast<int32_t>(sizeof(float));
+}
+
+//! Float attention on the CUDA cores; D a multiple of 16, at most 128. Shared memory (dynamic): Q [64][D + 1], K and
+//! V [64][D + 1], then per warp the scores and probabilities [16][64] and the running maximum, sum and factor. Each
+//! lane keeps its rows' outputs for the columns lane, lane + 32, ... in registers.
+template <int32_t kD>
+__global__ void __launch_bounds__(kAttentionThreads)
+    attentionFloat(float const* __restrict__ q, float const* __restrict__ k, float const* __restrict__ v,
+        float* __restrict__ out, HeadView qView, HeadView kvView, float scale)
+{
+    constexpr int32_t kLd = kD + 1;
+    constexpr int32_t kColumnsPerLane = (kD + kWarp - 1) / kWarp;
+    constexpr int32_t kWarpFloats = kRowsPerWarp * kKeysPerTile + 3 * kRowsPerWarp;
+    extern __shared__ __align__(16) unsigned char shared[];
+    auto* sQ = reinterpret_cast<float*>(shared);
+    float* sK = sQ + kQueriesPerBlock * kLd;
+    float* sV = sK + kKeysPerTile * kLd;
+    int32_t const warp = static_cast<int32_t>(threadIdx.x / kWarp);
+    int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
+    float* scores = sV + kKeysPerTile * kLd + warp * kWarpFloats;
+    float* maximum = scores + kRowsPerWarp * kKeysPerTile;
+    float* sum = maximum + kRowsPerWarp;
+    float* alpha = sum + kRowsPerWarp;
+
+    int64_t const batch = blockIdx.z;
+    int32_t const head = static_cast<int32_t>(blockIdx.y);
+    int64_t const firstQuery = static_cast<int64_t>(blockIdx.x) * kQueriesPerBlock;
+    auto const queries = static_cast<int32_t>(min(static_cast<int64_t>(kQueriesPerBlock), qView.rows - firstQuery));
+    float const* qHead = q + (batch * qView.rows) * qView.rowStride + head * kD;
+    float const* kHead = k + (batch * kvView.rows) * kvView.rowStride + head * kD;
+    float const* vHead = v + (batch * kvView.rows) * kvView.rowStride + head * kD;
+    loadTile(sQ, kLd, qHead, qView.rowStride, firstQuery, queries, kQueriesPerBlock, kD);
+    if (lane < kRowsPerWarp)
+    {
+        maximum[lane] = -INFINITY;
+        sum[lane] = 0.F;
+    }
+    float acc[kRowsPerWarp][kColumnsPerLane] = {};
+    float const* myQ = sQ + warp * kRowsPerWarp * kLd;
+
+    for (int64_t firstKey = 0; firstKey < kvView.rows; firstKey += kKeysPerTile)
+    {
+        auto const keys = static_cast<int32_t>(min(static_cast<int64_t>(kKeysPerTile), kvView.rows - firstKey));
+        __syncthreads();
+        loadTile(sK, kLd, kHead, kvView.rowStride, firstKey, keys, kKeysPerTile, kD);
+        loadTile(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, kD);
+        __syncthreads();
+        // Lane l scores keys l and l + 32 against the warp's 16 rows.
+        float s[kRowsPerWarp][2] = {};
+        for (int32_t d = 0; d < kD; ++d)
+        {
+            float const k0 = sK[lane * kLd + d];
+            float const k1 = sK[(lane + kWarp) * kLd + d];
+#pragma unroll
+            for (int32_t r = 0; r < kRowsPerWarp; ++r)
+            {
+                float const qv = myQ[r * kLd + d];
+                s[r][0] = fmaf(qv, k0, s[r][0]);
+                s[r][1] = fmaf(qv, k1, s[r][1]);
+            }
+        }
+#pragma unroll
+        for (int32_t r = 0; r < kRowsPerWarp; ++r)
+        {
+            scores[r * kKeysPerTile + lane] = s[r][0] * scale;
+            scores[r * kKeysPerTile + lane + kWarp] = s[r][1] * scale;
+        }
+        __syncwarp();
+        onlineSoftmax(scores, kKeysPerTile, scores, kKeysPerTile, keys, maximum, sum, alpha);
+#pragma unroll
+        for (int32_t r = 0; r < kRowsPerWarp; ++r)
+        {
+            float const factor = alpha[r];
+#pragma unroll
+            for (int32_t c = 0; c < kColumnsPerLane; ++c)
+            {
+                acc[r][c] *= factor;
+            }
+        }
+        for (int32_t key = 0; key < keys; ++key)
+        {
+            float values[kColumnsPerLane];
+#pragma unroll
+            for (int32_t c = 0; c < kColumnsPerLane; ++c)
+            {
+                int32_t const d = lane + c * kWarp;
+                values[c] = d < kD ? sV[key * kLd + d] : 0.F;
+            }
+#pragma unroll
+            for (int32_t r = 0; r < kRowsPerWarp; ++r)
+            {
+                float const p = scores[r * kKeysPerTile + key];
+#pragma unroll
+                for (int32_t c = 0; c < kColumnsPerLane; ++c)
+                {
+                    acc[r][c] = fmaf(p, values[c], acc[r][c]);
+                }
+            }
+        }
+        __syncwarp();
+    }
+
+    int32_t const firstRow = warp * kRowsPerWarp;
+    float* outHead = out + (batch * qView.rows) * qView.rowStride + head * kD;
+#pragma unroll
+    for (int32_t r = 0; r < kRowsPerWarp; ++r)
+    {
+        if (firstRow + r < queries)
+        {
+            float const total = sum[r];
+#pragma unroll
+            for (int32_t c = 0; c < kColumnsPerLane; ++c)
+            {
+                int32_t const d = lane + c * kWarp;
+                if (d < kD)
+                {
+                    outHead[(firstQuery + firstRow + r) * qView.rowStride + d] = total > 0.F ? acc[r][c] / total : NAN;
+                }
+            }
+        }
+    }
+}
+
+template <int32_t kD>
+constexpr int32_t floatSharedBytes()
+{
+    return ((kQueriesPerBlock + 2 * kKeysPerTile) * (kD + 1)
+               + (kAttentionThreads / kWarp) * (kRowsPerWarp * kKeysPerTile + 3 * kRowsPerWarp))
+        * static_cast<int32_t>(sizeof(float));
+}
+
+//! Launches kernel with bytes of dynamic shared memory, opting in past 48 KiB once per kernel and device (devices
+//! 0 to 63; others opt in on every launch).
+template <typename Kernel, typename... Args>
+cudaError_t launchWithShared(Kernel kernel, dim3 grid, int32_t bytes, cudaStream_t stream, Args... args)
+{
+    static std::atomic<uint64_t> optedIn{0};
+    int32_t device = 0;
+    cudaError_t status = cudaGetDevice(&device);
+    uint64_t const bit = device >= 0 && device < 64 ? uint64_t{1} << device : 0;
+    if (status == cudaSuccess && (bit == 0 || (optedIn.load() & bit) == 0))
+    {
+        status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        optedIn.fetch_or(status == cudaSuccess ? bit : 0);
+    }
+    if (status != cudaSuccess)
+    {
+        return status;
+    }
+    kernel<<<grid, kAttentionThreads, static_cast<size_t>(bytes), stream>>>(args...);
+    return cudaGetLastError();
+}
+
+template <int32_t kD>
+cudaError_t launchAttention(DataType type, void const* q, void const* k, void const* v, void* out, HeadView qView,
+    HeadView kvView, dim3 grid, float scale, cudaStream_t stream)
+{
+    switch (type)
+    {
+    case DataType::kHALF:
+        return launchWithShared(attentionWmma<__half, kD>, grid, wmmaSharedBytes<__half, kD>(), stream,
+            static_cast<__half const*>(q), static_cast<__half const*>(k), static_cast<__half const*>(v),
+            static_cast<__half*>(out), qView, kvView, scale);
+    case DataType::kBF16:
+        return launchWithShared(attentionWmma<__nv_bfloat16, kD>, grid, wmmaSharedBytes<__nv_bfloat16, kD>(), stream,
+            static_cast<__nv_bfloat16 const*>(q), static_cast<__nv_bfloat16 const*>(k),
+            static_cast<__nv_bfloat16 const*>(v), static_cast<__nv_bfloat16*>(out), qView, kvView, scale);
+    default:
+        return launchWithShared(attentionFloat<kD>, grid, floatSharedBytes<kD>(), stream, static_cast<float const*>(q),
+            static_cast<float const*>(k), static_cast<float const*>(v), static_cast<float*>(out), qView, kvView, scale);
+    }
+}
+
+} // namespace
+
+Status runLayerNorm(float epsilon, DeviceTensor const& in, DeviceTensor const* gamma, DeviceTensor const* beta,
+    DeviceTensor const& out, Launch const& launch)
+{
+    if (in.type != DataType::kFLOAT && in.type != DataType::kHALF && in.type != DataType::kBF16)
+    {
+        return invalid("a fused layer norm takes kFLOAT, kHALF or kBF16 tensors");
+    }
+    if (in.dims.nbDims < 1 || out.type != in.type || out.dims.nbDims != in.dims.nbDims
+        || !std::equal(in.dims.d, in.dims.d + in.dims.nbDims, out.dims.d))
+    {
+        return invalid("a fused layer norm's output has its input's type and shape");
+    }
+    int64_t const n = in.dims.d[in.dims.nbDims - 1];
+    for (DeviceTensor const* affine : {gamma, beta})
+    {
+        if (affine != nullptr && (affine->type != in.type || host::elementCount(affine->dims) != n))
+        {
+            return invalid("a fused layer norm's gamma and beta have the input's type and last extent");
+        }
+    }
+    int64_t const rows = n == 0 ? 0 : host::elementCount(in.dims) / n;
+    if (rows == 0)
+    {
+        return host::Done{};
+    }
+    if (n > std::numeric_limits<int32_t>::max() || rows > std::numeric_limits<int32_t>::max())
+    {
+        return invalid("a fused layer norm's rows are too long or too many");
+    }
+    void const* g = gamma != nullptr ? gamma->data : nullptr;
+    void const* b = beta != nullptr ? beta->data : nullptr;
+    auto const width = static_cast<int32_t>(n);
+    switch (in.type)
+    {
+    case DataType::kHALF:
+        launchLayerNorm<DataType::kHALF>(in.data, g, b, out.data, rows, width, epsilon, launch.stream);
+        break;
+    case DataType::kBF16:
+        launchLayerNorm<DataType::kBF16>(in.data, g, b, out.data, rows, width, epsilon, launch.stream);
+        break;
+    default: launchLayerNorm<DataType::kFLOAT>(in.data, g, b, out.data, rows, width, epsilon, launch.stream); break;
+    }
+    cudaError_t const status = cudaGetLastError();
+    if (status != cudaSuccess)
+    {
+        return cudaFailure(status, "launching the fused layer norm kernel");
+    }
+    return host::Done{};
+}
+
+Status runAttention(int32_t heads, float scale, DeviceTensor const& q, DeviceTensor const& k, DeviceTensor const& v,
+    DeviceTensor const& out, Launch const& launch)
+{
+    if (q.type != DataType::kFLOAT && q.type != DataType::kHALF && q.type != DataType::kBF16)
+    {
+        return invalid("a fused attention takes kFLOAT, kHALF or kBF16 tensors");
+    }
+    for (DeviceTensor const* t : {&k, &v, &out})
+    {
+        if (t->type != q.type || t->dims.nbDims != 3)
+        {
+            return invalid("a fused attention's q, k, v and output are [B, S, heads * D] of one type");
+        }
+    }
+    if (q.dims.nbDims != 3 || heads < 1 || q.dims.d[2] % heads != 0)
+    {
+        return invalid("a fused attention's q is [B, S, heads * D]");
+    }
+    int64_t const batch = q.dims.d[0];
+    int64_t const width = q.dims.d[2];
+    int64_t const d = width / heads;
+    if (k.dims.d[0] != batch || v.dims.d[0] != batch || k.dims.d[2] != width || v.dims.d[2] != width
+        || k.dims.d[1] != v.dims.d[1] || out.dims.d[0] != batch || out.dims.d[1] != q.dims.d[1]
+        || out.dims.d[2] != width)
+    {
+        return invalid("a fused attention's k and v are [B, Skv, heads * D] and its output q's shape");
+    }
+    if (!fusedAttentionHeadSize(d))
+    {
+        return invalid("a fused attention's head size is 16, 32, 64 or 128");
+    }
+    if (batch == 0 || q.dims.d[1] == 0)
+    {
+        return host::Done{};
+    }
+    if (k.dims.d[1] == 0 || batch > 65535 || heads > 65535)
+    {
+        return invalid("a fused attention needs keys, and at most 65535 batches and heads");
+    }
+    HeadView const qView{q.dims.d[1], width};
+    HeadView const kvView{k.dims.d[1], width};
+    dim3 const grid(static_cast<uint32_t>((qView.rows + kQueriesPerBlock - 1) / kQueriesPerBlock),
+        static_cast<uint32_t>(heads), static_cast<uint32_t>(batch));
+    cudaError_t status = cudaSuccess;
+    switch (d)
+    {
+    case 16:
+        status
+            = launchAttention<16>(q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, launch.stream);
+        break;
+    case 32:
+        status
+            = launchAttention<32>(q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, launch.stream);
+        break;
+    case 64:
+        status
+            = launchAttention<64>(q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, launch.stream);
+        break;
+    default:
+        status
+            = launchAttention<128>(q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, launch.stream);
+        break;
+    }
+    if (status != cudaSuccess)
+    {
+        return cudaFailure(status, "launching the fused attention kernel");
+    }
+    return host::Done{};
+}
+
+} // namespace kiln::cuda

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUDA build's fused kernels (builder/fusion.h: fuseLayerNorms, fuseAttention) on networks made through the public
+// API: which layers become one fused layer, with which inputs and numbers, what is left alone, and the fused layers'
+// way through a plan. The build is asked for a CUDA engine through a backend that checks layers as the host does, so
+// no GPU is needed; the kernels themselves are tested against the host in tests/engine/cuda_engine_test.cpp.
+#include "backends/backend.h"
+#include "backends/host/layer_kinds.h"
+#include "builder/build.h"
+#include "builder/fusion.h"
+#include "plan/engine_codec.h"
+#include "support/api_test.h"
+#include "support/fusion_patterns.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln
+{
+namespace
+{
+
+using nvinfer1::DataType;
+using nvinfer1::Dims;
+using nvinfer1::ITensor;
+using test::primitiveAttention;
+using test::primitiveLayerNorm;
+using test::ScalarWeights;
+
+//! A CUDA backend that checks layers as the host backend does and runs nothing: what a CUDA build asks at build time.
+class CheckingBackend final : public Backend
+{
+public:
+    explicit CheckingBackend(PlanBackend kind)
+        : mKind(kind)
+    {
+    }
+    PlanBackend kind() const noexcept override { return mKind; }
+    Expected<std::optional<host::TensorDesc>> checkLayer(
+        LayerParams const& params, LayerQuery const& query) const noexcept override
+    {
+        return host::checkLayerKind(params, query);
+    }
+    host::Status runLayer(LayerRecord const& /*layer*/, EngineModel const& /*model*/,
+        std::span<host::HostTensor const* const> /*inputs*/, std::span<host::HostTensor const> /*outputs*/,
+        cudaStream_t /*stream*/) noexcept override
+    {
+        return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR, "this backend only checks layers"};
+    }
+
+private:
+    PlanBackend mKind;
+};
+
+class FusedKernels : public test::ApiTest
+{
+protected:
+    void SetUp() override
+    {
+        ApiTest::SetUp();
+        mConfig.reset(mBuilder->createBuilderConfig());
+        ASSERT_NE(mConfig, nullptr);
+    }
+    void TearDown() override
+    {
+        mConfig.reset();
+        ApiTest::TearDown();
+    }
+
+    EngineModel build(PlanBackend kind = PlanBackend::kCUDA)
+    {
+        CheckingBackend const backend(kind);
+        auto model = buildEngineModel(Network::of(*mNetwork), BuilderConfig::of(*mConfig).settings(), backend);
+        EXPECT_TRUE(model.ok()) << (model.ok() ? std::string() : model.error().message);
+        return model.ok() ? std::move(model.value()) : EngineModel{};
+    }
+
+    ITensor* constant(Dims dims, DataType type = DataType::kFLOAT)
+    {
+        int64_t count = 1;
+        for (int32_t d = 0; d < dims.nbDims; ++d)
+        {
+            count *= dims.d[d];
+        }
+        mStorage.emplace_back(static_cast<std::size_t>(count * 4), 0x3C);
+        return mNetwork->addConstant(dims, nvinfer1::Weights{type, mStorage.back().data(), count})->getOutput(0);
+    }
+
+    ITensor* output(ITensor* t, char const* name)
+    {
+        t->setName(name);
+        mNetwork->markOutput(*t);
+        return t;
+    }
+
+    //! The model for the host, then made a CUDA model and put through the CUDA build's fusions up to fuseAttention:
+    //! for networks whose unfused matrix multiplies a CUDA build would time on a GPU.
+    int32_t attentionLayersFused()
+    {
+        EngineModel model = build(PlanBackend::kHOST);
+        model.backend = PlanBackend::kCUDA;
+        fuseEpilogues(model);
+        return fuseAttention(model);
+    }
+
+    static std::vector<LayerRecord const*> fusedLayers(EngineModel const& model)
+    {
+        std::vector<LayerRecord const*> fused;
+        for (LayerRecord const& layer : model.layers)
+        {
+            if (layer.fused)
+            {
+                fused.push_back(&layer);
+            }
+        }
+        return fused;
+    }
+
+    std::unique_ptr<nvinfer1::IBuilderConfig> mConfig;
+    std::vector<std::vector<uint8_t>> mStorage;
+    ScalarWeights mScalars;
+};
+
+TEST_F(FusedKernels, ALayerNormWithGammaAndBetaBecomesOneLayer)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{3, {4, 6, 64}});
+    ITensor* gamma = constant(Dims{3, {1, 1, 64}});
+    ITensor* beta = constant(Dims{3, {1, 1, 64}});
+    output(primitiveLayerNorm(*mNetwork, *x, 1e-5F, gamma, beta, mScalars), "y");
+    EngineModel const model = build();
+    std::vector<LayerRecord const*> const fused = fusedLayers(model);
+    ASSERT_EQ(fused.size(), 1U);
+    LayerRecord const& norm = *fused.front();
+    EXPECT_EQ(norm.type, nvinfer1::LayerType::kREDUCE);
+    ASSERT_EQ(norm.fused->kind, FusedKernel::Kind::kLAYER_NORM);
+    EXPECT_FLOAT_EQ(norm.fused->epsilon, 1e-5F);
+    ASSERT_EQ(norm.inputs.size(), 3U);
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(norm.inputs[0])].name, "x");
+    EXPECT_EQ(norm.inputs[1], model.layers[0].outputs[0]) << "gamma, made by the first constant layer";
+    EXPECT_EQ(norm.inputs[2], model.layers[1].outputs[0]) << "beta";
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(norm.outputs[0])].name, "y");
+    // gamma and beta, then the norm: the epsilon constant is gone, and so are the eight other layers.
+    EXPECT_EQ(model.layers.size(), 3U);
+
+    // Through a plan and back.
+    auto const plan = encodeEngine(model);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    auto const loaded = decodeEngine(plan.value().data(), plan.value().size());
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    ASSERT_EQ(loaded.value().layers.size(), model.layers.size());
+    EXPECT_EQ(loaded.value().layers[2].fused, norm.fused);
+    EXPECT_EQ(loaded.value().layers[2].inputs, norm.inputs);
+}
+
+TEST_F(FusedKernels, ALayerNormWithoutBetaOrGammaTakesFewerInputs)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kHALF, Dims{2, {5, 33}});
+    output(primitiveLayerNorm(*mNetwork, *x, 1e-3F, nullptr, nullptr, mScalars), "plain");
+    ITensor* x2 = mNetwork->addInput("x2", DataType::kHALF, Dims{2, {5, 33}});
+    output(primitiveLayerNorm(*mNetwork, *x2, 1e-3F, constant(Dims{2, {1, 33}}, DataType::kHALF), nullptr, mScalars),
+        "scaled");
+    EngineModel const model = build();
+    std::vector<LayerRecord const*> const fused = fusedLayers(model);
+    ASSERT_EQ(fused.size(), 2U);
+    EXPECT_EQ(fused[0]->inputs.size(), 1U);
+    EXPECT_EQ(fused[1]->inputs.size(), 2U);
+    EXPECT_NEAR(fused[0]->fused->epsilon, 1e-3F, 1e-6F) << "the half constant's value";
+}
+
+TEST_F(FusedKernels, ALayerNormWrittenWithAReciprocalFusesToo)
+{
+    // The ONNX parser's LayerNormalization: c * recip(sqrt(var + eps)), then * gamma + beta.
+    using nvinfer1::ElementWiseOperation;
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {4, 16}});
+    auto* mean = mNetwork->addReduce(*x, nvinfer1::ReduceOperation::kAVG, 1U << 1, true)->getOutput(0);
+    auto* c = mNetwork->addElementWise(*x, *mean, ElementWiseOperation::kSUB)->getOutput(0);
+    auto* squared = mNetwork->addElementWise(*c, *c, ElementWiseOperation::kPROD)->getOutput(0);
+    auto* variance = mNetwork->addReduce(*squared, nvinfer1::ReduceOperation::kAVG, 1U << 1, true)->getOutput(0);
+    auto* eps = mNetwork->addConstant(Dims{2, {1, 1}}, mScalars(1e-6F, DataType::kFLOAT))->getOutput(0);
+    auto* padded = mNetwork->addElementWise(*variance, *eps, ElementWiseOperation::kSUM)->getOutput(0);
+    auto* deviation = mNetwork->addUnary(*padded, nvinfer1::UnaryOperation::kSQRT)->getOutput(0);
+    auto* inverse = mNetwork->addUnary(*deviation, nvinfer1::UnaryOperation::kRECIP)->getOutput(0);
+    auto* normalized = mNetwork->addElementWise(*inverse, *c, ElementWiseOperation::kPROD)->getOutput(0);
+    auto* scaled = mNetwork->addElementWise(*normalized, *constant(Dims{2, {1, 16}}), ElementWiseOperation::kPROD);
+    output(scaled->getOutput(0), "y");
+    EngineModel const model = build();
+    std::vector<LayerRecord const*> const fused = fusedLayers(model);
+    ASSERT_EQ(fused.size(), 1U);
+    EXPECT_EQ(fused[0]->inputs.size(), 2U) << "x and gamma";
+    EXPECT_FLOAT_EQ(fused[0]->fused->epsilon, 1e-6F);
+    EXPECT_EQ(model.layers.size(), 2U) << "gamma's constant and the norm";
+}
+
+TEST_F(FusedKernels, LeavesALayerNormWhoseInnerTensorIsReadElsewhere)
+{
+    // The centered values are also an output: they must be stored, so the pattern is not one kernel.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {4, 16}});
+    ITensor* y = primitiveLayerNorm(*mNetwork, *x, 1e-5F, nullptr, nullptr, mScalars);
+    output(y, "y");
+    auto* mean = mNetwork->getLayer(0)->getOutput(0);
+    ASSERT_EQ(mNetwork->getLayer(0)->getType(), nvinfer1::LayerType::kREDUCE);
+    auto* centered = mNetwork->getLayer(1)->getOutput(0);
+    output(centered, "centered");
+    static_cast<void>(mean);
+    EXPECT_TRUE(fusedLayers(build()).empty());
+}
+
+TEST_F(FusedKernels, HostEnginesKeepThePrimitiveLayers)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {4, 16}});
+    output(primitiveLayerNorm(*mNetwork, *x, 1e-5F, nullptr, nullptr, mScalars), "y");
+    ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {2, 8, 64}});
+    output(primitiveAttention(*mNetwork, *q, *q, *q, 2, 0.125F, mScalars), "o");
+    EXPECT_TRUE(fusedLayers(build(PlanBackend::kHOST)).empty());
+}
+
+TEST_F(FusedKernels, AttentionBecomesOneLayerReadingTheHeadsInPlace)
+{
+    ITensor* q = mNetwork->addInput("q", DataType::kHALF, Dims{3, {2, 10, 64}});
+    ITensor* k = mNetwork->addInput("k", DataType::kHALF, Dims{3, {2, 7, 64}});
+    ITensor* v = mNetwork->addInput("v", DataType::kHALF, Dims{3, {2, 7, 64}});
+    output(primitiveAttention(*mNetwork, *q, *k, *v, 4, 0.25F, mScalars), "o");
+    EngineModel const model = build();
+    ASSERT_EQ(model.layers.size(), 1U) << "splits, scores, scale, softmax, context and merge are one layer";
+    LayerRecord const& attention = model.layers[0];
+    EXPECT_EQ(attention.type, nvinfer1::LayerType::kMATRIX_MULTIPLY);
+    ASSERT_TRUE(attention.fused.has_value());
+    EXPECT_EQ(attention.fused->kind, FusedKernel::Kind::kATTENTION);
+    EXPECT_EQ(attention.fused->heads, 4);
+    EXPECT_FLOAT_EQ(attention.fused->scale, 0.25F);
+    std::vector<std::string> names;
+    for (int32_t t : attention.inputs)
+    {
+        names.push_back(model.tensors[static_cast<std::size_t>(t)].name);
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"q", "k", "v"}));
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(attention.outputs[0])].name, "o");
+
+    auto const plan = encodeEngine(model);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    auto const loaded = decodeEngine(plan.value().data(), plan.value().size());
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    EXPECT_EQ(loaded.value().layers[0].fused, attention.fused);
+}
+
+TEST_F(FusedKernels, DynamicBatchAndSequenceStillFuse)
+{
+    ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {-1, -1, 128}});
+    output(primitiveAttention(*mNetwork, *q, *q, *q, 2, 0.125F, mScalars), "o");
+    auto* profile = mBuilder->createOptimizationProfile();
+    profile->setDimensions("q", nvinfer1::OptProfileSelector::kMIN, Dims{3, {1, 1, 128}});
+    profile->setDimensions("q", nvinfer1::OptProfileSelector::kOPT, Dims{3, {2, 16, 128}});
+    profile->setDimensions("q", nvinfer1::OptProfileSelector::kMAX, Dims{3, {4, 64, 128}});
+    mConfig->addOptimizationProfile(profile);
+    EngineModel const model = build();
+    // q feeds all three splits: one layer reading q three times.
+    ASSERT_EQ(fusedLayers(model).size(), 1U);
+    EXPECT_EQ(fusedLayers(model).front()->fused->heads, 2);
+}
+
+TEST_F(FusedKernels, TheAttentionPassAloneFusesWhatItShould)
+{
+    // The control of the two tests below: the same path fuses a head size the kernel has (six layers absorbed).
+    ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {2, 8, 64}});
+    output(primitiveAttention(*mNetwork, *q, *q, *q, 4, 0.125F, mScalars), "o"); // D = 16
+    EXPECT_EQ(attentionLayersFused(), 6);
+}
+
+TEST_F(FusedKernels, LeavesAttentionWithAHeadSizeTheKernelLacks)
+{
+    ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {2, 8, 48}});
+    output(primitiveAttention(*mNetwork, *q, *q, *q, 4, 0.125F, mScalars), "o"); // D = 12
+    EXPECT_EQ(attentionLayersFused(), 0);
+}
+
+TEST_F(FusedKernels, LeavesAttentionWhoseProbabilitiesAreAnOutput)
+{
+    ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {2, 8, 64}});
+    output(primitiveAttention(*mNetwork, *q, *q, *q, 4, 0.125F, mScalars), "o");
+    for (int32_t l = 0; l < mNetwork->getNbLayers(); ++l)
+    {
+        if (mNetwork->getLayer(l)->getType() == nvinfer1::LayerType::kSOFTMAX)
+        {
+            output(mNetwork->getLayer(l)->getOutput(0), "probabilities");
+        }
+    }
+    EXPECT_EQ(attentionLayersFused(), 0);
+}
+
+TEST_F(FusedKernels, APlanWithABrokenFusedKernelIsRefused)
+{
+    ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {2, 8, 64}});
+    output(primitiveAttention(*mNetwork, *q, *q, *q, 4, 0.125F, mScalars), "o");
+    EngineModel model = build();
+    ASSERT_EQ(model.layers.size(), 1U);
+    // The writer checks the model as the reader does: neither takes a fused kernel that cannot run.
+    model.layers[0].fused->heads = 0;
+    auto const plan = encodeEngine(model);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_NE(plan.error().message.find("fused attention with 0 heads"), std::string::npos) << plan.error().message;
+
+    model.layers[0].fused->heads = 4;
+    model.backend = PlanBackend::kHOST;
+    auto const hostPlan = encodeEngine(model);
+    ASSERT_FALSE(hostPlan.ok());
+    EXPECT_NE(hostPlan.error().message.find("only CUDA engines have them"), std::string::npos)
+        << hostPlan.error().message;
+}
+
+} // namespace
+} // namespace kiln
