@@ -495,28 +495,30 @@ std::optional<KernelFusion> matchLayerNorm(EngineModel const& model, Readers con
     return fusion;
 }
 
-//! Whether a plain shuffle layer with one input transposes and reshapes as given: first the transpose first (or
-//! none), then a reshape to rank reshapeRank, then the transpose second (or none).
-bool shuffleIs(LayerRecord const& layer, std::optional<std::array<int32_t, 4>> first, int32_t reshapeRank,
-    std::optional<std::array<int32_t, 4>> second)
+//! Whether a plain shuffle layer with one input of rank inputRank transposes and reshapes as given: first the
+//! transpose first (or none), then a reshape to rank reshapeRank, then the transpose second (or none).
+bool shuffleIs(LayerRecord const& layer, int32_t inputRank, std::optional<std::array<int32_t, 4>> first,
+    int32_t reshapeRank, std::optional<std::array<int32_t, 4>> second)
 {
     auto const* params = std::get_if<ShuffleParams>(&layer.params);
     if (params == nullptr || !plainLayer(layer) || layer.inputs.size() != 1 || params->reshape.nbDims != reshapeRank)
     {
         return false;
     }
-    auto const matches = [](nvinfer1::Permutation const& permutation, std::optional<std::array<int32_t, 4>> wanted) {
-        for (int32_t i = 0; i < Dims::MAX_DIMS; ++i)
-        {
-            int32_t const expected = wanted && i < 4 ? (*wanted)[static_cast<std::size_t>(i)] : i;
-            if (permutation.order[i] != expected)
-            {
-                return false;
-            }
-        }
-        return true;
-    };
-    return matches(params->firstTranspose, first) && matches(params->secondTranspose, second);
+    // A permutation's entries past the rank it applies to are not read (applications often leave them 0).
+    auto const matches
+        = [](nvinfer1::Permutation const& permutation, std::optional<std::array<int32_t, 4>> wanted, int32_t rank) {
+              for (int32_t i = 0; i < rank; ++i)
+              {
+                  int32_t const expected = wanted && i < 4 ? (*wanted)[static_cast<std::size_t>(i)] : i;
+                  if (permutation.order[i] != expected)
+                  {
+                      return false;
+                  }
+              }
+              return true;
+          };
+    return matches(params->firstTranspose, first, inputRank) && matches(params->secondTranspose, second, reshapeRank);
 }
 
 //! Attention whose softmax is layer l, built from primitive layers as
@@ -565,7 +567,7 @@ std::optional<KernelFusion> matchAttention(EngineModel const& model, Readers con
     constexpr std::array<int32_t, 4> kSwap{0, 2, 1, 3};
     int32_t const merge
         = typed(layerAt(model, context).outputs[0]) ? soleReader(readers, layerAt(model, context).outputs[0]) : -1;
-    if (merge < 0 || !shuffleIs(layerAt(model, merge), kSwap, 3, std::nullopt))
+    if (merge < 0 || !shuffleIs(layerAt(model, merge), 4, kSwap, 3, std::nullopt))
     {
         return std::nullopt;
     }
@@ -581,7 +583,7 @@ std::optional<KernelFusion> matchAttention(EngineModel const& model, Readers con
     {
         int32_t const split = producerOf(model, heads[i]);
         if (!typed(heads[i]) || soleReader(readers, heads[i]) != readerOf[i] || split < 0
-            || !shuffleIs(layerAt(model, split), std::nullopt, 4, kSwap) || !typed(layerAt(model, split).inputs[0]))
+            || !shuffleIs(layerAt(model, split), 3, std::nullopt, 4, kSwap) || !typed(layerAt(model, split).inputs[0]))
         {
             return std::nullopt;
         }

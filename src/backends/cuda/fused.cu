@@ -610,25 +610,25 @@ constexpr int32_t floatSharedBytes()
         * static_cast<int32_t>(sizeof(float));
 }
 
-//! Launches kernel with bytes of dynamic shared memory, opting in past 48 KiB once per kernel and device (devices
-//! 0 to 63; others opt in on every launch).
-template <typename Kernel, typename... Args>
-cudaError_t launchWithShared(Kernel kernel, dim3 grid, int32_t bytes, cudaStream_t stream, Args... args)
+//! Launches kKernel with bytes of dynamic shared memory, opting in past 48 KiB once per kernel and device (devices 0
+//! to 63; others opt in on every launch).
+template <auto kKernel, typename... Args>
+cudaError_t launchWithShared(dim3 grid, int32_t bytes, cudaStream_t stream, Args... args)
 {
-    static std::atomic<uint64_t> optedIn{0};
+    static std::atomic<uint64_t> optedIn{0}; // One per kernel: kKernel is a template argument.
     int32_t device = 0;
     cudaError_t status = cudaGetDevice(&device);
     uint64_t const bit = device >= 0 && device < 64 ? uint64_t{1} << device : 0;
     if (status == cudaSuccess && (bit == 0 || (optedIn.load() & bit) == 0))
     {
-        status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        status = cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
         optedIn.fetch_or(status == cudaSuccess ? bit : 0);
     }
     if (status != cudaSuccess)
     {
         return status;
     }
-    kernel<<<grid, kAttentionThreads, static_cast<size_t>(bytes), stream>>>(args...);
+    kKernel<<<grid, kAttentionThreads, static_cast<size_t>(bytes), stream>>>(args...);
     return cudaGetLastError();
 }
 
@@ -639,15 +639,15 @@ cudaError_t launchAttention(DataType type, void const* q, void const* k, void co
     switch (type)
     {
     case DataType::kHALF:
-        return launchWithShared(attentionWmma<__half, kD>, grid, wmmaSharedBytes<__half, kD>(), stream,
+        return launchWithShared<attentionWmma<__half, kD>>(grid, wmmaSharedBytes<__half, kD>(), stream,
             static_cast<__half const*>(q), static_cast<__half const*>(k), static_cast<__half const*>(v),
             static_cast<__half*>(out), qView, kvView, scale);
     case DataType::kBF16:
-        return launchWithShared(attentionWmma<__nv_bfloat16, kD>, grid, wmmaSharedBytes<__nv_bfloat16, kD>(), stream,
+        return launchWithShared<attentionWmma<__nv_bfloat16, kD>>(grid, wmmaSharedBytes<__nv_bfloat16, kD>(), stream,
             static_cast<__nv_bfloat16 const*>(q), static_cast<__nv_bfloat16 const*>(k),
             static_cast<__nv_bfloat16 const*>(v), static_cast<__nv_bfloat16*>(out), qView, kvView, scale);
     default:
-        return launchWithShared(attentionFloat<kD>, grid, floatSharedBytes<kD>(), stream, static_cast<float const*>(q),
+        return launchWithShared<attentionFloat<kD>>(grid, floatSharedBytes<kD>(), stream, static_cast<float const*>(q),
             static_cast<float const*>(k), static_cast<float const*>(v), static_cast<float*>(out), qView, kvView, scale);
     }
 }

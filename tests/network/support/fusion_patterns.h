@@ -102,13 +102,11 @@ inline nvinfer1::ITensor* primitiveAttention(nvinfer1::INetworkDefinition& netwo
     nvinfer1::ITensor& k, nvinfer1::ITensor& v, int32_t heads, float scale, ScalarWeights& scalars)
 {
     int64_t const width = q.getDimensions().d[2];
+    // {0, 2, 1, 3}, the entries past rank 4 left 0 as applications often leave them (they are not read).
     nvinfer1::Permutation swap{};
-    for (int32_t i = 0; i < nvinfer1::Dims::MAX_DIMS; ++i)
-    {
-        swap.order[i] = i;
-    }
     swap.order[1] = 2;
     swap.order[2] = 1;
+    swap.order[3] = 3;
     auto const split = [&](nvinfer1::ITensor& t) {
         auto* shuffle = network.addShuffle(t);
         shuffle->setReshapeDimensions(nvinfer1::Dims{4, {0, 0, heads, width / heads}});
