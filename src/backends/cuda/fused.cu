@@ -8,7 +8,7 @@
 // mean, the variance (of the centered values: two passes, no cancellation) and the result; a block per row over
 // global memory otherwise. 16-byte loads where the row's bytes allow.
 //
-// Attention (flash-style): a block of four warps takes 64 queries of one batch and head; the keys and values go
+// Attention (flash-style): a block of two warps takes 32 queries of one batch and head; the keys and values go
 // through shared memory 64 at a time; each warp keeps the running maximum and sum of its 16 rows (online softmax) and
 // its output accumulators. kHALF and kBF16 multiply on tensor cores (WMMA 16x16x16, float accumulators); kFLOAT on the
 // CUDA cores in float (no TF32: the unfused matrix multiplies do not use it either).
@@ -254,10 +254,10 @@ void launchLayerNorm(void const* in, void const* gamma, void const* beta, void* 
 
 // ---- Attention ----------------------------------------------------------------------------------------------------
 
-constexpr int32_t kQueriesPerBlock = 64; //!< Four warps of 16 rows.
+constexpr int32_t kQueriesPerBlock = 32; //!< Two warps of 16 rows: more blocks for short sequences.
 constexpr int32_t kRowsPerWarp = 16;
 constexpr int32_t kKeysPerTile = 64;
-constexpr int32_t kAttentionThreads = 128;
+constexpr int32_t kAttentionThreads = 64;
 
 //! Where one head's rows lie: element (row, d) of head h in batch b is at base[(b * rows + row) * rowStride + h * D +
 //! d].
@@ -326,26 +326,44 @@ __device__ __forceinline__ void onlineSoftmax(
 }
 
 //! Copies rows [first, first + count) of one head (count <= tileRows) into a shared tile [tileRows][ld] of S, zeroing
-//! the rows past count. D elements per row; 16-byte copies when the rows allow.
-template <typename S>
+//! the rows past count; kD elements per row. With vectors, 16 bytes at a time: head, rowStride and ld must keep every
+//! row 16-byte aligned.
+template <int32_t kD, typename S>
 __device__ __forceinline__ void loadTile(
-    S* tile, int32_t ld, S const* head, int64_t rowStride, int64_t first, int32_t count, int32_t tileRows, int32_t d)
+    S* tile, int32_t ld, S const* head, int64_t rowStride, int64_t first, int32_t count, int32_t tileRows, bool vectors)
 {
-    int32_t const total = tileRows * d;
-    for (int32_t i = static_cast<int32_t>(threadIdx.x); i < total; i += static_cast<int32_t>(blockDim.x))
+    constexpr int32_t kVec = 16 / static_cast<int32_t>(sizeof(S));
+    if (vectors)
     {
-        int32_t const r = i / d;
-        int32_t const c = i % d;
+        constexpr int32_t kChunks = kD / kVec; // Per row.
+        for (int32_t i = static_cast<int32_t>(threadIdx.x); i < tileRows * kChunks;
+             i += static_cast<int32_t>(blockDim.x))
+        {
+            int32_t const r = i / kChunks;
+            int32_t const c = (i % kChunks) * kVec;
+            uint4 value = make_uint4(0, 0, 0, 0);
+            if (r < count)
+            {
+                value = *reinterpret_cast<uint4 const*>(head + (first + r) * rowStride + c);
+            }
+            *reinterpret_cast<uint4*>(tile + r * ld + c) = value;
+        }
+        return;
+    }
+    for (int32_t i = static_cast<int32_t>(threadIdx.x); i < tileRows * kD; i += static_cast<int32_t>(blockDim.x))
+    {
+        int32_t const r = i / kD;
+        int32_t const c = i % kD;
         tile[r * ld + c] = r < count ? head[(first + r) * rowStride + c] : S{};
     }
 }
 
-//! Tensor-core attention for 16-bit types; D a multiple of 16, at most 128. Shared memory (dynamic): Q [64][D + 8],
+//! Tensor-core attention for 16-bit types; D a multiple of 16, at most 128. Shared memory (dynamic): Q [32][D + 8],
 //! K and V [64][D + 8] (S), then per warp the scores [16][68] and output [16][D + 4] (float), the probabilities
 //! [16][72] (S), and the running maximum, sum and factor of its rows.
 template <typename S, int32_t kD>
 __global__ void __launch_bounds__(kAttentionThreads) attentionWmma(S const* __restrict__ q, S const* __restrict__ k,
-    S const* __restrict__ v, S* __restrict__ out, HeadView qView, HeadView kvView, float scale)
+    S const* __restrict__ v, S* __restrict__ out, HeadView qView, HeadView kvView, float scale, bool vectors)
 {
     using namespace nvcuda;
     constexpr int32_t kLd = kD + 8;
@@ -376,7 +394,7 @@ __global__ void __launch_bounds__(kAttentionThreads) attentionWmma(S const* __re
     S const* kHead = k + (batch * kvView.rows) * kvView.rowStride + head * kD;
     S const* vHead = v + (batch * kvView.rows) * kvView.rowStride + head * kD;
 
-    loadTile(sQ, kLd, qHead, qView.rowStride, firstQuery, queries, kQueriesPerBlock, kD);
+    loadTile<kD>(sQ, kLd, qHead, qView.rowStride, firstQuery, queries, kQueriesPerBlock, vectors);
     for (int32_t i = lane; i < kRowsPerWarp * kLdOut; i += kWarp)
     {
         acc[i] = 0.F;
@@ -398,8 +416,8 @@ __global__ void __launch_bounds__(kAttentionThreads) attentionWmma(S const* __re
     {
         auto const keys = static_cast<int32_t>(min(static_cast<int64_t>(kKeysPerTile), kvView.rows - firstKey));
         __syncthreads(); // Every warp is done with the previous tile.
-        loadTile(sK, kLd, kHead, kvView.rowStride, firstKey, keys, kKeysPerTile, kD);
-        loadTile(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, kD);
+        loadTile<kD>(sK, kLd, kHead, kvView.rowStride, firstKey, keys, kKeysPerTile, vectors);
+        loadTile<kD>(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, vectors);
         __syncthreads();
         // Scores of the warp's 16 rows against the tile's 64 keys.
 #pragma unroll
@@ -481,7 +499,7 @@ constexpr int32_t wmmaSharedBytes()
         + (kAttentionThreads / kWarp) * kWarpFloats * static_cast<int32_t>(sizeof(float));
 }
 
-//! Float attention on the CUDA cores; D a multiple of 16, at most 128. Shared memory (dynamic): Q [64][D + 1], K and
+//! Float attention on the CUDA cores; D a multiple of 16, at most 128. Shared memory (dynamic): Q [32][D + 1], K and
 //! V [64][D + 1], then per warp the scores and probabilities [16][64] and the running maximum, sum and factor. Each
 //! lane keeps its rows' outputs for the columns lane, lane + 32, ... in registers.
 template <int32_t kD>
@@ -510,7 +528,7 @@ __global__ void __launch_bounds__(kAttentionThreads)
     float const* qHead = q + (batch * qView.rows) * qView.rowStride + head * kD;
     float const* kHead = k + (batch * kvView.rows) * kvView.rowStride + head * kD;
     float const* vHead = v + (batch * kvView.rows) * kvView.rowStride + head * kD;
-    loadTile(sQ, kLd, qHead, qView.rowStride, firstQuery, queries, kQueriesPerBlock, kD);
+    loadTile<kD>(sQ, kLd, qHead, qView.rowStride, firstQuery, queries, kQueriesPerBlock, false);
     if (lane < kRowsPerWarp)
     {
         maximum[lane] = -INFINITY;
@@ -523,8 +541,8 @@ __global__ void __launch_bounds__(kAttentionThreads)
     {
         auto const keys = static_cast<int32_t>(min(static_cast<int64_t>(kKeysPerTile), kvView.rows - firstKey));
         __syncthreads();
-        loadTile(sK, kLd, kHead, kvView.rowStride, firstKey, keys, kKeysPerTile, kD);
-        loadTile(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, kD);
+        loadTile<kD>(sK, kLd, kHead, kvView.rowStride, firstKey, keys, kKeysPerTile, false);
+        loadTile<kD>(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, false);
         __syncthreads();
         // Lane l scores keys l and l + 32 against the warp's 16 rows.
         float s[kRowsPerWarp][2] = {};
@@ -634,18 +652,18 @@ cudaError_t launchWithShared(dim3 grid, int32_t bytes, cudaStream_t stream, Args
 
 template <int32_t kD>
 cudaError_t launchAttention(DataType type, void const* q, void const* k, void const* v, void* out, HeadView qView,
-    HeadView kvView, dim3 grid, float scale, cudaStream_t stream)
+    HeadView kvView, dim3 grid, float scale, bool vectors, cudaStream_t stream)
 {
     switch (type)
     {
     case DataType::kHALF:
         return launchWithShared<attentionWmma<__half, kD>>(grid, wmmaSharedBytes<__half, kD>(), stream,
             static_cast<__half const*>(q), static_cast<__half const*>(k), static_cast<__half const*>(v),
-            static_cast<__half*>(out), qView, kvView, scale);
+            static_cast<__half*>(out), qView, kvView, scale, vectors);
     case DataType::kBF16:
         return launchWithShared<attentionWmma<__nv_bfloat16, kD>>(grid, wmmaSharedBytes<__nv_bfloat16, kD>(), stream,
             static_cast<__nv_bfloat16 const*>(q), static_cast<__nv_bfloat16 const*>(k),
-            static_cast<__nv_bfloat16 const*>(v), static_cast<__nv_bfloat16*>(out), qView, kvView, scale);
+            static_cast<__nv_bfloat16 const*>(v), static_cast<__nv_bfloat16*>(out), qView, kvView, scale, vectors);
     default:
         return launchWithShared<attentionFloat<kD>>(grid, floatSharedBytes<kD>(), stream, static_cast<float const*>(q),
             static_cast<float const*>(k), static_cast<float const*>(v), static_cast<float*>(out), qView, kvView, scale);
@@ -747,24 +765,27 @@ Status runAttention(int32_t heads, float scale, DeviceTensor const& q, DeviceTen
     HeadView const kvView{k.dims.d[1], width};
     dim3 const grid(static_cast<uint32_t>((qView.rows + kQueriesPerBlock - 1) / kQueriesPerBlock),
         static_cast<uint32_t>(heads), static_cast<uint32_t>(batch));
+    // 16-byte loads of q, k and v where every row of every head starts 16-byte aligned (the 16-bit kernels).
+    auto const aligned = [](void const* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+    bool const vectors = aligned(q.data) && aligned(k.data) && aligned(v.data);
     cudaError_t status = cudaSuccess;
     switch (d)
     {
     case 16:
-        status
-            = launchAttention<16>(q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, launch.stream);
+        status = launchAttention<16>(
+            q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, vectors, launch.stream);
         break;
     case 32:
-        status
-            = launchAttention<32>(q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, launch.stream);
+        status = launchAttention<32>(
+            q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, vectors, launch.stream);
         break;
     case 64:
-        status
-            = launchAttention<64>(q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, launch.stream);
+        status = launchAttention<64>(
+            q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, vectors, launch.stream);
         break;
     default:
-        status
-            = launchAttention<128>(q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, launch.stream);
+        status = launchAttention<128>(
+            q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, vectors, launch.stream);
         break;
     }
     if (status != cudaSuccess)
