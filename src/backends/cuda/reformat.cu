@@ -2,13 +2,16 @@
 // CUDA reformat: src laid out in one TensorFormat rewritten as dst in another, the layouts those of the host
 // (backends/host/reformat.h's formatLayout, computed on the host and passed by value). One kernel walks the logical
 // elements and maps each coordinate to its offset in both layouts; the destination's padding is zeroed first
-// (cudaMemsetAsync), as the host writes it. The same layout without padding is one cudaMemcpyAsync (the packed kINT4
-// and kFP4, which only kLINEAR holds, among them).
+// (cudaMemsetAsync), as the host writes it. Between kLINEAR and a channels-last format that pads nothing (NCHW and
+// NHWC, say) the reformat is a batched transpose, done through shared-memory tiles. The same layout without padding is
+// one cudaMemcpyAsync (the packed kINT4 and kFP4, which only kLINEAR holds, among them).
 #include "backends/cuda/data_movement.cuh"
 #include "backends/cuda/kernels.h"
 #include "backends/host/reformat.h"
 
+#include <array>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace kiln::cuda
@@ -80,6 +83,66 @@ __global__ void reformatKernel(Word const* __restrict__ in, Word* __restrict__ o
         }
         out[to] = in[from];
     }
+}
+
+//! The transpose between channels-first and channels-last without padding: in [batch][rows][cols] becomes out
+//! [batch][cols][rows], through 32 x 32 tiles of shared memory so that both sides are read and written coalesced.
+constexpr int32_t kTile = 32;
+constexpr int32_t kTileRows = 8;
+
+template <typename Word>
+__global__ void transposeKernel(Word const* __restrict__ in, Word* __restrict__ out, int64_t rows, int64_t cols)
+{
+    __shared__ Word tile[kTile][kTile + 1];
+    int64_t const offset = static_cast<int64_t>(blockIdx.z) * rows * cols;
+    int64_t const firstRow = static_cast<int64_t>(blockIdx.y) * kTile;
+    int64_t const firstCol = static_cast<int64_t>(blockIdx.x) * kTile;
+    for (int32_t j = static_cast<int32_t>(threadIdx.y); j < kTile; j += kTileRows)
+    {
+        int64_t const r = firstRow + j;
+        int64_t const c = firstCol + threadIdx.x;
+        if (r < rows && c < cols)
+        {
+            tile[j][threadIdx.x] = in[offset + r * cols + c];
+        }
+    }
+    __syncthreads();
+    for (int32_t j = static_cast<int32_t>(threadIdx.y); j < kTile; j += kTileRows)
+    {
+        int64_t const c = firstCol + j;
+        int64_t const r = firstRow + threadIdx.x;
+        if (r < rows && c < cols)
+        {
+            out[offset + c * rows + r] = tile[threadIdx.x][j];
+        }
+    }
+}
+
+//! [batch, rows, cols] of the transpose that a reformat between kLINEAR and a channels-last format without padding is,
+//! or nullopt for any other reformat.
+std::optional<std::array<int64_t, 3>> plainTranspose(
+    host::FormatLayout const& from, host::FormatLayout const& to, Dims const& dims)
+{
+    bool const toLast = from.format == TensorFormat::kLINEAR && to.channelsLast;
+    bool const fromLast = to.format == TensorFormat::kLINEAR && from.channelsLast;
+    host::FormatLayout const& last = toLast ? to : from;
+    if ((!toLast && !fromLast) || last.vectorizedDim < 0 || last.vectorizedDim >= dims.nbDims
+        || last.paddedChannels != dims.d[last.vectorizedDim])
+    {
+        return std::nullopt;
+    }
+    int64_t batch = 1;
+    int64_t spatial = 1;
+    for (int32_t i = 0; i < dims.nbDims; ++i)
+    {
+        (i < last.vectorizedDim ? batch : spatial) *= i == last.vectorizedDim ? 1 : dims.d[i];
+    }
+    int64_t const channels = dims.d[last.vectorizedDim];
+    if (batch > 65535 || (spatial + kTile - 1) / kTile > 65535 || (channels + kTile - 1) / kTile > 65535)
+    {
+        return std::nullopt;
+    }
+    return toLast ? std::array<int64_t, 3>{batch, channels, spatial} : std::array<int64_t, 3>{batch, spatial, channels};
 }
 
 Error invalid(std::string message)
@@ -185,6 +248,17 @@ Status runReformat(DeviceTensor const& src, TensorFormat srcFormat, DeviceTensor
         {
             return aligned;
         }
+    }
+    if (std::optional<std::array<int64_t, 3>> const transpose = plainTranspose(from.value(), to.value(), src.dims))
+    {
+        auto const [batch, rows, cols] = *transpose;
+        dim3 const grid(static_cast<uint32_t>((cols + kTile - 1) / kTile),
+            static_cast<uint32_t>((rows + kTile - 1) / kTile), static_cast<uint32_t>(batch));
+        dispatchWord(host::elementBytes(src.type), [&]<typename Word>() {
+            transposeKernel<Word><<<grid, dim3(kTile, kTileRows), 0, launch.stream>>>(
+                static_cast<Word const*>(src.data), static_cast<Word*>(dst.data), rows, cols);
+        });
+        return launched("reformat: transpose kernel launch");
     }
     ReformatPlan plan;
     plan.rank = src.dims.nbDims;
