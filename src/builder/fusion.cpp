@@ -521,6 +521,79 @@ bool shuffleIs(LayerRecord const& layer, int32_t inputRank, std::optional<std::a
     return matches(params->firstTranspose, first, inputRank) && matches(params->secondTranspose, second, reshapeRank);
 }
 
+//! Whether a plain shuffle layer with one input of rank 4 only transposes, by swap (as its first or its second
+//! transpose, the other one the identity, no reshape).
+bool transposeOnly(LayerRecord const& layer, std::array<int32_t, 4> const& swap)
+{
+    auto const* params = std::get_if<ShuffleParams>(&layer.params);
+    if (params == nullptr || params->reshape.nbDims != kUnsetDims.nbDims)
+    {
+        return false;
+    }
+    auto const is = [](nvinfer1::Permutation const& permutation, std::array<int32_t, 4> const& order) {
+        return std::equal(order.begin(), order.end(), permutation.order);
+    };
+    constexpr std::array<int32_t, 4> kIdentity{0, 1, 2, 3};
+    return plainLayer(layer) && layer.inputs.size() == 1
+        && ((is(params->firstTranspose, swap) && is(params->secondTranspose, kIdentity))
+            || (is(params->firstTranspose, kIdentity) && is(params->secondTranspose, swap)));
+}
+
+//! The layers that split heads into tensor t4 ([B, H, S, D]) and the tensor they split ([B, S, H * D]): one shuffle
+//! that reshapes and transposes, or a reshape then a transpose (the ONNX parser's Reshape and Transpose).
+std::optional<std::pair<int32_t, std::vector<int32_t>>> headSplit(
+    EngineModel const& model, Readers const& readers, int32_t t4, std::array<int32_t, 4> const& swap)
+{
+    int32_t const split = producerOf(model, t4);
+    if (split < 0)
+    {
+        return std::nullopt;
+    }
+    LayerRecord const& layer = layerAt(model, split);
+    if (shuffleIs(layer, 3, std::nullopt, 4, swap))
+    {
+        return std::pair{layer.inputs[0], std::vector<int32_t>{split}};
+    }
+    if (!transposeOnly(layer, swap))
+    {
+        return std::nullopt;
+    }
+    int32_t const reshape = producerOf(model, layer.inputs[0]);
+    if (reshape < 0 || soleReader(readers, layer.inputs[0]) != split
+        || !shuffleIs(layerAt(model, reshape), 3, std::nullopt, 4, std::nullopt))
+    {
+        return std::nullopt;
+    }
+    return std::pair{layerAt(model, reshape).inputs[0], std::vector<int32_t>{split, reshape}};
+}
+
+//! The layers that merge the heads of tensor t4 ([B, H, S, D]) and the tensor they make ([B, S, H * D]): one shuffle,
+//! or a transpose then a reshape.
+std::optional<std::pair<int32_t, std::vector<int32_t>>> headMerge(
+    EngineModel const& model, Readers const& readers, int32_t t4, std::array<int32_t, 4> const& swap)
+{
+    int32_t const merge = soleReader(readers, t4);
+    if (merge < 0)
+    {
+        return std::nullopt;
+    }
+    LayerRecord const& layer = layerAt(model, merge);
+    if (shuffleIs(layer, 4, swap, 3, std::nullopt))
+    {
+        return std::pair{layer.outputs[0], std::vector<int32_t>{merge}};
+    }
+    if (!transposeOnly(layer, swap))
+    {
+        return std::nullopt;
+    }
+    int32_t const reshape = soleReader(readers, layer.outputs[0]);
+    if (reshape < 0 || !shuffleIs(layerAt(model, reshape), 4, std::nullopt, 3, std::nullopt))
+    {
+        return std::nullopt;
+    }
+    return std::pair{layerAt(model, reshape).outputs[0], std::vector<int32_t>{merge, reshape}};
+}
+
 //! Attention whose softmax is layer l, built from primitive layers as
 //!     q4 = split(q); k4 = split(k); v4 = split(v);           split: [B, S, H * D] -> reshape [B, S, H, D] -> {0, 2, 1,
 //!     3} out = merge(softmax(scale * q4 k4^T) v4)               merge: {0, 2, 1, 3} -> reshape [B, S, H * D]
@@ -565,9 +638,9 @@ std::optional<KernelFusion> matchAttention(EngineModel const& model, Readers con
         return std::nullopt;
     }
     constexpr std::array<int32_t, 4> kSwap{0, 2, 1, 3};
-    int32_t const merge
-        = typed(layerAt(model, context).outputs[0]) ? soleReader(readers, layerAt(model, context).outputs[0]) : -1;
-    if (merge < 0 || !shuffleIs(layerAt(model, merge), 4, kSwap, 3, std::nullopt))
+    int32_t const contextTensor = layerAt(model, context).outputs[0];
+    auto const merged = typed(contextTensor) ? headMerge(model, readers, contextTensor, kSwap) : std::nullopt;
+    if (!merged || !typed(merged->first))
     {
         return std::nullopt;
     }
@@ -575,22 +648,30 @@ std::optional<KernelFusion> matchAttention(EngineModel const& model, Readers con
     int32_t const q4 = layerAt(model, scores).inputs[0];
     int32_t const k4 = layerAt(model, scores).inputs[1];
     int32_t const v4 = layerAt(model, context).inputs[1];
-    std::array<int32_t, 3> splits{};
     std::array<int32_t, 3> flats{};
+    std::vector<int32_t> absorbed;
     std::array<int32_t, 3> const heads{q4, k4, v4};
     std::array<int32_t, 3> const readerOf{scores, scores, context};
     for (std::size_t i = 0; i < 3; ++i)
     {
-        int32_t const split = producerOf(model, heads[i]);
-        if (!typed(heads[i]) || soleReader(readers, heads[i]) != readerOf[i] || split < 0
-            || !shuffleIs(layerAt(model, split), 3, std::nullopt, 4, kSwap) || !typed(layerAt(model, split).inputs[0]))
+        auto const split = typed(heads[i]) && soleReader(readers, heads[i]) == readerOf[i]
+            ? headSplit(model, readers, heads[i], kSwap)
+            : std::nullopt;
+        if (!split || !typed(split->first))
         {
             return std::nullopt;
         }
-        splits[i] = split;
-        flats[i] = layerAt(model, split).inputs[0];
+        for (int32_t layer : split->second)
+        {
+            if (std::find(absorbed.begin(), absorbed.end(), layer) != absorbed.end())
+            {
+                return std::nullopt; // Two of q, k and v split by one layer.
+            }
+            absorbed.push_back(layer);
+        }
+        flats[i] = split->first;
     }
-    if (q4 == k4 || splits[0] == splits[1] || splits[1] == splits[2] || splits[0] == splits[2])
+    if (q4 == k4)
     {
         return std::nullopt;
     }
@@ -622,7 +703,7 @@ std::optional<KernelFusion> matchAttention(EngineModel const& model, Readers con
         return shape.size() == 3 && sameExtent(model, shape[0], q[0]) && sameExtent(model, shape[1], rows)
             && constantExtent(model, shape[2]) == width;
     };
-    int32_t const output = layerAt(model, merge).outputs[0];
+    int32_t const output = merged->first;
     if (!flat(flats[0], q[2]) || !flat(flats[1], k[2]) || !flat(flats[2], v[2]) || !flat(output, q[2]))
     {
         return std::nullopt;
@@ -630,7 +711,9 @@ std::optional<KernelFusion> matchAttention(EngineModel const& model, Readers con
     KernelFusion fusion;
     fusion.layer = context;
     fusion.position = context;
-    fusion.absorbed = {splits[0], splits[1], splits[2], scores, l, merge};
+    absorbed.insert(absorbed.end(), {scores, l});
+    absorbed.insert(absorbed.end(), merged->second.begin(), merged->second.end());
+    fusion.absorbed = std::move(absorbed);
     fusion.inputs = {flats[0], flats[1], flats[2]};
     fusion.output = output;
     fusion.kernel
@@ -690,13 +773,18 @@ int32_t fuseEpilogues(EngineModel& model)
         if (matrix && layer.inputs.size() == 2
             && !scaled(model.tensors[static_cast<std::size_t>(layer.outputs[0])].type))
         {
-            // Matrix multiply times a scalar constant: cuBLASLt's alpha.
-            if (std::optional<Operation> const next = nextElementWise();
-                next && next->op == nvinfer1::ElementWiseOperation::kPROD)
+            // Matrix multiply times a scalar constant, or divided by one (the ONNX exporters' scores / sqrt(d)):
+            // cuBLASLt's alpha.
+            if (std::optional<Operation> const next = nextElementWise(); next
+                && (next->op == nvinfer1::ElementWiseOperation::kPROD
+                    || (next->op == nvinfer1::ElementWiseOperation::kDIV
+                        && model.layers[static_cast<std::size_t>(next->layer)].inputs[0] == layer.outputs[0])))
             {
-                if (std::optional<float> const factor = scalarConstant(model, next->other))
+                std::optional<float> const factor = scalarConstant(model, next->other);
+                bool const divides = next->op == nvinfer1::ElementWiseOperation::kDIV;
+                if (factor && (!divides || (*factor != 0.F && std::isfinite(1.F / *factor))))
                 {
-                    layer.scale *= *factor;
+                    layer.scale *= divides ? 1.F / *factor : *factor;
                     absorb(next->layer);
                 }
             }

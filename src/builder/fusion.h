@@ -5,9 +5,9 @@
 // - fuseEpilogues:
 //   - convolution + activation: the activation becomes the convolution's epilogue (LayerRecord::epilogue);
 //   - matrix multiply x scalar + bias + residual + activation: an element-wise kPROD by a one-element constant
-//     becomes the product's scale (cuBLASLt's alpha); element-wise kSUMs that add a tensor to the product without
-//     changing its shape become its third input (a broadcast bias) and fourth input (a residual of the product's
-//     shape, cuBLASLt's C), in either order; an activation after them its epilogue.
+//     (or a kDIV of the product by one) becomes the product's scale (cuBLASLt's alpha); element-wise kSUMs that add a
+//     tensor to the product without changing its shape become its third input (a broadcast bias) and fourth input (a
+//     residual of the product's shape, cuBLASLt's C), in either order; an activation after them its epilogue.
 //   A layer is absorbed only when the tensor between it and the layer before has no other reader: no other layer, no
 //   network output, no shape symbol.
 // - fuseAttention: head splits (reshape [B, S, H * D] to [B, S, H, D], transpose to [B, H, S, D]) of q, k and v, the

@@ -246,6 +246,48 @@ TEST_F(FusedKernels, AttentionBecomesOneLayerReadingTheHeadsInPlace)
     EXPECT_EQ(loaded.value().layers[0].fused, attention.fused);
 }
 
+TEST_F(FusedKernels, AttentionAsTheOnnxParserWritesItFusesToo)
+{
+    // Reshape and Transpose as two shuffle layers each, the scores divided by sqrt(D) rather than multiplied.
+    ITensor* q = mNetwork->addInput("q", DataType::kHALF, Dims{3, {2, 10, 128}});
+    nvinfer1::Permutation swap{};
+    swap.order[1] = 2;
+    swap.order[2] = 1;
+    swap.order[3] = 3;
+    auto const split = [&](ITensor* t) {
+        auto* reshape = mNetwork->addShuffle(*t);
+        reshape->setReshapeDimensions(Dims{4, {2, 10, 2, 64}});
+        auto* transpose = mNetwork->addShuffle(*reshape->getOutput(0));
+        transpose->setFirstTranspose(swap);
+        return transpose->getOutput(0);
+    };
+    auto* k = mNetwork->addInput("k", DataType::kHALF, Dims{3, {2, 10, 128}});
+    auto* v = mNetwork->addInput("v", DataType::kHALF, Dims{3, {2, 10, 128}});
+    auto* scores = mNetwork
+                       ->addMatrixMultiply(*split(q), nvinfer1::MatrixOperation::kNONE, *split(k),
+                           nvinfer1::MatrixOperation::kTRANSPOSE)
+                       ->getOutput(0);
+    auto* root = mNetwork->addConstant(Dims{4, {1, 1, 1, 1}}, mScalars(8.F, DataType::kHALF))->getOutput(0);
+    auto* divided = mNetwork->addElementWise(*scores, *root, nvinfer1::ElementWiseOperation::kDIV)->getOutput(0);
+    auto* softmax = mNetwork->addSoftMax(*divided);
+    softmax->setAxes(1U << 3);
+    auto* context = mNetwork
+                        ->addMatrixMultiply(*softmax->getOutput(0), nvinfer1::MatrixOperation::kNONE, *split(v),
+                            nvinfer1::MatrixOperation::kNONE)
+                        ->getOutput(0);
+    auto* transpose = mNetwork->addShuffle(*context);
+    transpose->setFirstTranspose(swap);
+    auto* reshape = mNetwork->addShuffle(*transpose->getOutput(0));
+    reshape->setReshapeDimensions(Dims{3, {2, 10, 128}});
+    output(reshape->getOutput(0), "o");
+    EngineModel const model = build();
+    ASSERT_EQ(model.layers.size(), 1U)
+        << "six reshape/transpose pairs' layers, the scores, softmax and context are one";
+    ASSERT_TRUE(model.layers[0].fused.has_value());
+    EXPECT_EQ(model.layers[0].fused->heads, 2);
+    EXPECT_FLOAT_EQ(model.layers[0].fused->scale, 0.125F) << "the division folded as a factor";
+}
+
 TEST_F(FusedKernels, DynamicBatchAndSequenceStillFuse)
 {
     ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {-1, -1, 128}});
