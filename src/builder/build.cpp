@@ -877,11 +877,11 @@ Expected<EngineModel> buildEngineModel(
         fusePointwise(model);
         removeUnreadConstants(model);
         // Chains of 16-bit convolutions run in kHWC8 (builder/layout.h); each tensor the pass adds has the shapes of
-        // the tensor it is a twin of. Experimental, off unless KILN_CHANNELS_LAST=1: on the H100 it was not faster
-        // than NCHW yet, and two of its GPU tests disagree with the host (docs/performance.md).
+        // the tensor it is a twin of. On by default (cuDNN's tensor-core kernels read NHWC; in NCHW cuDNN transposes
+        // inside every convolution); KILN_CHANNELS_LAST=0 keeps NCHW.
         std::vector<int32_t> twins;
         char const* const channelsLast = std::getenv("KILN_CHANNELS_LAST");
-        if (channelsLast != nullptr && std::string_view(channelsLast) == "1")
+        if (channelsLast == nullptr || std::string_view(channelsLast) != "0")
         {
             chooseConvolutionLayouts(model, &twins);
         }

@@ -138,6 +138,25 @@ std::optional<std::array<int64_t, 3>> plainTranspose(
         (i < last.vectorizedDim ? batch : spatial) *= i == last.vectorizedDim ? 1 : dims.d[i];
     }
     int64_t const channels = dims.d[last.vectorizedDim];
+    // Dense [batch..., spatial..., C] only: some channels-last formats pad their rows (kDLA_HWC4).
+    int64_t stride = channels;
+    for (int32_t i = dims.nbDims - 1; i >= 0; --i)
+    {
+        if (i == last.vectorizedDim)
+        {
+            continue;
+        }
+        if (last.strides[static_cast<std::size_t>(i)] != stride)
+        {
+            return std::nullopt;
+        }
+        stride *= dims.d[i];
+    }
+    if (last.strides[static_cast<std::size_t>(last.vectorizedDim)] != 1
+        || last.paddedCount != batch * spatial * channels)
+    {
+        return std::nullopt;
+    }
     if (batch > 65535 || (spatial + kTile - 1) / kTile > 65535 || (channels + kTile - 1) / kTile > 65535)
     {
         return std::nullopt;
