@@ -10,8 +10,10 @@
 //
 // Attention (flash-style): a block of two warps takes 32 queries of one batch and head; the keys and values go
 // through shared memory 64 at a time; each warp keeps the running maximum and sum of its 16 rows (online softmax) and
-// its output accumulators. kHALF and kBF16 multiply on tensor cores (WMMA 16x16x16, float accumulators); kFLOAT on the
-// CUDA cores in float (no TF32: the unfused matrix multiplies do not use it either).
+// its output accumulators. kHALF and kBF16 multiply on tensor cores: mma.sync m16n8k16 with the scores, probabilities
+// and output in registers (attentionMma), or WMMA 16x16x16 through shared memory where the tensors are not 16-byte
+// aligned (attentionWmma); float accumulators in both. kFLOAT runs on the CUDA cores in float (no TF32: the unfused
+// matrix multiplies do not use it either).
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
 
@@ -650,6 +652,215 @@ cudaError_t launchWithShared(dim3 grid, int32_t bytes, cudaStream_t stream, Args
     return cudaGetLastError();
 }
 
+// ---- Attention with its scores and output in registers (mma.sync) ------------------------------------------------
+// The m16n8k16 tensor-core instruction's fragments, per lane (g = lane / 4, t = lane % 4): A (16 x 16, row-major)
+// a0 = (g, 2t..2t+1), a1 = (g + 8, 2t..), a2 = (g, 2t + 8..), a3 = (g + 8, 2t + 8..); B (16 x 8, column-major)
+// b0 = (2t..2t+1, g), b1 = (2t + 8.., g); C (16 x 8) c0, c1 = (g, 2t..2t+1), c2, c3 = (g + 8, 2t..2t+1). A lane holds
+// two rows of each result, g and g + 8, and the scores' C fragments of two neighbouring 8-key tiles are exactly the
+// probabilities' A fragment for those 16 keys, so the scores never leave the registers.
+
+//! Two 16-bit values as one 32-bit register, the first in the low half.
+template <typename S>
+__device__ __forceinline__ uint32_t packPair(float low, float high)
+{
+    uint16_t lo = 0;
+    uint16_t hi = 0;
+    if constexpr (std::is_same_v<S, __half>)
+    {
+        lo = __half_as_ushort(__float2half_rn(low));
+        hi = __half_as_ushort(__float2half_rn(high));
+    }
+    else
+    {
+        lo = __bfloat16_as_ushort(__float2bfloat16_rn(low));
+        hi = __bfloat16_as_ushort(__float2bfloat16_rn(high));
+    }
+    return static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16);
+}
+
+template <typename S>
+__device__ __forceinline__ uint32_t packBits(S low, S high)
+{
+    uint16_t lo = 0;
+    uint16_t hi = 0;
+    memcpy(&lo, &low, 2);
+    memcpy(&hi, &high, 2);
+    return static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16);
+}
+
+//! c += a * b on tensor cores, float accumulators.
+template <typename S>
+__device__ __forceinline__ void mma16816(float (&c)[4], uint32_t const (&a)[4], uint32_t b0, uint32_t b1)
+{
+    if constexpr (std::is_same_v<S, __half>)
+    {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                     "{%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+    else
+    {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                     "{%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+}
+
+//! Tensor-core attention for 16-bit types with q, k and v 16-byte aligned; D a multiple of 16, at most 128. Each warp
+//! takes 16 queries and keeps their scores, probabilities, running maximum and sum and output in registers; the keys
+//! and values of a tile go through shared memory, [64][D + 8] each (rows 16-byte aligned, 32-bit reads conflict-free).
+template <typename S, int32_t kD>
+__global__ void __launch_bounds__(kAttentionThreads) attentionMma(S const* __restrict__ q, S const* __restrict__ k,
+    S const* __restrict__ v, S* __restrict__ out, HeadView qView, HeadView kvView, float scale)
+{
+    constexpr int32_t kLd = kD + 8;
+    constexpr int32_t kTiles = kKeysPerTile / 8; // 8-key tiles of scores.
+    extern __shared__ __align__(16) unsigned char shared[];
+    S* sK = reinterpret_cast<S*>(shared);
+    S* sV = sK + kKeysPerTile * kLd;
+    int32_t const warp = static_cast<int32_t>(threadIdx.x / kWarp);
+    int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
+    int32_t const g = lane / 4;
+    int32_t const t = lane % 4;
+    int64_t const batch = blockIdx.z;
+    int32_t const head = static_cast<int32_t>(blockIdx.y);
+    int64_t const firstQuery = static_cast<int64_t>(blockIdx.x) * kQueriesPerBlock + warp * kRowsPerWarp;
+    S const* qHead = q + (batch * qView.rows) * qView.rowStride + head * kD;
+    S const* kHead = k + (batch * kvView.rows) * kvView.rowStride + head * kD;
+    S const* vHead = v + (batch * kvView.rows) * kvView.rowStride + head * kD;
+    int64_t const rows[2] = {firstQuery + g, firstQuery + g + 8};
+
+    uint32_t qf[kD / 16][4];
+#pragma unroll
+    for (int32_t kk = 0; kk < kD / 16; ++kk)
+    {
+#pragma unroll
+        for (int32_t r = 0; r < 4; ++r)
+        {
+            int64_t const row = rows[r % 2];
+            int32_t const column = kk * 16 + 2 * t + (r / 2) * 8;
+            qf[kk][r]
+                = row < qView.rows ? *reinterpret_cast<uint32_t const*>(qHead + row * qView.rowStride + column) : 0U;
+        }
+    }
+    float maximum[2] = {-INFINITY, -INFINITY};
+    float sum[2] = {0.F, 0.F};
+    float o[kD / 8][4] = {};
+
+    for (int64_t firstKey = 0; firstKey < kvView.rows; firstKey += kKeysPerTile)
+    {
+        auto const keys = static_cast<int32_t>(min(static_cast<int64_t>(kKeysPerTile), kvView.rows - firstKey));
+        __syncthreads(); // Every warp is done with the previous tile.
+        loadTile<kD>(sK, kLd, kHead, kvView.rowStride, firstKey, keys, kKeysPerTile, true);
+        loadTile<kD>(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, true);
+        __syncthreads();
+        float s[kTiles][4];
+#pragma unroll
+        for (int32_t n = 0; n < kTiles; ++n)
+        {
+            s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.F;
+#pragma unroll
+            for (int32_t kk = 0; kk < kD / 16; ++kk)
+            {
+                S const* key = sK + (n * 8 + g) * kLd + kk * 16 + 2 * t;
+                mma16816<S>(
+                    s[n], qf[kk], *reinterpret_cast<uint32_t const*>(key), *reinterpret_cast<uint32_t const*>(key + 8));
+            }
+        }
+        // Scale, mask the keys past the tile's end, and fold each row's maximum over the four lanes that hold it.
+        float tileMax[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+        for (int32_t n = 0; n < kTiles; ++n)
+        {
+#pragma unroll
+            for (int32_t e = 0; e < 4; ++e)
+            {
+                int32_t const column = n * 8 + 2 * t + (e % 2);
+                s[n][e] = column < keys ? s[n][e] * scale : -INFINITY;
+                tileMax[e / 2] = fmaxf(tileMax[e / 2], s[n][e]);
+            }
+        }
+        float reference[2];
+        float alpha[2];
+#pragma unroll
+        for (int32_t i = 0; i < 2; ++i)
+        {
+            tileMax[i] = fmaxf(tileMax[i], __shfl_xor_sync(kFullMask, tileMax[i], 1));
+            tileMax[i] = fmaxf(tileMax[i], __shfl_xor_sync(kFullMask, tileMax[i], 2));
+            float const next = fmaxf(maximum[i], tileMax[i]);
+            reference[i] = next == -INFINITY ? 0.F : next;
+            alpha[i] = maximum[i] == -INFINITY ? 0.F : expf(maximum[i] - reference[i]);
+            maximum[i] = next;
+        }
+        float rowSum[2] = {0.F, 0.F};
+#pragma unroll
+        for (int32_t n = 0; n < kTiles; ++n)
+        {
+#pragma unroll
+            for (int32_t e = 0; e < 4; ++e)
+            {
+                s[n][e] = expf(s[n][e] - reference[e / 2]);
+                rowSum[e / 2] += s[n][e];
+            }
+        }
+#pragma unroll
+        for (int32_t i = 0; i < 2; ++i)
+        {
+            rowSum[i] += __shfl_xor_sync(kFullMask, rowSum[i], 1);
+            rowSum[i] += __shfl_xor_sync(kFullMask, rowSum[i], 2);
+            sum[i] = sum[i] * alpha[i] + rowSum[i];
+        }
+#pragma unroll
+        for (int32_t dn = 0; dn < kD / 8; ++dn)
+        {
+            o[dn][0] *= alpha[0];
+            o[dn][1] *= alpha[0];
+            o[dn][2] *= alpha[1];
+            o[dn][3] *= alpha[1];
+        }
+        // The probabilities (rounded to S, as the unfused layers store them) times the tile's values.
+#pragma unroll
+        for (int32_t j = 0; j < kKeysPerTile / 16; ++j)
+        {
+            uint32_t const a[4] = {packPair<S>(s[2 * j][0], s[2 * j][1]), packPair<S>(s[2 * j][2], s[2 * j][3]),
+                packPair<S>(s[2 * j + 1][0], s[2 * j + 1][1]), packPair<S>(s[2 * j + 1][2], s[2 * j + 1][3])};
+            S const* value = sV + (16 * j + 2 * t) * kLd + g;
+#pragma unroll
+            for (int32_t dn = 0; dn < kD / 8; ++dn)
+            {
+                S const* column = value + dn * 8;
+                uint32_t const b0 = packBits(column[0], column[kLd]);
+                uint32_t const b1 = packBits(column[8 * kLd], column[9 * kLd]);
+                mma16816<S>(o[dn], a, b0, b1);
+            }
+        }
+    }
+
+    S* outHead = out + (batch * qView.rows) * qView.rowStride + head * kD;
+#pragma unroll
+    for (int32_t i = 0; i < 2; ++i)
+    {
+        if (rows[i] < qView.rows)
+        {
+            float const inverse = sum[i] > 0.F ? 1.F / sum[i] : NAN;
+#pragma unroll
+            for (int32_t dn = 0; dn < kD / 8; ++dn)
+            {
+                *reinterpret_cast<uint32_t*>(outHead + rows[i] * qView.rowStride + dn * 8 + 2 * t)
+                    = packPair<S>(o[dn][2 * i] * inverse, o[dn][2 * i + 1] * inverse);
+            }
+        }
+    }
+}
+
+template <typename S, int32_t kD>
+constexpr int32_t mmaSharedBytes()
+{
+    return 2 * kKeysPerTile * (kD + 8) * static_cast<int32_t>(sizeof(S));
+}
+
 template <int32_t kD>
 cudaError_t launchAttention(DataType type, void const* q, void const* k, void const* v, void* out, HeadView qView,
     HeadView kvView, dim3 grid, float scale, bool vectors, cudaStream_t stream)
@@ -657,10 +868,22 @@ cudaError_t launchAttention(DataType type, void const* q, void const* k, void co
     switch (type)
     {
     case DataType::kHALF:
+        if (vectors)
+        {
+            return launchWithShared<attentionMma<__half, kD>>(grid, mmaSharedBytes<__half, kD>(), stream,
+                static_cast<__half const*>(q), static_cast<__half const*>(k), static_cast<__half const*>(v),
+                static_cast<__half*>(out), qView, kvView, scale);
+        }
         return launchWithShared<attentionWmma<__half, kD>>(grid, wmmaSharedBytes<__half, kD>(), stream,
             static_cast<__half const*>(q), static_cast<__half const*>(k), static_cast<__half const*>(v),
             static_cast<__half*>(out), qView, kvView, scale, vectors);
     case DataType::kBF16:
+        if (vectors)
+        {
+            return launchWithShared<attentionMma<__nv_bfloat16, kD>>(grid, mmaSharedBytes<__nv_bfloat16, kD>(), stream,
+                static_cast<__nv_bfloat16 const*>(q), static_cast<__nv_bfloat16 const*>(k),
+                static_cast<__nv_bfloat16 const*>(v), static_cast<__nv_bfloat16*>(out), qView, kvView, scale);
+        }
         return launchWithShared<attentionWmma<__nv_bfloat16, kD>>(grid, wmmaSharedBytes<__nv_bfloat16, kD>(), stream,
             static_cast<__nv_bfloat16 const*>(q), static_cast<__nv_bfloat16 const*>(k),
             static_cast<__nv_bfloat16 const*>(v), static_cast<__nv_bfloat16*>(out), qView, kvView, scale, vectors);
@@ -765,9 +988,10 @@ Status runAttention(int32_t heads, float scale, DeviceTensor const& q, DeviceTen
     HeadView const kvView{k.dims.d[1], width};
     dim3 const grid(static_cast<uint32_t>((qView.rows + kQueriesPerBlock - 1) / kQueriesPerBlock),
         static_cast<uint32_t>(heads), static_cast<uint32_t>(batch));
-    // 16-byte loads of q, k and v where every row of every head starts 16-byte aligned (the 16-bit kernels).
+    // The register-resident kernel (16-byte loads of q, k and v, 32-bit stores) where every row of every head starts
+    // 16-byte aligned; the shared-memory one otherwise (16-bit types).
     auto const aligned = [](void const* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-    bool const vectors = aligned(q.data) && aligned(k.data) && aligned(v.data);
+    bool const vectors = aligned(q.data) && aligned(k.data) && aligned(v.data) && aligned(out.data);
     cudaError_t status = cudaSuccess;
     switch (d)
     {
