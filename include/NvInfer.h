@@ -1380,6 +1380,116 @@ protected:
     apiv::VFillLayer* mImpl;
 };
 
+//! Quantizes its input: output = saturate(round-half-even(input / scale) + zeroPt), saturated to the output type's
+//! range (kINT8 [-128, 127], kINT4 [-8, 7]; kFP8 rounds to nearest E4M3 and saturates at +-448). Input 0 the data
+//! (kFLOAT, kHALF or kBF16), input 1 the scale (kFLOAT, kHALF or kBF16, positive): a scalar for one scale, a 1-D tensor
+//! for one scale per index of the axis (setAxis), or a tensor of the input's rank for one scale per block (the block
+//! shape follows from the two shapes, or from setBlockShape). Input 2, optional, the zero point: the scale's shape, the
+//! output type, and zero (only symmetric quantization is supported). Q/DQ tensors hold their codes: no dynamic range.
+class IQuantizeLayer : public ILayer
+{
+public:
+    //! The quantization axis of a 1-D scale (negative counts from the last axis; default -1).
+    int32_t getAxis() const noexcept { return mImpl->getAxis(); }
+
+    //! The quantization axis of a 1-D scale, in [-rank, rank); ignored by scalar and block scales.
+    void setAxis(int32_t axis) noexcept { mImpl->setAxis(axis); }
+
+    //! The output type: kINT8 (the default), kFP8 or kINT4.
+    void setToType(DataType toType) noexcept { mImpl->setToType(toType); }
+
+    //! The output type.
+    DataType getToType() const noexcept { return mImpl->getToType(); }
+
+    //! The extents of one block of a block scale, one per input axis (-1: the whole axis); false (and no change) for
+    //! an extent below -1, zero, or a rank that differs from the input's.
+    bool setBlockShape(Dims const& blockShape) noexcept { return mImpl->setBlockShape(blockShape); }
+
+    //! The block shape, or nbDims == -1 when none is set (the scale's shape then divides the input's).
+    Dims getBlockShape() const noexcept { return mImpl->getBlockShape(); }
+
+    //! Inputs: 0 the data, 1 the scale, 2 the zero point.
+    using ILayer::setInput;
+
+protected:
+    virtual ~IQuantizeLayer() noexcept = default;
+    apiv::VQuantizeLayer* mImpl;
+};
+
+//! Dequantizes its input: output = (input - zeroPt) * scale, rounded to the output type. Input 0 the data (kINT8, kFP8
+//! or kINT4), input 1 the scale and input 2 the zero point, as for IQuantizeLayer (the zero point has the input's
+//! type).
+class IDequantizeLayer : public ILayer
+{
+public:
+    //! The quantization axis of a 1-D scale (negative counts from the last axis; default -1).
+    int32_t getAxis() const noexcept { return mImpl->getAxis(); }
+
+    //! The quantization axis of a 1-D scale, in [-rank, rank); ignored by scalar and block scales.
+    void setAxis(int32_t axis) noexcept { mImpl->setAxis(axis); }
+
+    //! The output type: kFLOAT (the default), kHALF or kBF16.
+    void setToType(DataType toType) noexcept { mImpl->setToType(toType); }
+
+    //! The output type.
+    DataType getToType() const noexcept { return mImpl->getToType(); }
+
+    //! The extents of one block of a block scale, as IQuantizeLayer::setBlockShape.
+    bool setBlockShape(Dims const& blockShape) noexcept { return mImpl->setBlockShape(blockShape); }
+
+    //! The block shape, or nbDims == -1 when none is set.
+    Dims getBlockShape() const noexcept { return mImpl->getBlockShape(); }
+
+    //! Inputs: 0 the data, 1 the scale, 2 the zero point.
+    using ILayer::setInput;
+
+protected:
+    virtual ~IDequantizeLayer() noexcept = default;
+    apiv::VDequantizeLayer* mImpl;
+};
+
+//! How IScatterLayer reads its indices.
+enum class ScatterMode : int32_t
+{
+    kELEMENT = 0, //!< Each index replaces the axis coordinate of its own position (ONNX ScatterElements).
+    kND = 1,      //!< Each index tuple (the last axis of indices) addresses a slice of the data (ONNX ScatterND).
+};
+
+namespace impl
+{
+template <>
+struct EnumMaxImpl<ScatterMode>
+{
+    static constexpr int32_t kVALUE = 2;
+};
+} // namespace impl
+
+//! Writes updates into a copy of data at positions the indices give; output 0 has the data's type and shape.
+//! kELEMENT: indices and updates have the data's rank and one shape; the element of updates at position p goes to p
+//! with its coordinate along the axis replaced by indices[p]. kND: the last extent k of indices (a build-time
+//! constant, 1 to the data's rank) is the length of each index tuple; updates have shape indices.shape[:-1] +
+//! data.shape[k:]. Indices are kINT32 or kINT64; negative ones count from the end of their axis. An update whose
+//! index is out of range is skipped; where indices repeat, one of the updates is kept.
+class IScatterLayer : public ILayer
+{
+public:
+    //! How the indices are read.
+    void setMode(ScatterMode mode) noexcept { mImpl->setMode(mode); }
+
+    //! How the indices are read.
+    ScatterMode getMode() const noexcept { return mImpl->getMode(); }
+
+    //! The axis of kELEMENT, in [-rank, rank) (negative from the last axis; default 0). kND ignores it.
+    void setAxis(int32_t axis) noexcept { mImpl->setAxis(axis); }
+
+    //! The axis of kELEMENT.
+    int32_t getAxis() const noexcept { return mImpl->getAxis(); }
+
+protected:
+    apiv::VScatterLayer* mImpl;
+    virtual ~IScatterLayer() noexcept = default;
+};
+
 //! A network to build: inputs, layers and outputs. Made by IBuilder::createNetworkV2(); delete it before the
 //! builder. It owns its tensors and layers. Only the add* methods of the layers kiln declares are here.
 class INetworkDefinition : public INoCopy
@@ -1603,6 +1713,33 @@ public:
 
     //! The recorder set with setErrorRecorder(), or nullptr.
     IErrorRecorder* getErrorRecorder() const noexcept { return mImpl->getErrorRecorder(); }
+
+    //! Adds a scatter of updates into data at indices (the axis of kELEMENT: 0 until set).
+    IScatterLayer* addScatter(ITensor& data, ITensor& indices, ITensor& updates, ScatterMode mode) noexcept
+    {
+        return mImpl->addScatter(data, indices, updates, mode);
+    }
+
+    //! Adds a dequantize of input by scale to kFLOAT.
+    IDequantizeLayer* addDequantize(ITensor& input, ITensor& scale) noexcept
+    {
+        return mImpl->addDequantize(input, scale);
+    }
+
+    //! Adds a quantize of input by scale to kINT8.
+    IQuantizeLayer* addQuantize(ITensor& input, ITensor& scale) noexcept { return mImpl->addQuantize(input, scale); }
+
+    //! Adds a quantize of input by scale to outputType (kINT8, kFP8 or kINT4).
+    IQuantizeLayer* addQuantize(ITensor& input, ITensor& scale, DataType outputType) noexcept
+    {
+        return mImpl->addQuantizeV2(input, scale, outputType);
+    }
+
+    //! Adds a dequantize of input by scale to outputType (kFLOAT, kHALF or kBF16).
+    IDequantizeLayer* addDequantize(ITensor& input, ITensor& scale, DataType outputType) noexcept
+    {
+        return mImpl->addDequantizeV2(input, scale, outputType);
+    }
 
     //! The builder that made this network. Virtual, unlike the rest: its slot follows the destructor's two.
     virtual IBuilder& getBuilder() const noexcept { return mImpl->getBuilder(); }

@@ -768,6 +768,40 @@ public:
     virtual void setToType(DataType toType) noexcept = 0;
 };
 
+//! What an IQuantizeLayer forwards to. The block-shape slots came later in 10.x and follow the others.
+class VQuantizeLayer : public VRoot
+{
+public:
+    virtual int32_t getAxis() const noexcept = 0;
+    virtual void setAxis(int32_t axis) noexcept = 0;
+    virtual DataType getToType() const noexcept = 0;
+    virtual void setToType(DataType toType) noexcept = 0;
+    virtual bool setBlockShape(Dims const& blockShape) noexcept = 0;
+    virtual Dims getBlockShape() const noexcept = 0;
+};
+
+//! What an IDequantizeLayer forwards to, in the same order as VQuantizeLayer.
+class VDequantizeLayer : public VRoot
+{
+public:
+    virtual int32_t getAxis() const noexcept = 0;
+    virtual void setAxis(int32_t axis) noexcept = 0;
+    virtual DataType getToType() const noexcept = 0;
+    virtual void setToType(DataType toType) noexcept = 0;
+    virtual bool setBlockShape(Dims const& blockShape) noexcept = 0;
+    virtual Dims getBlockShape() const noexcept = 0;
+};
+
+//! What an IScatterLayer forwards to.
+class VScatterLayer : public VRoot
+{
+public:
+    virtual void setMode(ScatterMode mode) noexcept = 0;
+    virtual ScatterMode getMode() const noexcept = 0;
+    virtual void setAxis(int32_t axis) noexcept = 0;
+    virtual int32_t getAxis() const noexcept = 0;
+};
+
 //! What an INetworkDefinition forwards to. Every slot of TensorRT 10.16 is here, including the add* methods of the
 //! layers kiln does not declare yet: the wrapper offers only those of the declared layers. The *V2 methods back the
 //! wrapper overloads with an extra argument (addFill, addTopK, addNonZero, addNMS, addQuantize, addDequantize).

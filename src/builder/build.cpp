@@ -99,11 +99,41 @@ std::set<Layer const*> liveLayers(Network const& network)
     return live;
 }
 
-//! The quantization scale of a tensor: its dynamic range over the type's largest value for kINT8 and kFP8, else 1.
-Expected<float> scaleOf(Tensor const& tensor, bool stronglyTyped)
+//! The tensors that hold quantization codes of explicit quantization: a quantize layer's output, a dequantize layer's
+//! data input, and the zero points of both. Their elements are the codes themselves, so their scale is 1 and they need
+//! no dynamic range.
+std::set<Tensor const*> codeTensors(Network const& network)
+{
+    std::set<Tensor const*> codes;
+    for (auto const& layer : network.layers())
+    {
+        bool const quantize = layer->type() == LayerType::kQUANTIZE;
+        if (!quantize && layer->type() != LayerType::kDEQUANTIZE)
+        {
+            continue;
+        }
+        if (quantize)
+        {
+            codes.insert(layer->outputs().front());
+        }
+        else if (Tensor const* data = layer->input(0))
+        {
+            codes.insert(data);
+        }
+        if (Tensor const* zeroPoint = layer->input(2))
+        {
+            codes.insert(zeroPoint);
+        }
+    }
+    return codes;
+}
+
+//! The quantization scale of a tensor: 1 for the codes of explicit quantization (codeTensors), else its dynamic range
+//! over the type's largest value for kINT8 and kFP8, else 1.
+Expected<float> scaleOf(Tensor const& tensor, bool stronglyTyped, bool isCodes)
 {
     DataType const type = tensor.type();
-    if (type != DataType::kINT8 && type != DataType::kFP8)
+    if ((type != DataType::kINT8 && type != DataType::kFP8) || isCodes)
     {
         return 1.0F;
     }
@@ -633,8 +663,9 @@ private:
 Expected<KeptTensors> keepTensors(Network const& network, std::vector<Layer const*> const& order, EngineModel& model)
 {
     KeptTensors kept;
+    std::set<Tensor const*> const codes = codeTensors(network);
     auto const keep = [&](Tensor const& tensor, int32_t producer) -> std::optional<Error> {
-        auto const scale = scaleOf(tensor, network.isStronglyTyped());
+        auto const scale = scaleOf(tensor, network.isStronglyTyped(), codes.count(&tensor) != 0);
         if (!scale)
         {
             return scale.error();

@@ -47,6 +47,9 @@ using nvinfer1::LayerType;
     X(kRESIZE, Resize, "Resize")                                                                                       \
     X(kSELECT, Select, "Select")                                                                                       \
     X(kFILL, Fill, "Fill")                                                                                             \
+    X(kQUANTIZE, Quantize, "Quantize")                                                                                 \
+    X(kDEQUANTIZE, Dequantize, "Dequantize")                                                                           \
+    X(kSCATTER, Scatter, "Scatter")                                                                                    \
     X(kPLUGIN_V3, PluginV3, "PluginV3")
 
 //! One row of the list.
@@ -61,7 +64,8 @@ struct LayerKindInfo
 inline constexpr std::array kLayerKinds{KILN_LAYER_KINDS(KILN_LAYER_KIND_ROW)};
 #undef KILN_LAYER_KIND_ROW
 
-static_assert(kLayerKinds.size() == 22, "KILN_LAYER_KINDS lists the 20 layer kinds of issue 3, kTOPK and kRESIZE");
+static_assert(kLayerKinds.size() == 25,
+    "KILN_LAYER_KINDS lists the 20 layer kinds of issue 3, kTOPK, kRESIZE, kQUANTIZE, kDEQUANTIZE and kSCATTER");
 
 constexpr bool layerKindRowsInEnumOrder() noexcept
 {

@@ -259,4 +259,29 @@ struct FillParams
     DataType toType{DataType::kFLOAT};
 };
 
+//! Quantize and dequantize (network/layers/quantize.cpp): how input 1's scales (and input 2's zero points) map onto
+//! the input. A 0-D scale is one for the whole tensor, a 1-D scale one per index of axis (negative: from the last),
+//! a scale of the input's rank one per block: blockShape's extents when set (-1: the whole axis), else the input's
+//! extents over the scale's.
+struct QuantizeParams
+{
+    int32_t axis{-1};
+    Dims blockShape{kUnsetDims};
+    DataType toType{DataType::kINT8}; //!< kINT8, kFP8 or kINT4.
+};
+
+struct DequantizeParams
+{
+    int32_t axis{-1};
+    Dims blockShape{kUnsetDims};
+    DataType toType{DataType::kFLOAT}; //!< kFLOAT, kHALF or kBF16.
+};
+
+//! Scatter (network/layers/scatter.cpp): inputs 0 data, 1 indices, 2 updates.
+struct ScatterParams
+{
+    nvinfer1::ScatterMode mode{};
+    int32_t axis{0}; //!< kELEMENT's axis (negative: from the last).
+};
+
 } // namespace kiln

@@ -61,26 +61,9 @@ nvinfer1::IPaddingLayer* NetworkApi::addPaddingNd(
     return unsupported("addPaddingNd");
 }
 
-nvinfer1::IDequantizeLayer* NetworkApi::addDequantize(
-    nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*scale*/) noexcept
-{
-    return unsupported("addDequantize");
-}
-
-nvinfer1::IQuantizeLayer* NetworkApi::addQuantize(nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*scale*/) noexcept
-{
-    return unsupported("addQuantize");
-}
-
 nvinfer1::IIfConditional* NetworkApi::addIfConditional() noexcept
 {
     return unsupported("addIfConditional");
-}
-
-nvinfer1::IScatterLayer* NetworkApi::addScatter(nvinfer1::ITensor& /*data*/, nvinfer1::ITensor& /*indices*/,
-    nvinfer1::ITensor& /*updates*/, nvinfer1::ScatterMode /*mode*/) noexcept
-{
-    return unsupported("addScatter");
 }
 
 nvinfer1::IEinsumLayer* NetworkApi::addEinsum(
@@ -127,18 +110,6 @@ nvinfer1::INormalizationLayer* NetworkApi::addNormalization(nvinfer1::ITensor& /
     nvinfer1::ITensor& /*bias*/, uint32_t /*axesMask*/) noexcept
 {
     return unsupported("addNormalization");
-}
-
-nvinfer1::IQuantizeLayer* NetworkApi::addQuantizeV2(
-    nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*scale*/, DataType /*outputType*/) noexcept
-{
-    return unsupported("addQuantizeV2");
-}
-
-nvinfer1::IDequantizeLayer* NetworkApi::addDequantizeV2(
-    nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*scale*/, DataType /*outputType*/) noexcept
-{
-    return unsupported("addDequantizeV2");
 }
 
 nvinfer1::ISqueezeLayer* NetworkApi::addSqueeze(nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*axes*/) noexcept

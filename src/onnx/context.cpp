@@ -32,6 +32,8 @@ double ShapedWeights::number(int64_t i) const
     case DataType::kBOOL: return as<uint8_t>()[i] != 0 ? 1.0 : 0.0;
     case DataType::kINT32: return as<int32_t>()[i];
     case DataType::kINT64: return static_cast<double>(as<int64_t>()[i]);
+    case DataType::kFP8: return fp8e4m3ToFloat(as<uint8_t>()[i]);
+    case DataType::kINT4: return int4FromNibble(nibble(as<uint8_t>()[i / 2], static_cast<int32_t>(i % 2)));
     default: fail(ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "weights of type ", dataTypeName(type), " cannot be read");
     }
 }

@@ -60,9 +60,11 @@ OpRegistry const& builtinOps()
         registerMatrixMultiplyOps(ops);
         registerNormalizationOps(ops);
         registerPoolingOps(ops);
+        registerQuantizeOps(ops);
         registerReduceOps(ops);
         registerReshapeOps(ops);
         registerResizeOps(ops);
+        registerScatterOps(ops);
         registerSliceOps(ops);
         registerSoftmaxOps(ops);
         registerTopKOps(ops);

@@ -13,10 +13,20 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <limits>
 
 namespace kiln::onnx_import
 {
+
+namespace
+{
+
+//! TensorProto element types newer than the libonnx kiln may build with (ONNX 1.14 and 1.16).
+constexpr int32_t kOnnxFloat8E4M3FN = 17;
+constexpr int32_t kOnnxInt4 = 22;
+
+} // namespace
 
 using ::onnx::TensorProto;
 
@@ -33,12 +43,22 @@ std::optional<DataType> dataTypeFromOnnx(int32_t onnxType) noexcept
     case TensorProto::INT32: return DataType::kINT32;
     case TensorProto::INT64: return DataType::kINT64;
     case TensorProto::BOOL: return DataType::kBOOL;
+    case kOnnxFloat8E4M3FN: return DataType::kFP8;
+    case kOnnxInt4: return DataType::kINT4;
     default: return std::nullopt;
     }
 }
 
 char const* onnxTypeName(int32_t onnxType) noexcept
 {
+    // The types of ONNX 1.14 to 1.18, which an older libonnx does not name.
+    static constexpr char const* kLaterTypes[]
+        = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1"};
+    if (!TensorProto::DataType_IsValid(onnxType) && onnxType >= kOnnxFloat8E4M3FN
+        && onnxType < kOnnxFloat8E4M3FN + static_cast<int32_t>(std::size(kLaterTypes)))
+    {
+        return kLaterTypes[onnxType - kOnnxFloat8E4M3FN];
+    }
     if (TensorProto::DataType_IsValid(onnxType))
     {
         static std::string names[TensorProto::DataType_ARRAYSIZE];
@@ -279,10 +299,24 @@ ShapedWeights importTensor(ImportContext& ctx, TensorProto const& tensor)
         break;
     case TensorProto::UINT8:
     case TensorProto::BOOL:
+    case kOnnxFloat8E4M3FN: // the E4M3 bit patterns
         expectCount(tensor.int32_data_size(), "int32_data");
         convertField<decltype(tensor.int32_data()), uint8_t>(
             tensor.int32_data(), weights, [](int32_t v) { return static_cast<uint8_t>(v); });
         break;
+    case kOnnxInt4:
+    {
+        // Packed as in raw_data: each int32_data entry holds one byte, two values (the first in the low nibble).
+        int64_t const packedBytes = storageBytes(DataType::kINT4, count);
+        require(tensor.int32_data_size() == packedBytes, ErrorCode::kINVALID_VALUE, "initializer '", name, "' has ",
+            tensor.int32_data_size(), " entries in int32_data, but ", count, " packed INT4 values need ", packedBytes);
+        auto* out = static_cast<uint8_t*>(const_cast<void*>(weights.data));
+        for (int64_t i = 0; i < packedBytes; ++i)
+        {
+            out[i] = static_cast<uint8_t>(tensor.int32_data(static_cast<int>(i)));
+        }
+        break;
+    }
     default:
         fail(ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "initializer '", name, "' has element type ",
             onnxTypeName(tensor.data_type()), ", which kiln does not support");

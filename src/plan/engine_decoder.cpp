@@ -287,6 +287,18 @@ private:
         p.toType = static_cast<DataType>(f.to_type());
         return p;
     }
+    LayerParams read(fb::QuantizeParams const& f)
+    {
+        return QuantizeParams{f.axis(), dims(f.block_shape(), "blockShape"), static_cast<DataType>(f.to_type())};
+    }
+    LayerParams read(fb::DequantizeParams const& f)
+    {
+        return DequantizeParams{f.axis(), dims(f.block_shape(), "blockShape"), static_cast<DataType>(f.to_type())};
+    }
+    LayerParams read(fb::ScatterParams const& f)
+    {
+        return ScatterParams{static_cast<nvinfer1::ScatterMode>(f.mode()), f.axis()};
+    }
     LayerParams read(fb::PluginV3Params const& f)
     {
         PluginV3Params p;

@@ -260,6 +260,20 @@ private:
             p.betaInt64, p.alphaBetaInt64, static_cast<int32_t>(p.toType))
             .Union();
     }
+    Offset<void> params(QuantizeParams const& p)
+    {
+        auto const blockShape = dims(p.blockShape, "blockShape");
+        return fb::CreateQuantizeParams(mBuilder, p.axis, blockShape, static_cast<int32_t>(p.toType)).Union();
+    }
+    Offset<void> params(DequantizeParams const& p)
+    {
+        auto const blockShape = dims(p.blockShape, "blockShape");
+        return fb::CreateDequantizeParams(mBuilder, p.axis, blockShape, static_cast<int32_t>(p.toType)).Union();
+    }
+    Offset<void> params(ScatterParams const& p)
+    {
+        return fb::CreateScatterParams(mBuilder, static_cast<int32_t>(p.mode), p.axis).Union();
+    }
     Offset<void> params(PluginV3Params const& p)
     {
         return fb::CreatePluginV3Params(

@@ -169,6 +169,29 @@ constexpr void forEachField(ResizeParams const& p, Visit&& visit)
 }
 
 template <typename Visit>
+constexpr void forEachField(QuantizeParams const& p, Visit&& visit)
+{
+    visit("axis", p.axis);
+    visit("blockShape", p.blockShape);
+    visit("toType", p.toType);
+}
+
+template <typename Visit>
+constexpr void forEachField(DequantizeParams const& p, Visit&& visit)
+{
+    visit("axis", p.axis);
+    visit("blockShape", p.blockShape);
+    visit("toType", p.toType);
+}
+
+template <typename Visit>
+constexpr void forEachField(ScatterParams const& p, Visit&& visit)
+{
+    visit("mode", p.mode);
+    visit("axis", p.axis);
+}
+
+template <typename Visit>
 constexpr void forEachField(SelectParams const&, Visit&&)
 {
 }
@@ -245,7 +268,7 @@ constexpr bool everyMemberVisited() noexcept
 static_assert(detail::everyMemberVisited<ConvolutionParams, CastParams, ActivationParams, PoolingParams, SoftMaxParams,
                   ConcatenationParams, ElementWiseParams, UnaryParams, ShuffleParams, ReduceParams, TopKParams,
                   GatherParams, MatrixMultiplyParams, ConstantParams, IdentityParams, SliceParams, ShapeParams,
-                  ResizeParams, SelectParams, FillParams>(),
+                  ResizeParams, SelectParams, FillParams, QuantizeParams, DequantizeParams, ScatterParams>(),
     "forEachField visits every member of each kind's parameters");
 
 } // namespace kiln

@@ -369,6 +369,60 @@ TEST_F(CudaEngine, ReduceConcatSliceGatherMatchTheHost)
     expectSameOnBothBackends({Dims{3, {4, 6, 10}}});
 }
 
+TEST_F(CudaEngine, QuantizeAndDequantizeMatchTheHost)
+{
+    // Fake quantization (quantize then dequantize) to INT8 per channel, FP8 per tensor and INT4 per block: the
+    // dequantized values are the same floats on both backends, so the tolerance is 0.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {2, 3, 8, 8}});
+    auto const positive = [this](std::vector<float> values) {
+        mWeights.push_back(std::move(values));
+        return nvinfer1::Weights{
+            DataType::kFLOAT, mWeights.back().data(), static_cast<int64_t>(mWeights.back().size())};
+    };
+    ITensor* channel = mNetwork->addConstant(Dims{1, {3}}, positive({0.01F, 0.02F, 0.005F}))->getOutput(0);
+    ITensor* tensor = mNetwork->addConstant(Dims{0, {}}, positive({0.003F}))->getOutput(0);
+    std::vector<float> blocks(2 * 3 * 4 * 8);
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+    {
+        blocks[i] = 0.05F + 0.01F * static_cast<float>(i % 7);
+    }
+    ITensor* block = mNetwork->addConstant(Dims{4, {2, 3, 4, 8}}, positive(blocks))->getOutput(0);
+
+    auto* q8 = mNetwork->addQuantize(*x, *channel);
+    q8->setAxis(1);
+    auto* dq8 = mNetwork->addDequantize(*q8->getOutput(0), *channel);
+    dq8->setAxis(-3);
+    auto* qf = mNetwork->addQuantize(*x, *tensor, DataType::kFP8);
+    auto* dqf = mNetwork->addDequantize(*qf->getOutput(0), *tensor);
+    auto* q4 = mNetwork->addQuantize(*x, *block, DataType::kINT4); // blocks of [1, 1, 2, 1]
+    auto* dq4 = mNetwork->addDequantize(*q4->getOutput(0), *block);
+    char const* const names[] = {"int8", "fp8", "int4"};
+    nvinfer1::IDequantizeLayer* const layers[] = {dq8, dqf, dq4};
+    for (int32_t i = 0; i < 3; ++i)
+    {
+        layers[i]->getOutput(0)->setName(names[i]);
+        mNetwork->markOutput(*layers[i]->getOutput(0));
+    }
+    expectSameOnBothBackends({Dims{4, {2, 3, 8, 8}}}, 0.F);
+}
+
+TEST_F(CudaEngine, ScatterMatchesTheHost)
+{
+    // Rows 3 and 0 of x replaced by u (kND), then columns written along axis 1 (kELEMENT, distinct per row).
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {4, 5}});
+    ITensor* u = mNetwork->addInput("u", DataType::kFLOAT, Dims{2, {2, 5}});
+    static int64_t rows[] = {3, -4};
+    static int32_t columns[] = {4, 0, -2, 1, 2, 0, 1, 2, 3, -1};
+    ITensor* rowIndices = mNetwork->addConstant(Dims{2, {2, 1}}, {DataType::kINT64, rows, 2})->getOutput(0);
+    ITensor* columnIndices = mNetwork->addConstant(Dims{2, {2, 5}}, {DataType::kINT32, columns, 10})->getOutput(0);
+    auto* nd = mNetwork->addScatter(*x, *rowIndices, *u, nvinfer1::ScatterMode::kND);
+    auto* element = mNetwork->addScatter(*nd->getOutput(0), *columnIndices, *u, nvinfer1::ScatterMode::kELEMENT);
+    element->setAxis(-1);
+    element->getOutput(0)->setName("y");
+    mNetwork->markOutput(*element->getOutput(0));
+    expectSameOnBothBackends({Dims{2, {4, 5}}, Dims{2, {2, 5}}}, 0.F);
+}
+
 TEST_F(CudaEngine, ResizeMatchesTheHost)
 {
     // An FPN's upsamplings: nearest by scales, linear to another tensor's spatial size (input 1, a shape tensor

@@ -442,6 +442,100 @@ TEST_F(EngineTest, EveryHostTypeRunsEndToEnd)
     }
 }
 
+// Explicit quantization in a weakly typed network: the kINT8, kFP8 and kINT4 tensors that quantize layers make and
+// dequantize layers read hold codes, so none needs a dynamic range; the plan round trip keeps the layers' parameters.
+TEST_F(EngineTest, QuantizeAndDequantizeRunEndToEnd)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({2, 3}));
+    float perChannel[] = {0.5F, 1.F, 2.F};
+    float perTensor[] = {0.25F};
+    ITensor* channelScale = mNetwork->addConstant(dims({3}), {DataType::kFLOAT, perChannel, 3})->getOutput(0);
+    ITensor* tensorScale = mNetwork->addConstant(dims({}), {DataType::kFLOAT, perTensor, 1})->getOutput(0);
+
+    auto* q = mNetwork->addQuantize(*x, *channelScale);
+    q->setAxis(1);
+    auto* dq = mNetwork->addDequantize(*q->getOutput(0), *channelScale);
+    dq->setAxis(-1);
+    auto* q8 = mNetwork->addQuantize(*x, *tensorScale, DataType::kFP8);
+    auto* dq8 = mNetwork->addDequantize(*q8->getOutput(0), *tensorScale, DataType::kHALF);
+    auto* q4 = mNetwork->addQuantize(*x, *channelScale, DataType::kINT4);
+    q4->setAxis(1);
+    auto* dq4 = mNetwork->addDequantize(*q4->getOutput(0), *channelScale);
+    dq4->setAxis(1);
+    std::pair<nvinfer1::ILayer*, char const*> const outputs[]
+        = {{q, "codes"}, {dq, "y"}, {q8, "fp8"}, {dq8, "y8"}, {q4, "int4"}, {dq4, "y4"}};
+    for (auto const& [layer, name] : outputs)
+    {
+        layer->getOutput(0)->setName(name);
+        mNetwork->markOutput(*layer->getOutput(0));
+    }
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    EXPECT_EQ(engine->getTensorDataType("codes"), DataType::kINT8);
+    EXPECT_EQ(engine->getTensorDataType("fp8"), DataType::kFP8);
+    EXPECT_EQ(engine->getTensorDataType("int4"), DataType::kINT4);
+    EXPECT_EQ(engine->getTensorDataType("y8"), DataType::kHALF);
+
+    std::vector<float> input{1.25F, -3.F, 5.F, 100.F, 0.75F, -300.F};
+    std::vector<int8_t> codes(6), int4(3);
+    std::vector<uint8_t> fp8(6);
+    std::vector<float> y(6), y4(6);
+    std::vector<uint16_t> y8(6);
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_TRUE(context->setTensorAddress("x", input.data()));
+    for (auto const& [name, data] : std::initializer_list<std::pair<char const*, void*>>{{"codes", codes.data()},
+             {"y", y.data()}, {"fp8", fp8.data()}, {"y8", y8.data()}, {"int4", int4.data()}, {"y4", y4.data()}})
+    {
+        ASSERT_TRUE(context->setTensorAddress(name, data));
+    }
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    // x / [0.5, 1, 2] per column: 2.5 -> 2, -3, 2.5 -> 2; 200 -> 127, 0.75 -> 1, -150.
+    EXPECT_EQ(codes, (std::vector<int8_t>{2, -3, 2, 127, 1, -128}));
+    EXPECT_EQ(y, (std::vector<float>{1.F, -3.F, 4.F, 63.5F, 1.F, -256.F}));
+    // x / 0.25 in E4M3: 5 (0x4A), -12 (0xD4), 20 (0x5A), 400 (the tie of 384 and 416: the even 384, 0x7C), 3 (0x44),
+    // -1200 (saturated: -448, 0xFE).
+    std::vector<uint8_t> const expectedFp8{0x4A, 0xD4, 0x5A, 0x7C, 0x44, 0xFE};
+    EXPECT_EQ(fp8, expectedFp8);
+    // INT4 [-8, 7]: 2.5 -> 2, -3, 2.5 -> 2; 200 -> 7, 0.75 -> 1, -150 -> -8; packed low nibble first.
+    EXPECT_EQ(
+        int4, (std::vector<int8_t>{static_cast<int8_t>(0xD2), static_cast<int8_t>(0x72), static_cast<int8_t>(0x81)}));
+    EXPECT_EQ(y4, (std::vector<float>{1.F, -3.F, 4.F, 3.5F, 1.F, -16.F}));
+    EXPECT_EQ(y8[0], 0x3D00); // 1.25 in half
+}
+
+// A scatter whose indices are an input: rows of the data replaced (kND), then single elements (kELEMENT, axis 1).
+TEST_F(EngineTest, ScatterRunsEndToEnd)
+{
+    ITensor* data = mNetwork->addInput("data", DataType::kFLOAT, dims({3, 4}));
+    ITensor* rows = mNetwork->addInput("rows", DataType::kINT64, dims({2, 1}));
+    ITensor* values = mNetwork->addInput("values", DataType::kFLOAT, dims({2, 4}));
+    auto* nd = mNetwork->addScatter(*data, *rows, *values, nvinfer1::ScatterMode::kND);
+    int32_t columns[] = {3, -4, 0, 1, 2, 3, -1, 0}; // per row of [2, 4]: targets along axis 1
+    ITensor* columnIndices = mNetwork->addConstant(dims({2, 4}), {DataType::kINT32, columns, 8})->getOutput(0);
+    ITensor* slice = mNetwork->addSlice(*values, dims({0, 0}), dims({2, 4}), dims({1, 1}))->getOutput(0);
+    auto* element = mNetwork->addScatter(*nd->getOutput(0), *columnIndices, *slice, nvinfer1::ScatterMode::kELEMENT);
+    element->setAxis(1);
+    element->getOutput(0)->setName("y");
+    mNetwork->markOutput(*element->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    std::vector<float> in{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    std::vector<int64_t> rowIndices{2, -3}; // rows 2 and 0
+    std::vector<float> update{20, 21, 22, 23, 30, 31, 32, 33};
+    std::vector<float> y(12);
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_TRUE(context->setTensorAddress("data", in.data()));
+    ASSERT_TRUE(context->setTensorAddress("rows", rowIndices.data()));
+    ASSERT_TRUE(context->setTensorAddress("values", update.data()));
+    ASSERT_TRUE(context->setTensorAddress("y", y.data()));
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    // After kND: row 0 = 30..33, row 1 = 4..7, row 2 = 20..23. Then kELEMENT: update row 0 (20..23) to columns 3, 0,
+    // 0, 1 of row 0 (the last write to column 0 wins: 22), update row 1 (30..33) to columns 2, 3, 3, 0 of row 1.
+    EXPECT_EQ(y, (std::vector<float>{22, 23, 32, 20, 33, 5, 30, 32, 20, 21, 22, 23}));
+}
+
 //! Gives each output the memory it asks for and keeps the shape it is told.
 class GrowingAllocator final : public nvinfer1::IOutputAllocator
 {

@@ -141,7 +141,17 @@ bool defineNetwork(INetworkDefinition& network, AppWeights const& w)
     ramp->setBeta(0.5);
     ISelectLayer* chosen = network.addSelect(*above->getOutput(0), *picked->getOutput(0), *ramp->getOutput(0));
 
-    IUnaryLayer* magnitude = network.addUnary(*chosen->getOutput(0), UnaryOperation::kABS);
+    // Through FP8 and back (explicit quantization, one scale for the tensor).
+    IConstantLayer* fp8Scale = network.addConstant(Dims{0, {}}, Weights{DataType::kFLOAT, w.threshold.data(), 1});
+    IQuantizeLayer* quantized = network.addQuantize(*chosen->getOutput(0), *fp8Scale->getOutput(0), DataType::kFP8);
+    quantized->setAxis(0);
+    IDequantizeLayer* dequantized
+        = network.addDequantize(*quantized->getOutput(0), *fp8Scale->getOutput(0), DataType::kFLOAT);
+    if (dequantized->getToType() != DataType::kFLOAT || dequantized->getBlockShape().nbDims != -1)
+    {
+        return false;
+    }
+    IUnaryLayer* magnitude = network.addUnary(*dequantized->getOutput(0), UnaryOperation::kABS);
     ICastLayer* toHalf = network.addCast(*magnitude->getOutput(0), DataType::kHALF);
     IIdentityLayer* result = network.addIdentity(*toHalf->getOutput(0));
     result->getOutput(0)->setName("scores");

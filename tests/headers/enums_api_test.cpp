@@ -180,6 +180,15 @@ TEST(EnumValuesApi, TopKOperation)
     KILN_ENUM_MAX(TopKOperation, 2);
 }
 
+TEST(EnumValuesApi, ScatterMode)
+{
+    KILN_ENUM_TYPE(ScatterMode, int32_t);
+    KILN_ENUM(ScatterMode, kELEMENT, 0);
+    KILN_ENUM(ScatterMode, kND, 1);
+    KILN_ENUM_MAX(ScatterMode, 2);
+    KILN_ENUM_MAX_IMPL(ScatterMode, 2);
+}
+
 TEST(EnumValuesApi, GatherMode)
 {
     KILN_ENUM_TYPE(GatherMode, int32_t);

@@ -166,6 +166,9 @@ TEST(LayoutApi, LayersAddTheirOwnImpl)
     KILN_EXPECT_LAYER(IMatrixMultiplyLayer);
     KILN_EXPECT_LAYER(IIdentityLayer);
     KILN_EXPECT_LAYER(ICastLayer);
+    KILN_EXPECT_LAYER(IQuantizeLayer);
+    KILN_EXPECT_LAYER(IDequantizeLayer);
+    KILN_EXPECT_LAYER(IScatterLayer);
     KILN_EXPECT_LAYER(IConstantLayer);
     KILN_EXPECT_LAYER(ISelectLayer);
     KILN_EXPECT_LAYER(IFillLayer);
@@ -221,6 +224,9 @@ TEST(ApiSurfaceApi, LibraryOwnedObjectsHaveProtectedDestructors)
     EXPECT_FALSE(std::is_destructible<IMatrixMultiplyLayer>::value);
     EXPECT_FALSE(std::is_destructible<IIdentityLayer>::value);
     EXPECT_FALSE(std::is_destructible<ICastLayer>::value);
+    EXPECT_FALSE(std::is_destructible<IQuantizeLayer>::value);
+    EXPECT_FALSE(std::is_destructible<IDequantizeLayer>::value);
+    EXPECT_FALSE(std::is_destructible<IScatterLayer>::value);
     EXPECT_FALSE(std::is_destructible<IConstantLayer>::value);
     EXPECT_FALSE(std::is_destructible<ISelectLayer>::value);
     EXPECT_FALSE(std::is_destructible<IFillLayer>::value);

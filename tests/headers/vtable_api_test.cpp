@@ -496,6 +496,39 @@ TEST(VtableSlots, ICastLayerIsAWrapper)
         KILN_SLOT(kNotVirtual, C, getToType, DataType() const noexcept));
 }
 
+TEST(VtableSlots, IQuantizeLayerIsAWrapper)
+{
+    using C = IQuantizeLayer;
+    KILN_EXPECT_VTABLE(IQuantizeLayer, 2, 0, KILN_DTOR(0), KILN_SLOT(kNotVirtual, C, getAxis, int32_t() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setAxis, void(int32_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, setBlockShape, bool(Dims const&) noexcept),
+        KILN_SLOT(kNotVirtual, C, getBlockShape, Dims() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setToType, void(DataType) noexcept),
+        KILN_SLOT(kNotVirtual, C, getToType, DataType() const noexcept));
+}
+
+TEST(VtableSlots, IDequantizeLayerIsAWrapper)
+{
+    using C = IDequantizeLayer;
+    KILN_EXPECT_VTABLE(IDequantizeLayer, 2, 0, KILN_DTOR(0),
+        KILN_SLOT(kNotVirtual, C, getAxis, int32_t() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setAxis, void(int32_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, setBlockShape, bool(Dims const&) noexcept),
+        KILN_SLOT(kNotVirtual, C, getBlockShape, Dims() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setToType, void(DataType) noexcept),
+        KILN_SLOT(kNotVirtual, C, getToType, DataType() const noexcept));
+}
+
+TEST(VtableSlots, IScatterLayerIsAWrapper)
+{
+    using C = IScatterLayer;
+    KILN_EXPECT_VTABLE(IScatterLayer, 2, 0, KILN_DTOR(0),
+        KILN_SLOT(kNotVirtual, C, setMode, void(ScatterMode) noexcept),
+        KILN_SLOT(kNotVirtual, C, getMode, ScatterMode() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setAxis, void(int32_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, getAxis, int32_t() const noexcept));
+}
+
 TEST(VtableSlots, IConstantLayerIsAWrapper)
 {
     using C = IConstantLayer;
@@ -613,6 +646,11 @@ TEST(VtableSlots, INetworkDefinitionIsAWrapper)
         KILN_SLOT(kNotVirtual, C, setWeightsName, bool(Weights, char const*) noexcept),
         KILN_SLOT(kNotVirtual, C, setErrorRecorder, void(IErrorRecorder*) noexcept),
         KILN_SLOT(kNotVirtual, C, getErrorRecorder, IErrorRecorder * () const noexcept),
+        KILN_SLOT(kNotVirtual, C, addScatter, IScatterLayer * (ITensor&, ITensor&, ITensor&, ScatterMode) noexcept),
+        KILN_SLOT(kNotVirtual, C, addDequantize, IDequantizeLayer * (ITensor&, ITensor&) noexcept),
+        KILN_SLOT(kNotVirtual, C, addQuantize, IQuantizeLayer * (ITensor&, ITensor&) noexcept),
+        KILN_SLOT(kNotVirtual, C, addQuantize, IQuantizeLayer * (ITensor&, ITensor&, DataType) noexcept),
+        KILN_SLOT(kNotVirtual, C, addDequantize, IDequantizeLayer * (ITensor&, ITensor&, DataType) noexcept),
         KILN_SLOT(2, C, getBuilder, IBuilder & () const noexcept),
         KILN_SLOT(kNotVirtual, C, markWeightsRefittable, bool(char const*) noexcept),
         KILN_SLOT(kNotVirtual, C, unmarkWeightsRefittable, bool(char const*) noexcept),
@@ -1150,6 +1188,33 @@ TEST(VtableSlots, ApivVCastLayer)
     using C = apiv::VCastLayer;
     KILN_EXPECT_VTABLE(apiv::VCastLayer, 4, 0, KILN_DTOR(0), KILN_SLOT(2, C, setToType, void(DataType) noexcept),
         KILN_SLOT(3, C, getToType, DataType() const noexcept));
+}
+
+TEST(VtableSlots, ApivVQuantizeLayer)
+{
+    // TensorRT 10.0's four slots, then the block-shape pair that came later in 10.x.
+    using C = apiv::VQuantizeLayer;
+    KILN_EXPECT_VTABLE(apiv::VQuantizeLayer, 8, 0, KILN_DTOR(0), KILN_SLOT(2, C, getAxis, int32_t() const noexcept),
+        KILN_SLOT(3, C, setAxis, void(int32_t) noexcept), KILN_SLOT(4, C, getToType, DataType() const noexcept),
+        KILN_SLOT(5, C, setToType, void(DataType) noexcept), KILN_SLOT(6, C, setBlockShape, bool(Dims const&) noexcept),
+        KILN_SLOT(7, C, getBlockShape, Dims() const noexcept));
+}
+
+TEST(VtableSlots, ApivVDequantizeLayer)
+{
+    using C = apiv::VDequantizeLayer;
+    KILN_EXPECT_VTABLE(apiv::VDequantizeLayer, 8, 0, KILN_DTOR(0), KILN_SLOT(2, C, getAxis, int32_t() const noexcept),
+        KILN_SLOT(3, C, setAxis, void(int32_t) noexcept), KILN_SLOT(4, C, getToType, DataType() const noexcept),
+        KILN_SLOT(5, C, setToType, void(DataType) noexcept), KILN_SLOT(6, C, setBlockShape, bool(Dims const&) noexcept),
+        KILN_SLOT(7, C, getBlockShape, Dims() const noexcept));
+}
+
+TEST(VtableSlots, ApivVScatterLayer)
+{
+    using C = apiv::VScatterLayer;
+    KILN_EXPECT_VTABLE(apiv::VScatterLayer, 6, 0, KILN_DTOR(0), KILN_SLOT(2, C, setMode, void(ScatterMode) noexcept),
+        KILN_SLOT(3, C, getMode, ScatterMode() const noexcept), KILN_SLOT(4, C, setAxis, void(int32_t) noexcept),
+        KILN_SLOT(5, C, getAxis, int32_t() const noexcept));
 }
 
 TEST(VtableSlots, ApivVConstantLayer)

@@ -729,6 +729,124 @@ TEST(ShapeRules, TopKRefusesWhatTheLayerMethodsCannotCatch)
     EXPECT_EQ(outputs.value()[1].type, DataType::kINT32);
 }
 
+TEST(ShapeRules, QuantizeScalesMapOntoSymbolicShapes)
+{
+    // Extents known only at run time give assertions, constant ones errors now; the output keeps the input's shape.
+    ExprContext exprs;
+    DimExpr const* n = exprs.symbol("x.d0", SymbolKind::kINPUT_EXTENT);
+    SymbolicTensor const data{SymbolicDims{n, exprs.constant(6)}, std::nullopt, DataType::kHALF};
+    auto const scale = [&](std::vector<int64_t> const& extents) {
+        SymbolicDims dims;
+        for (int64_t e : extents)
+        {
+            dims.push_back(exprs.constant(e));
+        }
+        return SymbolicTensor{dims, std::nullopt, DataType::kFLOAT};
+    };
+    auto const run = [&](QuantizeParams const& params, std::vector<SymbolicTensor> inputs, std::size_t* assertions) {
+        ShapeRuleContext context(exprs, "q", LayerType::kQUANTIZE, std::move(inputs), 1);
+        auto const result = inferOutputShapes(params, context);
+        if (assertions != nullptr)
+        {
+            *assertions = context.assertions().size();
+        }
+        if (result.ok())
+        {
+            EXPECT_EQ(context.str(*result.value()[0].shape), "[x.d0, 6]");
+            EXPECT_EQ(result.value()[0].type, params.toType);
+        }
+        return result.ok() ? std::string{} : result.error().message;
+    };
+    std::size_t assertions = 0;
+    EXPECT_EQ(run(QuantizeParams{1, Dims{-1, {}}, DataType::kFP8}, {data, scale({6})}, &assertions), "");
+    EXPECT_EQ(assertions, 0U);
+    EXPECT_EQ(run(QuantizeParams{-2, Dims{-1, {}}, DataType::kINT8}, {data, scale({4})}, &assertions), "");
+    EXPECT_EQ(assertions, 1U); // x.d0 == 4, checked at the profile's points and at run time
+    EXPECT_EQ(run(QuantizeParams{1, Dims{-1, {}}, DataType::kINT8}, {data, scale({4})}, nullptr),
+        "layer 'q' (IQuantizeLayer): the 1-D scale has 4 elements but the input [x.d0, 6] has 6 along axis 1; they "
+        "must be equal");
+    EXPECT_EQ(run(QuantizeParams{2, Dims{-1, {}}, DataType::kINT8}, {data, scale({6})}, nullptr),
+        "layer 'q' (IQuantizeLayer): axis 2 is outside [-2, 2) for the input [x.d0, 6]");
+    // Blocks: [1, 3] divides [x.d0, 6] when x.d0 does not matter (scale extent 1); [2, 4] does not divide 6.
+    EXPECT_EQ(run(QuantizeParams{}, {data, scale({1, 3})}, &assertions), "");
+    EXPECT_EQ(run(QuantizeParams{}, {data, scale({2, 4})}, nullptr),
+        "layer 'q' (IQuantizeLayer): axis 1 of the input [x.d0, 6] and of the scale [2, 4]: the scale's extent must "
+        "divide the input's (or set a block shape)");
+    EXPECT_EQ(run(QuantizeParams{-1, Dims{2, {-1, 4}}, DataType::kINT4}, {data, scale({1, 2})}, nullptr), "");
+    EXPECT_EQ(run(QuantizeParams{-1, Dims{1, {4}}, DataType::kINT4}, {data, scale({1, 2})}, nullptr),
+        "layer 'q' (IQuantizeLayer): the block shape has rank 1 but the input has rank 2");
+    EXPECT_EQ(run(QuantizeParams{}, {data, scale({1, 2, 3})}, nullptr),
+        "layer 'q' (IQuantizeLayer): the scale [1, 2, 3] has rank 3; a scale is 0-D (per tensor), 1-D (per axis) or "
+        "of the input's rank 2 (per block)");
+    EXPECT_EQ(run(QuantizeParams{-1, Dims{-1, {}}, DataType::kHALF}, {data, scale({})}, nullptr),
+        "layer 'q' (IQuantizeLayer): the output type kHALF is not a quantized type (kINT8, kFP8 or kINT4)");
+    SymbolicTensor const ints{SymbolicDims{}, std::nullopt, DataType::kINT32};
+    EXPECT_EQ(run(QuantizeParams{}, {data, ints}, nullptr),
+        "layer 'q' (IQuantizeLayer): the scale (input 1) is kINT32; it must be kFLOAT, kHALF or kBF16");
+    EXPECT_EQ(run(QuantizeParams{}, {data}, nullptr),
+        "layer 'q' (IQuantizeLayer): the data (input 0) and the scale (input 1) are required");
+    // A dequantize reads codes.
+    ShapeRuleContext context(exprs, "d", LayerType::kDEQUANTIZE, {data, scale({})}, 1);
+    EXPECT_EQ(inferOutputShapes(DequantizeParams{}, context).error().message,
+        "layer 'd' (IDequantizeLayer): input 0 is kHALF; it must be kINT8, kFP8 or kINT4");
+}
+
+TEST(ShapeRules, ScatterChecksIndicesAndUpdatesAgainstTheData)
+{
+    ExprContext exprs;
+    DimExpr const* n = exprs.symbol("x.d0", SymbolKind::kINPUT_EXTENT);
+    auto const tensor = [&](std::vector<DimExpr const*> dims, DataType type) {
+        return SymbolicTensor{SymbolicDims(dims.begin(), dims.end()), std::nullopt, type};
+    };
+    auto const c = [&](int64_t v) { return exprs.constant(v); };
+    SymbolicTensor const data = tensor({n, c(4)}, DataType::kFLOAT);
+    auto const run = [&](ScatterParams const& params, SymbolicTensor const& indices, SymbolicTensor const& updates,
+                         std::size_t* assertions) {
+        ShapeRuleContext context(exprs, "s", LayerType::kSCATTER, {data, indices, updates}, 1);
+        auto const result = inferOutputShapes(params, context);
+        if (assertions != nullptr)
+        {
+            *assertions = context.assertions().size();
+        }
+        if (result.ok())
+        {
+            EXPECT_EQ(context.str(*result.value()[0].shape), "[x.d0, 4]");
+        }
+        return result.ok() ? std::string{} : result.error().message;
+    };
+    std::size_t assertions = 0;
+    ScatterParams const element{nvinfer1::ScatterMode::kELEMENT, 0};
+    // Along axis 0 the indices may be longer than the data; along axis 1 at most x.d0 (checked at run time).
+    EXPECT_EQ(
+        run(element, tensor({c(7), c(4)}, DataType::kINT32), tensor({c(7), c(4)}, DataType::kFLOAT), &assertions), "");
+    EXPECT_EQ(run(ScatterParams{nvinfer1::ScatterMode::kELEMENT, -1}, tensor({c(7), c(4)}, DataType::kINT32),
+                  tensor({c(7), c(4)}, DataType::kFLOAT), &assertions),
+        "");
+    EXPECT_EQ(assertions, 1U);
+    EXPECT_EQ(run(element, tensor({c(2), c(5)}, DataType::kINT32), tensor({c(2), c(5)}, DataType::kFLOAT), nullptr),
+        "layer 's' (IScatterLayer): the indices [2, 5] exceed the data [x.d0, 4] along axis 1 (only the scatter axis "
+        "may be longer)");
+    EXPECT_EQ(run(element, tensor({c(2), c(4)}, DataType::kINT32), tensor({c(2), c(3)}, DataType::kFLOAT), nullptr),
+        "layer 's' (IScatterLayer): the updates [2, 3] must have the indices' shape [2, 4]");
+    EXPECT_EQ(run(element, tensor({c(2)}, DataType::kINT32), tensor({c(2)}, DataType::kFLOAT), nullptr),
+        "layer 's' (IScatterLayer): kELEMENT needs indices and updates of the data's rank 2; they are [2] and [2]");
+    EXPECT_EQ(run(element, tensor({c(2), c(4)}, DataType::kHALF), tensor({c(2), c(4)}, DataType::kFLOAT), nullptr),
+        "layer 's' (IScatterLayer): the indices are kHALF; they must be kINT32 or kINT64");
+    EXPECT_EQ(run(element, tensor({c(2), c(4)}, DataType::kINT64), tensor({c(2), c(4)}, DataType::kHALF), nullptr),
+        "layer 's' (IScatterLayer): the updates are kHALF but the data is kFLOAT; they must be one type");
+    ScatterParams const nd{nvinfer1::ScatterMode::kND, 0};
+    EXPECT_EQ(run(nd, tensor({c(3), c(1)}, DataType::kINT64), tensor({c(3), c(4)}, DataType::kFLOAT), nullptr), "");
+    EXPECT_EQ(run(nd, tensor({c(3), c(2)}, DataType::kINT64), tensor({c(3)}, DataType::kFLOAT), nullptr), "");
+    EXPECT_EQ(run(nd, tensor({c(3), n}, DataType::kINT64), tensor({c(3)}, DataType::kFLOAT), nullptr),
+        "layer 's' (IScatterLayer): kND needs indices of rank 1 or more whose last extent (the tuple length) is a "
+        "build-time constant; they are [3, x.d0]");
+    EXPECT_EQ(run(nd, tensor({c(3), c(1)}, DataType::kINT64), tensor({c(3), c(5)}, DataType::kFLOAT), nullptr),
+        "layer 's' (IScatterLayer): the updates [3, 5] must be indices.shape[:-1] + data.shape[k:] (indices [3, 1], "
+        "data [x.d0, 4])");
+    EXPECT_EQ(run(nd, tensor({c(3), c(1)}, DataType::kINT64), tensor({c(3)}, DataType::kFLOAT), nullptr),
+        "layer 's' (IScatterLayer): the updates [3] have rank 1; kND needs indices.shape[:-1] + data.shape[k:], rank 2");
+}
+
 TEST_F(ShapeInference, SelectBroadcastsThreeWays)
 {
     ITensor* c = input("c", Dims{3, {-1, 1, 1}}, DataType::kBOOL);
@@ -1029,6 +1147,9 @@ TEST(ShapeRules, EveryKindHasARule)
             case LayerType::kRESIZE: return ResizeParams{};
             case LayerType::kSELECT: return SelectParams{};
             case LayerType::kFILL: return FillParams{Dims{1, {3}}};
+            case LayerType::kQUANTIZE: return QuantizeParams{};
+            case LayerType::kDEQUANTIZE: return DequantizeParams{};
+            case LayerType::kSCATTER: return ScatterParams{};
             default: return IdentityParams{};
             }
         }();

@@ -161,6 +161,9 @@ std::vector<std::pair<std::string, LayerParams>> sampleParams(EngineModel const&
     add("fill", fill);
     add("topk", TopKParams{nvinfer1::TopKOperation::kMIN, 3, 0b100U, DataType::kINT64});
     add("resize", resize);
+    add("quantize", QuantizeParams{-3, Dims{4, {1, -1, 2, 4}}, DataType::kINT4});
+    add("dequantize", DequantizeParams{2, Dims{-1, {}}, DataType::kBF16});
+    add("scatter", ScatterParams{nvinfer1::ScatterMode::kND, -2});
     return params;
 }
 
@@ -181,6 +184,9 @@ std::vector<int32_t> sampleInputs(std::size_t layer)
     case 16: return {previous, outputOf(14), outputOf(14)}; // Select
     case 17: return {};                                     // Fill
     case 19: return {previous, kShapeInput};                // Resize: the output shape given by a tensor
+    case 20: return {previous, outputOf(12)};               // Quantize: the scale, no zero point
+    case 21: return {previous, outputOf(12), outputOf(12)}; // Dequantize: the scale and a zero point
+    case 22: return {previous, kShapeInput, previous};      // Scatter: data, indices, updates
     default: return {previous};
     }
 }
@@ -791,6 +797,42 @@ TEST(PlanEngineCodec, RefusesWeightsThatRunPastTheirBlob)
     EXPECT_FALSE(encodePayload(model).ok());
 }
 
+TEST(PlanEngineCodec, QuantizeDequantizeAndScatterKeepTheirParameters)
+{
+    auto const plan = encoded(sampleModel());
+    auto const decoded = decodeEngine(plan.data(), plan.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    auto const find = [](EngineModel const& m, LayerType type) -> LayerParams const& {
+        auto const found = std::find_if(
+            m.layers.begin(), m.layers.end(), [type](LayerRecord const& layer) { return layer.type == type; });
+        return found->params;
+    };
+    auto const& quantize = std::get<QuantizeParams>(find(decoded.value(), LayerType::kQUANTIZE));
+    EXPECT_EQ(quantize.axis, -3);
+    ASSERT_EQ(quantize.blockShape.nbDims, 4);
+    EXPECT_EQ(
+        std::vector<int64_t>(quantize.blockShape.d, quantize.blockShape.d + 4), (std::vector<int64_t>{1, -1, 2, 4}));
+    EXPECT_EQ(quantize.toType, DataType::kINT4);
+    auto const& dequantize = std::get<DequantizeParams>(find(decoded.value(), LayerType::kDEQUANTIZE));
+    EXPECT_EQ(dequantize.axis, 2);
+    EXPECT_EQ(dequantize.blockShape.nbDims, -1);
+    EXPECT_EQ(dequantize.toType, DataType::kBF16);
+    auto const& scatter = std::get<ScatterParams>(find(decoded.value(), LayerType::kSCATTER));
+    EXPECT_EQ(scatter.mode, nvinfer1::ScatterMode::kND);
+    EXPECT_EQ(scatter.axis, -2);
+
+    // An output type outside the enum, or a block shape of an impossible rank, is refused on both sides.
+    EngineModel badType = sampleModel();
+    std::get<QuantizeParams>(badType.layers[20].params).toType = static_cast<DataType>(40);
+    EXPECT_THAT(modelProblem(badType).value_or("(none)"), HasSubstr("layer 20 (\"quantize\") (IQuantizeLayer) toType"));
+    EXPECT_FALSE(encodeEngine(badType).ok());
+    EngineModel badShape = sampleModel();
+    std::get<DequantizeParams>(badShape.layers[21].params).blockShape.nbDims = 9;
+    EXPECT_THAT(modelProblem(badShape).value_or("(none)"),
+        HasSubstr("layer 21 (\"dequantize\") (IDequantizeLayer) blockShape"));
+    EXPECT_FALSE(encodeEngine(badShape).ok());
+}
+
 TEST(PlanEngineCodec, RefusesResizeScalesThatAreNotPositiveOrTooMany)
 {
     auto const resizeOf = [](EngineModel& model) -> ResizeParams& {
@@ -878,7 +920,7 @@ TEST(PlanEngineCodec, RefusesToWriteAnInconsistentModel)
     EXPECT_EQ(plan.error().code, nvinfer1::ErrorCode::kINVALID_ARGUMENT);
     EXPECT_EQ(plan.error().message,
         "cannot write the plan: the engine is inconsistent: layer 3 (\"pooling\") input 0 refers to tensor 57, but "
-        "the engine has 23 tensors");
+        "the engine has 26 tensors");
 }
 
 // ---- Damaged plans -------------------------------------------------------------------------------------------------
@@ -993,7 +1035,7 @@ std::vector<HostileCase> hostileCases()
         {"tensor scale nan", [](EngineModel& m) { m.tensors[3].scale = std::numeric_limits<float>::quiet_NaN(); },
             "tensor 3 (\"t1\") has scale nan; scales are positive and finite"},
         {"tensor producer", [](EngineModel& m) { m.tensors[3].producer = 40; },
-            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 20 layers"},
+            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 23 layers"},
         {"internal shape tensor", [](EngineModel& m) { m.tensors[3].isShapeTensor = true; },
             "tensor 3 (\"t1\") is marked a shape tensor but is not a network input or output"},
         {"shape tensor rank",
@@ -1003,7 +1045,7 @@ std::vector<HostileCase> hostileCases()
             "tensor 1 (\"shape\") is a shape tensor of rank 2; shape tensors have rank 0 or 1"},
         // Symbols.
         {"symbol tensor", [](EngineModel& m) { m.symbols[0].tensor = 57; },
-            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 23 tensors"},
+            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 26 tensors"},
         {"symbol bound", [](EngineModel& m) { m.symbols[2].upperBound = 99; },
             "symbol 2 (\"plugin.size\") has bound expression 99, but the engine has 9 expressions"},
         {"input extent without tensor", [](EngineModel& m) { m.symbols[0].tensor = kNoTensor; },
@@ -1035,15 +1077,15 @@ std::vector<HostileCase> hostileCases()
         {"layer outputs", [](EngineModel& m) { m.layers[1].outputs.push_back(outputOf(17)); },
             "layer 1 (\"cast\") (ICastLayer) has 2 outputs; the kind makes 1"},
         {"output index", [](EngineModel& m) { m.layers[1].outputs[0] = 57; },
-            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 23 tensors"},
+            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 26 tensors"},
         {"output is an input", [](EngineModel& m) { m.layers[1].outputs[0] = kX; },
             "layer 1 (\"cast\") output 0 is tensor 0 (\"x\"), a network input"},
         {"made twice", [](EngineModel& m) { m.layers[2].outputs[0] = outputOf(1); },
             "tensor 3 (\"t1\") is made by both layer 1 (\"cast\") and layer 2 (\"activation\")"},
         {"input index", [](EngineModel& m) { m.layers[3].inputs[0] = 57; },
-            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 23 tensors"},
+            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 26 tensors"},
         {"negative input index", [](EngineModel& m) { m.layers[3].inputs[0] = -7; },
-            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 23 tensors"},
+            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 26 tensors"},
         {"required input absent", [](EngineModel& m) { m.layers[3].inputs[0] = kNoTensor; },
             "layer 3 (\"pooling\") input 0 is absent, but the IPoolingLayer needs it"},
         {"input made later", [](EngineModel& m) { m.layers[3].inputs[0] = outputOf(8); },
@@ -1053,7 +1095,7 @@ std::vector<HostileCase> hostileCases()
             "layer 3 (\"pooling\") input 0 is tensor 5 (\"t3\"), made by layer 3 (\"pooling\"), which does not run "
             "before it"},
         {"input made by nobody", [](EngineModel& m) { m.layers[3].inputs[0] = addTensor(m, tensorRecord("orphan")); },
-            "layer 3 (\"pooling\") input 0 is tensor 23 (\"orphan\"), which is neither a network input nor made by a "
+            "layer 3 (\"pooling\") input 0 is tensor 26 (\"orphan\"), which is neither a network input nor made by a "
             "layer"},
         {"parameter enum",
             [](EngineModel& m) { std::get<ActivationParams>(m.layers[2].params).type = nvinfer1::ActivationType{99}; },
@@ -1076,29 +1118,29 @@ std::vector<HostileCase> hostileCases()
         {"assertion condition", [](EngineModel& m) { m.assertions[0].condition = 99; },
             "assertion 0 (\"x.d0 + 1 must be positive\") tests expression 99, but the engine has 9 expressions"},
         {"assertion layer", [](EngineModel& m) { m.assertions[1].layer = 30; },
-            "assertion 1 (\"a shape-wide condition\") names layer 30, but the engine has 20 layers"},
+            "assertion 1 (\"a shape-wide condition\") names layer 30, but the engine has 23 layers"},
         // I/O tensors.
         {"input count", [](EngineModel& m) { m.nbInputs = 5; }, "the engine has 5 inputs among 4 I/O tensors"},
         {"negative input count", [](EngineModel& m) { m.nbInputs = -1; },
             "the engine has -1 inputs among 4 I/O tensors"},
         {"I/O index", [](EngineModel& m) { m.ioTensors[2] = 57; },
-            "I/O tensor 2 refers to tensor 57, but the engine has 23 tensors"},
+            "I/O tensor 2 refers to tensor 57, but the engine has 26 tensors"},
         {"I/O twice", [](EngineModel& m) { m.ioTensors[3] = m.ioTensors[2]; },
-            "tensor 21 (\"t19\") appears twice among the I/O tensors"},
+            "tensor 24 (\"t22\") appears twice among the I/O tensors"},
         {"I/O not marked", [](EngineModel& m) { m.ioTensors[2] = outputOf(3); },
             "I/O tensor 2 is tensor 5 (\"t3\"), which is not marked a network output"},
         {"input not marked", [](EngineModel& m) { std::swap(m.ioTensors[1], m.ioTensors[2]); },
-            "I/O tensor 1 is tensor 21 (\"t19\"), which is not marked a network input"},
-        {"I/O without name", [](EngineModel& m) { m.tensors[21].name.clear(); },
-            "I/O tensor 2 (tensor 21) has no name"},
-        {"I/O names", [](EngineModel& m) { m.tensors[21].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
+            "I/O tensor 1 is tensor 24 (\"t22\"), which is not marked a network input"},
+        {"I/O without name", [](EngineModel& m) { m.tensors[24].name.clear(); },
+            "I/O tensor 2 (tensor 24) has no name"},
+        {"I/O names", [](EngineModel& m) { m.tensors[24].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
         {"output made by nobody",
             [](EngineModel& m) {
                 TensorRecord lost = tensorRecord("lost");
                 lost.isOutput = true;
                 m.ioTensors.push_back(addTensor(m, lost));
             },
-            "network output tensor 23 (\"lost\") is made by no layer"},
+            "network output tensor 26 (\"lost\") is made by no layer"},
         {"marked but not listed", [](EngineModel& m) { m.tensors[outputOf(3)].isOutput = true; },
             "tensor 5 (\"t3\") is marked a network output but is not among the I/O tensors"},
         // Profiles.
@@ -1147,7 +1189,7 @@ std::vector<HostileCase> hostileCases()
         {"negative activation bytes", [](EngineModel& m) { m.profiles[1].activationBytes = -1; },
             "profile 1 needs -1 bytes of activation memory, but the engine's device memory size is 8192"},
         {"offset count", [](EngineModel& m) { m.profiles[0].offsets.pop_back(); },
-            "profile 0 has 22 offsets, but the engine has 23 tensors"},
+            "profile 0 has 25 offsets, but the engine has 26 tensors"},
         {"I/O offset", [](EngineModel& m) { m.profiles[0].offsets[kX] = 0; },
             "profile 0 places I/O tensor 0 (\"x\") in the activation block (offset 0); I/O tensors live in the "
             "application's memory"},

@@ -460,6 +460,22 @@ private:
         return runFill(params, out, in.size() > 1 ? in[1] : nullptr, in.size() > 2 ? in[2] : nullptr, launch);
     }
 
+    host::Status run(ScatterParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runScatter(params, *in[0], *in[1], *in[2], out, launch);
+    }
+    host::Status run(QuantizeParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runQuantize(params, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, out, launch);
+    }
+    host::Status run(DequantizeParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runDequantize(params, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, out, launch);
+    }
+
     std::shared_ptr<DeviceWeights const> mWeights;
     Libraries mLibraries;
 };

@@ -76,8 +76,19 @@ Status runGather(GatherParams const& params, DeviceTensor const& data, DeviceTen
 //! Rewrites src (in srcFormat) as dst (in dstFormat): any pair of the formats backends/host/reformat.h knows.
 Status runReformat(DeviceTensor const& src, nvinfer1::TensorFormat srcFormat, DeviceTensor const& dst,
     nvinfer1::TensorFormat dstFormat, Launch const& launch);
+//! out = data with updates written at indices (backends/host/scatter.h); out may be data.
+Status runScatter(ScatterParams const& params, DeviceTensor const& data, DeviceTensor const& indices,
+    DeviceTensor const& updates, DeviceTensor const& out, Launch const& launch);
 //! params.outputDims holds input 1's values when the layer has it (host::prepareRun reads them).
 Status runResize(ResizeParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
+
+// ---- Quantization (quantize.cu) ----------------------------------------------------------------------------------
+
+//! zeroPoint: the optional input 2 (device memory; nullptr when absent). out holds the codes (kINT4 packed).
+Status runQuantize(QuantizeParams const& params, DeviceTensor const& in, DeviceTensor const& scale,
+    DeviceTensor const* zeroPoint, DeviceTensor const& out, Launch const& launch);
+Status runDequantize(DequantizeParams const& params, DeviceTensor const& in, DeviceTensor const& scale,
+    DeviceTensor const* zeroPoint, DeviceTensor const& out, Launch const& launch);
 
 // ---- Reductions and windows (reduce.cu, softmax.cu, pooling.cu, topk.cu) ------------------------------------------
 

@@ -17,8 +17,10 @@
 #include "backends/host/layer_inputs.h"
 #include "backends/host/matrix_multiply.h"
 #include "backends/host/pooling.h"
+#include "backends/host/quantize.h"
 #include "backends/host/reduce.h"
 #include "backends/host/resize.h"
+#include "backends/host/scatter.h"
 #include "backends/host/select.h"
 #include "backends/host/shuffle.h"
 #include "backends/host/slice.h"
@@ -535,6 +537,48 @@ struct HostKind<FillParams>
                 + shapeString(params.dims));
         }
         return runFill(params, io.output(), io.optional(1), io.optional(2));
+    }
+};
+
+//! Quantize and dequantize: input 1 the scale, input 2 the optional zero point (the scale's shape).
+template <typename P, auto Infer, auto Run>
+struct QuantizeKind
+{
+    static constexpr std::array kInputs{
+        InputRole{"data", true}, InputRole{"scale", true}, InputRole{"zero point", false}};
+    static Expected<TensorDesc> infer(P const& params, QueryInputs const& io)
+    {
+        TensorDesc const zeroPoint = io.given(2) ? io.desc(2) : TensorDesc{};
+        return Infer(params, io.desc(0), io.desc(1), io.given(2) ? &zeroPoint : nullptr);
+    }
+    static Status run(P const& params, RunInputs const& io)
+    {
+        return Run(params, io.required(0), io.required(1), io.optional(2), io.output());
+    }
+};
+
+template <>
+struct HostKind<QuantizeParams> : QuantizeKind<QuantizeParams, inferQuantize, runQuantize>
+{
+};
+
+template <>
+struct HostKind<DequantizeParams> : QuantizeKind<DequantizeParams, inferDequantize, runDequantize>
+{
+};
+
+template <>
+struct HostKind<ScatterParams>
+{
+    static constexpr std::array kInputs{
+        InputRole{"data", true}, InputRole{"indices", true}, InputRole{"updates", true}};
+    static Expected<TensorDesc> infer(ScatterParams const& params, QueryInputs const& io)
+    {
+        return inferScatter(params, io.desc(0), io.desc(1), io.desc(2));
+    }
+    static Status run(ScatterParams const& params, RunInputs const& io)
+    {
+        return runScatter(params, io.required(0), io.required(1), io.required(2), io.output());
     }
 };
 

@@ -20,9 +20,11 @@ void registerMatrixMultiplyOps(OpRegistry& registry); //!< MatMul, Gemm (matrix_
 void registerNormalizationOps(
     OpRegistry& registry);                         //!< BatchNormalization, LayerNormalization, ... (normalization.cpp)
 void registerPoolingOps(OpRegistry& registry);     //!< MaxPool, AveragePool, Global*Pool (pooling.cpp)
+void registerQuantizeOps(OpRegistry& registry);    //!< QuantizeLinear, DequantizeLinear (quantize.cpp)
 void registerReduceOps(OpRegistry& registry);      //!< Reduce*, ArgMax, ArgMin (reduce.cpp)
 void registerReshapeOps(OpRegistry& registry);     //!< Reshape, Flatten, Squeeze, Transpose, ... (reshape.cpp)
 void registerResizeOps(OpRegistry& registry);      //!< Resize, Upsample (resize.cpp)
+void registerScatterOps(OpRegistry& registry);     //!< ScatterElements, Scatter, ScatterND (scatter.cpp)
 void registerSliceOps(OpRegistry& registry);       //!< Slice, Pad, Tile, Expand (slice.cpp)
 void registerSoftmaxOps(OpRegistry& registry);     //!< Softmax, LogSoftmax, Hardmax (softmax.cpp)
 void registerTopKOps(OpRegistry& registry);        //!< TopK (topk.cpp)

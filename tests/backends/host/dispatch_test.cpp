@@ -700,6 +700,45 @@ TEST(HostDispatch, Select)
     expectValues(out, {1, 2, 3, 13, 14, 15});
 }
 
+TEST(HostDispatch, QuantizeAndDequantizeWithAndWithoutAZeroPoint)
+{
+    HostBuffer const x = tensorOf(DataType::kFLOAT, Dims{2, {2, 2}}, {1, -2.5, 3, 7});
+    HostBuffer const scale = tensorOf(DataType::kFLOAT, Dims{1, {2}}, {0.5, 2});
+    HostBuffer codes(DataType::kINT8, Dims{2, {2, 2}});
+    expectRuns(QuantizeParams{1, Dims{-1, {}}, DataType::kINT8}, {&x.tensor(), &scale.tensor()}, codes);
+    expectValues(codes, {2, -1, 6, 4}); // 1 / 0.5, -1.25 -> -1, 3 / 0.5, 3.5 -> 4
+    HostBuffer const zero = tensorOf(DataType::kINT8, Dims{1, {2}}, {0, 0});
+    HostBuffer back(DataType::kHALF, Dims{2, {2, 2}});
+    expectRuns(
+        DequantizeParams{1, Dims{-1, {}}, DataType::kHALF}, {&codes.tensor(), &scale.tensor(), &zero.tensor()}, back);
+    expectValues(back, {1, -2, 3, 8});
+    // Input 2 absent (nullptr) is no zero point.
+    expectRuns(DequantizeParams{1, Dims{-1, {}}, DataType::kHALF}, {&codes.tensor(), &scale.tensor(), nullptr}, back);
+    expectValues(back, {1, -2, 3, 8});
+    expectRefused(runLayer(QuantizeParams{}, {&x.tensor()}, {codes.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "an IQuantizeLayer needs input 1 (scale); the layer does not have it");
+    expectRefused(runLayer(DequantizeParams{2, Dims{-1, {}}, DataType::kFLOAT}, {&codes.tensor(), &scale.tensor()},
+                      {back.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "dequantize: axis 2 is outside [-2, 2)");
+}
+
+TEST(HostDispatch, ScatterBothModes)
+{
+    HostBuffer const data = tensorOf(DataType::kFLOAT, Dims{2, {2, 3}}, {1, 2, 3, 4, 5, 6});
+    HostBuffer const columns = tensorOf(DataType::kINT32, Dims{2, {2, 1}}, {2, -3});
+    HostBuffer const values = tensorOf(DataType::kFLOAT, Dims{2, {2, 1}}, {9, 8});
+    HostBuffer out(DataType::kFLOAT, Dims{2, {2, 3}});
+    expectRuns(
+        ScatterParams{nvinfer1::ScatterMode::kELEMENT, 1}, {&data.tensor(), &columns.tensor(), &values.tensor()}, out);
+    expectValues(out, {1, 2, 9, 8, 5, 6});
+    HostBuffer const rows = tensorOf(DataType::kINT64, Dims{2, {1, 1}}, {1});
+    HostBuffer const row = tensorOf(DataType::kFLOAT, Dims{2, {1, 3}}, {7, 7, 7});
+    expectRuns(ScatterParams{nvinfer1::ScatterMode::kND, 0}, {&data.tensor(), &rows.tensor(), &row.tensor()}, out);
+    expectValues(out, {1, 2, 3, 7, 7, 7});
+    expectRefused(runLayer(ScatterParams{}, {&data.tensor(), &columns.tensor()}, {out.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "an IScatterLayer needs input 2 (updates); the layer does not have it");
+}
+
 TEST(HostDispatch, ResizeFromScalesAndFromInputOne)
 {
     HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{2, {2, 2}}, {1, 2, 3, 4});
