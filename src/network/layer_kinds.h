@@ -31,6 +31,7 @@ using nvinfer1::LayerType;
     X(kACTIVATION, Activation, "Activation")                                                                           \
     X(kPOOLING, Pooling, "Pooling")                                                                                    \
     X(kSOFTMAX, SoftMax, "Softmax")                                                                                    \
+    X(kDECONVOLUTION, Deconvolution, "Deconvolution")                                                                  \
     X(kCONCATENATION, Concatenation, "Concatenation")                                                                  \
     X(kELEMENTWISE, ElementWise, "ElementWise")                                                                        \
     X(kUNARY, Unary, "Unary")                                                                                          \
@@ -47,7 +48,8 @@ using nvinfer1::LayerType;
     X(kRESIZE, Resize, "Resize")                                                                                       \
     X(kSELECT, Select, "Select")                                                                                       \
     X(kFILL, Fill, "Fill")                                                                                             \
-    X(kPLUGIN_V3, PluginV3, "PluginV3")
+    X(kPLUGIN_V3, PluginV3, "PluginV3")                                                                                \
+    X(kCUMULATIVE, Cumulative, "Cumulative")
 
 //! One row of the list.
 struct LayerKindInfo
@@ -61,7 +63,8 @@ struct LayerKindInfo
 inline constexpr std::array kLayerKinds{KILN_LAYER_KINDS(KILN_LAYER_KIND_ROW)};
 #undef KILN_LAYER_KIND_ROW
 
-static_assert(kLayerKinds.size() == 22, "KILN_LAYER_KINDS lists the 20 layer kinds of issue 3, kTOPK and kRESIZE");
+static_assert(kLayerKinds.size() == 24,
+    "KILN_LAYER_KINDS lists the 20 layer kinds of issue 3, kTOPK, kRESIZE, kDECONVOLUTION and kCUMULATIVE");
 
 constexpr bool layerKindRowsInEnumOrder() noexcept
 {

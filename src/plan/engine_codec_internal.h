@@ -35,7 +35,8 @@ static_assert(static_cast<std::size_t>(fb::LayerParams::MAX) == kLayerKinds.size
 // Plans keep the type numbers of LayerParams members: the first 20 are those of format 2, later kinds are appended
 // (docs/plan-format.md), never inserted.
 static_assert(static_cast<int>(fb::LayerParams::PluginV3) == 20 && static_cast<int>(fb::LayerParams::TopK) == 21
-        && static_cast<int>(fb::LayerParams::Resize) == 22,
+        && static_cast<int>(fb::LayerParams::Resize) == 22 && static_cast<int>(fb::LayerParams::Deconvolution) == 23
+        && static_cast<int>(fb::LayerParams::Cumulative) == 24,
     "engine.fbs: LayerParams members are appended after PluginV3, never inserted");
 
 static_assert(kMaxPayloadBytes == FLATBUFFERS_MAX_BUFFER_SIZE, "kMaxPayloadBytes is FlatBuffers' limit");

@@ -33,7 +33,7 @@ TEST(LayerKinds, TheListIsConsistent)
         EXPECT_STREQ(layerKindTag(kind.type), kind.tag);
         EXPECT_STREQ(layerClassName(kind.type), kind.className);
     }
-    EXPECT_EQ(kLayerKinds.size(), 22U); // kTOPK and kRESIZE joined the 20 of issue 3.
+    EXPECT_EQ(kLayerKinds.size(), 24U); // kTOPK, kRESIZE, kDECONVOLUTION and kCUMULATIVE joined the 20 of issue 3.
     EXPECT_TRUE(isSupportedLayerType(LayerType::kTOPK));
     EXPECT_STREQ(layerKindTag(LayerType::kTOPK), "TopK");
     EXPECT_FALSE(isSupportedLayerType(LayerType::kLRN));
@@ -42,6 +42,10 @@ TEST(LayerKinds, TheListIsConsistent)
     EXPECT_STREQ(layerClassName(LayerType::kRESIZE), "IResizeLayer");
     EXPECT_STREQ(layerKindTag(LayerType::kSCALE), "Unknown");
     EXPECT_STREQ(layerClassName(LayerType::kCONVOLUTION), "IConvolutionLayer");
+    EXPECT_TRUE(isSupportedLayerType(LayerType::kDECONVOLUTION));
+    EXPECT_STREQ(layerKindTag(LayerType::kDECONVOLUTION), "Deconvolution");
+    EXPECT_STREQ(layerClassName(LayerType::kDECONVOLUTION), "IDeconvolutionLayer");
+    EXPECT_STREQ(layerClassName(LayerType::kCUMULATIVE), "ICumulativeLayer");
     EXPECT_STREQ(layerKindTag(LayerType::kMATRIX_MULTIPLY), "Matrix Multiply");
 }
 
@@ -54,6 +58,7 @@ TEST(LayerKinds, ParametersFollowTheList)
     EXPECT_EQ(params.index(), *layerKindIndex(LayerType::kFILL));
     static_assert(kLayerTypeOf<PluginV3Params> == LayerType::kPLUGIN_V3);
     static_assert(kLayerTypeOf<SoftMaxParams> == LayerType::kSOFTMAX);
+    static_assert(kLayerTypeOf<DeconvolutionParams> == LayerType::kDECONVOLUTION);
 }
 
 class UnsupportedLayers : public ::testing::Test
@@ -94,7 +99,6 @@ TEST_F(UnsupportedLayers, EachAddMethodSaysSo)
         {"addScale", [&] { return api.addScale(x, nvinfer1::ScaleMode{}, none, none, none); }},
         {"addRaggedSoftMax", [&] { return api.addRaggedSoftMax(x, x); }},
         {"addParametricReLU", [&] { return api.addParametricReLU(x, x); }},
-        {"addDeconvolutionNd", [&] { return api.addDeconvolutionNd(x, 1, shape, none, none); }},
         {"addScaleNd", [&] { return api.addScaleNd(x, nvinfer1::ScaleMode{}, none, none, none, 1); }},
         {"addLoop", [&] { return api.addLoop(); }},
         {"addPaddingNd", [&] { return api.addPaddingNd(x, shape, shape); }},
@@ -115,7 +119,6 @@ TEST_F(UnsupportedLayers, EachAddMethodSaysSo)
         {"addSqueeze", [&] { return api.addSqueeze(x, x); }},
         {"addUnsqueeze", [&] { return api.addUnsqueeze(x, x); }},
         {"addDynamicQuantize", [&] { return api.addDynamicQuantize(x, 0, 16, DataType::kFP4, DataType::kFP8); }},
-        {"addCumulative", [&] { return api.addCumulative(x, x, nvinfer1::CumulativeOperation{}, false, false); }},
         {"addNonZeroV2", [&] { return api.addNonZeroV2(x, DataType::kINT64); }},
         {"addNMSV2", [&] { return api.addNMSV2(x, x, x, DataType::kINT64); }},
         {"addAttention", [&] { return api.addAttention(x, x, x, nvinfer1::AttentionNormalizationOp{}, false); }},
@@ -130,7 +133,8 @@ TEST_F(UnsupportedLayers, EachAddMethodSaysSo)
                     x, nvinfer1::CollectiveOperation{}, nvinfer1::ReduceOperation::kSUM, 0, groups, 1);
             }},
     };
-    EXPECT_EQ(calls.size(), 35U); // 38 before addTopK, addTopKV2 and addResize left this list.
+    // 38 before addTopK, addTopKV2, addResize, addDeconvolutionNd and addCumulative left this list.
+    EXPECT_EQ(calls.size(), 33U);
     for (auto const& [name, call] : calls)
     {
         mLogger.clear();

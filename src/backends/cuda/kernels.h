@@ -79,7 +79,7 @@ Status runReformat(DeviceTensor const& src, nvinfer1::TensorFormat srcFormat, De
 //! params.outputDims holds input 1's values when the layer has it (host::prepareRun reads them).
 Status runResize(ResizeParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 
-// ---- Reductions and windows (reduce.cu, softmax.cu, pooling.cu, topk.cu) ------------------------------------------
+// ---- Reductions and windows (reduce.cu, softmax.cu, pooling.cu, topk.cu, cumulative.cu) -----------------------------
 
 Status runReduce(ReduceParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 //! params.k is k however the layer gives it (host::prepareRun reads input 1 into it). Needs launch.libraries for its
@@ -88,8 +88,11 @@ Status runTopK(TopKParams const& params, DeviceTensor const& in, DeviceTensor co
     DeviceTensor const& indices, Launch const& launch);
 Status runSoftMax(SoftMaxParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 Status runPooling(PoolingParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
+//! params.axis is the axis, read from input 1 by host::prepareRun.
+Status runCumulative(
+    CumulativeParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 
-// ---- Libraries (matrix_multiply.cpp with cuBLASLt, convolution.cpp with cuDNN, libraries.cpp) ---------------------
+// ---- Libraries (matrix_multiply.cpp: cuBLASLt; convolution.cpp, deconvolution.cpp: cuDNN; libraries.cpp) ------------
 
 //! What a matrix multiply computes after the product (LayerRecord's fusions):
 //!     out = activation(scale * op0(a) * op1(b) + bias + residual)
@@ -134,6 +137,15 @@ int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const
 Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
     DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch,
     ConvolutionLayout const& layout = {});
+
+//! A deconvolution (deconvolution.cpp and deconvolution.cu), with host::runDeconvolution's semantics and checks.
+//! kernel and bias: device memory of params' weights (any floating type) or of the layer's inputs 1 and 2 (bias may be
+//! null). The variants: cuDNN's backward-data algorithms for these shapes in its heuristic's order (none when cuDNN
+//! cannot run them), then kiln's direct kernel, always the last one. Tactic 0 is cuDNN's first choice where there is
+//! one.
+int32_t nbDeconvolutionTactics(DeconvolutionParams const& params, DeviceTensor const& in, Libraries& libraries);
+Status runDeconvolution(DeconvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
+    DeviceTensor const* bias, DeviceTensor const& out, Launch const& launch);
 
 //! The library handles, scratch memory and prepared per-geometry state of one execution context, made on first use. Not
 //! thread-safe (one per context, like the context).
