@@ -246,7 +246,7 @@ enum class LayerType : int32_t
     kLRN = 4,                 //!< Local response normalization.
     kSCALE = 5,               //!< Scale, shift and power.
     kSOFTMAX = 6,             //!< ISoftMaxLayer.
-    kDECONVOLUTION = 7,       //!< Transposed convolution.
+    kDECONVOLUTION = 7,       //!< IDeconvolutionLayer.
     kCONCATENATION = 8,       //!< IConcatenationLayer.
     kELEMENTWISE = 9,         //!< IElementWiseLayer.
     kPLUGIN = 10,             //!< The legacy IPlugin layer.
@@ -288,7 +288,7 @@ enum class LayerType : int32_t
     kPLUGIN_V3 = 46,          //!< IPluginV3Layer.
     kSQUEEZE = 47,            //!< Squeeze.
     kUNSQUEEZE = 48,          //!< Unsqueeze.
-    kCUMULATIVE = 49,         //!< Cumulative sum or product.
+    kCUMULATIVE = 49,         //!< ICumulativeLayer.
     kDYNAMIC_QUANTIZE = 50,   //!< Dynamic quantize.
     kATTENTION_INPUT = 51,    //!< Input of an attention block.
     kATTENTION_OUTPUT = 52,   //!< Output of an attention block.
@@ -717,6 +717,88 @@ public:
 protected:
     virtual ~IConcatenationLayer() noexcept = default;
     apiv::VConcatenationLayer* mImpl;
+};
+
+//! A 2-D or 3-D deconvolution (transposed convolution): each input element scatters the kernel, scaled by its value,
+//! into the output at its position times the stride; the pre- and post-padding then trim the output's ends. An output
+//! extent is (I - 1) * S + 1 + D * (F - 1) - B - A for input extent I, stride S, dilation D, kernel extent F and
+//! padding B (pre) and A (post); kSAME_UPPER and kSAME_LOWER give min(I * S, (I - 1) * S + 1 + D * (F - 1)).
+//! Inputs: data, and optionally the kernel (1) and bias (2) as tensors.
+class IDeconvolutionLayer : public ILayer
+{
+public:
+    //! The number of output channels.
+    void setNbOutputMaps(int64_t nbOutputMaps) noexcept { mImpl->setNbOutputMaps(nbOutputMaps); }
+
+    //! The number of output channels.
+    int64_t getNbOutputMaps() const noexcept { return mImpl->getNbOutputMaps(); }
+
+    //! The number of groups (default 1); it divides the input channels and the output maps.
+    void setNbGroups(int64_t nbGroups) noexcept { mImpl->setNbGroups(nbGroups); }
+
+    //! The number of groups.
+    int64_t getNbGroups() const noexcept { return mImpl->getNbGroups(); }
+
+    //! The kernel, [C, K / groups, spatial...] for C input channels and K output maps (CKRS order).
+    void setKernelWeights(Weights weights) noexcept { mImpl->setKernelWeights(weights); }
+
+    //! The kernel.
+    Weights getKernelWeights() const noexcept { return mImpl->getKernelWeights(); }
+
+    //! The per-output-channel bias; empty weights for none.
+    void setBiasWeights(Weights weights) noexcept { mImpl->setBiasWeights(weights); }
+
+    //! The bias.
+    Weights getBiasWeights() const noexcept { return mImpl->getBiasWeights(); }
+
+    //! What is trimmed from the start of the output in each spatial dimension.
+    void setPrePadding(Dims const& padding) noexcept { mImpl->setPrePadding(padding); }
+
+    //! The pre-padding.
+    Dims getPrePadding() const noexcept { return mImpl->getPrePadding(); }
+
+    //! What is trimmed from the end of the output in each spatial dimension.
+    void setPostPadding(Dims const& padding) noexcept { mImpl->setPostPadding(padding); }
+
+    //! The post-padding.
+    Dims getPostPadding() const noexcept { return mImpl->getPostPadding(); }
+
+    //! The padding mode (default kEXPLICIT_ROUND_DOWN; both explicit modes give the same output).
+    void setPaddingMode(PaddingMode paddingMode) noexcept { mImpl->setPaddingMode(paddingMode); }
+
+    //! The padding mode.
+    PaddingMode getPaddingMode() const noexcept { return mImpl->getPaddingMode(); }
+
+    //! The kernel's spatial extents.
+    void setKernelSizeNd(Dims const& kernelSize) noexcept { mImpl->setKernelSizeNd(kernelSize); }
+
+    //! The kernel's spatial extents.
+    Dims getKernelSizeNd() const noexcept { return mImpl->getKernelSizeNd(); }
+
+    //! The stride (default all 1).
+    void setStrideNd(Dims const& stride) noexcept { mImpl->setStrideNd(stride); }
+
+    //! The stride.
+    Dims getStrideNd() const noexcept { return mImpl->getStrideNd(); }
+
+    //! Symmetric padding (default all 0).
+    void setPaddingNd(Dims const& padding) noexcept { mImpl->setPaddingNd(padding); }
+
+    //! The padding; the pre-padding when asymmetric.
+    Dims getPaddingNd() const noexcept { return mImpl->getPaddingNd(); }
+
+    //! The dilation (default all 1).
+    void setDilationNd(Dims const& dilation) noexcept { mImpl->setDilationNd(dilation); }
+
+    //! The dilation.
+    Dims getDilationNd() const noexcept { return mImpl->getDilationNd(); }
+
+    //! Input 0 is the data, 1 the kernel and 2 the bias (their weights must then be empty).
+    using ILayer::setInput;
+
+protected:
+    virtual ~IDeconvolutionLayer() noexcept = default;
+    apiv::VDeconvolutionLayer* mImpl;
 };
 
 //! The binary operations of IElementWiseLayer. kAND, kOR and kXOR take kBOOL inputs.
@@ -1490,6 +1572,51 @@ protected:
     virtual ~IScatterLayer() noexcept = default;
 };
 
+//! The reductions of ICumulativeLayer.
+enum class CumulativeOperation : int32_t
+{
+    kSUM = 0, //!< Prefix sums.
+};
+
+namespace impl
+{
+template <>
+struct EnumMaxImpl<CumulativeOperation>
+{
+    static constexpr int32_t kVALUE = 1;
+};
+} // namespace impl
+
+//! Successive reductions along one axis; the output has the input's type and shape. For a line x of n elements along
+//! the axis, output j reduces x[0..j] (forward, inclusive), x[0..j-1] (forward, exclusive), x[j..n-1] (reverse,
+//! inclusive) or x[j+1..n-1] (reverse, exclusive); an empty range gives the operation's identity (0 for kSUM).
+//! Input 1 is the axis: a 0-D kINT32 or kINT64 tensor whose value is known at build time, in [-rank, rank - 1].
+class ICumulativeLayer : public ILayer
+{
+public:
+    //! The reduction; false (and no change) for a value that is not a CumulativeOperation.
+    bool setOperation(CumulativeOperation op) noexcept { return mImpl->setOperation(op); }
+
+    //! The reduction (default kSUM).
+    CumulativeOperation getOperation() const noexcept { return mImpl->getOperation(); }
+
+    //! Whether output j leaves element j out of its reduction.
+    void setExclusive(bool exclusive) noexcept { mImpl->setExclusive(exclusive); }
+
+    //! Whether the reduction is exclusive (default false).
+    bool getExclusive() const noexcept { return mImpl->getExclusive(); }
+
+    //! Whether the reduction runs from the end of the axis to its start.
+    void setReverse(bool reverse) noexcept { mImpl->setReverse(reverse); }
+
+    //! Whether the reduction runs backward (default false).
+    bool getReverse() const noexcept { return mImpl->getReverse(); }
+
+protected:
+    apiv::VCumulativeLayer* mImpl;
+    virtual ~ICumulativeLayer() noexcept = default;
+};
+
 //! A network to build: inputs, layers and outputs. Made by IBuilder::createNetworkV2(); delete it before the
 //! builder. It owns its tensors and layers. Only the add* methods of the layers kiln declares are here.
 class INetworkDefinition : public INoCopy
@@ -1678,6 +1805,13 @@ public:
         return mImpl->addConvolutionNd(input, nbOutputMaps, kernelSize, kernelWeights, biasWeights);
     }
 
+    //! Adds a 2-D or 3-D deconvolution with nbOutputMaps output channels; empty biasWeights for no bias.
+    IDeconvolutionLayer* addDeconvolutionNd(ITensor& input, int64_t nbOutputMaps, Dims const& kernelSize,
+        Weights kernelWeights, Weights biasWeights) noexcept
+    {
+        return mImpl->addDeconvolutionNd(input, nbOutputMaps, kernelSize, kernelWeights, biasWeights);
+    }
+
     //! Adds a 2-D or 3-D pooling.
     IPoolingLayer* addPoolingNd(ITensor& input, PoolingType type, Dims const& windowSize) noexcept
     {
@@ -1691,6 +1825,14 @@ public:
     ISelectLayer* addSelect(ITensor& condition, ITensor& thenInput, ITensor& elseInput) noexcept
     {
         return mImpl->addSelect(condition, thenInput, elseInput);
+    }
+
+    //! Adds a cumulative operation of input along the axis that axis holds (a 0-D kINT32 or kINT64 tensor known at
+    //! build time).
+    ICumulativeLayer* addCumulative(
+        ITensor& input, ITensor& axis, CumulativeOperation operation, bool exclusive, bool reverse) noexcept
+    {
+        return mImpl->addCumulative(input, axis, operation, exclusive, reverse);
     }
 
     //! Adds a fill with a kFLOAT output. Deprecated: use the overload with an output type.

@@ -584,6 +584,34 @@ public:
     virtual int32_t getAxis() const noexcept = 0;
 };
 
+//! What an IDeconvolutionLayer forwards to (the slots of VConvolutionLayer, in the same order).
+class VDeconvolutionLayer : public VRoot
+{
+public:
+    virtual void setNbOutputMaps(int64_t nbOutputMaps) noexcept = 0;
+    virtual int64_t getNbOutputMaps() const noexcept = 0;
+    virtual void setNbGroups(int64_t nbGroups) noexcept = 0;
+    virtual int64_t getNbGroups() const noexcept = 0;
+    virtual void setKernelWeights(Weights weights) noexcept = 0;
+    virtual Weights getKernelWeights() const noexcept = 0;
+    virtual void setBiasWeights(Weights weights) noexcept = 0;
+    virtual Weights getBiasWeights() const noexcept = 0;
+    virtual void setPrePadding(Dims const& padding) noexcept = 0;
+    virtual Dims getPrePadding() const noexcept = 0;
+    virtual void setPostPadding(Dims const& padding) noexcept = 0;
+    virtual Dims getPostPadding() const noexcept = 0;
+    virtual void setPaddingMode(PaddingMode paddingMode) noexcept = 0;
+    virtual PaddingMode getPaddingMode() const noexcept = 0;
+    virtual void setKernelSizeNd(Dims const& kernelSize) noexcept = 0;
+    virtual Dims getKernelSizeNd() const noexcept = 0;
+    virtual void setStrideNd(Dims const& stride) noexcept = 0;
+    virtual Dims getStrideNd() const noexcept = 0;
+    virtual void setPaddingNd(Dims const& padding) noexcept = 0;
+    virtual Dims getPaddingNd() const noexcept = 0;
+    virtual void setDilationNd(Dims const& dilation) noexcept = 0;
+    virtual Dims getDilationNd() const noexcept = 0;
+};
+
 //! What an IElementWiseLayer forwards to.
 class VElementWiseLayer : public VRoot
 {
@@ -745,6 +773,18 @@ public:
 //! What an ISelectLayer forwards to: nothing beyond ILayer.
 class VSelectLayer : public VRoot
 {
+};
+
+//! What an ICumulativeLayer forwards to.
+class VCumulativeLayer : public VRoot
+{
+public:
+    virtual bool setOperation(CumulativeOperation op) noexcept = 0;
+    virtual CumulativeOperation getOperation() const noexcept = 0;
+    virtual void setExclusive(bool exclusive) noexcept = 0;
+    virtual bool getExclusive() const noexcept = 0;
+    virtual void setReverse(bool reverse) noexcept = 0;
+    virtual bool getReverse() const noexcept = 0;
 };
 
 //! What an IFillLayer forwards to.

@@ -255,7 +255,7 @@ LayerParams WeightsKeeper::params(LayerParams const& params)
             if constexpr (std::is_copy_constructible_v<P>)
             {
                 P copy = kind;
-                if constexpr (std::is_same_v<P, ConvolutionParams>)
+                if constexpr (std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, DeconvolutionParams>)
                 {
                     copy.kernel = keep(kind.kernel);
                     copy.bias = keep(kind.bias);

@@ -31,6 +31,7 @@ using nvinfer1::LayerType;
     X(kACTIVATION, Activation, "Activation")                                                                           \
     X(kPOOLING, Pooling, "Pooling")                                                                                    \
     X(kSOFTMAX, SoftMax, "Softmax")                                                                                    \
+    X(kDECONVOLUTION, Deconvolution, "Deconvolution")                                                                  \
     X(kCONCATENATION, Concatenation, "Concatenation")                                                                  \
     X(kELEMENTWISE, ElementWise, "ElementWise")                                                                        \
     X(kUNARY, Unary, "Unary")                                                                                          \
@@ -50,7 +51,8 @@ using nvinfer1::LayerType;
     X(kQUANTIZE, Quantize, "Quantize")                                                                                 \
     X(kDEQUANTIZE, Dequantize, "Dequantize")                                                                           \
     X(kSCATTER, Scatter, "Scatter")                                                                                    \
-    X(kPLUGIN_V3, PluginV3, "PluginV3")
+    X(kPLUGIN_V3, PluginV3, "PluginV3")                                                                                \
+    X(kCUMULATIVE, Cumulative, "Cumulative")
 
 //! One row of the list.
 struct LayerKindInfo
@@ -64,8 +66,9 @@ struct LayerKindInfo
 inline constexpr std::array kLayerKinds{KILN_LAYER_KINDS(KILN_LAYER_KIND_ROW)};
 #undef KILN_LAYER_KIND_ROW
 
-static_assert(kLayerKinds.size() == 25,
-    "KILN_LAYER_KINDS lists the 20 layer kinds of issue 3, kTOPK, kRESIZE, kQUANTIZE, kDEQUANTIZE and kSCATTER");
+static_assert(kLayerKinds.size() == 27,
+    "KILN_LAYER_KINDS lists the 20 layer kinds of issue 3, kTOPK, kRESIZE, kDECONVOLUTION, kQUANTIZE, kDEQUANTIZE, "
+    "kSCATTER and kCUMULATIVE");
 
 constexpr bool layerKindRowsInEnumOrder() noexcept
 {

@@ -446,6 +446,10 @@ bool NetworkApi::setWeightsName(Weights weights, char const* name) noexcept
             {
                 used = used || conv->kernel.values == weights.values || conv->bias.values == weights.values;
             }
+            else if (auto const* deconv = std::get_if<DeconvolutionParams>(&layer->params()))
+            {
+                used = used || deconv->kernel.values == weights.values || deconv->bias.values == weights.values;
+            }
             else if (auto const* constant = std::get_if<ConstantParams>(&layer->params()))
             {
                 used = used || constant->weights.values == weights.values;

@@ -57,6 +57,22 @@ struct ConvolutionParams
     Weights bias{};   //!< Empty for no bias, or when input 2 gives it.
 };
 
+//! A deconvolution's parameters: ConvolutionParams' members with the deconvolution's meaning (the kernel is
+//! [C, K / groups, spatial...]; the padding trims the output).
+struct DeconvolutionParams
+{
+    int64_t nbOutputMaps{};
+    Dims kernelSize{};  //!< 2 or 3 spatial extents.
+    Dims stride{};      //!< Default all 1.
+    Dims prePadding{};  //!< Default all 0.
+    Dims postPadding{}; //!< Default all 0.
+    Dims dilation{};    //!< Default all 1.
+    nvinfer1::PaddingMode paddingMode{nvinfer1::PaddingMode::kEXPLICIT_ROUND_DOWN};
+    int64_t nbGroups{1};
+    Weights kernel{}; //!< Empty when input 1 gives the kernel.
+    Weights bias{};   //!< Empty for no bias, or when input 2 gives it.
+};
+
 struct ActivationParams
 {
     nvinfer1::ActivationType type{};
@@ -245,6 +261,15 @@ struct ConstantParams
 
 struct SelectParams
 {
+};
+
+//! The axis is input 1's value: kept here once known (at build time), -1 before; the layer's methods never set it.
+struct CumulativeParams
+{
+    nvinfer1::CumulativeOperation op{nvinfer1::CumulativeOperation::kSUM};
+    bool exclusive{};
+    bool reverse{};
+    int32_t axis{-1}; //!< Non-negative once resolved; the network keeps input 1 instead.
 };
 
 struct FillParams

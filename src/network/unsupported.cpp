@@ -38,12 +38,6 @@ nvinfer1::IParametricReLULayer* NetworkApi::addParametricReLU(
     return unsupported("addParametricReLU");
 }
 
-nvinfer1::IDeconvolutionLayer* NetworkApi::addDeconvolutionNd(nvinfer1::ITensor& /*input*/, int64_t /*nbOutputMaps*/,
-    Dims const& /*kernelSize*/, Weights /*kernelWeights*/, Weights /*biasWeights*/) noexcept
-{
-    return unsupported("addDeconvolutionNd");
-}
-
 nvinfer1::IScaleLayer* NetworkApi::addScaleNd(nvinfer1::ITensor& /*input*/, nvinfer1::ScaleMode /*mode*/,
     Weights /*shift*/, Weights /*scale*/, Weights /*power*/, int32_t /*channelAxis*/) noexcept
 {
@@ -126,12 +120,6 @@ nvinfer1::IDynamicQuantizeLayer* NetworkApi::addDynamicQuantize(nvinfer1::ITenso
     int32_t /*blockSize*/, DataType /*toType*/, DataType /*scaleType*/) noexcept
 {
     return unsupported("addDynamicQuantize");
-}
-
-nvinfer1::ICumulativeLayer* NetworkApi::addCumulative(nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*axis*/,
-    nvinfer1::CumulativeOperation /*operation*/, bool /*exclusive*/, bool /*reverse*/) noexcept
-{
-    return unsupported("addCumulative");
 }
 
 nvinfer1::INonZeroLayer* NetworkApi::addNonZeroV2(nvinfer1::ITensor& /*input*/, DataType /*indicesType*/) noexcept

@@ -54,6 +54,8 @@ OpRegistry const& builtinOps()
         registerConstantOps(ops);
         registerControlFlowOps(ops);
         registerConvolutionOps(ops);
+        registerCumulativeOps(ops);
+        registerDeconvolutionOps(ops);
         registerElementwiseOps(ops);
         registerGatherOps(ops);
         registerIdentityOps(ops);

@@ -171,6 +171,26 @@ private:
         p.bias = weights(f.bias(), "bias weights");
         return p;
     }
+    LayerParams read(fb::DeconvolutionParams const& f)
+    {
+        DeconvolutionParams p;
+        p.nbOutputMaps = f.nb_output_maps();
+        p.kernelSize = dims(f.kernel_size(), "kernelSize");
+        p.stride = dims(f.stride(), "stride");
+        p.prePadding = dims(f.pre_padding(), "prePadding");
+        p.postPadding = dims(f.post_padding(), "postPadding");
+        p.dilation = dims(f.dilation(), "dilation");
+        p.paddingMode = static_cast<nvinfer1::PaddingMode>(f.padding_mode());
+        p.nbGroups = f.nb_groups();
+        p.kernel = weights(f.kernel(), "kernel weights");
+        p.bias = weights(f.bias(), "bias weights");
+        return p;
+    }
+    LayerParams read(fb::CumulativeParams const& f)
+    {
+        return CumulativeParams{
+            static_cast<nvinfer1::CumulativeOperation>(f.op()), f.exclusive(), f.reverse(), f.axis()};
+    }
     LayerParams read(fb::CastParams const& f) { return CastParams{static_cast<DataType>(f.to_type())}; }
     LayerParams read(fb::ActivationParams const& f)
     {

@@ -164,6 +164,23 @@ private:
             dilation, static_cast<int32_t>(p.paddingMode), p.nbGroups, kernel, bias)
             .Union();
     }
+    Offset<void> params(DeconvolutionParams const& p)
+    {
+        auto const kernelSize = dims(p.kernelSize, "kernelSize");
+        auto const stride = dims(p.stride, "stride");
+        auto const prePadding = dims(p.prePadding, "prePadding");
+        auto const postPadding = dims(p.postPadding, "postPadding");
+        auto const dilation = dims(p.dilation, "dilation");
+        auto const kernel = weights(p.kernel, "kernel weights");
+        auto const bias = weights(p.bias, "bias weights");
+        return fb::CreateDeconvolutionParams(mBuilder, p.nbOutputMaps, kernelSize, stride, prePadding, postPadding,
+            dilation, static_cast<int32_t>(p.paddingMode), p.nbGroups, kernel, bias)
+            .Union();
+    }
+    Offset<void> params(CumulativeParams const& p)
+    {
+        return fb::CreateCumulativeParams(mBuilder, static_cast<int32_t>(p.op), p.exclusive, p.reverse, p.axis).Union();
+    }
     Offset<void> params(CastParams const& p)
     {
         return fb::CreateCastParams(mBuilder, static_cast<int32_t>(p.toType)).Union();

@@ -36,6 +36,7 @@ inline constexpr std::array<KindArity, kLayerKinds.size()> kKindArity{{
     {LayerType::kACTIVATION, 1, 1, kMany, 1, 1},
     {LayerType::kPOOLING, 1, 1, kMany, 1, 1},
     {LayerType::kSOFTMAX, 1, 1, kMany, 1, 1},
+    {LayerType::kDECONVOLUTION, 1, 3, 1, 1, 1}, // Input 1 the kernel, input 2 the bias, when not weights.
     {LayerType::kCONCATENATION, 1, kMany, kMany, 1, 1},
     {LayerType::kELEMENTWISE, 2, 2, kMany, 1, 1},
     {LayerType::kUNARY, 1, 1, kMany, 1, 1},
@@ -56,6 +57,7 @@ inline constexpr std::array<KindArity, kLayerKinds.size()> kKindArity{{
     {LayerType::kDEQUANTIZE, 2, 3, 2, 1, 1},  // Data, scale, zero point.
     {LayerType::kSCATTER, 3, 3, kMany, 1, 1}, // Data, indices, updates.
     {LayerType::kPLUGIN_V3, 0, kMany, kMany, 1, kMany},
+    {LayerType::kCUMULATIVE, 2, 2, kMany, 1, 1},
 }};
 
 constexpr bool arityRowsFollowKinds() noexcept

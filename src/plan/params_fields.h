@@ -30,6 +30,30 @@ constexpr void forEachField(ConvolutionParams const& p, Visit&& visit)
 }
 
 template <typename Visit>
+constexpr void forEachField(DeconvolutionParams const& p, Visit&& visit)
+{
+    visit("nbOutputMaps", p.nbOutputMaps);
+    visit("kernelSize", p.kernelSize);
+    visit("stride", p.stride);
+    visit("prePadding", p.prePadding);
+    visit("postPadding", p.postPadding);
+    visit("dilation", p.dilation);
+    visit("paddingMode", p.paddingMode);
+    visit("nbGroups", p.nbGroups);
+    visit("kernel weights", p.kernel);
+    visit("bias weights", p.bias);
+}
+
+template <typename Visit>
+constexpr void forEachField(CumulativeParams const& p, Visit&& visit)
+{
+    visit("op", p.op);
+    visit("exclusive", p.exclusive);
+    visit("reverse", p.reverse);
+    visit("axis", p.axis);
+}
+
+template <typename Visit>
 constexpr void forEachField(CastParams const& p, Visit&& visit)
 {
     visit("toType", p.toType);
@@ -265,10 +289,11 @@ constexpr bool everyMemberVisited() noexcept
 } // namespace detail
 
 // The plugin kinds hold plugin objects, which no list visits.
-static_assert(detail::everyMemberVisited<ConvolutionParams, CastParams, ActivationParams, PoolingParams, SoftMaxParams,
-                  ConcatenationParams, ElementWiseParams, UnaryParams, ShuffleParams, ReduceParams, TopKParams,
-                  GatherParams, MatrixMultiplyParams, ConstantParams, IdentityParams, SliceParams, ShapeParams,
-                  ResizeParams, SelectParams, FillParams, QuantizeParams, DequantizeParams, ScatterParams>(),
+static_assert(
+    detail::everyMemberVisited<ConvolutionParams, CastParams, ActivationParams, PoolingParams, SoftMaxParams,
+        DeconvolutionParams, ConcatenationParams, ElementWiseParams, UnaryParams, ShuffleParams, ReduceParams,
+        TopKParams, GatherParams, MatrixMultiplyParams, ConstantParams, IdentityParams, SliceParams, ShapeParams,
+        ResizeParams, SelectParams, FillParams, QuantizeParams, DequantizeParams, ScatterParams, CumulativeParams>(),
     "forEachField visits every member of each kind's parameters");
 
 } // namespace kiln

@@ -326,6 +326,49 @@ TEST_F(CudaEngine, ConvolutionPoolingMatrixMultiplySoftMaxMatchTheHost)
     expectSameOnBothBackends({Dims{4, {2, 3, 16, 16}}}, 1e-3F);
 }
 
+TEST_F(CudaEngine, DeconvolutionsMatchTheHost)
+{
+    // A decoder's upsamplings: a stride-2 deconvolution with weights, bias and asymmetric padding (timed tactics);
+    // then a grouped one whose kernel and bias are constant tensors (inputs 1 and 2), in kSAME_UPPER.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {2, 6, 5, 7}});
+    auto* up = mNetwork->addDeconvolutionNd(*x, 4, Dims{2, {4, 3}}, weights(6 * 4 * 4 * 3), weights(4));
+    up->setStrideNd(Dims{2, {2, 2}});
+    up->setPrePadding(Dims{2, {1, 0}});
+    up->setPostPadding(Dims{2, {2, 1}});
+    auto* relu = mNetwork->addActivation(*up->getOutput(0), nvinfer1::ActivationType::kRELU);
+    auto* kernel = mNetwork->addConstant(Dims{4, {4, 3, 3, 3}}, weights(4 * 3 * 3 * 3));
+    auto* bias = mNetwork->addConstant(Dims{1, {6}}, weights(6));
+    auto* grouped = mNetwork->addDeconvolutionNd(*relu->getOutput(0), 6, Dims{2, {3, 3}},
+        nvinfer1::Weights{DataType::kFLOAT, nullptr, 0}, nvinfer1::Weights{DataType::kFLOAT, nullptr, 0});
+    grouped->setInput(1, *kernel->getOutput(0));
+    grouped->setInput(2, *bias->getOutput(0));
+    grouped->setNbGroups(2);
+    grouped->setStrideNd(Dims{2, {2, 3}});
+    grouped->setDilationNd(Dims{2, {1, 2}});
+    grouped->setPaddingMode(nvinfer1::PaddingMode::kSAME_UPPER);
+    grouped->getOutput(0)->setName("y");
+    mNetwork->markOutput(*grouped->getOutput(0));
+    expectSameOnBothBackends({Dims{4, {2, 6, 5, 7}}}, 1e-3F);
+}
+
+TEST_F(CudaEngine, CumulativeSumsMatchTheHost)
+{
+    // Prefix sums along the middle axis (a constant axis, read on the host), then reverse exclusive ones along the
+    // last.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{3, {2, 50, 7}});
+    static int32_t const middle = 1;
+    static int64_t const last = -1;
+    auto* first = mNetwork->addConstant(Dims{0, {}}, nvinfer1::Weights{DataType::kINT32, &middle, 1});
+    auto* second = mNetwork->addConstant(Dims{0, {}}, nvinfer1::Weights{DataType::kINT64, &last, 1});
+    auto* forward
+        = mNetwork->addCumulative(*x, *first->getOutput(0), nvinfer1::CumulativeOperation::kSUM, false, false);
+    auto* backward = mNetwork->addCumulative(
+        *forward->getOutput(0), *second->getOutput(0), nvinfer1::CumulativeOperation::kSUM, true, true);
+    backward->getOutput(0)->setName("y");
+    mNetwork->markOutput(*backward->getOutput(0));
+    expectSameOnBothBackends({Dims{3, {2, 50, 7}}}, 1e-4F);
+}
+
 TEST_F(CudaEngine, FusedMatrixMultiplyBiasActivationMatchesTheUnfusedHost)
 {
     // x [2, 16, 64] · w [1, 64, 48] + b [1, 1, 48], GELU, then · w2 + b2 and ReLU: the CUDA build fuses each bias

@@ -311,6 +311,14 @@ TEST(EnumValuesApi, FillOperation)
     KILN_ENUM_MAX(FillOperation, 3);
 }
 
+TEST(EnumValuesApi, CumulativeOperation)
+{
+    KILN_ENUM_TYPE(CumulativeOperation, int32_t);
+    KILN_ENUM(CumulativeOperation, kSUM, 0);
+    KILN_ENUM_MAX(CumulativeOperation, 1);
+    KILN_ENUM_MAX_IMPL(CumulativeOperation, 1);
+}
+
 TEST(EnumValuesApi, QuantizationFlag)
 {
     KILN_ENUM_TYPE(QuantizationFlag, int32_t);

@@ -148,6 +148,7 @@ TEST(LayoutApi, ILayerIsVptrPlusLayer)
 TEST(LayoutApi, LayersAddTheirOwnImpl)
 {
     KILN_EXPECT_LAYER(IConvolutionLayer);
+    KILN_EXPECT_LAYER(IDeconvolutionLayer);
     KILN_EXPECT_LAYER(IActivationLayer);
     KILN_EXPECT_LAYER(IPoolingLayer);
     KILN_EXPECT_LAYER(ISoftMaxLayer);
@@ -172,6 +173,7 @@ TEST(LayoutApi, LayersAddTheirOwnImpl)
     KILN_EXPECT_LAYER(IConstantLayer);
     KILN_EXPECT_LAYER(ISelectLayer);
     KILN_EXPECT_LAYER(IFillLayer);
+    KILN_EXPECT_LAYER(ICumulativeLayer);
 }
 
 TEST(LayoutApi, PermutationIsEightInt32)
@@ -206,6 +208,7 @@ TEST(ApiSurfaceApi, LibraryOwnedObjectsHaveProtectedDestructors)
     EXPECT_FALSE(std::is_destructible<ITensor>::value);
     EXPECT_FALSE(std::is_destructible<ILayer>::value);
     EXPECT_FALSE(std::is_destructible<IConvolutionLayer>::value);
+    EXPECT_FALSE(std::is_destructible<IDeconvolutionLayer>::value);
     EXPECT_FALSE(std::is_destructible<IActivationLayer>::value);
     EXPECT_FALSE(std::is_destructible<IPoolingLayer>::value);
     EXPECT_FALSE(std::is_destructible<ISoftMaxLayer>::value);
@@ -230,6 +233,7 @@ TEST(ApiSurfaceApi, LibraryOwnedObjectsHaveProtectedDestructors)
     EXPECT_FALSE(std::is_destructible<IConstantLayer>::value);
     EXPECT_FALSE(std::is_destructible<ISelectLayer>::value);
     EXPECT_FALSE(std::is_destructible<IFillLayer>::value);
+    EXPECT_FALSE(std::is_destructible<ICumulativeLayer>::value);
 }
 
 TEST(ApiSurfaceApi, NothingCanBeCopiedOrMoved)
@@ -249,7 +253,9 @@ TEST(ApiSurfaceApi, NothingCanBeCopiedOrMoved)
     EXPECT_TRUE(isNoCopy<ITensor>());
     EXPECT_TRUE(isNoCopy<ILayer>());
     EXPECT_TRUE(isNoCopy<IConvolutionLayer>());
+    EXPECT_TRUE(isNoCopy<IDeconvolutionLayer>());
     EXPECT_TRUE(isNoCopy<IFillLayer>());
+    EXPECT_TRUE(isNoCopy<ICumulativeLayer>());
     EXPECT_TRUE(isNoCopy<IResizeLayer>());
 }
 
@@ -266,6 +272,7 @@ TEST(ApiSurfaceApi, ImplementationInterfacesDeriveFromVRoot)
     // A layer's own interface is not a VLayer: the ILayer part has its own implementation pointer.
     EXPECT_FALSE((std::is_base_of<apiv::VLayer, apiv::VConvolutionLayer>::value));
     EXPECT_TRUE((std::is_base_of<apiv::VRoot, apiv::VConvolutionLayer>::value));
+    EXPECT_TRUE((std::is_base_of<apiv::VRoot, apiv::VDeconvolutionLayer>::value));
     EXPECT_TRUE(std::is_abstract<apiv::VNetworkDefinition>::value);
     EXPECT_FALSE(std::is_abstract<apiv::VShapeLayer>::value);
 }

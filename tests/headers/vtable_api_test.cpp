@@ -323,6 +323,34 @@ TEST(VtableSlots, IConvolutionLayerIsAWrapper)
         KILN_SLOT(kNotVirtual, C, getDilationNd, Dims() const noexcept));
 }
 
+TEST(VtableSlots, IDeconvolutionLayerIsAWrapper)
+{
+    using C = IDeconvolutionLayer;
+    KILN_EXPECT_VTABLE(IDeconvolutionLayer, 2, 0, KILN_DTOR(0),
+        KILN_SLOT(kNotVirtual, C, setNbOutputMaps, void(int64_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, getNbOutputMaps, int64_t() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setNbGroups, void(int64_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, getNbGroups, int64_t() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setKernelWeights, void(Weights) noexcept),
+        KILN_SLOT(kNotVirtual, C, getKernelWeights, Weights() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setBiasWeights, void(Weights) noexcept),
+        KILN_SLOT(kNotVirtual, C, getBiasWeights, Weights() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setPrePadding, void(Dims const&) noexcept),
+        KILN_SLOT(kNotVirtual, C, getPrePadding, Dims() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setPostPadding, void(Dims const&) noexcept),
+        KILN_SLOT(kNotVirtual, C, getPostPadding, Dims() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setPaddingMode, void(PaddingMode) noexcept),
+        KILN_SLOT(kNotVirtual, C, getPaddingMode, PaddingMode() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setKernelSizeNd, void(Dims const&) noexcept),
+        KILN_SLOT(kNotVirtual, C, getKernelSizeNd, Dims() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setStrideNd, void(Dims const&) noexcept),
+        KILN_SLOT(kNotVirtual, C, getStrideNd, Dims() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setPaddingNd, void(Dims const&) noexcept),
+        KILN_SLOT(kNotVirtual, C, getPaddingNd, Dims() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setDilationNd, void(Dims const&) noexcept),
+        KILN_SLOT(kNotVirtual, C, getDilationNd, Dims() const noexcept));
+}
+
 TEST(VtableSlots, IActivationLayerIsAWrapper)
 {
     using C = IActivationLayer;
@@ -566,6 +594,18 @@ TEST(VtableSlots, ISelectLayerIsAWrapper)
     KILN_EXPECT_VTABLE(ISelectLayer, 2, 0, KILN_DTOR(0));
 }
 
+TEST(VtableSlots, ICumulativeLayerIsAWrapper)
+{
+    using C = ICumulativeLayer;
+    KILN_EXPECT_VTABLE(ICumulativeLayer, 2, 0, KILN_DTOR(0),
+        KILN_SLOT(kNotVirtual, C, setOperation, bool(CumulativeOperation) noexcept),
+        KILN_SLOT(kNotVirtual, C, getOperation, CumulativeOperation() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setExclusive, void(bool) noexcept),
+        KILN_SLOT(kNotVirtual, C, getExclusive, bool() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setReverse, void(bool) noexcept),
+        KILN_SLOT(kNotVirtual, C, getReverse, bool() const noexcept));
+}
+
 TEST(VtableSlots, IFillLayerIsAWrapper)
 {
     using C = IFillLayer;
@@ -639,8 +679,12 @@ TEST(VtableSlots, INetworkDefinitionIsAWrapper)
         KILN_SLOT(kNotVirtual, C, addConvolutionNd,
             IConvolutionLayer * (ITensor&, int64_t, Dims const&, Weights, Weights) noexcept),
         KILN_SLOT(kNotVirtual, C, addPoolingNd, IPoolingLayer * (ITensor&, PoolingType, Dims const&) noexcept),
+        KILN_SLOT(kNotVirtual, C, addDeconvolutionNd,
+            IDeconvolutionLayer * (ITensor&, int64_t, Dims const&, Weights, Weights) noexcept),
         KILN_SLOT(kNotVirtual, C, addResize, IResizeLayer * (ITensor&) noexcept),
         KILN_SLOT(kNotVirtual, C, addSelect, ISelectLayer * (ITensor&, ITensor&, ITensor&) noexcept),
+        KILN_SLOT(kNotVirtual, C, addCumulative,
+            ICumulativeLayer * (ITensor&, ITensor&, CumulativeOperation, bool, bool) noexcept),
         KILN_SLOT(kNotVirtual, C, addFill, IFillLayer * (Dims const&, FillOperation) noexcept),
         KILN_SLOT(kNotVirtual, C, addFill, IFillLayer * (Dims const&, FillOperation, DataType) noexcept),
         KILN_SLOT(kNotVirtual, C, setWeightsName, bool(Weights, char const*) noexcept),
@@ -1032,6 +1076,32 @@ TEST(VtableSlots, ApivVConvolutionLayer)
         KILN_SLOT(23, C, getDilationNd, Dims() const noexcept));
 }
 
+TEST(VtableSlots, ApivVDeconvolutionLayer)
+{
+    using C = apiv::VDeconvolutionLayer;
+    KILN_EXPECT_VTABLE(apiv::VDeconvolutionLayer, 24, 0, KILN_DTOR(0),
+        KILN_SLOT(2, C, setNbOutputMaps, void(int64_t) noexcept),
+        KILN_SLOT(3, C, getNbOutputMaps, int64_t() const noexcept),
+        KILN_SLOT(4, C, setNbGroups, void(int64_t) noexcept), KILN_SLOT(5, C, getNbGroups, int64_t() const noexcept),
+        KILN_SLOT(6, C, setKernelWeights, void(Weights) noexcept),
+        KILN_SLOT(7, C, getKernelWeights, Weights() const noexcept),
+        KILN_SLOT(8, C, setBiasWeights, void(Weights) noexcept),
+        KILN_SLOT(9, C, getBiasWeights, Weights() const noexcept),
+        KILN_SLOT(10, C, setPrePadding, void(Dims const&) noexcept),
+        KILN_SLOT(11, C, getPrePadding, Dims() const noexcept),
+        KILN_SLOT(12, C, setPostPadding, void(Dims const&) noexcept),
+        KILN_SLOT(13, C, getPostPadding, Dims() const noexcept),
+        KILN_SLOT(14, C, setPaddingMode, void(PaddingMode) noexcept),
+        KILN_SLOT(15, C, getPaddingMode, PaddingMode() const noexcept),
+        KILN_SLOT(16, C, setKernelSizeNd, void(Dims const&) noexcept),
+        KILN_SLOT(17, C, getKernelSizeNd, Dims() const noexcept),
+        KILN_SLOT(18, C, setStrideNd, void(Dims const&) noexcept), KILN_SLOT(19, C, getStrideNd, Dims() const noexcept),
+        KILN_SLOT(20, C, setPaddingNd, void(Dims const&) noexcept),
+        KILN_SLOT(21, C, getPaddingNd, Dims() const noexcept),
+        KILN_SLOT(22, C, setDilationNd, void(Dims const&) noexcept),
+        KILN_SLOT(23, C, getDilationNd, Dims() const noexcept));
+}
+
 TEST(VtableSlots, ApivVActivationLayer)
 {
     using C = apiv::VActivationLayer;
@@ -1250,6 +1320,16 @@ TEST(VtableSlots, ApivVResizeLayer)
 TEST(VtableSlots, ApivVSelectLayer)
 {
     KILN_EXPECT_VTABLE(apiv::VSelectLayer, 2, 0, KILN_DTOR(0));
+}
+
+TEST(VtableSlots, ApivVCumulativeLayer)
+{
+    using C = apiv::VCumulativeLayer;
+    KILN_EXPECT_VTABLE(apiv::VCumulativeLayer, 8, 0, KILN_DTOR(0),
+        KILN_SLOT(2, C, setOperation, bool(CumulativeOperation) noexcept),
+        KILN_SLOT(3, C, getOperation, CumulativeOperation() const noexcept),
+        KILN_SLOT(4, C, setExclusive, void(bool) noexcept), KILN_SLOT(5, C, getExclusive, bool() const noexcept),
+        KILN_SLOT(6, C, setReverse, void(bool) noexcept), KILN_SLOT(7, C, getReverse, bool() const noexcept));
 }
 
 TEST(VtableSlots, ApivVFillLayer)

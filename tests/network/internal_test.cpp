@@ -33,8 +33,8 @@ TEST(LayerKinds, TheListIsConsistent)
         EXPECT_STREQ(layerKindTag(kind.type), kind.tag);
         EXPECT_STREQ(layerClassName(kind.type), kind.className);
     }
-    // kTOPK, kRESIZE, kQUANTIZE, kDEQUANTIZE and kSCATTER joined the 20 of issue 3.
-    EXPECT_EQ(kLayerKinds.size(), 25U);
+    // kTOPK, kRESIZE, kDECONVOLUTION, kQUANTIZE, kDEQUANTIZE, kSCATTER and kCUMULATIVE joined the 20 of issue 3.
+    EXPECT_EQ(kLayerKinds.size(), 27U);
     EXPECT_STREQ(layerClassName(LayerType::kSCATTER), "IScatterLayer");
     EXPECT_STREQ(layerClassName(LayerType::kQUANTIZE), "IQuantizeLayer");
     EXPECT_STREQ(layerKindTag(LayerType::kDEQUANTIZE), "Dequantize");
@@ -46,6 +46,10 @@ TEST(LayerKinds, TheListIsConsistent)
     EXPECT_STREQ(layerClassName(LayerType::kRESIZE), "IResizeLayer");
     EXPECT_STREQ(layerKindTag(LayerType::kSCALE), "Unknown");
     EXPECT_STREQ(layerClassName(LayerType::kCONVOLUTION), "IConvolutionLayer");
+    EXPECT_TRUE(isSupportedLayerType(LayerType::kDECONVOLUTION));
+    EXPECT_STREQ(layerKindTag(LayerType::kDECONVOLUTION), "Deconvolution");
+    EXPECT_STREQ(layerClassName(LayerType::kDECONVOLUTION), "IDeconvolutionLayer");
+    EXPECT_STREQ(layerClassName(LayerType::kCUMULATIVE), "ICumulativeLayer");
     EXPECT_STREQ(layerKindTag(LayerType::kMATRIX_MULTIPLY), "Matrix Multiply");
 }
 
@@ -58,6 +62,7 @@ TEST(LayerKinds, ParametersFollowTheList)
     EXPECT_EQ(params.index(), *layerKindIndex(LayerType::kFILL));
     static_assert(kLayerTypeOf<PluginV3Params> == LayerType::kPLUGIN_V3);
     static_assert(kLayerTypeOf<SoftMaxParams> == LayerType::kSOFTMAX);
+    static_assert(kLayerTypeOf<DeconvolutionParams> == LayerType::kDECONVOLUTION);
 }
 
 class UnsupportedLayers : public ::testing::Test
@@ -98,7 +103,6 @@ TEST_F(UnsupportedLayers, EachAddMethodSaysSo)
         {"addScale", [&] { return api.addScale(x, nvinfer1::ScaleMode{}, none, none, none); }},
         {"addRaggedSoftMax", [&] { return api.addRaggedSoftMax(x, x); }},
         {"addParametricReLU", [&] { return api.addParametricReLU(x, x); }},
-        {"addDeconvolutionNd", [&] { return api.addDeconvolutionNd(x, 1, shape, none, none); }},
         {"addScaleNd", [&] { return api.addScaleNd(x, nvinfer1::ScaleMode{}, none, none, none, 1); }},
         {"addLoop", [&] { return api.addLoop(); }},
         {"addPaddingNd", [&] { return api.addPaddingNd(x, shape, shape); }},
@@ -114,7 +118,6 @@ TEST_F(UnsupportedLayers, EachAddMethodSaysSo)
         {"addSqueeze", [&] { return api.addSqueeze(x, x); }},
         {"addUnsqueeze", [&] { return api.addUnsqueeze(x, x); }},
         {"addDynamicQuantize", [&] { return api.addDynamicQuantize(x, 0, 16, DataType::kFP4, DataType::kFP8); }},
-        {"addCumulative", [&] { return api.addCumulative(x, x, nvinfer1::CumulativeOperation{}, false, false); }},
         {"addNonZeroV2", [&] { return api.addNonZeroV2(x, DataType::kINT64); }},
         {"addNMSV2", [&] { return api.addNMSV2(x, x, x, DataType::kINT64); }},
         {"addAttention", [&] { return api.addAttention(x, x, x, nvinfer1::AttentionNormalizationOp{}, false); }},
@@ -130,8 +133,8 @@ TEST_F(UnsupportedLayers, EachAddMethodSaysSo)
             }},
     };
     // 38 before addTopK, addTopKV2 and addResize left this list, 35 before addQuantize, addDequantize and their V2s,
-    // 31 before addScatter.
-    EXPECT_EQ(calls.size(), 30U);
+    // 31 before addScatter, 30 before addDeconvolutionNd and addCumulative.
+    EXPECT_EQ(calls.size(), 28U);
     for (auto const& [name, call] : calls)
     {
         mLogger.clear();

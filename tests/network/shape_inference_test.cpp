@@ -258,6 +258,104 @@ TEST_F(ShapeInference, ConvolutionRefusesKernelWeightsOfTheWrongCount)
         "channels per group x kernel [3, 3] need 72");
 }
 
+//! A deconvolution's output extent, written out from TensorRT's formulas: (I - 1) * S + DK - B - A for the explicit
+//! modes, min(I * S, (I - 1) * S + DK) for the SAME modes.
+int64_t expectedDeconvolutionExtent(int64_t i, int64_t f, int64_t s, int64_t b, int64_t a, int64_t d, PaddingMode mode)
+{
+    int64_t const full = (i - 1) * s + 1 + d * (f - 1);
+    if (mode == PaddingMode::kSAME_UPPER || mode == PaddingMode::kSAME_LOWER)
+    {
+        return std::min(i * s, full);
+    }
+    return full - b - a;
+}
+
+TEST_F(ShapeInference, DeconvolutionEveryPaddingModeWithStrideAndDilation)
+{
+    ITensor* x = input("x", Dims{4, {-1, 4, -1, -1}});
+    std::vector<float> const kernel(4 * 3 * 3 * 2, 0.F);
+    std::vector<ITensor*> outputs;
+    for (int32_t m = 0; m < 4; ++m)
+    {
+        auto* deconv = net().addDeconvolutionNd(*x, 6, Dims{2, {3, 2}},
+            Weights{DataType::kFLOAT, kernel.data(), static_cast<int64_t>(kernel.size())}, Weights{});
+        deconv->setNbGroups(2);
+        deconv->setStrideNd(Dims{2, {2, 3}});
+        deconv->setDilationNd(Dims{2, {2, 1}});
+        deconv->setPrePadding(Dims{2, {1, 0}});
+        deconv->setPostPadding(Dims{2, {2, 1}});
+        deconv->setPaddingMode(static_cast<PaddingMode>(m));
+        outputs.push_back(deconv->getOutput(0));
+    }
+    NetworkShapes const shapes = infer();
+    // H: DK 5 - S 2 - 1 - 2 = 0 beyond h * 2; W: DK 2 - S 3 - 0 - 1 = -2 beyond w * 3.
+    EXPECT_EQ(str(shapes, outputs[0]), "[x.d0, 6, (x.d2 * 2), ((x.d3 * 3) + -2)]");
+    for (int64_t h : {1, 2, 7})
+    {
+        for (int64_t w : {1, 3, 10})
+        {
+            for (int32_t m = 0; m < 4; ++m)
+            {
+                auto const mode = static_cast<PaddingMode>(m);
+                std::vector<int64_t> const expected{2, 6, expectedDeconvolutionExtent(h, 3, 2, 1, 2, 2, mode),
+                    expectedDeconvolutionExtent(w, 2, 3, 0, 1, 1, mode)};
+                EXPECT_EQ(at(shapes, outputs[static_cast<std::size_t>(m)], {{"x", Dims{4, {2, 4, h, w}}}}), expected)
+                    << "mode " << m << " h " << h << " w " << w;
+            }
+        }
+    }
+}
+
+TEST_F(ShapeInference, DeconvolutionRefusals)
+{
+    ITensor* x = input("x", Dims{4, {1, -1, 4, -1}});
+    std::vector<float> const kernel(64, 0.F);
+    auto* deconv = net().addDeconvolutionNd(*x, 4, Dims{2, {3, 3}}, Weights{DataType::kFLOAT, nullptr, 0}, Weights{});
+    deconv->setName("d");
+    deconv->setNbGroups(2);
+    deconv->setPrePadding(Dims{2, {0, 2}});
+    deconv->setPostPadding(Dims{2, {0, 3}});
+    ITensor* k = input("k", Dims{4, {-1, 2, 3, 3}});
+    deconv->setInput(1, *k);
+    NetworkShapes const shapes = infer();
+    // W: (w - 1) + 3 - 5 = w - 3 must be positive; the channels must split into 2 groups; the kernel's extent 0
+    // must be the input's channels.
+    EXPECT_EQ(at(shapes, deconv->getOutput(0), {{"x", Dims{4, {1, 2, 4, 4}}}, {"k", Dims{4, {2, 2, 3, 3}}}}),
+        (std::vector<int64_t>{1, 4, 6, 1}));
+    std::string const trimmed = atError(shapes, {{"x", Dims{4, {1, 2, 4, 3}}}, {"k", Dims{4, {2, 2, 3, 3}}}});
+    EXPECT_NE(trimmed.find("layer 'd' (IDeconvolutionLayer): dimension 3: the output extent"), std::string::npos)
+        << trimmed;
+    EXPECT_NE(trimmed.find("(input x.d3, stride 1, kernel 3, dilation 1, padding 2 + 3) is not positive: the padding "
+                           "trims the whole axis"),
+        std::string::npos)
+        << trimmed;
+    EXPECT_NE(atError(shapes, {{"x", Dims{4, {1, 3, 4, 4}}}, {"k", Dims{4, {3, 2, 3, 3}}}})
+                  .find("the input channels x.d1 must be a multiple of the number of groups 2"),
+        std::string::npos);
+    EXPECT_NE(atError(shapes, {{"x", Dims{4, {1, 2, 4, 4}}}, {"k", Dims{4, {4, 2, 3, 3}}}})
+                  .find("extent 0 of the kernel input is k.d0; it must be the input channels x.d1"),
+        std::string::npos);
+
+    // Constant channels: the weights' count is checked at build time.
+    ITensor* y = input("y", Dims{4, {1, 4, 5, 5}});
+    auto* wrong = net().addDeconvolutionNd(*y, 4, Dims{2, {3, 3}}, Weights{DataType::kFLOAT, kernel.data(), 64},
+        Weights{DataType::kFLOAT, kernel.data(), 3});
+    wrong->setName("w");
+    wrong->setNbGroups(2);
+    EXPECT_EQ(inferError(),
+        "layer 'w' (IDeconvolutionLayer): the kernel weights have 64 values; 4 input channels x 2 output maps per "
+        "group x kernel [3, 3] need 72");
+    wrong->setKernelWeights(Weights{DataType::kFLOAT, kernel.data(), 0});
+    EXPECT_EQ(inferError(),
+        "layer 'w' (IDeconvolutionLayer): the bias weights have 3 values; one per output map (4) is needed");
+    wrong->setBiasWeights(Weights{});
+    wrong->setPaddingNd(Dims{2, {4, 0}});
+    EXPECT_NE(inferError().find("layer 'w' (IDeconvolutionLayer): dimension 2: the output extent -1 (input 5, stride "
+                                "1, kernel 3, dilation 1, padding 4 + 4) is not positive"),
+        std::string::npos)
+        << inferError();
+}
+
 TEST_F(ShapeInference, PoolingEveryPaddingMode)
 {
     ITensor* x = input("x", Dims{4, {1, 2, -1, -1}});
@@ -847,6 +945,30 @@ TEST(ShapeRules, ScatterChecksIndicesAndUpdatesAgainstTheData)
         "layer 's' (IScatterLayer): the updates [3] have rank 1; kND needs indices.shape[:-1] + data.shape[k:], rank 2");
 }
 
+TEST_F(ShapeInference, CumulativeKeepsTheShapeAndNeedsTheAxisAtBuildTime)
+{
+    ITensor* x = input("x", Dims{3, {-1, 4, -1}}, DataType::kINT64);
+    auto* layer
+        = net().addCumulative(*x, *constant(Dims{0, {}}, {-1}), nvinfer1::CumulativeOperation::kSUM, false, true);
+    layer->setName("c");
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, layer->getOutput(0)), "[x.d0, 4, x.d2]");
+
+    layer->setInput(1, *constant(Dims{0, {}}, {3}));
+    EXPECT_EQ(
+        inferError(), "layer 'c' (ICumulativeLayer): the axis is 3; for an input of rank 3 it must be in [-3, 2]");
+    layer->setInput(1, *constant(Dims{0, {}}, {-4}));
+    EXPECT_EQ(
+        inferError(), "layer 'c' (ICumulativeLayer): the axis is -4; for an input of rank 3 it must be in [-3, 2]");
+    layer->setInput(1, *input("a", Dims{0, {}}, DataType::kINT32));
+    EXPECT_EQ(
+        inferError(), "layer 'c' (ICumulativeLayer): the value of input 1 (the axis) must be known at build time");
+    layer->setInput(1, *constant(Dims{1, {1}}, {0}));
+    EXPECT_EQ(inferError(),
+        "layer 'c' (ICumulativeLayer): input 1 (the axis) is kINT32 of shape [1]; it must be a 0-D kINT32 or kINT64 "
+        "tensor");
+}
+
 TEST_F(ShapeInference, SelectBroadcastsThreeWays)
 {
     ITensor* c = input("c", Dims{3, {-1, 1, 1}}, DataType::kBOOL);
@@ -1128,6 +1250,8 @@ TEST(ShapeRules, EveryKindHasARule)
             switch (type)
             {
             case LayerType::kCONVOLUTION: return ConvolutionParams{};
+            case LayerType::kDECONVOLUTION: return DeconvolutionParams{};
+            case LayerType::kCUMULATIVE: return CumulativeParams{};
             case LayerType::kCAST: return CastParams{};
             case LayerType::kACTIVATION: return ActivationParams{};
             case LayerType::kPOOLING: return PoolingParams{};

@@ -7,6 +7,7 @@
 #include "plan/engine_codec.h"
 
 #include "core/data_type.h"
+#include "plan/engine_codec_internal.h"
 #include "plan/engine_generated.h"
 #include "plan/model_check.h"
 #include "plan/params_fields.h"
@@ -137,6 +138,18 @@ std::vector<std::pair<std::string, LayerParams>> sampleParams(EngineModel const&
     resize.cubicCoeff = -0.5F;
     resize.excludeOutside = true;
 
+    DeconvolutionParams deconvolution;
+    deconvolution.nbOutputMaps = 2;
+    deconvolution.kernelSize = Dims{3, {1, 2, 1}};
+    deconvolution.stride = Dims{3, {2, 1, 3}};
+    deconvolution.prePadding = Dims{3, {0, 1, 0}};
+    deconvolution.postPadding = Dims{3, {1, 0, 2}};
+    deconvolution.dilation = Dims{3, {1, 2, 1}};
+    deconvolution.paddingMode = nvinfer1::PaddingMode::kSAME_LOWER;
+    deconvolution.nbGroups = 2;
+    deconvolution.kernel = model.weightsOf(0);
+    deconvolution.bias = model.weightsOf(1);
+
     std::vector<std::pair<std::string, LayerParams>> params;
     auto const add = [&params](std::string name, auto kind) {
         params.emplace_back(std::move(name), LayerParams{std::move(kind)});
@@ -164,6 +177,8 @@ std::vector<std::pair<std::string, LayerParams>> sampleParams(EngineModel const&
     add("quantize", QuantizeParams{-3, Dims{4, {1, -1, 2, 4}}, DataType::kINT4});
     add("dequantize", DequantizeParams{2, Dims{-1, {}}, DataType::kBF16});
     add("scatter", ScatterParams{nvinfer1::ScatterMode::kND, -2});
+    add("deconv", deconvolution);
+    add("cumulative", CumulativeParams{nvinfer1::CumulativeOperation::kSUM, true, true, 2});
     return params;
 }
 
@@ -187,6 +202,7 @@ std::vector<int32_t> sampleInputs(std::size_t layer)
     case 20: return {previous, outputOf(12)};               // Quantize: the scale, no zero point
     case 21: return {previous, outputOf(12), outputOf(12)}; // Dequantize: the scale and a zero point
     case 22: return {previous, kShapeInput, previous};      // Scatter: data, indices, updates
+    case 24: return {previous, kShapeInput};                // Cumulative: the axis
     default: return {previous};
     }
 }
@@ -786,6 +802,33 @@ TEST(PlanEngineCodec, RefusesWeightsOutsideTheBlobs)
         "engine's 4 weights blobs");
 }
 
+TEST(PlanEngineCodec, DeconvolutionAndCumulativeRoundTripAsMembers26And27)
+{
+    EngineModel model = sampleModel();
+    auto const plan = encoded(model);
+    auto const decoded = decodeEngine(plan.data(), plan.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    LayerRecord const& layer = decoded.value().layers[23];
+    EXPECT_EQ(layer.type, LayerType::kDECONVOLUTION);
+    auto const& deconvolution = std::get<DeconvolutionParams>(layer.params);
+    EXPECT_EQ(deconvolution.nbGroups, 2);
+    EXPECT_EQ(deconvolution.paddingMode, nvinfer1::PaddingMode::kSAME_LOWER);
+    EXPECT_EQ(deconvolution.kernel.count, 4);
+    EXPECT_EQ(deconvolution.bias.type, DataType::kHALF);
+    EXPECT_EQ(paramsText(layer.params), paramsText(model.layers[23].params));
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kDECONVOLUTION)), 26);
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kCUMULATIVE)), 27);
+    auto const& cumulative = std::get<CumulativeParams>(decoded.value().layers[24].params);
+    EXPECT_TRUE(cumulative.exclusive && cumulative.reverse);
+    EXPECT_EQ(cumulative.axis, 2);
+
+    std::array<float, 4> stray{1, 2, 3, 4};
+    std::get<DeconvolutionParams>(model.layers[23].params).bias = Weights{DataType::kFLOAT, stray.data(), 4};
+    EXPECT_EQ(modelProblem(model).value_or("(none)"),
+        "layer 23 (\"deconv\") (IDeconvolutionLayer) bias weights (4 elements of kFLOAT) are not inside one of the "
+        "engine's 4 weights blobs");
+}
+
 TEST(PlanEngineCodec, RefusesWeightsThatRunPastTheirBlob)
 {
     EngineModel model = sampleModel();
@@ -920,7 +963,7 @@ TEST(PlanEngineCodec, RefusesToWriteAnInconsistentModel)
     EXPECT_EQ(plan.error().code, nvinfer1::ErrorCode::kINVALID_ARGUMENT);
     EXPECT_EQ(plan.error().message,
         "cannot write the plan: the engine is inconsistent: layer 3 (\"pooling\") input 0 refers to tensor 57, but "
-        "the engine has 26 tensors");
+        "the engine has 28 tensors");
 }
 
 // ---- Damaged plans -------------------------------------------------------------------------------------------------
@@ -1035,7 +1078,7 @@ std::vector<HostileCase> hostileCases()
         {"tensor scale nan", [](EngineModel& m) { m.tensors[3].scale = std::numeric_limits<float>::quiet_NaN(); },
             "tensor 3 (\"t1\") has scale nan; scales are positive and finite"},
         {"tensor producer", [](EngineModel& m) { m.tensors[3].producer = 40; },
-            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 23 layers"},
+            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 25 layers"},
         {"internal shape tensor", [](EngineModel& m) { m.tensors[3].isShapeTensor = true; },
             "tensor 3 (\"t1\") is marked a shape tensor but is not a network input or output"},
         {"shape tensor rank",
@@ -1045,7 +1088,7 @@ std::vector<HostileCase> hostileCases()
             "tensor 1 (\"shape\") is a shape tensor of rank 2; shape tensors have rank 0 or 1"},
         // Symbols.
         {"symbol tensor", [](EngineModel& m) { m.symbols[0].tensor = 57; },
-            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 26 tensors"},
+            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 28 tensors"},
         {"symbol bound", [](EngineModel& m) { m.symbols[2].upperBound = 99; },
             "symbol 2 (\"plugin.size\") has bound expression 99, but the engine has 9 expressions"},
         {"input extent without tensor", [](EngineModel& m) { m.symbols[0].tensor = kNoTensor; },
@@ -1077,15 +1120,15 @@ std::vector<HostileCase> hostileCases()
         {"layer outputs", [](EngineModel& m) { m.layers[1].outputs.push_back(outputOf(17)); },
             "layer 1 (\"cast\") (ICastLayer) has 2 outputs; the kind makes 1"},
         {"output index", [](EngineModel& m) { m.layers[1].outputs[0] = 57; },
-            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 26 tensors"},
+            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 28 tensors"},
         {"output is an input", [](EngineModel& m) { m.layers[1].outputs[0] = kX; },
             "layer 1 (\"cast\") output 0 is tensor 0 (\"x\"), a network input"},
         {"made twice", [](EngineModel& m) { m.layers[2].outputs[0] = outputOf(1); },
             "tensor 3 (\"t1\") is made by both layer 1 (\"cast\") and layer 2 (\"activation\")"},
         {"input index", [](EngineModel& m) { m.layers[3].inputs[0] = 57; },
-            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 26 tensors"},
+            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 28 tensors"},
         {"negative input index", [](EngineModel& m) { m.layers[3].inputs[0] = -7; },
-            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 26 tensors"},
+            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 28 tensors"},
         {"required input absent", [](EngineModel& m) { m.layers[3].inputs[0] = kNoTensor; },
             "layer 3 (\"pooling\") input 0 is absent, but the IPoolingLayer needs it"},
         {"input made later", [](EngineModel& m) { m.layers[3].inputs[0] = outputOf(8); },
@@ -1095,7 +1138,7 @@ std::vector<HostileCase> hostileCases()
             "layer 3 (\"pooling\") input 0 is tensor 5 (\"t3\"), made by layer 3 (\"pooling\"), which does not run "
             "before it"},
         {"input made by nobody", [](EngineModel& m) { m.layers[3].inputs[0] = addTensor(m, tensorRecord("orphan")); },
-            "layer 3 (\"pooling\") input 0 is tensor 26 (\"orphan\"), which is neither a network input nor made by a "
+            "layer 3 (\"pooling\") input 0 is tensor 28 (\"orphan\"), which is neither a network input nor made by a "
             "layer"},
         {"parameter enum",
             [](EngineModel& m) { std::get<ActivationParams>(m.layers[2].params).type = nvinfer1::ActivationType{99}; },
@@ -1118,29 +1161,29 @@ std::vector<HostileCase> hostileCases()
         {"assertion condition", [](EngineModel& m) { m.assertions[0].condition = 99; },
             "assertion 0 (\"x.d0 + 1 must be positive\") tests expression 99, but the engine has 9 expressions"},
         {"assertion layer", [](EngineModel& m) { m.assertions[1].layer = 30; },
-            "assertion 1 (\"a shape-wide condition\") names layer 30, but the engine has 23 layers"},
+            "assertion 1 (\"a shape-wide condition\") names layer 30, but the engine has 25 layers"},
         // I/O tensors.
         {"input count", [](EngineModel& m) { m.nbInputs = 5; }, "the engine has 5 inputs among 4 I/O tensors"},
         {"negative input count", [](EngineModel& m) { m.nbInputs = -1; },
             "the engine has -1 inputs among 4 I/O tensors"},
         {"I/O index", [](EngineModel& m) { m.ioTensors[2] = 57; },
-            "I/O tensor 2 refers to tensor 57, but the engine has 26 tensors"},
+            "I/O tensor 2 refers to tensor 57, but the engine has 28 tensors"},
         {"I/O twice", [](EngineModel& m) { m.ioTensors[3] = m.ioTensors[2]; },
-            "tensor 24 (\"t22\") appears twice among the I/O tensors"},
+            "tensor 26 (\"t24\") appears twice among the I/O tensors"},
         {"I/O not marked", [](EngineModel& m) { m.ioTensors[2] = outputOf(3); },
             "I/O tensor 2 is tensor 5 (\"t3\"), which is not marked a network output"},
         {"input not marked", [](EngineModel& m) { std::swap(m.ioTensors[1], m.ioTensors[2]); },
-            "I/O tensor 1 is tensor 24 (\"t22\"), which is not marked a network input"},
-        {"I/O without name", [](EngineModel& m) { m.tensors[24].name.clear(); },
-            "I/O tensor 2 (tensor 24) has no name"},
-        {"I/O names", [](EngineModel& m) { m.tensors[24].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
+            "I/O tensor 1 is tensor 26 (\"t24\"), which is not marked a network input"},
+        {"I/O without name", [](EngineModel& m) { m.tensors[26].name.clear(); },
+            "I/O tensor 2 (tensor 26) has no name"},
+        {"I/O names", [](EngineModel& m) { m.tensors[26].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
         {"output made by nobody",
             [](EngineModel& m) {
                 TensorRecord lost = tensorRecord("lost");
                 lost.isOutput = true;
                 m.ioTensors.push_back(addTensor(m, lost));
             },
-            "network output tensor 26 (\"lost\") is made by no layer"},
+            "network output tensor 28 (\"lost\") is made by no layer"},
         {"marked but not listed", [](EngineModel& m) { m.tensors[outputOf(3)].isOutput = true; },
             "tensor 5 (\"t3\") is marked a network output but is not among the I/O tensors"},
         // Profiles.
@@ -1189,7 +1232,7 @@ std::vector<HostileCase> hostileCases()
         {"negative activation bytes", [](EngineModel& m) { m.profiles[1].activationBytes = -1; },
             "profile 1 needs -1 bytes of activation memory, but the engine's device memory size is 8192"},
         {"offset count", [](EngineModel& m) { m.profiles[0].offsets.pop_back(); },
-            "profile 0 has 25 offsets, but the engine has 26 tensors"},
+            "profile 0 has 27 offsets, but the engine has 28 tensors"},
         {"I/O offset", [](EngineModel& m) { m.profiles[0].offsets[kX] = 0; },
             "profile 0 places I/O tensor 0 (\"x\") in the activation block (offset 0); I/O tensors live in the "
             "application's memory"},

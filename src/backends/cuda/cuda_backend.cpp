@@ -191,6 +191,16 @@ public:
             return nbConvolutionTactics(prepared.value(), *inputs[0], output, epilogueOf(layer), mLibraries,
                 convolutionLayout(*conv, layer, model));
         }
+        if (auto const* deconv = std::get_if<DeconvolutionParams>(&layer.params))
+        {
+            Expected<DeconvolutionParams> const prepared
+                = host::prepareRun(*deconv, inputs, std::span<HostTensor const>(&output, 1));
+            if (!prepared)
+            {
+                return prepared.error();
+            }
+            return nbDeconvolutionTactics(prepared.value(), *inputs[0], mLibraries);
+        }
         if (auto const* matrix = std::get_if<MatrixMultiplyParams>(&layer.params))
         {
             return nbMatrixMultiplyTactics(
@@ -226,26 +236,20 @@ private:
         return host::Done{};
     }
 
-    //! A convolution's kernel and bias as device views: its weights, or its inputs 1 and 2.
-    struct ConvolutionOperands
+    //! A convolution's or deconvolution's kernel and bias as device views: its weights, or its inputs 1 and 2.
+    struct FilterOperands
     {
         HostTensor kernel;
         std::optional<HostTensor> bias;
     };
-    Expected<ConvolutionOperands> convolutionOperands(ConvolutionParams const& params, Inputs in) const
+    //! kernel and bias are the layer's weights, kernelDims the kernel's shape, what the kind ("convolution").
+    Expected<FilterOperands> filterOperands(
+        Weights const& kernel, Weights const& bias, Dims const& kernelDims, Inputs in, char const* what) const
     {
-        HostTensor const& data = *in[0];
-        ConvolutionOperands operands;
-        if (params.kernel.count > 0)
+        FilterOperands operands;
+        if (kernel.count > 0)
         {
-            Dims dims{2 + params.kernelSize.nbDims, {}};
-            dims.d[0] = params.nbOutputMaps;
-            dims.d[1] = data.dims.nbDims > 1 && params.nbGroups > 0 ? data.dims.d[1] / params.nbGroups : 0;
-            for (int32_t j = 0; j < params.kernelSize.nbDims; ++j)
-            {
-                dims.d[2 + j] = params.kernelSize.d[j];
-            }
-            auto made = deviceWeights(params.kernel, dims, "convolution kernel");
+            auto made = deviceWeights(kernel, kernelDims, (std::string(what) + " kernel").c_str());
             if (!made)
             {
                 return made.error();
@@ -258,11 +262,11 @@ private:
         }
         else
         {
-            return Error{ErrorCode::kINVALID_ARGUMENT, "the convolution has no kernel"};
+            return Error{ErrorCode::kINVALID_ARGUMENT, std::string("the ") + what + " has no kernel"};
         }
-        if (params.bias.count > 0)
+        if (bias.count > 0)
         {
-            auto made = deviceWeights(params.bias, Dims{1, {params.bias.count}}, "convolution bias");
+            auto made = deviceWeights(bias, Dims{1, {bias.count}}, (std::string(what) + " bias").c_str());
             if (!made)
             {
                 return made.error();
@@ -274,6 +278,32 @@ private:
             operands.bias = *in[2];
         }
         return operands;
+    }
+    //! The shape of a filter [outer, inner, kernelSize...] (extents of a missing channel axis are 0).
+    static Dims filterDims(int64_t outer, int64_t inner, Dims const& kernelSize)
+    {
+        Dims dims{2 + kernelSize.nbDims, {outer, inner}};
+        for (int32_t j = 0; j < kernelSize.nbDims; ++j)
+        {
+            dims.d[2 + j] = kernelSize.d[j];
+        }
+        return dims;
+    }
+    Expected<FilterOperands> convolutionOperands(ConvolutionParams const& params, Inputs in) const
+    {
+        HostTensor const& data = *in[0];
+        int64_t const perGroup = data.dims.nbDims > 1 && params.nbGroups > 0 ? data.dims.d[1] / params.nbGroups : 0;
+        return filterOperands(params.kernel, params.bias, filterDims(params.nbOutputMaps, perGroup, params.kernelSize),
+            in, "convolution");
+    }
+    //! A deconvolution's kernel is [C, K / groups, spatial...].
+    Expected<FilterOperands> deconvolutionOperands(DeconvolutionParams const& params, Inputs in) const
+    {
+        HostTensor const& data = *in[0];
+        int64_t const channels = data.dims.nbDims > 1 ? data.dims.d[1] : 0;
+        int64_t const perGroup = params.nbGroups > 0 ? params.nbOutputMaps / params.nbGroups : 0;
+        return filterOperands(
+            params.kernel, params.bias, filterDims(channels, perGroup, params.kernelSize), in, "deconvolution");
     }
 
     //! How a convolution layer's tensors lie in memory (builder/layout.h): their formats in the plan, and its kernel
@@ -321,6 +351,23 @@ private:
             chosen.tactic = 0;
         }
         return runConvolution(params, *in[0], operands.value().kernel, bias, epilogueOf(layer), out, chosen, layout);
+    }
+    host::Status run(DeconvolutionParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        auto const operands = deconvolutionOperands(params, in);
+        if (!operands)
+        {
+            return operands.error();
+        }
+        HostTensor const* bias = operands.value().bias ? &*operands.value().bias : nullptr;
+        // As for convolutions: the tactic indexes the variants listed at the timed shapes; out of range, the default.
+        Launch chosen = launch;
+        if (chosen.tactic != 0 && chosen.tactic >= nbDeconvolutionTactics(params, *in[0], mLibraries))
+        {
+            chosen.tactic = 0;
+        }
+        return runDeconvolution(params, *in[0], operands.value().kernel, bias, out, chosen);
     }
     host::Status run(CastParams const&, LayerRecord const&, EngineModel const&, Inputs in, HostTensor const& out,
         Launch const& launch)
@@ -448,6 +495,11 @@ private:
         HostTensor const& out, Launch const& launch)
     {
         return runResize(params, *in[0], out, launch);
+    }
+    host::Status run(CumulativeParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runCumulative(params, *in[0], out, launch);
     }
     host::Status run(SelectParams const&, LayerRecord const&, EngineModel const&, Inputs in, HostTensor const& out,
         Launch const& launch)
@@ -638,7 +690,9 @@ std::optional<Error> chooseTactics(
     EngineModel& model, std::function<std::optional<Dims>(int32_t)> const& optShape, int32_t iterations)
 {
     auto const timed = [](LayerRecord const& layer) {
-        return !layer.fused && (layer.type == LayerType::kCONVOLUTION || layer.type == LayerType::kMATRIX_MULTIPLY);
+        return !layer.fused
+            && (layer.type == LayerType::kCONVOLUTION || layer.type == LayerType::kDECONVOLUTION
+                || layer.type == LayerType::kMATRIX_MULTIPLY);
     };
     if (std::none_of(model.layers.begin(), model.layers.end(), timed))
     {

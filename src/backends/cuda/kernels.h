@@ -90,7 +90,7 @@ Status runQuantize(QuantizeParams const& params, DeviceTensor const& in, DeviceT
 Status runDequantize(DequantizeParams const& params, DeviceTensor const& in, DeviceTensor const& scale,
     DeviceTensor const* zeroPoint, DeviceTensor const& out, Launch const& launch);
 
-// ---- Reductions and windows (reduce.cu, softmax.cu, pooling.cu, topk.cu) ------------------------------------------
+// ---- Reductions and windows (reduce.cu, softmax.cu, pooling.cu, topk.cu, cumulative.cu) -----------------------------
 
 Status runReduce(ReduceParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 //! params.k is k however the layer gives it (host::prepareRun reads input 1 into it). Needs launch.libraries for its
@@ -99,6 +99,9 @@ Status runTopK(TopKParams const& params, DeviceTensor const& in, DeviceTensor co
     DeviceTensor const& indices, Launch const& launch);
 Status runSoftMax(SoftMaxParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 Status runPooling(PoolingParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
+//! params.axis is the axis, read from input 1 by host::prepareRun.
+Status runCumulative(
+    CumulativeParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 
 // ---- Fused kernels (fused.cu; FusedKernel in plan/engine_model.h) -----------------------------------------------
 
@@ -111,7 +114,7 @@ Status runLayerNorm(float epsilon, DeviceTensor const& in, DeviceTensor const* g
 Status runAttention(int32_t heads, float scale, DeviceTensor const& q, DeviceTensor const& k, DeviceTensor const& v,
     DeviceTensor const& out, Launch const& launch);
 
-// ---- Libraries (matrix_multiply.cpp with cuBLASLt, convolution.cpp with cuDNN, libraries.cpp) ---------------------
+// ---- Libraries (matrix_multiply.cpp: cuBLASLt; convolution.cpp, deconvolution.cpp: cuDNN; libraries.cpp) ------------
 
 //! What a matrix multiply computes after the product (LayerRecord's fusions):
 //!     out = activation(scale * op0(a) * op1(b) + bias + residual)
@@ -156,6 +159,15 @@ int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const
 Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
     DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch,
     ConvolutionLayout const& layout = {});
+
+//! A deconvolution (deconvolution.cpp and deconvolution.cu), with host::runDeconvolution's semantics and checks.
+//! kernel and bias: device memory of params' weights (any floating type) or of the layer's inputs 1 and 2 (bias may be
+//! null). The variants: cuDNN's backward-data algorithms for these shapes in its heuristic's order (none when cuDNN
+//! cannot run them), then kiln's direct kernel, always the last one. Tactic 0 is cuDNN's first choice where there is
+//! one.
+int32_t nbDeconvolutionTactics(DeconvolutionParams const& params, DeviceTensor const& in, Libraries& libraries);
+Status runDeconvolution(DeconvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
+    DeviceTensor const* bias, DeviceTensor const& out, Launch const& launch);
 
 //! The library handles, scratch memory and prepared per-geometry state of one execution context, made on first use. Not
 //! thread-safe (one per context, like the context).

@@ -10,7 +10,9 @@
 #include "backends/host/concatenation.h"
 #include "backends/host/convolution.h"
 #include "backends/host/copies.h"
+#include "backends/host/cumulative.h"
 #include "backends/host/data_movement.h"
+#include "backends/host/deconvolution.h"
 #include "backends/host/elementwise.h"
 #include "backends/host/fill.h"
 #include "backends/host/gather.h"
@@ -172,6 +174,42 @@ struct HostKind<ConvolutionParams>
     {
         return runConvolution(
             params, io.required(0), io.output(), ConvolutionOperands{io.optional(1), io.optional(2), {}});
+    }
+};
+
+template <>
+struct HostKind<DeconvolutionParams>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"kernel", false}, InputRole{"bias", false}};
+    //! An input gives the kernel (or the bias) only where the weights are empty. The kernel resolves the padding mode
+    //! itself (a deconvolution's SAME padding does not depend on the input).
+    static Resolved<DeconvolutionParams> resolve(DeconvolutionParams const& params, LayerInputs const& io)
+    {
+        if (io.given(1) && params.kernel.count != 0)
+        {
+            return invalidArgument(
+                "deconvolution: input 1 gives the kernel, so the kernel weights must be empty; they hold "
+                + std::to_string(params.kernel.count) + " values");
+        }
+        if (io.given(2) && params.bias.count != 0)
+        {
+            return invalidArgument(
+                "deconvolution: input 2 gives the bias, so the bias weights must be empty; they hold "
+                + std::to_string(params.bias.count) + " values");
+        }
+        return std::optional(params);
+    }
+    static Expected<TensorDesc> infer(DeconvolutionParams const& params, QueryInputs const& io)
+    {
+        HostTensor const kernel = io.given(1) ? io.view(1) : HostTensor{};
+        HostTensor const bias = io.given(2) ? io.view(2) : HostTensor{};
+        return inferDeconvolution(
+            params, io.desc(0), DeconvolutionOperands{io.given(1) ? &kernel : nullptr, io.given(2) ? &bias : nullptr});
+    }
+    static Status run(DeconvolutionParams const& params, RunInputs const& io)
+    {
+        return runDeconvolution(
+            params, io.required(0), io.output(), DeconvolutionOperands{io.optional(1), io.optional(2)});
     }
 };
 
@@ -586,6 +624,35 @@ template <>
 struct HostKind<PluginV3Params>
 {
     static constexpr char const* kRefusal = HostKind<PluginV2Params>::kRefusal;
+};
+
+template <>
+struct HostKind<CumulativeParams> : OneOperandKernel<inferCumulative, runCumulative>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"axis", true, InputUse::kVALUES}};
+    //! Input 1 gives the axis (negative values count from the end).
+    static Resolved<CumulativeParams> resolve(CumulativeParams params, LayerInputs const& io)
+    {
+        Expected<std::optional<int64_t>> const axis = io.scalar(1);
+        if (!axis)
+        {
+            return within("cumulative", axis.error());
+        }
+        if (!axis.value())
+        {
+            return std::optional<CumulativeParams>{};
+        }
+        int64_t const rank = io.desc(0).dims.nbDims;
+        int64_t const value = *axis.value();
+        if (value < -rank || value >= rank)
+        {
+            return invalidArgument("cumulative: the axis (input 1) is " + std::to_string(value)
+                + "; for an input of rank " + std::to_string(rank) + " it must be in [" + std::to_string(-rank) + ", "
+                + std::to_string(rank - 1) + "]");
+        }
+        params.axis = static_cast<int32_t>(value < 0 ? value + rank : value);
+        return std::optional(params);
+    }
 };
 
 //! A descriptor whose last input role repeats (concatenation).

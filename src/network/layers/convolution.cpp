@@ -15,71 +15,11 @@ namespace kiln
 {
 
 template <>
-class KindImpl<LayerType::kCONVOLUTION> final : public WindowKind<nvinfer1::apiv::VConvolutionLayer, ConvolutionParams>
+class KindImpl<LayerType::kCONVOLUTION> final : public FilterKind<nvinfer1::apiv::VConvolutionLayer, ConvolutionParams>
 {
 public:
-    using WindowKind::WindowKind;
+    using FilterKind::FilterKind;
 
-    void setNbOutputMaps(int64_t nbOutputMaps) noexcept override
-    {
-        if (nbOutputMaps < 1)
-        {
-            mLayer.fail("setNbOutputMaps", "nbOutputMaps is ", nbOutputMaps, "; it must be at least 1");
-            return;
-        }
-        p().nbOutputMaps = nbOutputMaps;
-    }
-    int64_t getNbOutputMaps() const noexcept override { return p().nbOutputMaps; }
-    void setNbGroups(int64_t nbGroups) noexcept override
-    {
-        if (nbGroups < 1)
-        {
-            mLayer.fail("setNbGroups", "nbGroups is ", nbGroups, "; it must be at least 1");
-            return;
-        }
-        p().nbGroups = nbGroups;
-    }
-    int64_t getNbGroups() const noexcept override { return p().nbGroups; }
-    void setKernelWeights(Weights weights) noexcept override
-    {
-        if (char const* problem = weightsProblem(weights))
-        {
-            mLayer.fail("setKernelWeights", "the kernel weights are unusable: ", problem);
-            return;
-        }
-        p().kernel = weights;
-    }
-    Weights getKernelWeights() const noexcept override { return p().kernel; }
-    void setBiasWeights(Weights weights) noexcept override
-    {
-        if (char const* problem = weightsProblem(weights))
-        {
-            mLayer.fail("setBiasWeights", "the bias weights are unusable: ", problem);
-            return;
-        }
-        p().bias = weights;
-    }
-    Weights getBiasWeights() const noexcept override { return p().bias; }
-    void setKernelSizeNd(Dims const& kernelSize) noexcept override
-    {
-        if (mLayer.checkDims("setKernelSizeNd", "the kernel size", kernelSize, 1, 2, 3))
-        {
-            p().kernelSize = kernelSize;
-        }
-    }
-    Dims getKernelSizeNd() const noexcept override { return p().kernelSize; }
-    void setDilationNd(Dims const& dilation) noexcept override
-    {
-        if (mLayer.checkDims("setDilationNd", "the dilation", dilation, 1, 1, 3))
-        {
-            p().dilation = dilation;
-        }
-    }
-    Dims getDilationNd() const noexcept override { return p().dilation; }
-
-    //! Inputs: 0 data, 1 kernel, 2 bias.
-    int32_t inputCapacity() const noexcept { return 3; }
-    DataType outputType(int32_t /*index*/) const noexcept { return inputType(0); }
     Dims outputDims(int32_t /*index*/) const noexcept
     {
         ConvolutionParams const& params = p();

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the convolution and pooling kinds share: the padding, padding-mode and stride methods that IConvolutionLayer
-// and IPoolingLayer both declare, over parameter structs with the same field names (network/params.h).
+// What the convolution, deconvolution and pooling kinds share: the padding, padding-mode and stride methods that
+// IConvolutionLayer, IDeconvolutionLayer and IPoolingLayer declare (WindowKind), and the output maps, groups,
+// kernel, bias, kernel size and dilation methods of the two filtering kinds (FilterKind), over parameter structs with
+// the same field names (network/params.h).
 //
 //     template <>
 //     class KindImpl<LayerType::kPOOLING> final : public WindowKind<nvinfer1::apiv::VPoolingLayer, PoolingParams>
 #pragma once
 
+#include "network/checks.h"
 #include "network/layer.h"
 
 namespace kiln
@@ -61,6 +64,75 @@ public:
 
 protected:
     Params& p() const noexcept { return mLayer.paramsAs<Params>(); }
+};
+
+//! The methods IConvolutionLayer and IDeconvolutionLayer share beyond the window's; inputs 0 data, 1 kernel, 2 bias.
+template <typename Interface, typename Params>
+class FilterKind : public WindowKind<Interface, Params>
+{
+public:
+    using WindowKind<Interface, Params>::WindowKind;
+
+    void setNbOutputMaps(int64_t nbOutputMaps) noexcept override
+    {
+        if (nbOutputMaps < 1)
+        {
+            this->mLayer.fail("setNbOutputMaps", "nbOutputMaps is ", nbOutputMaps, "; it must be at least 1");
+            return;
+        }
+        this->p().nbOutputMaps = nbOutputMaps;
+    }
+    int64_t getNbOutputMaps() const noexcept override { return this->p().nbOutputMaps; }
+    void setNbGroups(int64_t nbGroups) noexcept override
+    {
+        if (nbGroups < 1)
+        {
+            this->mLayer.fail("setNbGroups", "nbGroups is ", nbGroups, "; it must be at least 1");
+            return;
+        }
+        this->p().nbGroups = nbGroups;
+    }
+    int64_t getNbGroups() const noexcept override { return this->p().nbGroups; }
+    void setKernelWeights(Weights weights) noexcept override
+    {
+        if (char const* problem = weightsProblem(weights))
+        {
+            this->mLayer.fail("setKernelWeights", "the kernel weights are unusable: ", problem);
+            return;
+        }
+        this->p().kernel = weights;
+    }
+    Weights getKernelWeights() const noexcept override { return this->p().kernel; }
+    void setBiasWeights(Weights weights) noexcept override
+    {
+        if (char const* problem = weightsProblem(weights))
+        {
+            this->mLayer.fail("setBiasWeights", "the bias weights are unusable: ", problem);
+            return;
+        }
+        this->p().bias = weights;
+    }
+    Weights getBiasWeights() const noexcept override { return this->p().bias; }
+    void setKernelSizeNd(Dims const& kernelSize) noexcept override
+    {
+        if (this->mLayer.checkDims("setKernelSizeNd", "the kernel size", kernelSize, 1, 2, 3))
+        {
+            this->p().kernelSize = kernelSize;
+        }
+    }
+    Dims getKernelSizeNd() const noexcept override { return this->p().kernelSize; }
+    void setDilationNd(Dims const& dilation) noexcept override
+    {
+        if (this->mLayer.checkDims("setDilationNd", "the dilation", dilation, 1, 1, 3))
+        {
+            this->p().dilation = dilation;
+        }
+    }
+    Dims getDilationNd() const noexcept override { return this->p().dilation; }
+
+    //! Inputs: 0 data, 1 kernel, 2 bias.
+    int32_t inputCapacity() const noexcept { return 3; }
+    DataType outputType(int32_t /*index*/) const noexcept { return this->inputType(0); }
 };
 
 } // namespace kiln

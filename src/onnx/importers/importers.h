@@ -13,6 +13,8 @@ void registerConcatenationOps(OpRegistry& registry);  //!< Concat, Split (concat
 void registerConstantOps(OpRegistry& registry);       //!< Constant, ConstantOfShape, Range, Shape, ... (constant.cpp)
 void registerControlFlowOps(OpRegistry& registry);    //!< If; Loop, Scan refused (control_flow.cpp)
 void registerConvolutionOps(OpRegistry& registry);    //!< Conv (convolution.cpp)
+void registerCumulativeOps(OpRegistry& registry);     //!< CumSum (cumulative.cpp)
+void registerDeconvolutionOps(OpRegistry& registry);  //!< ConvTranspose (deconvolution.cpp)
 void registerElementwiseOps(OpRegistry& registry);    //!< Add, Sub, Pow, Max, Equal, And, Where, ... (elementwise.cpp)
 void registerGatherOps(OpRegistry& registry);         //!< Gather, GatherElements, GatherND, OneHot (gather.cpp)
 void registerIdentityOps(OpRegistry& registry);       //!< Identity, Dropout (identity.cpp)

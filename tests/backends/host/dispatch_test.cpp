@@ -206,6 +206,74 @@ TEST(HostDispatch, ConvolutionRefusesWeightsAndTensorsTogether)
         "no kernel");
 }
 
+TEST(HostDispatch, DeconvolutionWithWeightsAndWithTensors)
+{
+    // One channel [1, 2; 3, 4], kernel [1, 10; 100, 1000], stride 2: each input element stamps the kernel, scaled,
+    // into its own 2x2 block of the 4x4 result; pre-padding 1 and post-padding 0 keep rows and columns 1 to 3.
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}}, {1, 2, 3, 4});
+    std::vector<float> kernel{1.0F, 10.0F, 100.0F, 1000.0F};
+    std::vector<float> bias{0.5F};
+    DeconvolutionParams params;
+    params.nbOutputMaps = 1;
+    params.kernelSize = Dims{2, {2, 2}};
+    params.stride = Dims{2, {2, 2}};
+    params.prePadding = Dims{2, {1, 1}};
+    params.postPadding = Dims{2, {0, 0}};
+    params.dilation = Dims{2, {1, 1}};
+    params.kernel = Weights{DataType::kFLOAT, kernel.data(), 4};
+    params.bias = Weights{DataType::kFLOAT, bias.data(), 1};
+    HostBuffer out(DataType::kFLOAT, Dims{4, {1, 1, 3, 3}});
+    expectRuns(params, {&in.tensor()}, out);
+    // The full result: rows [1, 10, 2, 20], [100, 1000, 200, 2000], [3, 30, 4, 40], [300, 3000, 400, 4000].
+    expectValues(out, {1000.5, 200.5, 2000.5, 30.5, 4.5, 40.5, 3000.5, 400.5, 4000.5});
+
+    // The same with the kernel and bias as inputs 1 and 2, and kSAME_UPPER (DK 2 == S 2: nothing trimmed).
+    HostBuffer const k = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}}, {1, 10, 100, 1000});
+    HostBuffer const b = tensorOf(DataType::kFLOAT, Dims{1, {1}}, {0.5});
+    DeconvolutionParams tensors = params;
+    tensors.kernel = Weights{};
+    tensors.bias = Weights{};
+    tensors.paddingMode = PaddingMode::kSAME_UPPER;
+    HostBuffer same(DataType::kFLOAT, Dims{4, {1, 1, 4, 4}});
+    expectRuns(tensors, {&in.tensor(), &k.tensor(), &b.tensor()}, same);
+    expectValues(
+        same, {1.5, 10.5, 2.5, 20.5, 100.5, 1000.5, 200.5, 2000.5, 3.5, 30.5, 4.5, 40.5, 300.5, 3000.5, 400.5, 4000.5});
+
+    // Weights and a tensor for the same operand: refused, naming the operand.
+    expectRefused(runLayer(params, {&in.tensor(), &k.tensor()}, {out.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "deconvolution: input 1 gives the kernel, so the kernel weights must be empty; they hold 4 values");
+    DeconvolutionParams biasTwice = tensors;
+    biasTwice.bias = params.bias;
+    expectRefused(runLayer(biasTwice, {&in.tensor(), &k.tensor(), &b.tensor()}, {same.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT,
+        "deconvolution: input 2 gives the bias, so the bias weights must be empty; they hold 1 values");
+}
+
+TEST(HostDispatch, CumulativeReadsTheAxisFromInputOne)
+{
+    // [2, 3] along axis -1 (1), reverse: [6, 5, 3], [15, 11, 6].
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{2, {2, 3}}, {1, 2, 3, 4, 5, 6});
+    HostBuffer const axis = tensorOf(DataType::kINT32, Dims{0, {}}, {-1});
+    CumulativeParams params;
+    params.reverse = true;
+    HostBuffer out(DataType::kFLOAT, Dims{2, {2, 3}});
+    expectRuns(params, {&in.tensor(), &axis.tensor()}, out);
+    expectValues(out, {6, 5, 3, 15, 11, 6});
+    // Axis 0 from a kINT64 input, exclusive: [0, 0, 0], [1, 2, 3].
+    HostBuffer const first = tensorOf(DataType::kINT64, Dims{0, {}}, {0});
+    CumulativeParams exclusive;
+    exclusive.exclusive = true;
+    expectRuns(exclusive, {&in.tensor(), &first.tensor()}, out);
+    expectValues(out, {0, 0, 0, 1, 2, 3});
+    // An axis outside [-rank, rank - 1]; an axis that is not a 0-D index tensor.
+    HostBuffer const outside = tensorOf(DataType::kINT32, Dims{0, {}}, {2});
+    expectRefused(runLayer(params, {&in.tensor(), &outside.tensor()}, {out.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "cumulative: the axis (input 1) is 2; for an input of rank 2 it must be in [-2, 1]");
+    HostBuffer const vector = tensorOf(DataType::kINT32, Dims{1, {1}}, {0});
+    expectRefused(
+        runLayer(params, {&in.tensor(), &vector.tensor()}, {out.tensor()}), ErrorCode::kINVALID_ARGUMENT, "cumulative");
+}
+
 TEST(HostDispatch, Cast)
 {
     HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{1, {4}}, {2.75, -2.75, 0.5, 100});
