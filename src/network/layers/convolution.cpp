@@ -34,53 +34,8 @@ nvinfer1::IConvolutionLayer* NetworkApi::addConvolutionNd(nvinfer1::ITensor& inp
     constexpr char const* kWhere = "INetworkDefinition::addConvolutionNd";
     return mNetwork.reporter().guard(
         kWhere, static_cast<nvinfer1::IConvolutionLayer*>(nullptr), [&]() -> nvinfer1::IConvolutionLayer* {
-            Tensor* data = mNetwork.own(&input, kWhere, "input");
-            if (data == nullptr)
-            {
-                return nullptr;
-            }
-            if (nbOutputMaps < 1)
-            {
-                return mNetwork.fail(kWhere, "nbOutputMaps is ", nbOutputMaps, "; it must be at least 1");
-            }
-            if (kernelSize.nbDims < 2 || kernelSize.nbDims > 3)
-            {
-                return mNetwork.fail(kWhere, "the kernel size ", kernelSize, " has ", kernelSize.nbDims,
-                    " dimensions; a convolution is 2-D or 3-D");
-            }
-            for (int32_t i = 0; i < kernelSize.nbDims; ++i)
-            {
-                if (kernelSize.d[i] < 1)
-                {
-                    return mNetwork.fail(kWhere, "extent ", i, " of the kernel size ", kernelSize, " is ",
-                        kernelSize.d[i], "; kernel extents are at least 1");
-                }
-            }
-            if (char const* problem = weightsProblem(kernelWeights))
-            {
-                return mNetwork.fail(kWhere, "the kernel weights are unusable: ", problem);
-            }
-            if (char const* problem = weightsProblem(biasWeights))
-            {
-                return mNetwork.fail(kWhere, "the bias weights are unusable: ", problem);
-            }
-            int32_t const rank = data->dims().nbDims;
-            if (rank >= 0 && rank < kernelSize.nbDims + 2)
-            {
-                return mNetwork.fail(kWhere, "input ", quotedText(data->name()), " has shape ", data->dims(), "; a ",
-                    kernelSize.nbDims, "-D convolution needs batch, channel and ", kernelSize.nbDims,
-                    " spatial dimensions");
-            }
-            ConvolutionParams params;
-            params.nbOutputMaps = nbOutputMaps;
-            params.kernelSize = kernelSize;
-            params.stride = filledDims(kernelSize.nbDims, 1);
-            params.prePadding = filledDims(kernelSize.nbDims, 0);
-            params.postPadding = filledDims(kernelSize.nbDims, 0);
-            params.dilation = filledDims(kernelSize.nbDims, 1);
-            params.kernel = kernelWeights;
-            params.bias = biasWeights;
-            return &mNetwork.addLayer<LayerType::kCONVOLUTION>({data}, std::move(params), 1);
+            return addFilterLayer<LayerType::kCONVOLUTION>(
+                mNetwork, kWhere, "convolution", input, nbOutputMaps, kernelSize, kernelWeights, biasWeights);
         });
 }
 

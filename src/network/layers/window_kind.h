@@ -2,7 +2,7 @@
 // What the convolution, deconvolution and pooling kinds share: the padding, padding-mode and stride methods that
 // IConvolutionLayer, IDeconvolutionLayer and IPoolingLayer declare (WindowKind), and the output maps, groups,
 // kernel, bias, kernel size and dilation methods of the two filtering kinds (FilterKind), over parameter structs with
-// the same field names (network/params.h).
+// the same field names (network/params.h), and the checks of addConvolutionNd and addDeconvolutionNd (addFilterLayer).
 //
 //     template <>
 //     class KindImpl<LayerType::kPOOLING> final : public WindowKind<nvinfer1::apiv::VPoolingLayer, PoolingParams>
@@ -10,6 +10,7 @@
 
 #include "network/checks.h"
 #include "network/layer.h"
+#include "network/network.h"
 
 namespace kiln
 {
@@ -134,5 +135,60 @@ public:
     int32_t inputCapacity() const noexcept { return 3; }
     DataType outputType(int32_t /*index*/) const noexcept { return this->inputType(0); }
 };
+
+//! What addConvolutionNd and addDeconvolutionNd share: the checks of their arguments (errors name where and the kind,
+//! noun: "convolution"), then the layer of kind T with stride 1, no padding and dilation 1 on every spatial axis. Runs
+//! inside the caller's reporter guard.
+template <LayerType T>
+LayerObject<T>* addFilterLayer(Network& network, char const* where, char const* noun, nvinfer1::ITensor& input,
+    int64_t nbOutputMaps, Dims const& kernelSize, Weights kernelWeights, Weights biasWeights)
+{
+    Tensor* data = network.own(&input, where, "input");
+    if (data == nullptr)
+    {
+        return nullptr;
+    }
+    if (nbOutputMaps < 1)
+    {
+        return network.fail(where, "nbOutputMaps is ", nbOutputMaps, "; it must be at least 1");
+    }
+    if (kernelSize.nbDims < 2 || kernelSize.nbDims > 3)
+    {
+        return network.fail(where, "the kernel size ", kernelSize, " has ", kernelSize.nbDims, " dimensions; a ", noun,
+            " is 2-D or 3-D");
+    }
+    for (int32_t i = 0; i < kernelSize.nbDims; ++i)
+    {
+        if (kernelSize.d[i] < 1)
+        {
+            return network.fail(where, "extent ", i, " of the kernel size ", kernelSize, " is ", kernelSize.d[i],
+                "; kernel extents are at least 1");
+        }
+    }
+    if (char const* problem = weightsProblem(kernelWeights))
+    {
+        return network.fail(where, "the kernel weights are unusable: ", problem);
+    }
+    if (char const* problem = weightsProblem(biasWeights))
+    {
+        return network.fail(where, "the bias weights are unusable: ", problem);
+    }
+    int32_t const rank = data->dims().nbDims;
+    if (rank >= 0 && rank < kernelSize.nbDims + 2)
+    {
+        return network.fail(where, "input ", quotedText(data->name()), " has shape ", data->dims(), "; a ",
+            kernelSize.nbDims, "-D ", noun, " needs batch, channel and ", kernelSize.nbDims, " spatial dimensions");
+    }
+    typename LayerKindTraits<T>::Params params;
+    params.nbOutputMaps = nbOutputMaps;
+    params.kernelSize = kernelSize;
+    params.stride = filledDims(kernelSize.nbDims, 1);
+    params.prePadding = filledDims(kernelSize.nbDims, 0);
+    params.postPadding = filledDims(kernelSize.nbDims, 0);
+    params.dilation = filledDims(kernelSize.nbDims, 1);
+    params.kernel = kernelWeights;
+    params.bias = biasWeights;
+    return &network.addLayer<T>({data}, std::move(params), 1);
+}
 
 } // namespace kiln
