@@ -219,26 +219,11 @@ Status runDeconvolution(DeconvolutionParams const& params, HostTensor const& inp
     {
         return invalid(*mismatch);
     }
-    for (auto const& [tensor, role] : {std::pair{&input, "input 0"}, std::pair{&output, "output"},
-             std::pair{present(params.kernel) ? nullptr : operands.kernel, "input 1 (kernel)"},
-             std::pair{present(params.bias) ? nullptr : operands.bias, "input 2 (bias)"}})
+    if (std::optional<std::string> const problem
+        = filterOperandsProblem(input, output, present(params.kernel) ? nullptr : operands.kernel,
+            present(params.bias) ? nullptr : operands.bias, params.kernel, params.bias))
     {
-        if (tensor == nullptr)
-        {
-            continue;
-        }
-        if (std::optional<Error> const error = checkTensor(*tensor, role))
-        {
-            return invalid(error->message);
-        }
-    }
-    for (auto const& [weights, name] : {std::pair{&params.kernel, "kernel"}, std::pair{&params.bias, "bias"}})
-    {
-        if (weights->count > 0 && weights->values == nullptr)
-        {
-            return invalid(
-                std::string("the ") + name + " weights have " + std::to_string(weights->count) + " values but no data");
-        }
+        return invalid(*problem);
     }
 
     auto const spatial = static_cast<std::size_t>(g.nbSpatial);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 
 namespace kiln::host
 {
@@ -149,6 +150,33 @@ Expected<ExplicitPadding> resolvePadding(PaddingMode mode, Dims const& inputExte
         }
     }
     return result;
+}
+
+std::optional<std::string> filterOperandsProblem(HostTensor const& input, HostTensor const& output,
+    HostTensor const* kernelTensor, HostTensor const* biasTensor, nvinfer1::Weights const& kernel,
+    nvinfer1::Weights const& bias)
+{
+    for (auto const& [tensor, role] : {std::pair{&input, "input 0"}, std::pair{&output, "output"},
+             std::pair{kernelTensor, "input 1 (kernel)"}, std::pair{biasTensor, "input 2 (bias)"}})
+    {
+        if (tensor == nullptr)
+        {
+            continue;
+        }
+        if (std::optional<Error> const error = checkTensor(*tensor, role))
+        {
+            return error->message;
+        }
+    }
+    for (auto const& [weights, name] : {std::pair{&kernel, "kernel"}, std::pair{&bias, "bias"}})
+    {
+        if (weights->count > 0 && weights->values == nullptr)
+        {
+            return std::string("the ") + name + " weights have " + std::to_string(weights->count)
+                + " values but no data";
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace kiln::host

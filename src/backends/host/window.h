@@ -22,6 +22,8 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace kiln::host
@@ -65,5 +67,12 @@ Expected<int64_t> windowOutputExtent(std::string_view what, Window const& window
 //! members are checked as makeWindow checks them.
 Expected<ExplicitPadding> resolvePadding(PaddingMode mode, Dims const& inputExtents, Dims const& windowSize,
     Dims const& stride, Dims const& dilation, Dims const& prePadding, Dims const& postPadding);
+
+//! What a convolution or deconvolution run refuses in its operands, as the message: an input, output, kernel or bias
+//! tensor (kernelTensor and biasTensor may be null: the weights are used) that host::checkTensor refuses, named by its
+//! role, or weights with a count but no values.
+std::optional<std::string> filterOperandsProblem(HostTensor const& input, HostTensor const& output,
+    HostTensor const* kernelTensor, HostTensor const* biasTensor, nvinfer1::Weights const& kernel,
+    nvinfer1::Weights const& bias);
 
 } // namespace kiln::host
