@@ -68,9 +68,9 @@ add_custom_command(OUTPUT ${_kiln_plan_header}
     COMMENT "Compiling the plan schema plan/engine.fbs"
     VERBATIM)
 add_custom_target(kiln_plan_schema DEPENDS ${_kiln_plan_header})
-add_dependencies(kiln_internal kiln_plan_schema)
-target_sources(kiln_internal PRIVATE ${_kiln_plan_header})
+add_dependencies(kiln_objects kiln_plan_schema)
+target_sources(kiln_objects PRIVATE ${_kiln_plan_header})
 # SYSTEM: generated code and FlatBuffers' headers are not held to kiln's warnings. PUBLIC: the plan tests build
 # hostile payloads with the generated API.
-target_include_directories(kiln_internal SYSTEM
+target_include_directories(kiln_objects SYSTEM
     PUBLIC $<BUILD_INTERFACE:${_kiln_generated_dir}> $<BUILD_INTERFACE:${KILN_FLATBUFFERS_INCLUDE_DIR}>)
