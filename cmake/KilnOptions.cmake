@@ -12,7 +12,9 @@ endif()
 
 if(KILN_SANITIZE)
     string(REPLACE ";" "," _kiln_sanitizers "${KILN_SANITIZE}")
-    add_compile_options(-fsanitize=${_kiln_sanitizers} -fno-omit-frame-pointer -g)
+    # -g1: line tables, which is all a sanitizer's report needs (file:line in every frame); full debug info made
+    # each sanitized test program ~140 MB larger.
+    add_compile_options(-fsanitize=${_kiln_sanitizers} -fno-omit-frame-pointer -g1)
     add_link_options(-fsanitize=${_kiln_sanitizers})
     message(STATUS "kiln: sanitizers ${_kiln_sanitizers}")
 endif()
