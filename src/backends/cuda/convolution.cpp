@@ -29,8 +29,13 @@
 // - Tactics: the (algorithm, math type) pairs that cudnnGetConvolutionForwardAlgorithm_v7 reports as supported, in
 //   its order, at most kMaxAlgorithms: kFLOAT with FMA math only (never TF32), kHALF and kBF16 queried with tensor-core
 //   math (CUDNN_TENSOR_OP_MATH; also CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION for kHALF, whose data are already half),
-//   and their default-math entries. Then the same algorithms with cuDNN's fused epilogue where one applies. Tactic 0
-//   is cuDNN's first choice; the builder times the rest.
+//   and their default-math entries. Then the same algorithms with cuDNN's fused epilogue where one applies. Then, for
+//   kHALF and kBF16, the engine configurations of cuDNN's graph API (convolution_graph.h), with the bias and a ReLU
+//   in the graph when the run's bias has the compute type and the activation is ReLU or none: the legacy API does not
+//   reach every engine the graph API does (on Hopper, channels-last FP16 convolutions ran ~1.4x slower through it
+//   than PyTorch's through the graph API). A graph tactic whose plan cuDNN refuses to finalize, or whose pointers are
+//   less than 16-byte aligned, runs tactic 0 instead. Tactic 0 is the legacy API's first choice; the builder times
+//   the rest.
 // - Prepared state: descriptors (one convolution descriptor per math type), the tactics and their workspace sizes are
 //   made once per geometry and kept in Libraries::prepared(), so a steady-state run makes no descriptor or heuristic
 //   call: only the convolution and its epilogue (and cudnnSetStream when the stream changed).
@@ -38,6 +43,7 @@
 //   bias tensor is refused). A kINT8 kernel has one scale, the tensor's: per-map kernel scales have no place in a
 //   DeviceTensor yet.
 #include "backends/host/convolution.h"
+#include "backends/cuda/convolution_graph.h"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/libraries.h"
 #include "backends/cuda/library_staging.h"
@@ -48,6 +54,7 @@
 #include <array>
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,9 +69,11 @@ using host::Done;
 
 //! Where staged buffers start inside the workspace.
 constexpr int64_t kStagingAlignment = 256;
-//! The most (algorithm, math type) pairs kept from cuDNN's heuristic, and the most tactics in all.
+//! The most (algorithm, math type) pairs kept from cuDNN's heuristic, the most legacy tactics in all (with their fused
+//! twins), and the most engine configurations kept from the graph API's heuristic.
 constexpr std::size_t kMaxAlgorithms = 10;
 constexpr std::size_t kMaxTactics = 16;
+constexpr std::size_t kMaxGraphTactics = 8;
 //! Element 0 of the convolution's PreparedCache keys.
 constexpr int64_t kConvolutionFamily = 1;
 
@@ -290,13 +299,15 @@ Fusable fusable(DataType inType, ActivationParams const* activation)
     return activation->type == nvinfer1::ActivationType::kRELU ? Fusable::kBIAS_RELU : Fusable::kNONE;
 }
 
-//! One tactic: an algorithm, the math type it runs with, whether cuDNN fuses the epilogue, and its workspace.
+//! One tactic: an algorithm, the math type it runs with, whether cuDNN fuses the epilogue, and its workspace; or an
+//! engine configuration of the graph API (graph >= 0, its index in Plan::graph).
 struct Tactic
 {
     cudnnConvolutionFwdAlgo_t algo{};
     cudnnMathType_t math{};
     bool fused{};
     size_t workspaceBytes{};
+    int32_t graph{-1};
 };
 
 constexpr std::size_t kMathTypes = 4; //!< CUDNN_DEFAULT_MATH .. CUDNN_FMA_MATH, the index of Plan::conv.
@@ -313,6 +324,7 @@ struct Plan final : Prepared
     std::array<cudnnConvolutionDescriptor_t, kMathTypes> conv{};
     std::vector<Tactic> tactics;
     bool fusedRefused{}; //!< cuDNN refused a fused run once: fused tactics take the elementwise pass since.
+    std::unique_ptr<GraphConvolution> graph; //!< The graph API's tactics, for kHALF and kBF16.
 
     Plan() = default;
     ~Plan() override
@@ -514,9 +526,9 @@ std::optional<cudnnMathType_t> allowedMath(Geometry const& g, cudnnMathType_t ma
     return math;
 }
 
-//! The tactics: the heuristic's supported (algorithm, math type) pairs in its order (each once, at most
+//! The legacy API's tactics: the heuristic's supported (algorithm, math type) pairs in its order (each once, at most
 //! kMaxAlgorithms, each with its workspace size), then their fused twins where cuDNN can fuse the epilogue.
-std::optional<Error> listTactics(cudnnHandle_t handle, Geometry const& g, Fusable fuse, Plan& plan)
+std::optional<Error> listLegacyTactics(cudnnHandle_t handle, Geometry const& g, Fusable fuse, Plan& plan)
 {
     int most = 0;
     KILN_CUDNN(
@@ -602,8 +614,94 @@ std::optional<Error> listTactics(cudnnHandle_t handle, Geometry const& g, Fusabl
     return std::nullopt;
 }
 
+//! The packed strides of an [N, C, spatial...] tensor (or a [K, C/G, spatial...] kernel) as cuDNN's graph API takes
+//! them: NCHW, or NHWC when channelsLast (axis 1 innermost, then the spatial axes in order).
+std::array<int64_t, 5> packedStrides(Dims const& dims, bool channelsLast)
+{
+    std::array<int64_t, 5> strides{};
+    int64_t stride = 1;
+    if (channelsLast)
+    {
+        strides[1] = 1;
+        stride = dims.d[1];
+    }
+    for (int32_t i = dims.nbDims - 1; i >= (channelsLast ? 2 : 0); --i)
+    {
+        strides[static_cast<std::size_t>(i)] = stride;
+        stride *= dims.d[i];
+    }
+    if (channelsLast)
+    {
+        strides[0] = stride;
+    }
+    return strides;
+}
+
+std::array<int64_t, 5> extents(Dims const& dims)
+{
+    std::array<int64_t, 5> values{};
+    std::copy_n(dims.d, dims.nbDims, values.begin());
+    return values;
+}
+
+//! The graph API's tactics, after the legacy ones: its engine configurations for the 16-bit types (kFLOAT stays with
+//! the legacy API, whose FMA math type is how kiln refuses TF32), with the bias and a ReLU in the graph when
+//! fuseEpilogue (a bias of the compute type, no other activation). A graph cuDNN cannot describe adds no tactic.
+void listGraphTactics(
+    cudnnHandle_t handle, Geometry const& g, DataType inType, bool fuseEpilogue, Fusable fuse, Plan& plan)
+{
+    if (inType != g.compute || (g.compute != DataType::kHALF && g.compute != DataType::kBF16))
+    {
+        return;
+    }
+    GraphConvolutionProblem problem{};
+    problem.type = cudnnType(g.compute);
+    problem.nbSpatial = g.nbSpatial;
+    problem.xDims = extents(g.stagedDims);
+    problem.xStrides = packedStrides(g.stagedDims, g.channelsLast);
+    problem.wDims = extents(g.kernelDims);
+    problem.wStrides = packedStrides(g.kernelDims, g.channelsLast);
+    problem.yDims = extents(g.outDims);
+    problem.yStrides = packedStrides(g.outDims, g.channelsLast);
+    problem.pad = g.pad;
+    problem.stride = g.stride;
+    problem.dilation = g.dilation;
+    problem.bias = fuseEpilogue;
+    problem.relu = fuseEpilogue && fuse == Fusable::kBIAS_RELU;
+    Expected<std::unique_ptr<GraphConvolution>> made = GraphConvolution::make(handle, problem, kMaxGraphTactics);
+    if (!made)
+    {
+        return;
+    }
+    for (std::size_t i = 0; i < made.value()->size(); ++i)
+    {
+        Tactic tactic{};
+        tactic.graph = static_cast<int32_t>(i);
+        plan.tactics.push_back(tactic);
+    }
+    plan.graph = std::move(made.value());
+}
+
+//! Every tactic: the legacy API's, then the graph API's.
+std::optional<Error> listTactics(
+    cudnnHandle_t handle, Geometry const& g, DataType inType, Fusable fuse, bool biasFusable, Plan& plan)
+{
+    if (std::optional<Error> error = listLegacyTactics(handle, g, fuse, plan))
+    {
+        return error;
+    }
+    listGraphTactics(handle, g, inType, biasFusable && fuse != Fusable::kNONE, fuse, plan);
+    return std::nullopt;
+}
+
+//! Whether a run's bias can be fused into cuDNN: present, of the compute type.
+bool biasFusable(Geometry const& g, DataType biasType)
+{
+    return biasType == g.compute;
+}
+
 //! The cache key: everything the plan depends on.
-PreparedCache::Key planKey(Geometry const& g, DataType inType, Fusable fuse)
+PreparedCache::Key planKey(Geometry const& g, DataType inType, Fusable fuse, bool fusableBias)
 {
     PreparedCache::Key key{};
     std::size_t at = 0;
@@ -612,6 +710,7 @@ PreparedCache::Key planKey(Geometry const& g, DataType inType, Fusable fuse)
     put(static_cast<int64_t>(inType));
     put(static_cast<int64_t>(g.compute));
     put(static_cast<int64_t>(fuse));
+    put(fusableBias ? 1 : 0);
     put(g.channelsLast ? 1 : 0);
     put(g.nbSpatial);
     put(g.groups);
@@ -633,9 +732,10 @@ PreparedCache::Key planKey(Geometry const& g, DataType inType, Fusable fuse)
 }
 
 //! The plan of g from libraries' cache, prepared and stored on the first request.
-Expected<Plan*> findPlan(Libraries& libraries, cudnnHandle_t handle, Geometry const& g, DataType inType, Fusable fuse)
+Expected<Plan*> findPlan(
+    Libraries& libraries, cudnnHandle_t handle, Geometry const& g, DataType inType, Fusable fuse, bool fusableBias)
 {
-    PreparedCache::Key const key = planKey(g, inType, fuse);
+    PreparedCache::Key const key = planKey(g, inType, fuse, fusableBias);
     PreparedCache& cache = libraries.prepared();
     if (Prepared* const found = cache.find(key))
     {
@@ -646,7 +746,7 @@ Expected<Plan*> findPlan(Libraries& libraries, cudnnHandle_t handle, Geometry co
     {
         return *error;
     }
-    if (std::optional<Error> error = listTactics(handle, g, fuse, *plan))
+    if (std::optional<Error> error = listTactics(handle, g, inType, fuse, fusableBias, *plan))
     {
         return *error;
     }
@@ -692,23 +792,38 @@ StagedActivation stagedActivation(ActivationParams const* activation)
 
 } // namespace
 
-int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& out,
-    ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout)
+ConvolutionTacticCounts countConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in,
+    DeviceTensor const* bias, DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries,
+    ConvolutionLayout const& layout)
 {
     static_cast<void>(out);
     Expected<Geometry> const geometry = makeGeometry(params, in, nullptr, nullptr, nullptr, layout);
     if (!geometry || geometry.value().empty || host::elementCount(geometry.value().outDims) == 0)
     {
-        return 1;
+        return {};
     }
     Expected<void*> const handle = libraries.cudnn(nullptr);
     if (!handle)
     {
-        return 1;
+        return {};
     }
-    Expected<Plan*> const plan = findPlan(
-        libraries, static_cast<cudnnHandle_t>(handle.value()), geometry.value(), in.type, fusable(in.type, activation));
-    return plan ? static_cast<int32_t>(plan.value()->tactics.size()) : 1;
+    Geometry const& g = geometry.value();
+    Expected<Plan*> const plan = findPlan(libraries, static_cast<cudnnHandle_t>(handle.value()), g, in.type,
+        fusable(in.type, activation), bias != nullptr && biasFusable(g, bias->type));
+    if (!plan)
+    {
+        return {};
+    }
+    auto const graph = static_cast<int32_t>(plan.value()->graph ? plan.value()->graph->size() : 0);
+    return {static_cast<int32_t>(plan.value()->tactics.size()) - graph, graph};
+}
+
+int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* bias,
+    DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout)
+{
+    ConvolutionTacticCounts const counts
+        = countConvolutionTactics(params, in, bias, out, activation, libraries, layout);
+    return counts.legacy + counts.graph;
 }
 
 Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
@@ -763,7 +878,9 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
         return handleOr.error();
     }
     auto const handle = static_cast<cudnnHandle_t>(handleOr.value());
-    Expected<Plan*> const planOr = findPlan(*launch.libraries, handle, g, in.type, fusable(in.type, activation));
+    bool const fusableBias = bias != nullptr && biasFusable(g, bias->type);
+    Expected<Plan*> const planOr
+        = findPlan(*launch.libraries, handle, g, in.type, fusable(in.type, activation), fusableBias);
     if (!planOr)
     {
         return planOr.error();
@@ -774,14 +891,31 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
         return invalid("tactic " + std::to_string(launch.tactic) + " is out of range: cuDNN offers "
             + std::to_string(plan.tactics.size()) + " for these shapes");
     }
-    Tactic const& chosen = plan.tactics[static_cast<std::size_t>(launch.tactic)];
-    cudnnConvolutionDescriptor_t const conv = plan.conv[static_cast<std::size_t>(chosen.math)];
-    size_t const libraryBytes = chosen.workspaceBytes;
+    Tactic const* chosen = &plan.tactics[static_cast<std::size_t>(launch.tactic)];
+    size_t libraryBytes = chosen->workspaceBytes;
+    bool const stageKernel = kernel.type != g.compute;
+    bool const stageOutput = out.type != g.compute;
+    if (chosen->graph >= 0)
+    {
+        // A graph tactic cuDNN refuses to finalize, or pointers less aligned than its graph says (staged buffers are
+        // aligned), run the legacy API's first choice instead.
+        auto const index = static_cast<std::size_t>(chosen->graph);
+        Expected<std::size_t> const prepared = plan.graph->prepare(handle, index);
+        bool const aligned = plan.graph->aligned({g.stageInput ? nullptr : in.data, stageKernel ? nullptr : kernel.data,
+            bias != nullptr ? bias->data : nullptr, out.data});
+        if (prepared && aligned && !stageOutput)
+        {
+            libraryBytes = prepared.value();
+        }
+        else
+        {
+            chosen = &plan.tactics.front();
+            libraryBytes = chosen->workspaceBytes;
+        }
+    }
 
     // The workspace: staged input, staged kernel, staged output, then cuDNN's own.
     int64_t const computeBytes = elementBytes(g.compute);
-    bool const stageKernel = kernel.type != g.compute;
-    bool const stageOutput = out.type != g.compute;
     int64_t const inputAt = 0;
     int64_t const kernelAt = inputAt + (g.stageInput ? staged(host::elementCount(g.stagedDims) * computeBytes) : 0);
     int64_t const outputAt = kernelAt + (stageKernel ? staged(host::elementCount(g.kernelDims) * computeBytes) : 0);
@@ -823,13 +957,30 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
         y = base + outputAt;
     }
     void* const libraryWorkspace = libraryBytes > 0 ? base + libraryAt : nullptr;
+    if (chosen->graph >= 0)
+    {
+        GraphConvolution& graph = *plan.graph;
+        if (std::optional<Error> failed = graph.run(handle, static_cast<std::size_t>(chosen->graph),
+                {x, w, graph.problem().bias ? bias->data : nullptr, y}, libraryWorkspace))
+        {
+            return *failed;
+        }
+        if (graph.problem().bias)
+        {
+            return Done{}; // The bias and the activation ran in the graph.
+        }
+        return stageOutput || bias != nullptr || activation != nullptr ? convertElements(
+                   {y, g.compute}, {out.data, out.type, out.scale}, outCount, launch.stream, staging, epilogue)
+                                                                       : Status{Done{}};
+    }
+    cudnnConvolutionDescriptor_t const conv = plan.conv[static_cast<std::size_t>(chosen->math)];
     float const alpha = 1.F;
     float const beta = 0.F;
-    if (chosen.fused && !plan.fusedRefused && !stageOutput && bias != nullptr && bias->type == g.compute)
+    if (chosen->fused && !plan.fusedRefused && !stageOutput && bias != nullptr && bias->type == g.compute)
     {
         // y = act(conv + 0 * z + bias) with z = y (cuDNN reads no z when alpha2 is 0).
         cudnnStatus_t const status
-            = cudnnConvolutionBiasActivationForward(handle, &alpha, plan.x, x, plan.w, w, conv, chosen.algo,
+            = cudnnConvolutionBiasActivationForward(handle, &alpha, plan.x, x, plan.w, w, conv, chosen->algo,
                 libraryWorkspace, libraryBytes, &beta, plan.y, y, plan.bias, bias->data, plan.activation, plan.y, y);
         if (status == CUDNN_STATUS_SUCCESS)
         {
@@ -841,7 +992,7 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
         }
         plan.fusedRefused = true;
     }
-    KILN_CUDNN(cudnnConvolutionForward(handle, &alpha, plan.x, x, plan.w, w, conv, chosen.algo, libraryWorkspace,
+    KILN_CUDNN(cudnnConvolutionForward(handle, &alpha, plan.x, x, plan.w, w, conv, chosen->algo, libraryWorkspace,
                    libraryBytes, &beta, plan.y, y),
         "cudnnConvolutionForward");
 

@@ -188,7 +188,13 @@ public:
             {
                 return prepared.error();
             }
-            return nbConvolutionTactics(prepared.value(), *inputs[0], output, epilogueOf(layer), mLibraries,
+            auto const operands = convolutionOperands(prepared.value(), inputs);
+            if (!operands)
+            {
+                return operands.error();
+            }
+            HostTensor const* bias = operands.value().bias ? &*operands.value().bias : nullptr;
+            return nbConvolutionTactics(prepared.value(), *inputs[0], bias, output, epilogueOf(layer), mLibraries,
                 convolutionLayout(*conv, layer, model));
         }
         if (auto const* deconv = std::get_if<DeconvolutionParams>(&layer.params))
@@ -346,7 +352,7 @@ private:
         // list fewer, and then the default variant runs.
         Launch chosen = launch;
         if (chosen.tactic != 0
-            && chosen.tactic >= nbConvolutionTactics(params, *in[0], out, epilogueOf(layer), mLibraries, layout))
+            && chosen.tactic >= nbConvolutionTactics(params, *in[0], bias, out, epilogueOf(layer), mLibraries, layout))
         {
             chosen.tactic = 0;
         }

@@ -152,10 +152,21 @@ struct ConvolutionLayout
 
 //! kernel and bias: device memory of params' weights or of the layer's inputs 1 and 2 (bias may be null).
 //! activation: null, or the function applied to conv + bias before the output is stored (a fused IActivationLayer,
-//! computed as runActivation computes it; for kINT8 before quantizing). The tactics depend on activation and layout:
-//! count them with the same ones that run.
-int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& out,
-    ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout = {});
+//! computed as runActivation computes it; for kINT8 before quantizing). The tactics depend on activation, layout and
+//! the bias: count them with the same ones that run.
+int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* bias,
+    DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries,
+    ConvolutionLayout const& layout = {});
+//! Where a convolution's tactics come from: cuDNN's legacy API (tactic 0 and those after it, or kiln's one variant for
+//! an empty problem), then cuDNN's graph API (the last graph ones), for kHALF and kBF16.
+struct ConvolutionTacticCounts
+{
+    int32_t legacy{1};
+    int32_t graph{};
+};
+ConvolutionTacticCounts countConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in,
+    DeviceTensor const* bias, DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries,
+    ConvolutionLayout const& layout = {});
 Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
     DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch,
     ConvolutionLayout const& layout = {});

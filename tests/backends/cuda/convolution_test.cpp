@@ -144,6 +144,9 @@ double reductionExtra(DataType type, int64_t r)
 class CudaConvolution : public CudaKernelTest
 {
 protected:
+    //! The tactics of the last check(): every one of them ran and matched the host.
+    ConvolutionTacticCounts mCounts;
+
     //! One convolution on the device, with every tactic, against the host reference.
     void check(Case const& c)
     {
@@ -226,10 +229,14 @@ protected:
         DeviceBuffer const dkernel = DeviceBuffer::upload(deviceKernel.tensor());
         DeviceBuffer const dbias = DeviceBuffer::upload(bias.tensor());
         DeviceBuffer const dout(expected.tensor());
-        int32_t const tactics
-            = nbConvolutionTactics(params, din.tensor(), dout.tensor(), activation, *mLibraries, layout);
+        mCounts = countConvolutionTactics(
+            params, din.tensor(), c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation, *mLibraries, layout);
+        int32_t const tactics = mCounts.legacy + mCounts.graph;
+        EXPECT_EQ(tactics,
+            nbConvolutionTactics(params, din.tensor(), c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation,
+                *mLibraries, layout));
         EXPECT_GE(tactics, 1);
-        EXPECT_LE(tactics, 16);
+        EXPECT_LE(tactics, 24); // 16 of the legacy API, 8 of the graph API
         int64_t const reduction = std::accumulate(
             c.kernel.begin(), c.kernel.end(), c.groups == 0 ? int64_t{0} : c.channels / c.groups, std::multiplies<>());
         int64_t const bytes = storageBytes(c.type, host::elementCount(expected.tensor()));
@@ -400,7 +407,7 @@ TEST_F(CudaConvolution, FloatIsNotComputedInTf32)
     DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
     DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
     DeviceBuffer const dout(expected.tensor());
-    int32_t const tactics = nbConvolutionTactics(params, din.tensor(), dout.tensor(), nullptr, *mLibraries);
+    int32_t const tactics = nbConvolutionTactics(params, din.tensor(), nullptr, dout.tensor(), nullptr, *mLibraries);
     for (int32_t tactic = 0; tactic < tactics; ++tactic)
     {
         Status const done
@@ -428,11 +435,11 @@ TEST_F(CudaConvolution, RefusesWhatTheHostRefuses)
     EXPECT_NE(groups.error().message.find("convolution: the input has 5 channels, not divisible by 2 groups"),
         std::string::npos)
         << groups.error().message;
-    EXPECT_EQ(nbConvolutionTactics(params, din.tensor(), dout.tensor(), nullptr, *mLibraries), 1);
+    EXPECT_EQ(nbConvolutionTactics(params, din.tensor(), nullptr, dout.tensor(), nullptr, *mLibraries), 1);
 
     HostBuffer input4(DataType::kFLOAT, Dims{4, {1, 4, 6, 6}});
     DeviceBuffer const din4 = DeviceBuffer::upload(input4.tensor());
-    int32_t const tactics = nbConvolutionTactics(params, din4.tensor(), dout.tensor(), nullptr, *mLibraries);
+    int32_t const tactics = nbConvolutionTactics(params, din4.tensor(), nullptr, dout.tensor(), nullptr, *mLibraries);
     EXPECT_GE(tactics, 1);
     Status const tactic
         = runConvolution(params, din4.tensor(), dkernel.tensor(), nullptr, nullptr, dout.tensor(), launch(tactics));
@@ -545,6 +552,9 @@ TEST_F(CudaConvolution, ChannelsLastEveryTactic)
         c.biasType = type;
         c.activation = ActivationParams{Type::kRELU, 0.F, 0.F};
         check(c);
+        // cuDNN's graph API offers engines for it, which run the bias and ReLU in the graph (convolution_graph.h).
+        EXPECT_GE(mCounts.graph, 1) << "no graph-API tactic for a channels-last " << dataTypeName(type)
+                                    << " convolution with bias and ReLU";
         c.biasType = DataType::kFLOAT;
         check(c);
         c.activation.reset();
@@ -600,20 +610,20 @@ TEST_F(CudaConvolution, ChannelsLastRefusals)
     params.kernelSize = Dims{2, {3, 3}};
     params.prePadding = Dims{2, {1, 1}};
     params.postPadding = Dims{2, {1, 1}};
-    auto const refused
-        = [&](DataType type, int64_t channels, ConvolutionLayout const& layout, std::string const& message) {
-              HostBuffer input(type, Dims{4, {1, channels, 6, 6}});
-              HostBuffer kernel(type, Dims{4, {16, channels, 3, 3}});
-              HostBuffer output(type, Dims{4, {1, 16, 6, 6}});
-              DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
-              DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
-              DeviceBuffer const dout(output.tensor());
-              Status const done = runConvolution(
-                  params, din.tensor(), dkernel.tensor(), nullptr, nullptr, dout.tensor(), launch(), layout);
-              ASSERT_FALSE(done.ok()) << message;
-              EXPECT_NE(done.error().message.find(message), std::string::npos) << done.error().message;
-              EXPECT_EQ(nbConvolutionTactics(params, din.tensor(), dout.tensor(), nullptr, *mLibraries, layout), 1);
-          };
+    auto const refused = [&](DataType type, int64_t channels, ConvolutionLayout const& layout,
+                             std::string const& message) {
+        HostBuffer input(type, Dims{4, {1, channels, 6, 6}});
+        HostBuffer kernel(type, Dims{4, {16, channels, 3, 3}});
+        HostBuffer output(type, Dims{4, {1, 16, 6, 6}});
+        DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
+        DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
+        DeviceBuffer const dout(output.tensor());
+        Status const done
+            = runConvolution(params, din.tensor(), dkernel.tensor(), nullptr, nullptr, dout.tensor(), launch(), layout);
+        ASSERT_FALSE(done.ok()) << message;
+        EXPECT_NE(done.error().message.find(message), std::string::npos) << done.error().message;
+        EXPECT_EQ(nbConvolutionTactics(params, din.tensor(), nullptr, dout.tensor(), nullptr, *mLibraries, layout), 1);
+    };
     ConvolutionLayout const hwc8{TensorFormat::kHWC8, TensorFormat::kHWC8, true};
     refused(DataType::kFLOAT, 16, hwc8, "convolution: kHWC8 takes kHALF and kBF16 tensors, not kFLOAT");
     refused(DataType::kHALF, 12, hwc8,
@@ -652,7 +662,7 @@ TEST_F(CudaConvolution, RepeatedRunsPrepareNothingNew)
     ActivationParams const relu{nvinfer1::ActivationType::kRELU, 0.F, 0.F};
     PreparedCache& cache = mLibraries->prepared();
     EXPECT_EQ(cache.size(), 0U);
-    int32_t const tactics = nbConvolutionTactics(params, din.tensor(), dout.tensor(), &relu, *mLibraries);
+    int32_t const tactics = nbConvolutionTactics(params, din.tensor(), nullptr, dout.tensor(), &relu, *mLibraries);
     EXPECT_EQ(cache.size(), 1U);
     for (int32_t tactic = 0; tactic < tactics; ++tactic)
     {
@@ -721,8 +731,8 @@ TEST_F(CudaConvolution, DISABLED_TimesEveryTacticOnAResNetLayer)
             nvinfer1::TensorFormat const format
                 = channelsLast ? nvinfer1::TensorFormat::kHWC8 : nvinfer1::TensorFormat::kLINEAR;
             ConvolutionLayout const layout{format, format, channelsLast};
-            int32_t const tactics
-                = nbConvolutionTactics(params, din.tensor(), dout.tensor(), activation, *mLibraries, layout);
+            int32_t const tactics = nbConvolutionTactics(
+                params, din.tensor(), &dbias.tensor(), dout.tensor(), activation, *mLibraries, layout);
             cudaEvent_t start{};
             cudaEvent_t stop{};
             ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
