@@ -277,13 +277,13 @@ enum class LayerType : int32_t
     kCONDITIONAL_INPUT = 35,  //!< Input of an if-conditional.
     kCONDITIONAL_OUTPUT = 36, //!< Output of an if-conditional.
     kSCATTER = 37,            //!< Scatter.
-    kEINSUM = 38,             //!< Einsum.
+    kEINSUM = 38,             //!< IEinsumLayer.
     kASSERTION = 39,          //!< Assertion.
     kONE_HOT = 40,            //!< One-hot.
     kNON_ZERO = 41,           //!< Non-zero.
-    kGRID_SAMPLE = 42,        //!< Grid sample.
+    kGRID_SAMPLE = 42,        //!< IGridSampleLayer.
     kNMS = 43,                //!< Non-maximum suppression.
-    kREVERSE_SEQUENCE = 44,   //!< Reverse sequence.
+    kREVERSE_SEQUENCE = 44,   //!< IReverseSequenceLayer.
     kNORMALIZATION = 45,      //!< Normalization.
     kPLUGIN_V3 = 46,          //!< IPluginV3Layer.
     kSQUEEZE = 47,            //!< Squeeze.
@@ -1100,7 +1100,7 @@ protected:
     virtual ~IShuffleLayer() noexcept = default;
 };
 
-//! How ISliceLayer treats coordinates outside the input.
+//! How ISliceLayer and IGridSampleLayer treat coordinates outside the input.
 enum class SampleMode : int32_t
 {
     kSTRICT_BOUNDS = 0, //!< They are an error.
@@ -1572,6 +1572,83 @@ protected:
     virtual ~IScatterLayer() noexcept = default;
 };
 
+//! A sum of products over the inputs' elements, written as an Einstein summation equation: one term of subscript
+//! labels (letters a-z, A-Z) per input, separated by commas, each naming the input's axes in order; "..." stands for
+//! the axes no letter names (at most once per term; they broadcast across inputs, aligned from the last). A label
+//! repeated in one term takes the diagonal; a label shared by several terms multiplies those axes together; a label
+//! left out of the output is summed over. "->" followed by a term gives the output's axes (explicit mode); without it
+//! the output has the "..." axes, then the labels that appear exactly once, in ASCII order (implicit mode).
+//! Example: "ij,jk->ik" (and "ij,jk") is a matrix product. kiln takes one or two inputs of one type (kFLOAT, kHALF or
+//! kBF16); the output has that type.
+class IEinsumLayer : public ILayer
+{
+public:
+    //! Sets the equation (copied); false (and no change) for one that is not well formed or does not fit the inputs.
+    bool setEquation(char const* equation) noexcept { return mImpl->setEquation(equation); }
+
+    //! The equation.
+    char const* getEquation() const noexcept { return mImpl->getEquation(); }
+
+protected:
+    virtual ~IEinsumLayer() noexcept = default;
+    apiv::VEinsumLayer* mImpl;
+};
+
+//! Samples input 0 ([N, C, H, W]) at the positions grid (input 1, [N, H_out, W_out, 2], the input's type) gives; the
+//! output is [N, C, H_out, W_out] of the input's type. grid[n, h, w] holds (x, y), normalized: -1 and 1 are the
+//! centers of the edge elements with align corners, else their outer edges; x runs along W, y along H. The sample
+//! mode says what positions outside the input read: kFILL zeros, kCLAMP the nearest edge element, kREFLECT the input
+//! mirrored at its edges. Types: kFLOAT, kHALF, kBF16.
+class IGridSampleLayer : public ILayer
+{
+public:
+    //! How the elements around a position combine: kNEAREST, kLINEAR (bilinear) or kCUBIC (bicubic).
+    void setInterpolationMode(InterpolationMode mode) noexcept { mImpl->setInterpolationMode(mode); }
+
+    //! The interpolation (default kLINEAR).
+    InterpolationMode getInterpolationMode() const noexcept { return mImpl->getInterpolationMode(); }
+
+    //! Whether -1 and 1 are the centers of the edge elements (true) or their outer edges (false).
+    void setAlignCorners(bool alignCorners) noexcept { mImpl->setAlignCorners(alignCorners); }
+
+    //! Whether corners align (default false).
+    bool getAlignCorners() const noexcept { return mImpl->getAlignCorners(); }
+
+    //! What positions outside the input read: kFILL, kCLAMP or kREFLECT; false (and no change) for another mode.
+    bool setSampleMode(SampleMode mode) noexcept { return mImpl->setSampleMode(mode); }
+
+    //! The sample mode (default kFILL).
+    SampleMode getSampleMode() const noexcept { return mImpl->getSampleMode(); }
+
+protected:
+    virtual ~IGridSampleLayer() noexcept = default;
+    apiv::VGridSampleLayer* mImpl;
+};
+
+//! Reverses sequences of different lengths: for each index b of the batch axis, the first sequenceLens[b] elements
+//! along the sequence axis are reversed and the rest copied. Input 1 (sequenceLens) is a 1-D kINT32 or kINT64 tensor
+//! of the batch axis' extent; lengths are clamped to [0, the sequence axis' extent]. The output has the input's type
+//! and shape; the input has rank 2 or more and any type.
+class IReverseSequenceLayer : public ILayer
+{
+public:
+    //! The batch axis, in [0, rank) and not the sequence axis.
+    void setBatchAxis(int32_t batchAxis) noexcept { mImpl->setBatchAxis(batchAxis); }
+
+    //! The batch axis (default 1).
+    int32_t getBatchAxis() const noexcept { return mImpl->getBatchAxis(); }
+
+    //! The sequence axis, in [0, rank) and not the batch axis.
+    void setSequenceAxis(int32_t sequenceAxis) noexcept { mImpl->setSequenceAxis(sequenceAxis); }
+
+    //! The sequence axis (default 0).
+    int32_t getSequenceAxis() const noexcept { return mImpl->getSequenceAxis(); }
+
+protected:
+    virtual ~IReverseSequenceLayer() noexcept = default;
+    apiv::VReverseSequenceLayer* mImpl;
+};
+
 //! The reductions of ICumulativeLayer.
 enum class CumulativeOperation : int32_t
 {
@@ -1860,6 +1937,26 @@ public:
     IScatterLayer* addScatter(ITensor& data, ITensor& indices, ITensor& updates, ScatterMode mode) noexcept
     {
         return mImpl->addScatter(data, indices, updates, mode);
+    }
+
+    //! Adds an Einstein summation of nbInputs tensors (kiln: one or two) by equation (copied).
+    IEinsumLayer* addEinsum(ITensor* const* inputs, int32_t nbInputs, char const* equation) noexcept
+    {
+        return mImpl->addEinsum(inputs, nbInputs, equation);
+    }
+
+    //! Adds a grid sample of input ([N, C, H, W]) at the positions of grid ([N, H_out, W_out, 2]); until set otherwise
+    //! bilinear, corners not aligned, zeros outside (kFILL).
+    IGridSampleLayer* addGridSample(ITensor& input, ITensor& grid) noexcept
+    {
+        return mImpl->addGridSample(input, grid);
+    }
+
+    //! Adds a reversal of the sequences of input whose lengths sequenceLens holds (batch axis 1 and sequence axis 0
+    //! until set otherwise).
+    IReverseSequenceLayer* addReverseSequence(ITensor& input, ITensor& sequenceLens) noexcept
+    {
+        return mImpl->addReverseSequence(input, sequenceLens);
     }
 
     //! Adds a dequantize of input by scale to kFLOAT.

@@ -842,6 +842,36 @@ public:
     virtual int32_t getAxis() const noexcept = 0;
 };
 
+//! What an IEinsumLayer forwards to.
+class VEinsumLayer : public VRoot
+{
+public:
+    virtual bool setEquation(char const* equation) noexcept = 0;
+    virtual char const* getEquation() const noexcept = 0;
+};
+
+//! What an IGridSampleLayer forwards to.
+class VGridSampleLayer : public VRoot
+{
+public:
+    virtual void setInterpolationMode(InterpolationMode mode) noexcept = 0;
+    virtual InterpolationMode getInterpolationMode() const noexcept = 0;
+    virtual void setAlignCorners(bool alignCorners) noexcept = 0;
+    virtual bool getAlignCorners() const noexcept = 0;
+    virtual bool setSampleMode(SampleMode mode) noexcept = 0;
+    virtual SampleMode getSampleMode() const noexcept = 0;
+};
+
+//! What an IReverseSequenceLayer forwards to.
+class VReverseSequenceLayer : public VRoot
+{
+public:
+    virtual void setBatchAxis(int32_t batchAxis) noexcept = 0;
+    virtual int32_t getBatchAxis() const noexcept = 0;
+    virtual void setSequenceAxis(int32_t sequenceAxis) noexcept = 0;
+    virtual int32_t getSequenceAxis() const noexcept = 0;
+};
+
 //! What an INetworkDefinition forwards to. Every slot of TensorRT 10.16 is here, including the add* methods of the
 //! layers kiln does not declare yet: the wrapper offers only those of the declared layers. The *V2 methods back the
 //! wrapper overloads with an extra argument (addFill, addTopK, addNonZero, addNMS, addQuantize, addDequantize).

@@ -51,6 +51,9 @@ using nvinfer1::LayerType;
     X(kQUANTIZE, Quantize, "Quantize")                                                                                 \
     X(kDEQUANTIZE, Dequantize, "Dequantize")                                                                           \
     X(kSCATTER, Scatter, "Scatter")                                                                                    \
+    X(kEINSUM, Einsum, "Einsum")                                                                                       \
+    X(kGRID_SAMPLE, GridSample, "GridSample")                                                                          \
+    X(kREVERSE_SEQUENCE, ReverseSequence, "ReverseSequence")                                                           \
     X(kPLUGIN_V3, PluginV3, "PluginV3")                                                                                \
     X(kCUMULATIVE, Cumulative, "Cumulative")
 
@@ -66,9 +69,9 @@ struct LayerKindInfo
 inline constexpr std::array kLayerKinds{KILN_LAYER_KINDS(KILN_LAYER_KIND_ROW)};
 #undef KILN_LAYER_KIND_ROW
 
-static_assert(kLayerKinds.size() == 27,
+static_assert(kLayerKinds.size() == 30,
     "KILN_LAYER_KINDS lists the 20 layer kinds of issue 3, kTOPK, kRESIZE, kDECONVOLUTION, kQUANTIZE, kDEQUANTIZE, "
-    "kSCATTER and kCUMULATIVE");
+    "kSCATTER, kEINSUM, kGRID_SAMPLE, kREVERSE_SEQUENCE and kCUMULATIVE");
 
 constexpr bool layerKindRowsInEnumOrder() noexcept
 {

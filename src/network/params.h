@@ -309,4 +309,25 @@ struct ScatterParams
     int32_t axis{0}; //!< kELEMENT's axis (negative: from the last).
 };
 
+//! Einsum (network/layers/einsum.cpp): the equation as given; network/einsum_equation.h parses it.
+struct EinsumParams
+{
+    std::string equation;
+};
+
+//! Grid sample (network/layers/grid_sample.cpp): inputs 0 data [N, C, H, W], 1 grid [N, H_out, W_out, 2].
+struct GridSampleParams
+{
+    nvinfer1::InterpolationMode mode{nvinfer1::InterpolationMode::kLINEAR};
+    bool alignCorners{};
+    nvinfer1::SampleMode sampleMode{nvinfer1::SampleMode::kFILL}; //!< kFILL (zeros), kCLAMP or kREFLECT.
+};
+
+//! Reverse sequence (network/layers/reverse_sequence.cpp): inputs 0 data, 1 sequence lengths.
+struct ReverseSequenceParams
+{
+    int32_t batchAxis{1};
+    int32_t sequenceAxis{0};
+};
+
 } // namespace kiln

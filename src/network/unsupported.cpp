@@ -60,12 +60,6 @@ nvinfer1::IIfConditional* NetworkApi::addIfConditional() noexcept
     return unsupported("addIfConditional");
 }
 
-nvinfer1::IEinsumLayer* NetworkApi::addEinsum(
-    nvinfer1::ITensor* const* /*inputs*/, int32_t /*nbInputs*/, char const* /*equation*/) noexcept
-{
-    return unsupported("addEinsum");
-}
-
 nvinfer1::IAssertionLayer* NetworkApi::addAssertion(nvinfer1::ITensor& /*condition*/, char const* /*message*/) noexcept
 {
     return unsupported("addAssertion");
@@ -82,22 +76,10 @@ nvinfer1::INonZeroLayer* NetworkApi::addNonZero(nvinfer1::ITensor& /*input*/) no
     return unsupported("addNonZero");
 }
 
-nvinfer1::IGridSampleLayer* NetworkApi::addGridSample(
-    nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*grid*/) noexcept
-{
-    return unsupported("addGridSample");
-}
-
 nvinfer1::INMSLayer* NetworkApi::addNMS(
     nvinfer1::ITensor& /*boxes*/, nvinfer1::ITensor& /*scores*/, nvinfer1::ITensor& /*maxOutputBoxesPerClass*/) noexcept
 {
     return unsupported("addNMS");
-}
-
-nvinfer1::IReverseSequenceLayer* NetworkApi::addReverseSequence(
-    nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*sequenceLens*/) noexcept
-{
-    return unsupported("addReverseSequence");
 }
 
 nvinfer1::INormalizationLayer* NetworkApi::addNormalization(nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*scale*/,

@@ -56,8 +56,10 @@ OpRegistry const& builtinOps()
         registerConvolutionOps(ops);
         registerCumulativeOps(ops);
         registerDeconvolutionOps(ops);
+        registerEinsumOps(ops);
         registerElementwiseOps(ops);
         registerGatherOps(ops);
+        registerGridSampleOps(ops);
         registerIdentityOps(ops);
         registerMatrixMultiplyOps(ops);
         registerNormalizationOps(ops);
@@ -66,6 +68,7 @@ OpRegistry const& builtinOps()
         registerReduceOps(ops);
         registerReshapeOps(ops);
         registerResizeOps(ops);
+        registerReverseSequenceOps(ops);
         registerScatterOps(ops);
         registerSliceOps(ops);
         registerSoftmaxOps(ops);

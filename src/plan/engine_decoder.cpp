@@ -319,6 +319,16 @@ private:
     {
         return ScatterParams{static_cast<nvinfer1::ScatterMode>(f.mode()), f.axis()};
     }
+    LayerParams read(fb::EinsumParams const& f) { return EinsumParams{text(f.equation())}; }
+    LayerParams read(fb::GridSampleParams const& f)
+    {
+        return GridSampleParams{static_cast<nvinfer1::InterpolationMode>(f.mode()), f.align_corners(),
+            static_cast<nvinfer1::SampleMode>(f.sample_mode())};
+    }
+    LayerParams read(fb::ReverseSequenceParams const& f)
+    {
+        return ReverseSequenceParams{f.batch_axis(), f.sequence_axis()};
+    }
     LayerParams read(fb::PluginV3Params const& f)
     {
         PluginV3Params p;

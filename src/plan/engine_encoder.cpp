@@ -291,6 +291,21 @@ private:
     {
         return fb::CreateScatterParams(mBuilder, static_cast<int32_t>(p.mode), p.axis).Union();
     }
+    Offset<void> params(EinsumParams const& p)
+    {
+        auto const equation = mBuilder.CreateString(p.equation);
+        return fb::CreateEinsumParams(mBuilder, equation).Union();
+    }
+    Offset<void> params(GridSampleParams const& p)
+    {
+        return fb::CreateGridSampleParams(
+            mBuilder, static_cast<int32_t>(p.mode), p.alignCorners, static_cast<int32_t>(p.sampleMode))
+            .Union();
+    }
+    Offset<void> params(ReverseSequenceParams const& p)
+    {
+        return fb::CreateReverseSequenceParams(mBuilder, p.batchAxis, p.sequenceAxis).Union();
+    }
     Offset<void> params(PluginV3Params const& p)
     {
         return fb::CreatePluginV3Params(

@@ -52,10 +52,13 @@ inline constexpr std::array<KindArity, kLayerKinds.size()> kKindArity{{
     {LayerType::kSHAPE, 1, 1, kMany, 1, 1},
     {LayerType::kRESIZE, 1, 2, 1, 1, 1}, // Input 1 the output shape.
     {LayerType::kSELECT, 3, 3, kMany, 1, 1},
-    {LayerType::kFILL, 0, 3, 0, 1, 1},        // Shape, alpha, beta.
-    {LayerType::kQUANTIZE, 2, 3, 2, 1, 1},    // Data, scale, zero point.
-    {LayerType::kDEQUANTIZE, 2, 3, 2, 1, 1},  // Data, scale, zero point.
-    {LayerType::kSCATTER, 3, 3, kMany, 1, 1}, // Data, indices, updates.
+    {LayerType::kFILL, 0, 3, 0, 1, 1},                 // Shape, alpha, beta.
+    {LayerType::kQUANTIZE, 2, 3, 2, 1, 1},             // Data, scale, zero point.
+    {LayerType::kDEQUANTIZE, 2, 3, 2, 1, 1},           // Data, scale, zero point.
+    {LayerType::kSCATTER, 3, 3, kMany, 1, 1},          // Data, indices, updates.
+    {LayerType::kEINSUM, 1, 2, kMany, 1, 1},           // One operand per term of the equation.
+    {LayerType::kGRID_SAMPLE, 2, 2, kMany, 1, 1},      // Data, grid.
+    {LayerType::kREVERSE_SEQUENCE, 2, 2, kMany, 1, 1}, // Data, sequence lengths.
     {LayerType::kPLUGIN_V3, 0, kMany, kMany, 1, kMany},
     {LayerType::kCUMULATIVE, 2, 2, kMany, 1, 1},
 }};

@@ -54,6 +54,27 @@ constexpr void forEachField(CumulativeParams const& p, Visit&& visit)
 }
 
 template <typename Visit>
+constexpr void forEachField(EinsumParams const& p, Visit&& visit)
+{
+    visit("equation", p.equation);
+}
+
+template <typename Visit>
+constexpr void forEachField(GridSampleParams const& p, Visit&& visit)
+{
+    visit("mode", p.mode);
+    visit("alignCorners", p.alignCorners);
+    visit("sampleMode", p.sampleMode);
+}
+
+template <typename Visit>
+constexpr void forEachField(ReverseSequenceParams const& p, Visit&& visit)
+{
+    visit("batchAxis", p.batchAxis);
+    visit("sequenceAxis", p.sequenceAxis);
+}
+
+template <typename Visit>
 constexpr void forEachField(CastParams const& p, Visit&& visit)
 {
     visit("toType", p.toType);
@@ -289,11 +310,11 @@ constexpr bool everyMemberVisited() noexcept
 } // namespace detail
 
 // The plugin kinds hold plugin objects, which no list visits.
-static_assert(
-    detail::everyMemberVisited<ConvolutionParams, CastParams, ActivationParams, PoolingParams, SoftMaxParams,
-        DeconvolutionParams, ConcatenationParams, ElementWiseParams, UnaryParams, ShuffleParams, ReduceParams,
-        TopKParams, GatherParams, MatrixMultiplyParams, ConstantParams, IdentityParams, SliceParams, ShapeParams,
-        ResizeParams, SelectParams, FillParams, QuantizeParams, DequantizeParams, ScatterParams, CumulativeParams>(),
+static_assert(detail::everyMemberVisited<ConvolutionParams, CastParams, ActivationParams, PoolingParams, SoftMaxParams,
+                  DeconvolutionParams, ConcatenationParams, ElementWiseParams, UnaryParams, ShuffleParams, ReduceParams,
+                  TopKParams, GatherParams, MatrixMultiplyParams, ConstantParams, IdentityParams, SliceParams,
+                  ShapeParams, ResizeParams, SelectParams, FillParams, QuantizeParams, DequantizeParams, ScatterParams,
+                  EinsumParams, GridSampleParams, ReverseSequenceParams, CumulativeParams>(),
     "forEachField visits every member of each kind's parameters");
 
 } // namespace kiln

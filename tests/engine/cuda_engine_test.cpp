@@ -351,6 +351,27 @@ TEST_F(CudaEngine, DeconvolutionsMatchTheHost)
     expectSameOnBothBackends({Dims{4, {2, 6, 5, 7}}}, 1e-3F);
 }
 
+TEST_F(CudaEngine, GridSampleReverseSequenceAndEinsumMatchTheHost)
+{
+    // A bicubic, reflecting grid sample of x at the grid's positions ([2, 3, 5, 7]), its last axis reversed per channel
+    // by constant lengths, then a contraction of the two over the last axis.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {2, 3, 9, 11}});
+    ITensor* grid = mNetwork->addInput("grid", DataType::kFLOAT, Dims{4, {2, 5, 7, 2}});
+    auto* sample = mNetwork->addGridSample(*x, *grid);
+    sample->setInterpolationMode(nvinfer1::InterpolationMode::kCUBIC);
+    ASSERT_TRUE(sample->setSampleMode(nvinfer1::SampleMode::kREFLECT));
+    static int32_t const lengths[] = {5, 2, 9};
+    auto* lens = mNetwork->addConstant(Dims{1, {3}}, nvinfer1::Weights{DataType::kINT32, lengths, 3});
+    auto* reversed = mNetwork->addReverseSequence(*sample->getOutput(0), *lens->getOutput(0));
+    reversed->setBatchAxis(1);
+    reversed->setSequenceAxis(3);
+    ITensor* operands[] = {reversed->getOutput(0), sample->getOutput(0)};
+    auto* einsum = mNetwork->addEinsum(operands, 2, "bchw,bcgw->bhgc");
+    einsum->getOutput(0)->setName("y");
+    mNetwork->markOutput(*einsum->getOutput(0));
+    expectSameOnBothBackends({Dims{4, {2, 3, 9, 11}}, Dims{4, {2, 5, 7, 2}}}, 1e-4F);
+}
+
 TEST_F(CudaEngine, CumulativeSumsMatchTheHost)
 {
     // Prefix sums along the middle axis (a constant axis, read on the host), then reverse exclusive ones along the

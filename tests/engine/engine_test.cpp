@@ -504,6 +504,64 @@ TEST_F(EngineTest, QuantizeAndDequantizeRunEndToEnd)
     EXPECT_EQ(y8[0], 0x3D00); // 1.25 in half
 }
 
+// A grid sample of an input at positions another input gives (ONNX's reference values: grid_sample_golden.py), the
+// rows of the result reversed by lengths given as an input, and an Einsum of the two: built, written, loaded and run.
+TEST_F(EngineTest, GridSampleReverseSequenceAndEinsumRunEndToEnd)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({1, 1, 2, 3}));
+    ITensor* grid = mNetwork->addInput("grid", DataType::kFLOAT, dims({1, 2, 4, 2}));
+    ITensor* lengths = mNetwork->addInput("lengths", DataType::kINT64, dims({2}));
+    auto* sample = mNetwork->addGridSample(*x, *grid);
+    ASSERT_TRUE(sample->setSampleMode(nvinfer1::SampleMode::kCLAMP));
+    auto* rows = mNetwork->addShuffle(*sample->getOutput(0));
+    rows->setReshapeDimensions(dims({2, 4}));
+    auto* reversed = mNetwork->addReverseSequence(*rows->getOutput(0), *lengths);
+    reversed->setBatchAxis(0);
+    reversed->setSequenceAxis(1);
+    ITensor* operands[] = {reversed->getOutput(0), rows->getOutput(0)};
+    auto* einsum = mNetwork->addEinsum(operands, 2, "ij,ij->i");
+    std::pair<nvinfer1::ILayer*, char const*> const outputs[] = {{sample, "y"}, {reversed, "r"}, {einsum, "e"}};
+    for (auto const& [layer, name] : outputs)
+    {
+        layer->getOutput(0)->setName(name);
+        mNetwork->markOutput(*layer->getOutput(0));
+    }
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+
+    std::vector<float> in{1, 2, 3, 4, 5, 6};
+    std::vector<float> positions{
+        -1.0F, -1.0F, 0.0F, 0.0F, 1.0F, 1.0F, -1.7F, 0.3F, 1.9F, -1.4F, 0.5F, 0.25F, 2.6F, 1.2F, -0.2F, -3.1F};
+    std::vector<int64_t> lens{4, 2};
+    std::vector<float> y(8), r(8), e(2);
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    for (auto const& [name, data] : std::initializer_list<std::pair<char const*, void*>>{{"x", in.data()},
+             {"grid", positions.data()}, {"lengths", lens.data()}, {"y", y.data()}, {"r", r.data()}, {"e", e.data()}})
+    {
+        ASSERT_TRUE(context->setTensorAddress(name, data)) << name;
+    }
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    // ONNX's reference, bilinear with padding "border", corners not aligned.
+    std::vector<float> const expected{1.0F, 3.5F, 6.0F, 3.4F, 3.0F, 5.0F, 6.0F, 1.7F};
+    for (std::size_t i = 0; i < expected.size(); ++i)
+    {
+        EXPECT_NEAR(y[i], expected[i], 1e-5F) << i;
+    }
+    // Row 0 reversed whole, row 1 its first two.
+    std::vector<float> const reversedRows{y[3], y[2], y[1], y[0], y[5], y[4], y[6], y[7]};
+    EXPECT_EQ(r, reversedRows);
+    for (std::size_t i = 0; i < 2; ++i)
+    {
+        float dot = 0.F;
+        for (std::size_t j = 0; j < 4; ++j)
+        {
+            dot += reversedRows[i * 4 + j] * y[i * 4 + j];
+        }
+        EXPECT_NEAR(e[i], dot, 1e-4F) << i;
+    }
+}
+
 // A scatter whose indices are an input: rows of the data replaced (kND), then single elements (kELEMENT, axis 1).
 TEST_F(EngineTest, ScatterRunsEndToEnd)
 {

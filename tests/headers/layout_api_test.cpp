@@ -170,6 +170,9 @@ TEST(LayoutApi, LayersAddTheirOwnImpl)
     KILN_EXPECT_LAYER(IQuantizeLayer);
     KILN_EXPECT_LAYER(IDequantizeLayer);
     KILN_EXPECT_LAYER(IScatterLayer);
+    KILN_EXPECT_LAYER(IEinsumLayer);
+    KILN_EXPECT_LAYER(IGridSampleLayer);
+    KILN_EXPECT_LAYER(IReverseSequenceLayer);
     KILN_EXPECT_LAYER(IConstantLayer);
     KILN_EXPECT_LAYER(ISelectLayer);
     KILN_EXPECT_LAYER(IFillLayer);
@@ -230,6 +233,9 @@ TEST(ApiSurfaceApi, LibraryOwnedObjectsHaveProtectedDestructors)
     EXPECT_FALSE(std::is_destructible<IQuantizeLayer>::value);
     EXPECT_FALSE(std::is_destructible<IDequantizeLayer>::value);
     EXPECT_FALSE(std::is_destructible<IScatterLayer>::value);
+    EXPECT_FALSE(std::is_destructible<IEinsumLayer>::value);
+    EXPECT_FALSE(std::is_destructible<IGridSampleLayer>::value);
+    EXPECT_FALSE(std::is_destructible<IReverseSequenceLayer>::value);
     EXPECT_FALSE(std::is_destructible<IConstantLayer>::value);
     EXPECT_FALSE(std::is_destructible<ISelectLayer>::value);
     EXPECT_FALSE(std::is_destructible<IFillLayer>::value);
@@ -256,6 +262,9 @@ TEST(ApiSurfaceApi, NothingCanBeCopiedOrMoved)
     EXPECT_TRUE(isNoCopy<IDeconvolutionLayer>());
     EXPECT_TRUE(isNoCopy<IFillLayer>());
     EXPECT_TRUE(isNoCopy<ICumulativeLayer>());
+    EXPECT_TRUE(isNoCopy<IEinsumLayer>());
+    EXPECT_TRUE(isNoCopy<IGridSampleLayer>());
+    EXPECT_TRUE(isNoCopy<IReverseSequenceLayer>());
     EXPECT_TRUE(isNoCopy<IResizeLayer>());
 }
 

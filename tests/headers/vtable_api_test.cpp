@@ -557,6 +557,36 @@ TEST(VtableSlots, IScatterLayerIsAWrapper)
         KILN_SLOT(kNotVirtual, C, getAxis, int32_t() const noexcept));
 }
 
+TEST(VtableSlots, IEinsumLayerIsAWrapper)
+{
+    using C = IEinsumLayer;
+    KILN_EXPECT_VTABLE(IEinsumLayer, 2, 0, KILN_DTOR(0),
+        KILN_SLOT(kNotVirtual, C, setEquation, bool(char const*) noexcept),
+        KILN_SLOT(kNotVirtual, C, getEquation, char const*() const noexcept));
+}
+
+TEST(VtableSlots, IGridSampleLayerIsAWrapper)
+{
+    using C = IGridSampleLayer;
+    KILN_EXPECT_VTABLE(IGridSampleLayer, 2, 0, KILN_DTOR(0),
+        KILN_SLOT(kNotVirtual, C, setInterpolationMode, void(InterpolationMode) noexcept),
+        KILN_SLOT(kNotVirtual, C, getInterpolationMode, InterpolationMode() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setAlignCorners, void(bool) noexcept),
+        KILN_SLOT(kNotVirtual, C, getAlignCorners, bool() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setSampleMode, bool(SampleMode) noexcept),
+        KILN_SLOT(kNotVirtual, C, getSampleMode, SampleMode() const noexcept));
+}
+
+TEST(VtableSlots, IReverseSequenceLayerIsAWrapper)
+{
+    using C = IReverseSequenceLayer;
+    KILN_EXPECT_VTABLE(IReverseSequenceLayer, 2, 0, KILN_DTOR(0),
+        KILN_SLOT(kNotVirtual, C, setBatchAxis, void(int32_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, getBatchAxis, int32_t() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setSequenceAxis, void(int32_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, getSequenceAxis, int32_t() const noexcept));
+}
+
 TEST(VtableSlots, IConstantLayerIsAWrapper)
 {
     using C = IConstantLayer;
@@ -691,6 +721,9 @@ TEST(VtableSlots, INetworkDefinitionIsAWrapper)
         KILN_SLOT(kNotVirtual, C, setErrorRecorder, void(IErrorRecorder*) noexcept),
         KILN_SLOT(kNotVirtual, C, getErrorRecorder, IErrorRecorder * () const noexcept),
         KILN_SLOT(kNotVirtual, C, addScatter, IScatterLayer * (ITensor&, ITensor&, ITensor&, ScatterMode) noexcept),
+        KILN_SLOT(kNotVirtual, C, addEinsum, IEinsumLayer * (ITensor* const*, int32_t, char const*) noexcept),
+        KILN_SLOT(kNotVirtual, C, addGridSample, IGridSampleLayer * (ITensor&, ITensor&) noexcept),
+        KILN_SLOT(kNotVirtual, C, addReverseSequence, IReverseSequenceLayer * (ITensor&, ITensor&) noexcept),
         KILN_SLOT(kNotVirtual, C, addDequantize, IDequantizeLayer * (ITensor&, ITensor&) noexcept),
         KILN_SLOT(kNotVirtual, C, addQuantize, IQuantizeLayer * (ITensor&, ITensor&) noexcept),
         KILN_SLOT(kNotVirtual, C, addQuantize, IQuantizeLayer * (ITensor&, ITensor&, DataType) noexcept),
@@ -1330,6 +1363,33 @@ TEST(VtableSlots, ApivVCumulativeLayer)
         KILN_SLOT(3, C, getOperation, CumulativeOperation() const noexcept),
         KILN_SLOT(4, C, setExclusive, void(bool) noexcept), KILN_SLOT(5, C, getExclusive, bool() const noexcept),
         KILN_SLOT(6, C, setReverse, void(bool) noexcept), KILN_SLOT(7, C, getReverse, bool() const noexcept));
+}
+
+TEST(VtableSlots, ApivVEinsumLayer)
+{
+    using C = apiv::VEinsumLayer;
+    KILN_EXPECT_VTABLE(apiv::VEinsumLayer, 4, 0, KILN_DTOR(0), KILN_SLOT(2, C, setEquation, bool(char const*) noexcept),
+        KILN_SLOT(3, C, getEquation, char const*() const noexcept));
+}
+
+TEST(VtableSlots, ApivVGridSampleLayer)
+{
+    using C = apiv::VGridSampleLayer;
+    KILN_EXPECT_VTABLE(apiv::VGridSampleLayer, 8, 0, KILN_DTOR(0),
+        KILN_SLOT(2, C, setInterpolationMode, void(InterpolationMode) noexcept),
+        KILN_SLOT(3, C, getInterpolationMode, InterpolationMode() const noexcept),
+        KILN_SLOT(4, C, setAlignCorners, void(bool) noexcept), KILN_SLOT(5, C, getAlignCorners, bool() const noexcept),
+        KILN_SLOT(6, C, setSampleMode, bool(SampleMode) noexcept),
+        KILN_SLOT(7, C, getSampleMode, SampleMode() const noexcept));
+}
+
+TEST(VtableSlots, ApivVReverseSequenceLayer)
+{
+    using C = apiv::VReverseSequenceLayer;
+    KILN_EXPECT_VTABLE(apiv::VReverseSequenceLayer, 6, 0, KILN_DTOR(0),
+        KILN_SLOT(2, C, setBatchAxis, void(int32_t) noexcept), KILN_SLOT(3, C, getBatchAxis, int32_t() const noexcept),
+        KILN_SLOT(4, C, setSequenceAxis, void(int32_t) noexcept),
+        KILN_SLOT(5, C, getSequenceAxis, int32_t() const noexcept));
 }
 
 TEST(VtableSlots, ApivVFillLayer)

@@ -969,6 +969,83 @@ TEST_F(ShapeInference, CumulativeKeepsTheShapeAndNeedsTheAxisAtBuildTime)
         "tensor");
 }
 
+TEST_F(ShapeInference, GridSampleTakesTheGridsPositions)
+{
+    ITensor* x = input("x", Dims{4, {-1, 3, -1, -1}});
+    ITensor* g = input("g", Dims{4, {-1, 5, -1, 2}});
+    auto* layer = net().addGridSample(*x, *g);
+    layer->setName("gs");
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, layer->getOutput(0)), "[x.d0, 3, 5, g.d2]");
+    EXPECT_EQ(at(shapes, layer->getOutput(0), {{"x", Dims{4, {2, 3, 7, 7}}}, {"g", Dims{4, {2, 5, 4, 2}}}}),
+        (std::vector<int64_t>{2, 3, 5, 4}));
+    std::string const batch = atError(shapes, {{"x", Dims{4, {2, 3, 7, 7}}}, {"g", Dims{4, {3, 5, 4, 2}}}});
+    EXPECT_NE(batch.find("must have the batch extent of the input"), std::string::npos) << batch;
+
+    layer->setInput(1, *input("three", Dims{4, {1, 5, 4, 3}}));
+    EXPECT_NE(inferError().find("layer 'gs' (IGridSampleLayer): the grid [1, 5, 4, 3] must end in an extent of 2"),
+        std::string::npos)
+        << inferError();
+    layer->setInput(1, *input("half", Dims{4, {1, 5, 4, 2}}, DataType::kHALF));
+    EXPECT_EQ(inferError(),
+        "layer 'gs' (IGridSampleLayer): the input is kFLOAT and the grid kHALF; a grid sample takes "
+        "two tensors of one type, kFLOAT, kHALF or kBF16");
+}
+
+TEST_F(ShapeInference, ReverseSequenceKeepsTheShapeAndMatchesTheLengths)
+{
+    ITensor* x = input("x", Dims{3, {-1, 4, -1}}, DataType::kHALF);
+    ITensor* n = input("n", Dims{1, {-1}}, DataType::kINT32);
+    auto* layer = net().addReverseSequence(*x, *n);
+    layer->setName("r");
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, layer->getOutput(0)), "[x.d0, 4, x.d2]");
+    // Batch axis 1: the lengths need 4 entries.
+    EXPECT_EQ(at(shapes, layer->getOutput(0), {{"x", Dims{3, {2, 4, 5}}}, {"n", Dims{1, {4}}}}),
+        (std::vector<int64_t>{2, 4, 5}));
+    std::string const lengths = atError(shapes, {{"x", Dims{3, {2, 4, 5}}}, {"n", Dims{1, {3}}}});
+    EXPECT_NE(lengths.find("must have one entry per index of the batch axis 1"), std::string::npos) << lengths;
+
+    layer->setBatchAxis(0);
+    EXPECT_EQ(inferError(),
+        "layer 'r' (IReverseSequenceLayer): the batch axis and the sequence axis are both 0; they must differ");
+    layer->setSequenceAxis(2);
+    EXPECT_EQ(inferError(), "");
+    layer->setInput(1, *input("f", Dims{1, {2}}));
+    EXPECT_EQ(inferError(),
+        "layer 'r' (IReverseSequenceLayer): the sequence lengths are kFLOAT of shape [2]; they "
+        "must be a 1-D kINT32 or kINT64 tensor");
+}
+
+TEST_F(ShapeInference, EinsumBroadcastsTheExtentsOfEachLabel)
+{
+    ITensor* a = input("a", Dims{2, {-1, -1}});
+    ITensor* b = input("b", Dims{2, {-1, 4}});
+    ITensor* operands[] = {a, b};
+    auto* layer = net().addEinsum(operands, 2, "ij,jk->ki");
+    layer->setName("e");
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, layer->getOutput(0)), "[4, a.d0]");
+    EXPECT_EQ(at(shapes, layer->getOutput(0), {{"a", Dims{2, {2, 3}}}, {"b", Dims{2, {3, 4}}}}),
+        (std::vector<int64_t>{4, 2}));
+    // An extent of 1 broadcasts; two other extents must be equal.
+    EXPECT_EQ(at(shapes, layer->getOutput(0), {{"a", Dims{2, {2, 1}}}, {"b", Dims{2, {3, 4}}}}),
+        (std::vector<int64_t>{4, 2}));
+    std::string const mismatch = atError(shapes, {{"a", Dims{2, {2, 3}}}, {"b", Dims{2, {5, 4}}}});
+    EXPECT_NE(mismatch.find("the extent of one label is a.d1 in input 0 axis 1 and b.d0 in input 1 axis 0; they must "
+                            "be equal or one of them 1"),
+        std::string::npos)
+        << mismatch;
+
+    ITensor* c = input("c", Dims{2, {2, 3}});
+    ITensor* d = input("d", Dims{2, {5, 4}});
+    ITensor* fixed[] = {c, d};
+    net().addEinsum(fixed, 2, "ij,jk")->setName("f");
+    EXPECT_EQ(inferError(),
+        "layer 'f' (IEinsumLayer): the extent of one label is 3 in input 0 axis 1 and 5 in input 1 "
+        "axis 0; they must be equal or one of them 1");
+}
+
 TEST_F(ShapeInference, SelectBroadcastsThreeWays)
 {
     ITensor* c = input("c", Dims{3, {-1, 1, 1}}, DataType::kBOOL);
@@ -1274,6 +1351,9 @@ TEST(ShapeRules, EveryKindHasARule)
             case LayerType::kQUANTIZE: return QuantizeParams{};
             case LayerType::kDEQUANTIZE: return DequantizeParams{};
             case LayerType::kSCATTER: return ScatterParams{};
+            case LayerType::kEINSUM: return EinsumParams{"i,i"};
+            case LayerType::kGRID_SAMPLE: return GridSampleParams{};
+            case LayerType::kREVERSE_SEQUENCE: return ReverseSequenceParams{};
             default: return IdentityParams{};
             }
         }();

@@ -179,6 +179,9 @@ std::vector<std::pair<std::string, LayerParams>> sampleParams(EngineModel const&
     add("scatter", ScatterParams{nvinfer1::ScatterMode::kND, -2});
     add("deconv", deconvolution);
     add("cumulative", CumulativeParams{nvinfer1::CumulativeOperation::kSUM, true, true, 2});
+    add("gridsample", GridSampleParams{nvinfer1::InterpolationMode::kCUBIC, true, nvinfer1::SampleMode::kREFLECT});
+    add("reversesequence", ReverseSequenceParams{0, 2});
+    add("einsum", EinsumParams{"...ii->...i"});
     return params;
 }
 
@@ -203,6 +206,8 @@ std::vector<int32_t> sampleInputs(std::size_t layer)
     case 21: return {previous, outputOf(12), outputOf(12)}; // Dequantize: the scale and a zero point
     case 22: return {previous, kShapeInput, previous};      // Scatter: data, indices, updates
     case 24: return {previous, kShapeInput};                // Cumulative: the axis
+    case 25: return {previous, previous};                   // GridSample: data, grid
+    case 26: return {previous, previous};                   // ReverseSequence: data, lengths
     default: return {previous};
     }
 }
@@ -829,6 +834,48 @@ TEST(PlanEngineCodec, DeconvolutionAndCumulativeRoundTripAsMembers26And27)
         "engine's 4 weights blobs");
 }
 
+TEST(PlanEngineCodec, GridSampleReverseSequenceAndEinsumRoundTripAsMembers28To30)
+{
+    EngineModel const model = sampleModel();
+    auto const plan = encoded(model);
+    auto const decoded = decodeEngine(plan.data(), plan.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kGRID_SAMPLE)), 28);
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kREVERSE_SEQUENCE)), 29);
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kEINSUM)), 30);
+    ASSERT_EQ(decoded.value().layers[25].type, LayerType::kGRID_SAMPLE);
+    auto const& grid = std::get<GridSampleParams>(decoded.value().layers[25].params);
+    EXPECT_EQ(grid.mode, nvinfer1::InterpolationMode::kCUBIC);
+    EXPECT_TRUE(grid.alignCorners);
+    EXPECT_EQ(grid.sampleMode, nvinfer1::SampleMode::kREFLECT);
+    auto const& reverse = std::get<ReverseSequenceParams>(decoded.value().layers[26].params);
+    EXPECT_EQ(reverse.batchAxis, 0);
+    EXPECT_EQ(reverse.sequenceAxis, 2);
+    auto const& einsum = std::get<EinsumParams>(decoded.value().layers[27].params);
+    EXPECT_EQ(einsum.equation, "...ii->...i");
+    for (std::size_t l = 25; l < 28; ++l)
+    {
+        EXPECT_EQ(paramsText(decoded.value().layers[l].params), paramsText(model.layers[l].params)) << l;
+    }
+
+    // The defaults written by an older writer (fields left out) read as the layer's defaults.
+    EngineModel defaults = sampleModel();
+    std::get<GridSampleParams>(defaults.layers[25].params) = GridSampleParams{};
+    std::get<ReverseSequenceParams>(defaults.layers[26].params) = ReverseSequenceParams{};
+    auto const defaultPlan = encoded(defaults);
+    auto const again = decodeEngine(defaultPlan.data(), defaultPlan.size());
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    auto const& defaultGrid = std::get<GridSampleParams>(again.value().layers[25].params);
+    EXPECT_EQ(defaultGrid.mode, nvinfer1::InterpolationMode::kLINEAR);
+    EXPECT_EQ(defaultGrid.sampleMode, nvinfer1::SampleMode::kFILL);
+    EXPECT_EQ(std::get<ReverseSequenceParams>(again.value().layers[26].params).batchAxis, 1);
+
+    // The model checks hold the enumerations to their ranges.
+    EngineModel bad = sampleModel();
+    std::get<GridSampleParams>(bad.layers[25].params).sampleMode = static_cast<nvinfer1::SampleMode>(9);
+    EXPECT_THAT(modelProblem(bad).value_or("(none)"), HasSubstr("layer 25 (\"gridsample\") (IGridSampleLayer)"));
+}
+
 TEST(PlanEngineCodec, RefusesWeightsThatRunPastTheirBlob)
 {
     EngineModel model = sampleModel();
@@ -963,7 +1010,7 @@ TEST(PlanEngineCodec, RefusesToWriteAnInconsistentModel)
     EXPECT_EQ(plan.error().code, nvinfer1::ErrorCode::kINVALID_ARGUMENT);
     EXPECT_EQ(plan.error().message,
         "cannot write the plan: the engine is inconsistent: layer 3 (\"pooling\") input 0 refers to tensor 57, but "
-        "the engine has 28 tensors");
+        "the engine has 31 tensors");
 }
 
 // ---- Damaged plans -------------------------------------------------------------------------------------------------
@@ -1078,7 +1125,7 @@ std::vector<HostileCase> hostileCases()
         {"tensor scale nan", [](EngineModel& m) { m.tensors[3].scale = std::numeric_limits<float>::quiet_NaN(); },
             "tensor 3 (\"t1\") has scale nan; scales are positive and finite"},
         {"tensor producer", [](EngineModel& m) { m.tensors[3].producer = 40; },
-            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 25 layers"},
+            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 28 layers"},
         {"internal shape tensor", [](EngineModel& m) { m.tensors[3].isShapeTensor = true; },
             "tensor 3 (\"t1\") is marked a shape tensor but is not a network input or output"},
         {"shape tensor rank",
@@ -1088,7 +1135,7 @@ std::vector<HostileCase> hostileCases()
             "tensor 1 (\"shape\") is a shape tensor of rank 2; shape tensors have rank 0 or 1"},
         // Symbols.
         {"symbol tensor", [](EngineModel& m) { m.symbols[0].tensor = 57; },
-            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 28 tensors"},
+            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 31 tensors"},
         {"symbol bound", [](EngineModel& m) { m.symbols[2].upperBound = 99; },
             "symbol 2 (\"plugin.size\") has bound expression 99, but the engine has 9 expressions"},
         {"input extent without tensor", [](EngineModel& m) { m.symbols[0].tensor = kNoTensor; },
@@ -1120,15 +1167,15 @@ std::vector<HostileCase> hostileCases()
         {"layer outputs", [](EngineModel& m) { m.layers[1].outputs.push_back(outputOf(17)); },
             "layer 1 (\"cast\") (ICastLayer) has 2 outputs; the kind makes 1"},
         {"output index", [](EngineModel& m) { m.layers[1].outputs[0] = 57; },
-            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 28 tensors"},
+            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 31 tensors"},
         {"output is an input", [](EngineModel& m) { m.layers[1].outputs[0] = kX; },
             "layer 1 (\"cast\") output 0 is tensor 0 (\"x\"), a network input"},
         {"made twice", [](EngineModel& m) { m.layers[2].outputs[0] = outputOf(1); },
             "tensor 3 (\"t1\") is made by both layer 1 (\"cast\") and layer 2 (\"activation\")"},
         {"input index", [](EngineModel& m) { m.layers[3].inputs[0] = 57; },
-            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 28 tensors"},
+            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 31 tensors"},
         {"negative input index", [](EngineModel& m) { m.layers[3].inputs[0] = -7; },
-            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 28 tensors"},
+            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 31 tensors"},
         {"required input absent", [](EngineModel& m) { m.layers[3].inputs[0] = kNoTensor; },
             "layer 3 (\"pooling\") input 0 is absent, but the IPoolingLayer needs it"},
         {"input made later", [](EngineModel& m) { m.layers[3].inputs[0] = outputOf(8); },
@@ -1138,7 +1185,7 @@ std::vector<HostileCase> hostileCases()
             "layer 3 (\"pooling\") input 0 is tensor 5 (\"t3\"), made by layer 3 (\"pooling\"), which does not run "
             "before it"},
         {"input made by nobody", [](EngineModel& m) { m.layers[3].inputs[0] = addTensor(m, tensorRecord("orphan")); },
-            "layer 3 (\"pooling\") input 0 is tensor 28 (\"orphan\"), which is neither a network input nor made by a "
+            "layer 3 (\"pooling\") input 0 is tensor 31 (\"orphan\"), which is neither a network input nor made by a "
             "layer"},
         {"parameter enum",
             [](EngineModel& m) { std::get<ActivationParams>(m.layers[2].params).type = nvinfer1::ActivationType{99}; },
@@ -1161,29 +1208,29 @@ std::vector<HostileCase> hostileCases()
         {"assertion condition", [](EngineModel& m) { m.assertions[0].condition = 99; },
             "assertion 0 (\"x.d0 + 1 must be positive\") tests expression 99, but the engine has 9 expressions"},
         {"assertion layer", [](EngineModel& m) { m.assertions[1].layer = 30; },
-            "assertion 1 (\"a shape-wide condition\") names layer 30, but the engine has 25 layers"},
+            "assertion 1 (\"a shape-wide condition\") names layer 30, but the engine has 28 layers"},
         // I/O tensors.
         {"input count", [](EngineModel& m) { m.nbInputs = 5; }, "the engine has 5 inputs among 4 I/O tensors"},
         {"negative input count", [](EngineModel& m) { m.nbInputs = -1; },
             "the engine has -1 inputs among 4 I/O tensors"},
         {"I/O index", [](EngineModel& m) { m.ioTensors[2] = 57; },
-            "I/O tensor 2 refers to tensor 57, but the engine has 28 tensors"},
+            "I/O tensor 2 refers to tensor 57, but the engine has 31 tensors"},
         {"I/O twice", [](EngineModel& m) { m.ioTensors[3] = m.ioTensors[2]; },
-            "tensor 26 (\"t24\") appears twice among the I/O tensors"},
+            "tensor 29 (\"t27\") appears twice among the I/O tensors"},
         {"I/O not marked", [](EngineModel& m) { m.ioTensors[2] = outputOf(3); },
             "I/O tensor 2 is tensor 5 (\"t3\"), which is not marked a network output"},
         {"input not marked", [](EngineModel& m) { std::swap(m.ioTensors[1], m.ioTensors[2]); },
-            "I/O tensor 1 is tensor 26 (\"t24\"), which is not marked a network input"},
-        {"I/O without name", [](EngineModel& m) { m.tensors[26].name.clear(); },
-            "I/O tensor 2 (tensor 26) has no name"},
-        {"I/O names", [](EngineModel& m) { m.tensors[26].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
+            "I/O tensor 1 is tensor 29 (\"t27\"), which is not marked a network input"},
+        {"I/O without name", [](EngineModel& m) { m.tensors[29].name.clear(); },
+            "I/O tensor 2 (tensor 29) has no name"},
+        {"I/O names", [](EngineModel& m) { m.tensors[29].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
         {"output made by nobody",
             [](EngineModel& m) {
                 TensorRecord lost = tensorRecord("lost");
                 lost.isOutput = true;
                 m.ioTensors.push_back(addTensor(m, lost));
             },
-            "network output tensor 28 (\"lost\") is made by no layer"},
+            "network output tensor 31 (\"lost\") is made by no layer"},
         {"marked but not listed", [](EngineModel& m) { m.tensors[outputOf(3)].isOutput = true; },
             "tensor 5 (\"t3\") is marked a network output but is not among the I/O tensors"},
         // Profiles.
@@ -1232,7 +1279,7 @@ std::vector<HostileCase> hostileCases()
         {"negative activation bytes", [](EngineModel& m) { m.profiles[1].activationBytes = -1; },
             "profile 1 needs -1 bytes of activation memory, but the engine's device memory size is 8192"},
         {"offset count", [](EngineModel& m) { m.profiles[0].offsets.pop_back(); },
-            "profile 0 has 27 offsets, but the engine has 28 tensors"},
+            "profile 0 has 30 offsets, but the engine has 31 tensors"},
         {"I/O offset", [](EngineModel& m) { m.profiles[0].offsets[kX] = 0; },
             "profile 0 places I/O tensor 0 (\"x\") in the activation block (offset 0); I/O tensors live in the "
             "application's memory"},

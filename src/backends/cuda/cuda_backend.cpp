@@ -523,6 +523,27 @@ private:
     {
         return runScatter(params, *in[0], *in[1], *in[2], out, launch);
     }
+    host::Status run(EinsumParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        std::vector<HostTensor> views;
+        views.reserve(in.size());
+        for (HostTensor const* input : in)
+        {
+            views.push_back(*input);
+        }
+        return runEinsum(params, views, out, launch);
+    }
+    host::Status run(GridSampleParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runGridSample(params, *in[0], *in[1], out, launch);
+    }
+    host::Status run(ReverseSequenceParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return runReverseSequence(params, *in[0], *in[1], out, launch);
+    }
     host::Status run(QuantizeParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
         HostTensor const& out, Launch const& launch)
     {

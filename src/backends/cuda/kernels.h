@@ -64,7 +64,8 @@ Status runFill(FillParams const& params, DeviceTensor const& out, DeviceTensor c
 Status runPointwiseProgram(std::span<PointwiseStep const> program, std::span<DeviceTensor const* const> inputs,
     DeviceTensor const& out, Launch const& launch);
 
-// ---- Data movement (shuffle.cu, slice.cu, concatenation.cu, gather.cu, reformat.cu, resize.cu) --------------------
+// ---- Data movement (shuffle.cu, slice.cu, concatenation.cu, gather.cu, reformat.cu, resize.cu, grid_sample.cu,
+//      reverse_sequence.cu) -------------------------------------------------------------------------------------------
 
 Status runShuffle(ShuffleParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 Status runSlice(SliceParams const& params, DeviceTensor const& in, DeviceTensor const* fillValue,
@@ -81,6 +82,13 @@ Status runScatter(ScatterParams const& params, DeviceTensor const& data, DeviceT
     DeviceTensor const& updates, DeviceTensor const& out, Launch const& launch);
 //! params.outputDims holds input 1's values when the layer has it (host::prepareRun reads them).
 Status runResize(ResizeParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
+//! out[n, c, h, w] = in[n, c] sampled at grid[n, h, w] (backends/host/grid_sample.h).
+Status runGridSample(GridSampleParams const& params, DeviceTensor const& in, DeviceTensor const& grid,
+    DeviceTensor const& out, Launch const& launch);
+//! out = in with each batch's first lengths[b] elements along the sequence axis reversed
+//! (backends/host/reverse_sequence.h); lengths in device memory.
+Status runReverseSequence(ReverseSequenceParams const& params, DeviceTensor const& in, DeviceTensor const& lengths,
+    DeviceTensor const& out, Launch const& launch);
 
 // ---- Quantization (quantize.cu) ----------------------------------------------------------------------------------
 
@@ -90,7 +98,7 @@ Status runQuantize(QuantizeParams const& params, DeviceTensor const& in, DeviceT
 Status runDequantize(DequantizeParams const& params, DeviceTensor const& in, DeviceTensor const& scale,
     DeviceTensor const* zeroPoint, DeviceTensor const& out, Launch const& launch);
 
-// ---- Reductions and windows (reduce.cu, softmax.cu, pooling.cu, topk.cu, cumulative.cu) -----------------------------
+// ---- Reductions and windows (reduce.cu, softmax.cu, pooling.cu, topk.cu, cumulative.cu, einsum.cu) ------------------
 
 Status runReduce(ReduceParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
 //! params.k is k however the layer gives it (host::prepareRun reads input 1 into it). Needs launch.libraries for its
@@ -102,6 +110,9 @@ Status runPooling(PoolingParams const& params, DeviceTensor const& in, DeviceTen
 //! params.axis is the axis, read from input 1 by host::prepareRun.
 Status runCumulative(
     CumulativeParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
+//! One or two inputs (backends/host/einsum.h): one thread per output element sums over the summed labels.
+Status runEinsum(
+    EinsumParams const& params, std::span<DeviceTensor const> inputs, DeviceTensor const& out, Launch const& launch);
 
 // ---- Fused kernels (fused.cu; FusedKernel in plan/engine_model.h) -----------------------------------------------
 

@@ -13,15 +13,18 @@
 #include "backends/host/cumulative.h"
 #include "backends/host/data_movement.h"
 #include "backends/host/deconvolution.h"
+#include "backends/host/einsum.h"
 #include "backends/host/elementwise.h"
 #include "backends/host/fill.h"
 #include "backends/host/gather.h"
+#include "backends/host/grid_sample.h"
 #include "backends/host/layer_inputs.h"
 #include "backends/host/matrix_multiply.h"
 #include "backends/host/pooling.h"
 #include "backends/host/quantize.h"
 #include "backends/host/reduce.h"
 #include "backends/host/resize.h"
+#include "backends/host/reverse_sequence.h"
 #include "backends/host/scatter.h"
 #include "backends/host/select.h"
 #include "backends/host/shuffle.h"
@@ -618,6 +621,50 @@ struct HostKind<ScatterParams>
     {
         return runScatter(params, io.required(0), io.required(1), io.required(2), io.output());
     }
+};
+
+template <>
+struct HostKind<EinsumParams>
+{
+    static constexpr std::array kInputs{InputRole{"first", true}, InputRole{"second", false}};
+    static Expected<TensorDesc> infer(EinsumParams const& params, QueryInputs const& io)
+    {
+        std::vector<TensorDesc> inputs;
+        for (std::size_t i = 0; i < io.size(); ++i)
+        {
+            if (!io.given(i))
+            {
+                return invalidArgument("einsum: " + io.describe(i) + " is missing");
+            }
+            inputs.push_back(io.desc(i));
+        }
+        return inferEinsum(params, inputs);
+    }
+    static Status run(EinsumParams const& params, RunInputs const& io)
+    {
+        std::vector<HostTensor> inputs;
+        for (std::size_t i = 0; i < io.size(); ++i)
+        {
+            if (!io.given(i))
+            {
+                return invalidArgument("einsum: " + io.describe(i) + " is missing");
+            }
+            inputs.push_back(io.required(i));
+        }
+        return runEinsum(params, inputs, io.output());
+    }
+};
+
+template <>
+struct HostKind<GridSampleParams> : TwoOperandKernel<inferGridSample, runGridSample>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"grid", true}};
+};
+
+template <>
+struct HostKind<ReverseSequenceParams> : TwoOperandKernel<inferReverseSequence, runReverseSequence>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"sequence lengths", true}};
 };
 
 template <>

@@ -807,6 +807,51 @@ TEST(HostDispatch, ScatterBothModes)
         ErrorCode::kINVALID_ARGUMENT, "an IScatterLayer needs input 2 (updates); the layer does not have it");
 }
 
+TEST(HostDispatch, GridSample)
+{
+    // [1, 2; 3, 4] at the center (bilinear: 2.5) and at the top-left corner (with align corners: 1).
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}}, {1, 2, 3, 4});
+    HostBuffer const grid = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}}, {0, 0, -1, -1});
+    HostBuffer out(DataType::kFLOAT, Dims{4, {1, 1, 1, 2}});
+    GridSampleParams params;
+    params.alignCorners = true;
+    expectRuns(params, {&in.tensor(), &grid.tensor()}, out);
+    expectValues(out, {2.5, 1});
+    // Without align corners the corner position is the outer edge of the corner element: a quarter of it (zeros).
+    expectRuns(GridSampleParams{}, {&in.tensor(), &grid.tensor()}, out);
+    expectValues(out, {2.5, 0.25});
+    expectRefused(runLayer(GridSampleParams{}, {&in.tensor()}, {out.tensor()}), ErrorCode::kINVALID_ARGUMENT,
+        "an IGridSampleLayer needs input 1 (grid); the layer does not have it");
+}
+
+TEST(HostDispatch, ReverseSequence)
+{
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{2, {2, 3}}, {1, 2, 3, 4, 5, 6});
+    HostBuffer const lengths = tensorOf(DataType::kINT64, Dims{1, {2}}, {2, 3});
+    HostBuffer out(DataType::kFLOAT, Dims{2, {2, 3}});
+    expectRuns(ReverseSequenceParams{0, 1}, {&in.tensor(), &lengths.tensor()}, out);
+    expectValues(out, {2, 1, 3, 6, 5, 4});
+    expectRefused(runLayer(ReverseSequenceParams{1, 0}, {&in.tensor(), &lengths.tensor()}, {out.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT,
+        "reverse sequence: the lengths are kINT64 [2]; they must be kINT32 or kINT64 [3]");
+}
+
+TEST(HostDispatch, EinsumWithOneAndTwoInputs)
+{
+    HostBuffer const a = tensorOf(DataType::kFLOAT, Dims{2, {2, 3}}, {1, 2, 3, 4, 5, 6});
+    HostBuffer const b = tensorOf(DataType::kFLOAT, Dims{2, {3, 1}}, {1, 10, 100});
+    HostBuffer product(DataType::kFLOAT, Dims{2, {2, 1}});
+    expectRuns(EinsumParams{"ij,jk->ik"}, {&a.tensor(), &b.tensor()}, product);
+    expectValues(product, {321, 654});
+    HostBuffer transposed(DataType::kFLOAT, Dims{2, {3, 2}});
+    expectRuns(EinsumParams{"ij->ji"}, {&a.tensor()}, transposed);
+    expectValues(transposed, {1, 4, 2, 5, 3, 6});
+    expectRefused(runLayer(EinsumParams{"ij,jk->ik"}, {&a.tensor(), &b.tensor(), &b.tensor()}, {product.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "an IEinsumLayer takes at most 2 input(s); the layer has 3");
+    expectRefused(runLayer(EinsumParams{"ij,jk->ik"}, {nullptr, &b.tensor()}, {product.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "an IEinsumLayer needs input 0 (first)");
+}
+
 TEST(HostDispatch, ResizeFromScalesAndFromInputOne)
 {
     HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{2, {2, 2}}, {1, 2, 3, 4});
