@@ -51,6 +51,8 @@ using nvinfer1::LayerType;
     X(kQUANTIZE, Quantize, "Quantize")                                                                                 \
     X(kDEQUANTIZE, Dequantize, "Dequantize")                                                                           \
     X(kSCATTER, Scatter, "Scatter")                                                                                    \
+    X(kNON_ZERO, NonZero, "NonZero")                                                                                   \
+    X(kNMS, NMS, "NMS")                                                                                                \
     X(kPLUGIN_V3, PluginV3, "PluginV3")                                                                                \
     X(kCUMULATIVE, Cumulative, "Cumulative")
 
@@ -66,9 +68,9 @@ struct LayerKindInfo
 inline constexpr std::array kLayerKinds{KILN_LAYER_KINDS(KILN_LAYER_KIND_ROW)};
 #undef KILN_LAYER_KIND_ROW
 
-static_assert(kLayerKinds.size() == 27,
+static_assert(kLayerKinds.size() == 29,
     "KILN_LAYER_KINDS lists the 20 layer kinds of issue 3, kTOPK, kRESIZE, kDECONVOLUTION, kQUANTIZE, kDEQUANTIZE, "
-    "kSCATTER and kCUMULATIVE");
+    "kSCATTER, kCUMULATIVE, kNON_ZERO and kNMS");
 
 constexpr bool layerKindRowsInEnumOrder() noexcept
 {

@@ -60,6 +60,8 @@ OpRegistry const& builtinOps()
         registerGatherOps(ops);
         registerIdentityOps(ops);
         registerMatrixMultiplyOps(ops);
+        registerNmsOps(ops);
+        registerNonZeroOps(ops);
         registerNormalizationOps(ops);
         registerPoolingOps(ops);
         registerQuantizeOps(ops);

@@ -37,8 +37,8 @@ static_assert(static_cast<std::size_t>(fb::LayerParams::MAX) == kLayerKinds.size
 static_assert(static_cast<int>(fb::LayerParams::PluginV3) == 20 && static_cast<int>(fb::LayerParams::TopK) == 21
         && static_cast<int>(fb::LayerParams::Resize) == 22 && static_cast<int>(fb::LayerParams::Quantize) == 23
         && static_cast<int>(fb::LayerParams::Dequantize) == 24 && static_cast<int>(fb::LayerParams::Scatter) == 25
-        && static_cast<int>(fb::LayerParams::Deconvolution) == 26
-        && static_cast<int>(fb::LayerParams::Cumulative) == 27,
+        && static_cast<int>(fb::LayerParams::Deconvolution) == 26 && static_cast<int>(fb::LayerParams::Cumulative) == 27
+        && static_cast<int>(fb::LayerParams::NonZero) == 28 && static_cast<int>(fb::LayerParams::NMS) == 29,
     "engine.fbs: LayerParams members are appended after PluginV3, never inserted");
 
 static_assert(kMaxPayloadBytes == FLATBUFFERS_MAX_BUFFER_SIZE, "kMaxPayloadBytes is FlatBuffers' limit");

@@ -52,10 +52,12 @@ inline constexpr std::array<KindArity, kLayerKinds.size()> kKindArity{{
     {LayerType::kSHAPE, 1, 1, kMany, 1, 1},
     {LayerType::kRESIZE, 1, 2, 1, 1, 1}, // Input 1 the output shape.
     {LayerType::kSELECT, 3, 3, kMany, 1, 1},
-    {LayerType::kFILL, 0, 3, 0, 1, 1},        // Shape, alpha, beta.
-    {LayerType::kQUANTIZE, 2, 3, 2, 1, 1},    // Data, scale, zero point.
-    {LayerType::kDEQUANTIZE, 2, 3, 2, 1, 1},  // Data, scale, zero point.
-    {LayerType::kSCATTER, 3, 3, kMany, 1, 1}, // Data, indices, updates.
+    {LayerType::kFILL, 0, 3, 0, 1, 1},         // Shape, alpha, beta.
+    {LayerType::kQUANTIZE, 2, 3, 2, 1, 1},     // Data, scale, zero point.
+    {LayerType::kDEQUANTIZE, 2, 3, 2, 1, 1},   // Data, scale, zero point.
+    {LayerType::kSCATTER, 3, 3, kMany, 1, 1},  // Data, indices, updates.
+    {LayerType::kNON_ZERO, 1, 1, kMany, 2, 2}, // Outputs the indices and the hidden count.
+    {LayerType::kNMS, 3, 5, 3, 2, 2},          // Boxes, scores, max boxes, IoU and score thresholds.
     {LayerType::kPLUGIN_V3, 0, kMany, kMany, 1, kMany},
     {LayerType::kCUMULATIVE, 2, 2, kMany, 1, 1},
 }};

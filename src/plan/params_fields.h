@@ -216,6 +216,20 @@ constexpr void forEachField(ScatterParams const& p, Visit&& visit)
 }
 
 template <typename Visit>
+constexpr void forEachField(NonZeroParams const& p, Visit&& visit)
+{
+    visit("indicesType", p.indicesType);
+}
+
+template <typename Visit>
+constexpr void forEachField(NMSParams const& p, Visit&& visit)
+{
+    visit("format", p.format);
+    visit("topKBoxLimit", p.topKBoxLimit);
+    visit("indicesType", p.indicesType);
+}
+
+template <typename Visit>
 constexpr void forEachField(SelectParams const&, Visit&&)
 {
 }
@@ -289,11 +303,11 @@ constexpr bool everyMemberVisited() noexcept
 } // namespace detail
 
 // The plugin kinds hold plugin objects, which no list visits.
-static_assert(
-    detail::everyMemberVisited<ConvolutionParams, CastParams, ActivationParams, PoolingParams, SoftMaxParams,
-        DeconvolutionParams, ConcatenationParams, ElementWiseParams, UnaryParams, ShuffleParams, ReduceParams,
-        TopKParams, GatherParams, MatrixMultiplyParams, ConstantParams, IdentityParams, SliceParams, ShapeParams,
-        ResizeParams, SelectParams, FillParams, QuantizeParams, DequantizeParams, ScatterParams, CumulativeParams>(),
+static_assert(detail::everyMemberVisited<ConvolutionParams, CastParams, ActivationParams, PoolingParams, SoftMaxParams,
+                  DeconvolutionParams, ConcatenationParams, ElementWiseParams, UnaryParams, ShuffleParams, ReduceParams,
+                  TopKParams, GatherParams, MatrixMultiplyParams, ConstantParams, IdentityParams, SliceParams,
+                  ShapeParams, ResizeParams, SelectParams, FillParams, QuantizeParams, DequantizeParams, ScatterParams,
+                  CumulativeParams, NonZeroParams, NMSParams>(),
     "forEachField visits every member of each kind's parameters");
 
 } // namespace kiln

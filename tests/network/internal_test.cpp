@@ -33,8 +33,13 @@ TEST(LayerKinds, TheListIsConsistent)
         EXPECT_STREQ(layerKindTag(kind.type), kind.tag);
         EXPECT_STREQ(layerClassName(kind.type), kind.className);
     }
-    // kTOPK, kRESIZE, kDECONVOLUTION, kQUANTIZE, kDEQUANTIZE, kSCATTER and kCUMULATIVE joined the 20 of issue 3.
-    EXPECT_EQ(kLayerKinds.size(), 27U);
+    // kTOPK, kRESIZE, kDECONVOLUTION, kQUANTIZE, kDEQUANTIZE, kSCATTER, kCUMULATIVE, kNON_ZERO and kNMS joined the
+    // 20 of issue 3.
+    EXPECT_EQ(kLayerKinds.size(), 29U);
+    EXPECT_STREQ(layerClassName(LayerType::kNON_ZERO), "INonZeroLayer");
+    EXPECT_STREQ(layerKindTag(LayerType::kNON_ZERO), "NonZero");
+    EXPECT_STREQ(layerClassName(LayerType::kNMS), "INMSLayer");
+    EXPECT_STREQ(layerKindTag(LayerType::kNMS), "NMS");
     EXPECT_STREQ(layerClassName(LayerType::kSCATTER), "IScatterLayer");
     EXPECT_STREQ(layerClassName(LayerType::kQUANTIZE), "IQuantizeLayer");
     EXPECT_STREQ(layerKindTag(LayerType::kDEQUANTIZE), "Dequantize");
@@ -63,6 +68,8 @@ TEST(LayerKinds, ParametersFollowTheList)
     static_assert(kLayerTypeOf<PluginV3Params> == LayerType::kPLUGIN_V3);
     static_assert(kLayerTypeOf<SoftMaxParams> == LayerType::kSOFTMAX);
     static_assert(kLayerTypeOf<DeconvolutionParams> == LayerType::kDECONVOLUTION);
+    static_assert(kLayerTypeOf<NonZeroParams> == LayerType::kNON_ZERO);
+    static_assert(kLayerTypeOf<NMSParams> == LayerType::kNMS);
 }
 
 class UnsupportedLayers : public ::testing::Test
@@ -110,16 +117,12 @@ TEST_F(UnsupportedLayers, EachAddMethodSaysSo)
         {"addEinsum", [&] { return api.addEinsum(xs, 1, "ij->ji"); }},
         {"addAssertion", [&] { return api.addAssertion(x, "message"); }},
         {"addOneHot", [&] { return api.addOneHot(x, x, x, 0); }},
-        {"addNonZero", [&] { return api.addNonZero(x); }},
         {"addGridSample", [&] { return api.addGridSample(x, x); }},
-        {"addNMS", [&] { return api.addNMS(x, x, x); }},
         {"addReverseSequence", [&] { return api.addReverseSequence(x, x); }},
         {"addNormalization", [&] { return api.addNormalization(x, x, x, 1U); }},
         {"addSqueeze", [&] { return api.addSqueeze(x, x); }},
         {"addUnsqueeze", [&] { return api.addUnsqueeze(x, x); }},
         {"addDynamicQuantize", [&] { return api.addDynamicQuantize(x, 0, 16, DataType::kFP4, DataType::kFP8); }},
-        {"addNonZeroV2", [&] { return api.addNonZeroV2(x, DataType::kINT64); }},
-        {"addNMSV2", [&] { return api.addNMSV2(x, x, x, DataType::kINT64); }},
         {"addAttention", [&] { return api.addAttention(x, x, x, nvinfer1::AttentionNormalizationOp{}, false); }},
         {"addRotaryEmbedding", [&] { return api.addRotaryEmbedding(x, x, x, false, 0); }},
         {"addDynamicQuantizeV2", [&] { return api.addDynamicQuantizeV2(x, shape, DataType::kFP4, DataType::kFP8); }},
@@ -133,8 +136,8 @@ TEST_F(UnsupportedLayers, EachAddMethodSaysSo)
             }},
     };
     // 38 before addTopK, addTopKV2 and addResize left this list, 35 before addQuantize, addDequantize and their V2s,
-    // 31 before addScatter, 30 before addDeconvolutionNd and addCumulative.
-    EXPECT_EQ(calls.size(), 28U);
+    // 31 before addScatter, 30 before addDeconvolutionNd and addCumulative, 28 before addNonZero, addNMS and their V2s.
+    EXPECT_EQ(calls.size(), 24U);
     for (auto const& [name, call] : calls)
     {
         mLogger.clear();

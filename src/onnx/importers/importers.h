@@ -19,6 +19,8 @@ void registerElementwiseOps(OpRegistry& registry);    //!< Add, Sub, Pow, Max, E
 void registerGatherOps(OpRegistry& registry);         //!< Gather, GatherElements, GatherND, OneHot (gather.cpp)
 void registerIdentityOps(OpRegistry& registry);       //!< Identity, Dropout (identity.cpp)
 void registerMatrixMultiplyOps(OpRegistry& registry); //!< MatMul, Gemm (matrix_multiply.cpp)
+void registerNmsOps(OpRegistry& registry);            //!< NonMaxSuppression (nms.cpp)
+void registerNonZeroOps(OpRegistry& registry);        //!< NonZero (non_zero.cpp)
 void registerNormalizationOps(
     OpRegistry& registry);                         //!< BatchNormalization, LayerNormalization, ... (normalization.cpp)
 void registerPoolingOps(OpRegistry& registry);     //!< MaxPool, AveragePool, Global*Pool (pooling.cpp)
