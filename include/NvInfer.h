@@ -280,9 +280,9 @@ enum class LayerType : int32_t
     kEINSUM = 38,             //!< IEinsumLayer.
     kASSERTION = 39,          //!< Assertion.
     kONE_HOT = 40,            //!< One-hot.
-    kNON_ZERO = 41,           //!< Non-zero.
+    kNON_ZERO = 41,           //!< INonZeroLayer.
     kGRID_SAMPLE = 42,        //!< IGridSampleLayer.
-    kNMS = 43,                //!< Non-maximum suppression.
+    kNMS = 43,                //!< INMSLayer.
     kREVERSE_SEQUENCE = 44,   //!< IReverseSequenceLayer.
     kNORMALIZATION = 45,      //!< Normalization.
     kPLUGIN_V3 = 46,          //!< IPluginV3Layer.
@@ -1339,6 +1339,25 @@ protected:
     virtual ~IMatrixMultiplyLayer() noexcept = default;
 };
 
+//! The positions of the non-zero elements of its input (true ones for kBOOL), as ONNX NonZero gives them: for an input
+//! of shape [L1, ..., Lm], output 0 has shape [m, n], n the number of non-zero elements, each column the coordinates
+//! of one of them, the columns in row-major order of the elements. n is known only once the layer has run (a
+//! data-dependent shape; at most the input's volume). The input is kFLOAT, kHALF, kBF16, kINT8, kINT32, kINT64 or
+//! kBOOL; the indices are kINT32 or kINT64.
+class INonZeroLayer : public ILayer
+{
+public:
+    //! The type of output 0: kINT32 or kINT64; false (and no change) for another type.
+    bool setIndicesType(DataType type) noexcept { return mImpl->setIndicesType(type); }
+
+    //! The type of output 0 (default kINT32, or what addNonZero was given).
+    DataType getIndicesType() const noexcept { return mImpl->getIndicesType(); }
+
+protected:
+    virtual ~INonZeroLayer() noexcept = default;
+    apiv::VNonZeroLayer* mImpl;
+};
+
 //! Copies its input (in a weakly typed network it may also convert the type).
 class IIdentityLayer : public ILayer
 {
@@ -1649,6 +1668,62 @@ protected:
     apiv::VReverseSequenceLayer* mImpl;
 };
 
+//! How INMSLayer reads its boxes.
+enum class BoundingBoxFormat : int32_t
+{
+    kCORNER_PAIRS = 0, //!< (x1, y1, x2, y2): any two diagonal corners.
+    kCENTER_SIZES = 1, //!< (x_center, y_center, width, height).
+};
+
+template <>
+constexpr inline int32_t EnumMax<BoundingBoxFormat>() noexcept
+{
+    return 2;
+}
+
+//! Non-maximum suppression per batch item and class. Per batch item, the (box, class) candidates whose score exceeds
+//! the score threshold are ordered by decreasing score and only the first getTopKBoxLimit() are considered; going down
+//! that order, a candidate is selected unless it overlaps a box already selected in its class with an IoU above the IoU
+//! threshold, until its class has MaxOutputBoxesPerClass boxes.
+//!
+//! Inputs: 0 the boxes, kFLOAT or kHALF, [batch, boxes, 4] (one box for every class) or [batch, boxes, classes, 4];
+//! 1 the scores, the boxes' type, [batch, boxes, classes]; 2 MaxOutputBoxesPerClass, a 0-D kINT32 tensor; 3 the IoU
+//! threshold, a 0-D kFLOAT tensor in [0, 1] (optional, default 0); 4 the score threshold, a 0-D kFLOAT tensor
+//! (optional, default 0).
+//! Outputs: 0 the selected indices, [NumOutputBoxes, 3] rows of (batch, class, box), kINT32 or kINT64, by increasing
+//! batch, then decreasing score; 1 NumOutputBoxes, a 0-D kINT32 tensor. NumOutputBoxes is known only once the layer has
+//! run (a data-dependent shape); it is at most batch * classes * min(boxes, MaxOutputBoxesPerClass) when
+//! MaxOutputBoxesPerClass is a build-time constant, else batch * classes * boxes.
+class INMSLayer : public ILayer
+{
+public:
+    //! How the boxes are given (default kCORNER_PAIRS).
+    void setBoundingBoxFormat(BoundingBoxFormat fmt) noexcept { mImpl->setBoundingBoxFormat(fmt); }
+
+    //! How the boxes are given.
+    BoundingBoxFormat getBoundingBoxFormat() const noexcept { return mImpl->getBoundingBoxFormat(); }
+
+    //! How many of a batch item's highest-scoring candidates are considered (default and largest 5000).
+    void setTopKBoxLimit(int32_t limit) noexcept { mImpl->setTopKBoxLimit(limit); }
+
+    //! How many of a batch item's highest-scoring candidates are considered.
+    int32_t getTopKBoxLimit() const noexcept { return mImpl->getTopKBoxLimit(); }
+
+    //! Inputs: 0 the boxes, 1 the scores, 2 MaxOutputBoxesPerClass, 3 the IoU threshold and 4 the score threshold
+    //! (the last two optional: setting input 4 alone leaves input 3 absent).
+    using ILayer::setInput;
+
+    //! The type of output 0: kINT32 or kINT64; false (and no change) for another type.
+    bool setIndicesType(DataType type) noexcept { return mImpl->setIndicesType(type); }
+
+    //! The type of output 0 (default kINT32, or what addNMS was given).
+    DataType getIndicesType() const noexcept { return mImpl->getIndicesType(); }
+
+protected:
+    apiv::VNMSLayer* mImpl;
+    virtual ~INMSLayer() noexcept = default;
+};
+
 //! The reductions of ICumulativeLayer.
 enum class CumulativeOperation : int32_t
 {
@@ -1811,6 +1886,15 @@ public:
         return mImpl->addMatrixMultiply(input0, op0, input1, op1);
     }
 
+    //! Adds a non-zero layer whose indices are kINT32. Deprecated: use the overload with an indices type.
+    TRT_DEPRECATED INonZeroLayer* addNonZero(ITensor& input) noexcept { return mImpl->addNonZero(input); }
+
+    //! Adds a non-zero layer whose indices (output 0) are indicesType: kINT32 or kINT64.
+    INonZeroLayer* addNonZero(ITensor& input, DataType indicesType) noexcept
+    {
+        return mImpl->addNonZeroV2(input, indicesType);
+    }
+
     //! Adds a constant of the given shape made of weights (which must outlive the build).
     IConstantLayer* addConstant(Dims const& dimensions, Weights weights) noexcept
     {
@@ -1957,6 +2041,18 @@ public:
     IReverseSequenceLayer* addReverseSequence(ITensor& input, ITensor& sequenceLens) noexcept
     {
         return mImpl->addReverseSequence(input, sequenceLens);
+    }
+
+    //! Adds a non-maximum suppression whose indices are kINT32. Deprecated: use the overload with an indices type.
+    TRT_DEPRECATED INMSLayer* addNMS(ITensor& boxes, ITensor& scores, ITensor& maxOutputBoxesPerClass) noexcept
+    {
+        return mImpl->addNMS(boxes, scores, maxOutputBoxesPerClass);
+    }
+
+    //! Adds a non-maximum suppression whose selected indices (output 0) are indicesType: kINT32 or kINT64.
+    INMSLayer* addNMS(ITensor& boxes, ITensor& scores, ITensor& maxOutputBoxesPerClass, DataType indicesType) noexcept
+    {
+        return mImpl->addNMSV2(boxes, scores, maxOutputBoxesPerClass, indicesType);
     }
 
     //! Adds a dequantize of input by scale to kFLOAT.

@@ -872,6 +872,26 @@ public:
     virtual int32_t getSequenceAxis() const noexcept = 0;
 };
 
+//! What an INonZeroLayer forwards to.
+class VNonZeroLayer : public VRoot
+{
+public:
+    virtual bool setIndicesType(DataType type) noexcept = 0;
+    virtual DataType getIndicesType() const noexcept = 0;
+};
+
+//! What an INMSLayer forwards to.
+class VNMSLayer : public VRoot
+{
+public:
+    virtual void setBoundingBoxFormat(BoundingBoxFormat fmt) noexcept = 0;
+    virtual BoundingBoxFormat getBoundingBoxFormat() const noexcept = 0;
+    virtual void setTopKBoxLimit(int32_t limit) noexcept = 0;
+    virtual int32_t getTopKBoxLimit() const noexcept = 0;
+    virtual bool setIndicesType(DataType type) noexcept = 0;
+    virtual DataType getIndicesType() const noexcept = 0;
+};
+
 //! What an INetworkDefinition forwards to. Every slot of TensorRT 10.16 is here, including the add* methods of the
 //! layers kiln does not declare yet: the wrapper offers only those of the declared layers. The *V2 methods back the
 //! wrapper overloads with an extra argument (addFill, addTopK, addNonZero, addNMS, addQuantize, addDequantize).

@@ -60,9 +60,11 @@ public:
         }
     }
 
-    //! Writes the nodes and symbols added into model; tensors maps each kept tensor to its index there.
-    std::optional<Error> write(
-        EngineModel& model, NetworkShapes const& shapes, std::unordered_map<Tensor const*, int32_t> const& tensors)
+    //! Writes the nodes and symbols added into model; tensors maps each kept tensor to its index there, layerIndex
+    //! each kept layer to its position in the engine.
+    std::optional<Error> write(EngineModel& model, NetworkShapes const& shapes,
+        std::unordered_map<Tensor const*, int32_t> const& tensors,
+        std::unordered_map<Layer const*, int32_t> const& layerIndex)
     {
         for (SymbolId symbol : mSymbols)
         {
@@ -70,18 +72,30 @@ public:
             SymbolRecord record{info.name, info.kind};
             if (info.kind == SymbolKind::kSIZE_TENSOR)
             {
-                // The size tensor is the plugin output whose one value is the symbol.
-                auto const made = std::find_if(shapes.tensors.begin(), shapes.tensors.end(), [&](auto const& entry) {
-                    auto const& values = entry.second.values;
-                    return values && values->size() == 1 && values->front()->kind() == DimExpr::Kind::kSYMBOL
-                        && values->front()->symbol() == symbol && tensors.count(entry.first) != 0;
-                });
-                if (made == shapes.tensors.end())
+                // The size tensor is the output whose one value is the symbol, made by the layer that declared it
+                // (a plugin, a non-zero or an NMS layer). Layers downstream may pass the value on (a Shape layer of an
+                // output sized by it holds it too): the earliest layer's output is the declaring one.
+                Tensor const* made = nullptr;
+                int32_t madeAt = 0;
+                for (auto const& [tensor, symbolic] : shapes.tensors)
+                {
+                    auto const& values = symbolic.values;
+                    auto const layer
+                        = tensor->producer() != nullptr ? layerIndex.find(tensor->producer()) : layerIndex.end();
+                    if (values && values->size() == 1 && values->front()->kind() == DimExpr::Kind::kSYMBOL
+                        && values->front()->symbol() == symbol && tensors.count(tensor) != 0
+                        && layer != layerIndex.end() && (made == nullptr || layer->second < madeAt))
+                    {
+                        made = tensor;
+                        madeAt = layer->second;
+                    }
+                }
+                if (made == nullptr)
                 {
                     return Error{ErrorCode::kINTERNAL_ERROR,
                         "the size tensor " + info.name + " is not among the engine's tensors"};
                 }
-                record.tensor = tensors.at(made->first);
+                record.tensor = tensors.at(made);
             }
             else
             {
@@ -174,7 +188,7 @@ std::optional<Error> exportShapes(EngineModel& model, ExprContext const& exprs, 
             exported.add(entry.assertion.condition);
         }
     }
-    if (auto problem = exported.write(model, shapes, tensors.index))
+    if (auto problem = exported.write(model, shapes, tensors.index, layerIndex))
     {
         return problem;
     }

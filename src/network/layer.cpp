@@ -81,11 +81,11 @@ bool Layer::checkWeaklyTyped(char const* method) const noexcept
 
 bool Layer::checkOutputIndex(char const* method, int32_t index) const noexcept
 {
-    if (index >= 0 && index < static_cast<int32_t>(mOutputs.size()))
+    if (index >= 0 && index < apiOutputs())
     {
         return true;
     }
-    fail(method, "output index ", index, " is out of range; the layer has ", mOutputs.size(), " outputs");
+    fail(method, "output index ", index, " is out of range; the layer has ", apiOutputs(), " outputs");
     return false;
 }
 
@@ -129,7 +129,7 @@ nvinfer1::ITensor* Layer::getInput(int32_t index) const noexcept
 
 int32_t Layer::getNbOutputs() const noexcept
 {
-    return static_cast<int32_t>(mOutputs.size());
+    return apiOutputs();
 }
 
 nvinfer1::ITensor* Layer::getOutput(int32_t index) const noexcept

@@ -41,7 +41,11 @@ public:
     Tensor* input(int32_t index) const noexcept;
     //! Makes optional input index absent (a parameter replaces it); trailing absent inputs are dropped.
     void clearInput(int32_t index) noexcept;
+    //! Every output, the hidden ones (see apiOutputs) last.
     std::vector<Tensor*> const& outputs() const noexcept { return mOutputs; }
+    //! The outputs the application sees (getNbOutputs / getOutput). The others are hidden: tensors only the engine
+    //! uses, such as a non-zero layer's count, from which the run time learns the extent of its output 0.
+    int32_t apiOutputs() const noexcept { return static_cast<int32_t>(mOutputs.size()) - mNbHiddenOutputs; }
     LayerParams const& params() const noexcept { return mParams; }
     template <typename P>
     P& paramsAs() noexcept
@@ -138,6 +142,7 @@ private:
     std::string mName;
     std::vector<Tensor*> mInputs;
     std::vector<Tensor*> mOutputs; //!< Owned by the network.
+    int32_t mNbHiddenOutputs{};    //!< The last outputs, which the API does not show.
     LayerParams mParams;
     std::optional<DataType> mPrecision;
     std::vector<std::optional<DataType>> mOutputTypes;

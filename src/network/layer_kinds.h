@@ -52,7 +52,9 @@ using nvinfer1::LayerType;
     X(kDEQUANTIZE, Dequantize, "Dequantize")                                                                           \
     X(kSCATTER, Scatter, "Scatter")                                                                                    \
     X(kEINSUM, Einsum, "Einsum")                                                                                       \
+    X(kNON_ZERO, NonZero, "NonZero")                                                                                   \
     X(kGRID_SAMPLE, GridSample, "GridSample")                                                                          \
+    X(kNMS, NMS, "NMS")                                                                                                \
     X(kREVERSE_SEQUENCE, ReverseSequence, "ReverseSequence")                                                           \
     X(kPLUGIN_V3, PluginV3, "PluginV3")                                                                                \
     X(kCUMULATIVE, Cumulative, "Cumulative")
@@ -69,9 +71,9 @@ struct LayerKindInfo
 inline constexpr std::array kLayerKinds{KILN_LAYER_KINDS(KILN_LAYER_KIND_ROW)};
 #undef KILN_LAYER_KIND_ROW
 
-static_assert(kLayerKinds.size() == 30,
+static_assert(kLayerKinds.size() == 32,
     "KILN_LAYER_KINDS lists the 20 layer kinds of issue 3, kTOPK, kRESIZE, kDECONVOLUTION, kQUANTIZE, kDEQUANTIZE, "
-    "kSCATTER, kEINSUM, kGRID_SAMPLE, kREVERSE_SEQUENCE and kCUMULATIVE");
+    "kSCATTER, kEINSUM, kNON_ZERO, kGRID_SAMPLE, kNMS, kREVERSE_SEQUENCE and kCUMULATIVE");
 
 constexpr bool layerKindRowsInEnumOrder() noexcept
 {

@@ -150,21 +150,22 @@ std::string Network::defaultLayerName(char const* tag) const
     return name;
 }
 
-void Network::adopt(std::unique_ptr<Layer> layer, int32_t nbOutputs)
+void Network::adopt(std::unique_ptr<Layer> layer, int32_t nbOutputs, int32_t nbHiddenOutputs)
 {
     mLayers.reserve(mLayers.size() + 1);
-    mTensors.reserve(mTensors.size() + static_cast<std::size_t>(nbOutputs));
+    mTensors.reserve(mTensors.size() + static_cast<std::size_t>(nbOutputs + nbHiddenOutputs));
     std::vector<std::unique_ptr<Tensor>> outputs;
-    for (int32_t i = 0; i < nbOutputs; ++i)
+    for (int32_t i = 0; i < nbOutputs + nbHiddenOutputs; ++i)
     {
-        std::string name = layer->name() + "_output";
-        if (nbOutputs > 1)
+        std::string name = layer->name() + (i < nbOutputs ? "_output" : "_hidden_output");
+        if (nbOutputs > 1 || i >= nbOutputs)
         {
             name += '_';
             name += std::to_string(i);
         }
         outputs.push_back(std::make_unique<Tensor>(*this, std::move(name), *layer, i));
     }
+    layer->mNbHiddenOutputs = nbHiddenOutputs;
     for (auto& output : outputs)
     {
         layer->mOutputs.push_back(output.get());

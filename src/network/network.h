@@ -239,12 +239,12 @@ public:
     //! nbOutputs outputs named after it.
     template <LayerType T>
     LayerObject<T>& addLayer(std::vector<Tensor*> inputs, typename LayerKindTraits<T>::Params params, int32_t nbOutputs,
-        char const* tag = nullptr)
+        char const* tag = nullptr, int32_t nbHiddenOutputs = 0)
     {
         auto layer = std::make_unique<LayerObject<T>>(
             *this, defaultLayerName(tag != nullptr ? tag : layerKindTag(T)), std::move(inputs), std::move(params));
         LayerObject<T>& object = *layer;
-        adopt(std::move(layer), nbOutputs);
+        adopt(std::move(layer), nbOutputs, nbHiddenOutputs);
         return object;
     }
 
@@ -258,7 +258,8 @@ private:
     friend class NetworkApi;
 
     std::string defaultLayerName(char const* tag) const;
-    void adopt(std::unique_ptr<Layer> layer, int32_t nbOutputs);
+    //! Adds layer with nbOutputs outputs the application sees, then nbHiddenOutputs it does not (Layer::apiOutputs).
+    void adopt(std::unique_ptr<Layer> layer, int32_t nbOutputs, int32_t nbHiddenOutputs);
 
     NetworkApi mApi{*this};
     nvinfer1::IBuilder& mBuilder;

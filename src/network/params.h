@@ -330,4 +330,19 @@ struct ReverseSequenceParams
     int32_t sequenceAxis{0};
 };
 
+//! A non-zero layer: output 0 the indices [rank, count]; output 1, which the API does not show, the count (a 0-D kINT64
+//! tensor the kernel writes, read back to learn output 0's extent).
+struct NonZeroParams
+{
+    DataType indicesType{DataType::kINT32}; //!< Output 0's type: kINT32 or kINT64.
+};
+
+//! A non-maximum suppression: inputs 3 (IoU threshold) and 4 (score threshold) are optional tensors.
+struct NMSParams
+{
+    nvinfer1::BoundingBoxFormat format{nvinfer1::BoundingBoxFormat::kCORNER_PAIRS};
+    int32_t topKBoxLimit{5000};             //!< Candidates considered per batch item, 1 to 5000.
+    DataType indicesType{DataType::kINT32}; //!< Output 0's type: kINT32 or kINT64.
+};
+
 } // namespace kiln

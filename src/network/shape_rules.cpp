@@ -231,4 +231,44 @@ std::optional<Error> windowParamsProblem(
     return std::nullopt;
 }
 
+DimExpr const* sizeFreeUpperBound(ExprContext& exprs, DimExpr const* expr)
+{
+    if (expr == nullptr || !expr->dependsOnSizeTensor())
+    {
+        return expr;
+    }
+    if (expr->kind() == DimExpr::Kind::kSYMBOL)
+    {
+        // A size tensor's upper bound never depends on size tensors (ExprContext::sizeTensor).
+        return exprs.symbolInfo(expr->symbol()).upperBound;
+    }
+    if (expr->kind() != DimExpr::Kind::kOPERATION)
+    {
+        return nullptr;
+    }
+    switch (expr->op())
+    {
+    case DimensionOperation::kSUM:
+    case DimensionOperation::kPROD:
+    case DimensionOperation::kMAX:
+    case DimensionOperation::kMIN: break;
+    case DimensionOperation::kFLOOR_DIV:
+    case DimensionOperation::kCEIL_DIV:
+        if (expr->rhs()->dependsOnSizeTensor())
+        {
+            return nullptr; // a smaller divisor gives a larger quotient
+        }
+        break;
+    default: return nullptr;
+    }
+    DimExpr const* lhs = sizeFreeUpperBound(exprs, expr->lhs());
+    DimExpr const* rhs = sizeFreeUpperBound(exprs, expr->rhs());
+    if (lhs == nullptr || rhs == nullptr)
+    {
+        return nullptr;
+    }
+    auto bound = exprs.operation(expr->op(), *lhs, *rhs);
+    return bound ? bound.value() : nullptr;
+}
+
 } // namespace kiln

@@ -141,6 +141,11 @@ inline bool isConstantExpr(DimExpr const* expr, int64_t* value = nullptr) noexce
 //! divisions and comparisons of such).
 bool isNonNegative(ExprContext const& exprs, DimExpr const* expr) noexcept;
 
+//! An upper bound of expr over symbols known before any layer runs: expr with each size-tensor symbol replaced by its
+//! upper bound. Exact for sums, products, max, min and divisions of extents (which never decrease as a size tensor
+//! grows); nullptr when expr uses another operation on a size tensor, or the arithmetic fails.
+DimExpr const* sizeFreeUpperBound(ExprContext& exprs, DimExpr const* expr);
+
 //! A symbolic shape of constants.
 SymbolicDims constantDims(ExprContext& exprs, Dims const& dims);
 

@@ -71,17 +71,6 @@ nvinfer1::IOneHotLayer* NetworkApi::addOneHot(nvinfer1::ITensor& /*indices*/, nv
     return unsupported("addOneHot");
 }
 
-nvinfer1::INonZeroLayer* NetworkApi::addNonZero(nvinfer1::ITensor& /*input*/) noexcept
-{
-    return unsupported("addNonZero");
-}
-
-nvinfer1::INMSLayer* NetworkApi::addNMS(
-    nvinfer1::ITensor& /*boxes*/, nvinfer1::ITensor& /*scores*/, nvinfer1::ITensor& /*maxOutputBoxesPerClass*/) noexcept
-{
-    return unsupported("addNMS");
-}
-
 nvinfer1::INormalizationLayer* NetworkApi::addNormalization(nvinfer1::ITensor& /*input*/, nvinfer1::ITensor& /*scale*/,
     nvinfer1::ITensor& /*bias*/, uint32_t /*axesMask*/) noexcept
 {
@@ -102,17 +91,6 @@ nvinfer1::IDynamicQuantizeLayer* NetworkApi::addDynamicQuantize(nvinfer1::ITenso
     int32_t /*blockSize*/, DataType /*toType*/, DataType /*scaleType*/) noexcept
 {
     return unsupported("addDynamicQuantize");
-}
-
-nvinfer1::INonZeroLayer* NetworkApi::addNonZeroV2(nvinfer1::ITensor& /*input*/, DataType /*indicesType*/) noexcept
-{
-    return unsupported("addNonZeroV2");
-}
-
-nvinfer1::INMSLayer* NetworkApi::addNMSV2(nvinfer1::ITensor& /*boxes*/, nvinfer1::ITensor& /*scores*/,
-    nvinfer1::ITensor& /*maxOutputBoxesPerClass*/, DataType /*indicesType*/) noexcept
-{
-    return unsupported("addNMSV2");
 }
 
 nvinfer1::IAttention* NetworkApi::addAttention(nvinfer1::ITensor& /*query*/, nvinfer1::ITensor& /*key*/,

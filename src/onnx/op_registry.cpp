@@ -62,6 +62,8 @@ OpRegistry const& builtinOps()
         registerGridSampleOps(ops);
         registerIdentityOps(ops);
         registerMatrixMultiplyOps(ops);
+        registerNmsOps(ops);
+        registerNonZeroOps(ops);
         registerNormalizationOps(ops);
         registerPoolingOps(ops);
         registerQuantizeOps(ops);

@@ -39,7 +39,8 @@ static_assert(static_cast<int>(fb::LayerParams::PluginV3) == 20 && static_cast<i
         && static_cast<int>(fb::LayerParams::Dequantize) == 24 && static_cast<int>(fb::LayerParams::Scatter) == 25
         && static_cast<int>(fb::LayerParams::Deconvolution) == 26 && static_cast<int>(fb::LayerParams::Cumulative) == 27
         && static_cast<int>(fb::LayerParams::GridSample) == 28
-        && static_cast<int>(fb::LayerParams::ReverseSequence) == 29 && static_cast<int>(fb::LayerParams::Einsum) == 30,
+        && static_cast<int>(fb::LayerParams::ReverseSequence) == 29 && static_cast<int>(fb::LayerParams::Einsum) == 30
+        && static_cast<int>(fb::LayerParams::NonZero) == 31 && static_cast<int>(fb::LayerParams::NMS) == 32,
     "engine.fbs: LayerParams members are appended after PluginV3, never inserted");
 
 static_assert(kMaxPayloadBytes == FLATBUFFERS_MAX_BUFFER_SIZE, "kMaxPayloadBytes is FlatBuffers' limit");

@@ -329,6 +329,12 @@ private:
     {
         return ReverseSequenceParams{f.batch_axis(), f.sequence_axis()};
     }
+    LayerParams read(fb::NonZeroParams const& f) { return NonZeroParams{static_cast<DataType>(f.indices_type())}; }
+    LayerParams read(fb::NMSParams const& f)
+    {
+        return NMSParams{static_cast<nvinfer1::BoundingBoxFormat>(f.bounding_box_format()), f.top_k_box_limit(),
+            static_cast<DataType>(f.indices_type())};
+    }
     LayerParams read(fb::PluginV3Params const& f)
     {
         PluginV3Params p;

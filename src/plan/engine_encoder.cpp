@@ -306,6 +306,16 @@ private:
     {
         return fb::CreateReverseSequenceParams(mBuilder, p.batchAxis, p.sequenceAxis).Union();
     }
+    Offset<void> params(NonZeroParams const& p)
+    {
+        return fb::CreateNonZeroParams(mBuilder, static_cast<int32_t>(p.indicesType)).Union();
+    }
+    Offset<void> params(NMSParams const& p)
+    {
+        return fb::CreateNMSParams(
+            mBuilder, static_cast<int32_t>(p.format), p.topKBoxLimit, static_cast<int32_t>(p.indicesType))
+            .Union();
+    }
     Offset<void> params(PluginV3Params const& p)
     {
         return fb::CreatePluginV3Params(

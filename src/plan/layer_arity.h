@@ -57,7 +57,9 @@ inline constexpr std::array<KindArity, kLayerKinds.size()> kKindArity{{
     {LayerType::kDEQUANTIZE, 2, 3, 2, 1, 1},           // Data, scale, zero point.
     {LayerType::kSCATTER, 3, 3, kMany, 1, 1},          // Data, indices, updates.
     {LayerType::kEINSUM, 1, 2, kMany, 1, 1},           // One operand per term of the equation.
+    {LayerType::kNON_ZERO, 1, 1, kMany, 2, 2},         // Outputs the indices and the hidden count.
     {LayerType::kGRID_SAMPLE, 2, 2, kMany, 1, 1},      // Data, grid.
+    {LayerType::kNMS, 3, 5, 3, 2, 2},                  // Boxes, scores, max boxes, IoU and score thresholds.
     {LayerType::kREVERSE_SEQUENCE, 2, 2, kMany, 1, 1}, // Data, sequence lengths.
     {LayerType::kPLUGIN_V3, 0, kMany, kMany, 1, kMany},
     {LayerType::kCUMULATIVE, 2, 2, kMany, 1, 1},

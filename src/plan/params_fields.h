@@ -237,6 +237,20 @@ constexpr void forEachField(ScatterParams const& p, Visit&& visit)
 }
 
 template <typename Visit>
+constexpr void forEachField(NonZeroParams const& p, Visit&& visit)
+{
+    visit("indicesType", p.indicesType);
+}
+
+template <typename Visit>
+constexpr void forEachField(NMSParams const& p, Visit&& visit)
+{
+    visit("format", p.format);
+    visit("topKBoxLimit", p.topKBoxLimit);
+    visit("indicesType", p.indicesType);
+}
+
+template <typename Visit>
 constexpr void forEachField(SelectParams const&, Visit&&)
 {
 }
@@ -314,7 +328,7 @@ static_assert(detail::everyMemberVisited<ConvolutionParams, CastParams, Activati
                   DeconvolutionParams, ConcatenationParams, ElementWiseParams, UnaryParams, ShuffleParams, ReduceParams,
                   TopKParams, GatherParams, MatrixMultiplyParams, ConstantParams, IdentityParams, SliceParams,
                   ShapeParams, ResizeParams, SelectParams, FillParams, QuantizeParams, DequantizeParams, ScatterParams,
-                  EinsumParams, GridSampleParams, ReverseSequenceParams, CumulativeParams>(),
+                  EinsumParams, GridSampleParams, ReverseSequenceParams, CumulativeParams, NonZeroParams, NMSParams>(),
     "forEachField visits every member of each kind's parameters");
 
 } // namespace kiln

@@ -181,8 +181,9 @@ Expected<bool> EngineProgram::prepare()
             TensorRecord const& tensor = m.tensors[static_cast<std::size_t>(output)];
             for (uint32_t extent : tensor.shape)
             {
-                // A plugin's output may wait for the plugin's own size tensors: it is placed at their upper bound.
-                bool const ownSizeTensors = mStages[extent] == l && isPluginLayer(layer.type);
+                // A plugin's output (or a non-zero's, an NMS's) may wait for the layer's own size tensors: it is placed
+                // at their upper bound.
+                bool const ownSizeTensors = mStages[extent] == l && makesSizeTensors(layer.type);
                 if (mStages[extent] >= l && !ownSizeTensors)
                 {
                     return failure(ErrorCode::kUNSUPPORTED_STATE,
@@ -205,7 +206,7 @@ Expected<bool> EngineProgram::prepare()
             && (!validExpr(static_cast<uint32_t>(symbol.upperBound)) || symbol.upperBound < 0
                 || mStages[static_cast<std::size_t>(symbol.upperBound)] >= symbolStages[s]))
         {
-            return invalid("size tensor " + q(symbol.name) + " has no upper bound known before its plugin runs");
+            return invalid("size tensor " + q(symbol.name) + " has no upper bound known before its layer runs");
         }
     }
 

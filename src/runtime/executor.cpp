@@ -553,7 +553,7 @@ host::Status Executor::shrinkToValues(LayerRecord const& layer)
                 return failure(ErrorCode::kFAILED_EXECUTION,
                     "output " + q(model.tensors[t].name) + " has the shape " + dimsText(mShapes[t])
                         + ", beyond the upper bound " + dimsText(capacity)
-                        + " its size tensors declared; the plugin wrote past its buffer");
+                        + " its size tensors declared; the layer wrote past its buffer");
             }
         }
         mViews[t].dims = mShapes[t];

@@ -16,8 +16,11 @@
 // setInputShape; values of input shape tensors (kSHAPE_VALUE of a network input) are read from the host memory at
 // the input's address; both are known before the first layer runs (stage kBeforeExecution). A kSHAPE_VALUE symbol
 // of a tensor a layer makes, and a kSIZE_TENSOR symbol, is known once that layer has run (stage = the layer's index):
-// the executor reads the value (kINT32 or kINT64) from the tensor then. An expression's stage is the latest stage of
-// its symbols; a tensor whose shape has a stage other than kBeforeExecution has a data-dependent shape.
+// the executor reads the value (kINT32 or kINT64) from the tensor then. kSIZE_TENSOR symbols are plugins' size tensors
+// and the counts that non-zero and NMS layers write (a non-zero layer's count is a hidden output of its own); the
+// outputs that wait for them are placed at their upper bounds and shrunk once the layer has run. An expression's
+// stage is the latest stage of its symbols; a tensor whose shape has a stage other than kBeforeExecution has a
+// data-dependent shape.
 //
 // Memory. Tensors with an offset in the profile live in the activation block at that offset; other internal
 // tensors get buffers the executor owns, sized from their evaluated shape when their layer runs; I/O tensors live at
@@ -101,7 +104,7 @@ public:
         int32_t tensor{kNoTensor};
         bool isInput{};
         bool dataDependent{}; //!< An output with an extent known only once some layer has run.
-        //! A data-dependent output whose extents depend only on input shapes and plugin size tensors: an address of
+        //! A data-dependent output whose extents depend only on input shapes and size tensors: an address of
         //! a buffer of the size tensors' upper bound will do instead of an IOutputAllocator.
         bool upperBounded{};
         std::string formatDescription;
@@ -115,7 +118,8 @@ public:
     };
 
     //! Prepares model. An error for a model that is not consistent, a plan for a backend other than the host, or a
-    //! layer whose output shape depends on values the layer itself computes (size tensors come with issue 4).
+    //! layer whose output shape depends on values the layer itself computes, unless it is a layer that makes size
+    //! tensors (a plugin, a non-zero or an NMS layer: its outputs are then placed at the size tensors' upper bounds).
     static Expected<std::unique_ptr<EngineProgram const>> load(EngineModel&& model);
 
     EngineModel const& model() const noexcept { return mModel; }

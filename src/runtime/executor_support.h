@@ -47,6 +47,13 @@ inline bool isPluginLayer(LayerType type) noexcept
     return type == LayerType::kPLUGIN_V2 || type == LayerType::kPLUGIN_V3;
 }
 
+//! Whether a layer of this kind may make outputs whose extents are its own size tensors (known once it has run): plugin
+//! layers, and the built-in kinds with data-dependent shapes (non-zero, NMS), whose kernels write the count.
+inline bool makesSizeTensors(LayerType type) noexcept
+{
+    return isPluginLayer(type) || type == LayerType::kNON_ZERO || type == LayerType::kNMS;
+}
+
 inline bool isShapeValueType(DataType type) noexcept
 {
     return type == DataType::kINT32 || type == DataType::kINT64;

@@ -487,6 +487,195 @@ TEST_F(CudaEngine, ScatterMatchesTheHost)
     expectSameOnBothBackends({Dims{2, {4, 5}}, Dims{2, {2, 5}}}, 0.F);
 }
 
+//! Gives data-dependent outputs memory on the host or the GPU, and keeps the shape it is told.
+class SideAllocator final : public nvinfer1::IOutputAllocator
+{
+public:
+    explicit SideAllocator(bool device)
+        : mDevice(device)
+    {
+    }
+    ~SideAllocator() override { release(); }
+    SideAllocator(SideAllocator const&) = delete;
+    SideAllocator& operator=(SideAllocator const&) = delete;
+    void* reallocateOutputAsync(char const* /*tensorName*/, void* /*currentMemory*/, uint64_t size,
+        uint64_t /*alignment*/, cudaStream_t /*stream*/) noexcept override
+    {
+        if (size > mBytes)
+        {
+            release();
+            mBytes = size;
+            if (mDevice)
+            {
+                static_cast<void>(cudaMalloc(&mMemory, size));
+            }
+            else
+            {
+                mMemory = std::malloc(size);
+            }
+        }
+        return mMemory;
+    }
+    void notifyShape(char const* /*tensorName*/, Dims const& dims) noexcept override { mShape = dims; }
+
+    //! The first bytes of the memory, on the host.
+    std::vector<uint8_t> contents(std::size_t bytes) const
+    {
+        std::vector<uint8_t> out(bytes);
+        if (bytes != 0 && mDevice)
+        {
+            EXPECT_EQ(cudaMemcpy(out.data(), mMemory, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+        }
+        else if (bytes != 0)
+        {
+            std::memcpy(out.data(), mMemory, bytes);
+        }
+        return out;
+    }
+
+    Dims mShape{-1, {}};
+
+private:
+    void release()
+    {
+        if (mMemory != nullptr)
+        {
+            if (mDevice)
+            {
+                static_cast<void>(cudaFree(mMemory));
+            }
+            else
+            {
+                std::free(mMemory);
+            }
+        }
+        mMemory = nullptr;
+        mBytes = 0;
+    }
+    bool mDevice;
+    void* mMemory{};
+    uint64_t mBytes{};
+};
+
+TEST_F(CudaEngine, NonZeroAndNmsMatchTheHost)
+{
+    // A mask's non-zero positions, the elements there gathered (kND), and NMS over clustered boxes: data-dependent
+    // outputs through output allocators, the NMS count at an address.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {4, 37}});
+    auto* nonZero = mNetwork->addNonZero(*x, DataType::kINT64);
+    auto* transpose = mNetwork->addShuffle(*nonZero->getOutput(0));
+    transpose->setFirstTranspose(nvinfer1::Permutation{{1, 0}});
+    auto* gather = mNetwork->addGatherV2(*x, *transpose->getOutput(0), nvinfer1::GatherMode::kND);
+    ITensor* boxes = mNetwork->addInput("boxes", DataType::kFLOAT, Dims{3, {2, 300, 4}});
+    ITensor* scores = mNetwork->addInput("scores", DataType::kFLOAT, Dims{3, {2, 300, 5}});
+    static int32_t limit = 20;
+    static float thresholds[] = {0.5F, 0.2F};
+    auto* nms = mNetwork->addNMS(*boxes, *scores,
+        *mNetwork->addConstant(Dims{0, {}}, {DataType::kINT32, &limit, 1})->getOutput(0), DataType::kINT32);
+    nms->setInput(3, *mNetwork->addConstant(Dims{0, {}}, {DataType::kFLOAT, &thresholds[0], 1})->getOutput(0));
+    nms->setInput(4, *mNetwork->addConstant(Dims{0, {}}, {DataType::kFLOAT, &thresholds[1], 1})->getOutput(0));
+    char const* const names[] = {"indices", "values", "selected", "count"};
+    ITensor* const outputs[] = {nonZero->getOutput(0), gather->getOutput(0), nms->getOutput(0), nms->getOutput(1)};
+    for (int32_t i = 0; i < 4; ++i)
+    {
+        outputs[i]->setName(names[i]);
+        mNetwork->markOutput(*outputs[i]);
+    }
+
+    std::uniform_real_distribution<float> uniform(0.F, 1.F);
+    Values mask(4 * 37);
+    for (float& v : mask)
+    {
+        v = uniform(mRng) < 0.5F ? 0.F : uniform(mRng) - 0.5F;
+    }
+    Values boxData(2 * 300 * 4);
+    for (std::size_t b = 0; b < boxData.size(); b += 4)
+    {
+        boxData[b] = uniform(mRng) * 10.F;
+        boxData[b + 1] = uniform(mRng) * 10.F;
+        boxData[b + 2] = boxData[b] + 0.5F + uniform(mRng) * 2.F;
+        boxData[b + 3] = boxData[b + 1] + 0.5F + uniform(mRng) * 2.F;
+    }
+    Values scoreData(2 * 300 * 5);
+    for (float& v : scoreData)
+    {
+        v = std::floor(uniform(mRng) * 50.F) / 50.F; // many ties
+    }
+    std::vector<Values const*> const inputs{&mask, &boxData, &scoreData};
+    char const* const inputNames[] = {"x", "boxes", "scores"};
+
+    struct Run
+    {
+        std::vector<std::vector<uint8_t>> bytes; //!< Per output in names' order.
+        std::vector<Dims> shapes;
+    };
+    auto const run = [&](char const* backend) {
+        Run result;
+        bool const device = std::string(backend) == "cuda";
+        ICudaEngine* engine = load(build(backend));
+        EXPECT_NE(engine, nullptr);
+        if (engine == nullptr)
+        {
+            return result;
+        }
+        std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+        std::vector<void*> deviceCopies;
+        for (int32_t i = 0; i < 3; ++i)
+        {
+            void* address = const_cast<float*>(inputs[i]->data());
+            if (device)
+            {
+                std::size_t const bytes = inputs[i]->size() * sizeof(float);
+                EXPECT_EQ(cudaMalloc(&address, bytes), cudaSuccess);
+                EXPECT_EQ(cudaMemcpy(address, inputs[i]->data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+                deviceCopies.push_back(address);
+            }
+            EXPECT_TRUE(context->setTensorAddress(inputNames[i], address));
+        }
+        std::vector<std::unique_ptr<SideAllocator>> allocators;
+        for (int32_t o = 0; o < 3; ++o)
+        {
+            allocators.push_back(std::make_unique<SideAllocator>(device));
+            EXPECT_TRUE(context->setOutputAllocator(names[o], allocators.back().get()));
+        }
+        SideAllocator count(device);
+        void* countAddress = count.reallocateOutputAsync("count", nullptr, 4, 4, nullptr);
+        EXPECT_TRUE(context->setTensorAddress("count", countAddress));
+        EXPECT_TRUE(context->enqueueV3(mStream)) << mLogger.all();
+        EXPECT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+        std::size_t const elementBytes[] = {8, 4, 4};
+        for (int32_t o = 0; o < 3; ++o)
+        {
+            Dims const shape = allocators[static_cast<std::size_t>(o)]->mShape;
+            EXPECT_TRUE(sameDims(context->getTensorShape(names[o]), shape)) << toString(shape);
+            result.shapes.push_back(shape);
+            result.bytes.push_back(allocators[static_cast<std::size_t>(o)]->contents(
+                static_cast<std::size_t>(volume(shape)) * elementBytes[o]));
+        }
+        result.bytes.push_back(count.contents(4));
+        for (void* p : deviceCopies)
+        {
+            EXPECT_EQ(cudaFree(p), cudaSuccess);
+        }
+        return result;
+    };
+    Run const expected = run("host");
+    Run const actual = run("cuda");
+    ASSERT_EQ(expected.bytes.size(), 4U);
+    ASSERT_EQ(actual.bytes.size(), 4U);
+    for (std::size_t o = 0; o < 4; ++o)
+    {
+        SCOPED_TRACE(names[o]);
+        if (o < 3)
+        {
+            EXPECT_EQ(std::vector<int64_t>(actual.shapes[o].d, actual.shapes[o].d + actual.shapes[o].nbDims),
+                std::vector<int64_t>(expected.shapes[o].d, expected.shapes[o].d + expected.shapes[o].nbDims));
+        }
+        EXPECT_EQ(actual.bytes[o], expected.bytes[o]); // indices, copies of elements and counts: exact
+    }
+    EXPECT_GT(expected.shapes[2].d[0], 0); // some boxes were selected
+}
+
 TEST_F(CudaEngine, ResizeMatchesTheHost)
 {
     // An FPN's upsamplings: nearest by scales, linear to another tensor's spatial size (input 1, a shape tensor

@@ -657,6 +657,179 @@ TEST_F(EngineTest, ADataDependentOutputGoesThroughTheOutputAllocator)
         (std::vector<float>{10.F, 10.5F, 11.F}));
 }
 
+// A non-zero layer whose output feeds other layers: its transpose gathers the non-zero elements (kND), and a shape
+// layer reads its shape. The count is known only once the non-zero layer has run; the gathered values are a
+// data-dependent output with an output allocator, the shape an ordinary one.
+TEST_F(EngineTest, NonZeroFeedsAGatherAndAShape)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({-1, 4}));
+    auto* nonZero = mNetwork->addNonZero(*x, DataType::kINT64);
+    ASSERT_NE(nonZero, nullptr);
+    auto* transpose = mNetwork->addShuffle(*nonZero->getOutput(0));
+    transpose->setFirstTranspose(nvinfer1::Permutation{{1, 0}});
+    auto* gather = mNetwork->addGatherV2(*x, *transpose->getOutput(0), nvinfer1::GatherMode::kND);
+    gather->getOutput(0)->setName("values");
+    mNetwork->markOutput(*gather->getOutput(0));
+    auto* shape = mNetwork->addShape(*nonZero->getOutput(0));
+    shape->getOutput(0)->setName("shape");
+    mNetwork->markOutput(*shape->getOutput(0));
+    auto config = batchConfig("x", dims({-1, 4}), 2, 4);
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    GrowingAllocator allocator;
+    ASSERT_TRUE(context->setOutputAllocator("values", &allocator));
+    std::vector<int64_t> shapeOut(2, -1);
+    ASSERT_TRUE(context->setTensorAddress("shape", shapeOut.data()));
+    std::vector<float> in{0, 1.5F, 0, -2, 0, 0, 0, 0, 3, 0, 0, 4};
+    ASSERT_TRUE(context->setInputShape("x", dims({3, 4})));
+    ASSERT_TRUE(context->setTensorAddress("x", in.data()));
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    EXPECT_DIMS(allocator.mShape, {4});
+    EXPECT_EQ(std::vector<float>(allocator.mMemory.begin(), allocator.mMemory.begin() + 4),
+        (std::vector<float>{1.5F, -2.F, 3.F, 4.F}));
+    EXPECT_EQ(shapeOut, (std::vector<int64_t>{2, 4}));
+
+    // Another batch, no non-zero element at all.
+    std::vector<float> zeros(8, 0.F);
+    ASSERT_TRUE(context->setInputShape("x", dims({2, 4})));
+    ASSERT_TRUE(context->setTensorAddress("x", zeros.data()));
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    EXPECT_DIMS(allocator.mShape, {0});
+    EXPECT_EQ(shapeOut, (std::vector<int64_t>{2, 0}));
+}
+
+// A non-zero layer's output as a network output: through an output allocator, or at an address with room for the
+// upper bound (getMaxOutputSize), the shape then read with getTensorShape after the enqueue, as TensorRT allows.
+TEST_F(EngineTest, NonZeroOutputThroughTheAllocatorOrAnAddressAndGetTensorShape)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kINT32, dims({2, 3}));
+    auto* nonZero = mNetwork->addNonZero(*x, DataType::kINT32);
+    nonZero->getOutput(0)->setName("indices");
+    mNetwork->markOutput(*nonZero->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    EXPECT_DIMS(engine->getTensorShape("indices"), {2, -1});
+    EXPECT_EQ(engine->getTensorDataType("indices"), DataType::kINT32);
+    EXPECT_EQ(engine->getNbIOTensors(), 2); // the hidden count is no I/O tensor
+
+    std::vector<int32_t> in{0, 7, 0, -1, 0, 2};
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_TRUE(context->setTensorAddress("x", in.data()));
+    EXPECT_EQ(context->getMaxOutputSize("indices"), 2 * 6 * 4); // [2, volume] of kINT32
+    std::vector<int32_t> out(12, -1);
+    ASSERT_TRUE(context->setTensorAddress("indices", out.data()));
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    EXPECT_DIMS(context->getTensorShape("indices"), {2, 3});
+    EXPECT_EQ(std::vector<int32_t>(out.begin(), out.begin() + 6), (std::vector<int32_t>{0, 1, 1, 1, 0, 2}));
+
+    // The same through an output allocator, which is told the shape.
+    class Int32Allocator final : public nvinfer1::IOutputAllocator
+    {
+    public:
+        void* reallocateOutputAsync(char const*, void*, uint64_t size, uint64_t, cudaStream_t) noexcept override
+        {
+            mMemory.assign(static_cast<std::size_t>(size / 4 + 1), -1);
+            return mMemory.data();
+        }
+        void notifyShape(char const*, Dims const& dims) noexcept override { mShape = dims; }
+        std::vector<int32_t> mMemory;
+        Dims mShape{-1, {}};
+    } allocator;
+    ASSERT_TRUE(context->setOutputAllocator("indices", &allocator));
+    in = {5, 0, 0, 0, 0, 0};
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    EXPECT_DIMS(allocator.mShape, {2, 1});
+    EXPECT_EQ(
+        std::vector<int32_t>(allocator.mMemory.begin(), allocator.mMemory.begin() + 2), (std::vector<int32_t>{0, 0}));
+    EXPECT_DIMS(context->getTensorShape("indices"), {2, 1});
+}
+
+// ONNX's NonMaxSuppression example (suppress_by_IOU) through INMSLayer: both outputs, the rows through an allocator.
+TEST_F(EngineTest, NmsRunsEndToEnd)
+{
+    ITensor* boxes = mNetwork->addInput("boxes", DataType::kFLOAT, dims({1, 6, 4}));
+    ITensor* scores = mNetwork->addInput("scores", DataType::kFLOAT, dims({1, 6, 1}));
+    int32_t limit = 3;
+    float iou = 0.5F;
+    ITensor* limitTensor = mNetwork->addConstant(dims({}), {DataType::kINT32, &limit, 1})->getOutput(0);
+    ITensor* iouTensor = mNetwork->addConstant(dims({}), {DataType::kFLOAT, &iou, 1})->getOutput(0);
+    auto* nms = mNetwork->addNMS(*boxes, *scores, *limitTensor, DataType::kINT64);
+    ASSERT_NE(nms, nullptr);
+    nms->setInput(3, *iouTensor);
+    nms->getOutput(0)->setName("selected");
+    nms->getOutput(1)->setName("count");
+    mNetwork->markOutput(*nms->getOutput(0));
+    mNetwork->markOutput(*nms->getOutput(1));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    EXPECT_DIMS(engine->getTensorShape("selected"), {-1, 3});
+
+    std::vector<float> boxData{0.0F, 0.0F, 1.0F, 1.0F, 0.0F, 0.1F, 1.0F, 1.1F, 0.0F, -0.1F, 1.0F, 0.9F, 0.0F, 10.0F,
+        1.0F, 11.0F, 0.0F, 10.1F, 1.0F, 11.1F, 0.0F, 100.0F, 1.0F, 101.0F};
+    std::vector<float> scoreData{0.9F, 0.75F, 0.6F, 0.95F, 0.5F, 0.3F};
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_TRUE(context->setTensorAddress("boxes", boxData.data()));
+    ASSERT_TRUE(context->setTensorAddress("scores", scoreData.data()));
+    EXPECT_EQ(context->getMaxOutputSize("selected"), 3 * 3 * 8); // B * C * min(N, 3) rows
+    class Int64Allocator final : public nvinfer1::IOutputAllocator
+    {
+    public:
+        void* reallocateOutputAsync(char const*, void*, uint64_t size, uint64_t, cudaStream_t) noexcept override
+        {
+            mMemory.assign(static_cast<std::size_t>(size / 8 + 1), -1);
+            return mMemory.data();
+        }
+        void notifyShape(char const*, Dims const& dims) noexcept override { mShape = dims; }
+        std::vector<int64_t> mMemory;
+        Dims mShape{-1, {}};
+    } allocator;
+    ASSERT_TRUE(context->setOutputAllocator("selected", &allocator));
+    int32_t count = -1;
+    ASSERT_TRUE(context->setTensorAddress("count", &count));
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    EXPECT_EQ(count, 3);
+    EXPECT_DIMS(allocator.mShape, {3, 3});
+    EXPECT_EQ(std::vector<int64_t>(allocator.mMemory.begin(), allocator.mMemory.begin() + 9),
+        (std::vector<int64_t>{0, 0, 3, 0, 0, 0, 0, 0, 5}));
+}
+
+// NMS thresholds given at run time: an IoU threshold outside [0, 1] fails the enqueue with a message naming the layer.
+TEST_F(EngineTest, NmsRefusesAnIouThresholdOutsideZeroToOne)
+{
+    ITensor* boxes = mNetwork->addInput("boxes", DataType::kFLOAT, dims({1, 2, 4}));
+    ITensor* scores = mNetwork->addInput("scores", DataType::kFLOAT, dims({1, 2, 1}));
+    ITensor* iou = mNetwork->addInput("iou", DataType::kFLOAT, dims({}));
+    int32_t limit = 2;
+    auto* nms = mNetwork->addNMS(*boxes, *scores,
+        *mNetwork->addConstant(dims({}), {DataType::kINT32, &limit, 1})->getOutput(0), DataType::kINT32);
+    nms->setName("suppress");
+    nms->setInput(3, *iou);
+    nms->getOutput(1)->setName("count");
+    mNetwork->markOutput(*nms->getOutput(1));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    std::vector<float> boxData{0, 0, 1, 1, 0, 0, 1, 1};
+    std::vector<float> scoreData{0.5F, 0.25F};
+    float threshold = 1.5F;
+    int32_t count = -1;
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_TRUE(context->setTensorAddress("boxes", boxData.data()));
+    ASSERT_TRUE(context->setTensorAddress("scores", scoreData.data()));
+    ASSERT_TRUE(context->setTensorAddress("iou", &threshold));
+    ASSERT_TRUE(context->setTensorAddress("count", &count));
+    mLogger.clear();
+    EXPECT_FALSE(context->enqueueV3(nullptr));
+    expectError({"'suppress'", "the IoU threshold is 1.5", "it must lie in [0, 1]"});
+    threshold = 0.5F; // identical boxes: the second is suppressed
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    EXPECT_EQ(count, 1);
+}
+
 // The seed texts' way of handing a shape to a layer as an execution tensor: a zero-stride slice of an empty constant
 // whose size comes from a shape tensor, giving an empty tensor [0, P, Q].
 TEST_F(EngineTest, TheEmptyTensorTrickCarriesAShape)

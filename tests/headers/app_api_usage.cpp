@@ -141,6 +141,22 @@ bool defineNetwork(INetworkDefinition& network, AppWeights const& w)
     ramp->setBeta(0.5);
     ISelectLayer* chosen = network.addSelect(*above->getOutput(0), *picked->getOutput(0), *ramp->getOutput(0));
 
+    // Where the threshold was passed (a data-dependent shape, not used further), and NMS's methods.
+    INonZeroLayer* where = network.addNonZero(*above->getOutput(0), DataType::kINT64);
+    if (!where->setIndicesType(DataType::kINT32) || where->getIndicesType() != DataType::kINT32)
+    {
+        return false;
+    }
+    INMSLayer* nms = network.addNMS(*picked->getOutput(0), *picked->getOutput(0), *fillShape, DataType::kINT64);
+    nms->setBoundingBoxFormat(BoundingBoxFormat::kCENTER_SIZES);
+    nms->setTopKBoxLimit(100);
+    nms->setInput(4, *threshold->getOutput(0));
+    if (nms->getBoundingBoxFormat() != BoundingBoxFormat::kCENTER_SIZES || nms->getTopKBoxLimit() != 100
+        || !nms->setIndicesType(DataType::kINT32) || nms->getIndicesType() != DataType::kINT32)
+    {
+        return false;
+    }
+
     // Through FP8 and back (explicit quantization, one scale for the tensor).
     IConstantLayer* fp8Scale = network.addConstant(Dims{0, {}}, Weights{DataType::kFLOAT, w.threshold.data(), 1});
     IQuantizeLayer* quantized = network.addQuantize(*chosen->getOutput(0), *fp8Scale->getOutput(0), DataType::kFP8);

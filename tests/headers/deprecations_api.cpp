@@ -14,7 +14,10 @@ int32_t kilnDeprecatedNetwork(nvinfer1::INetworkDefinition& network, nvinfer1::I
     nvinfer1::ITensor* inputs[] = {&tensor};
     nvinfer1::IPluginV2Layer* pluginLayer = network.addPluginV2(inputs, 1, plugin);
     nvinfer1::IFillLayer* fill = network.addFill(nvinfer1::Dims{1, {4}}, nvinfer1::FillOperation::kLINSPACE);
-    int32_t sum = (pluginLayer != nullptr) + (fill != nullptr) + network.hasImplicitBatchDimension();
+    nvinfer1::INonZeroLayer* nonZero = network.addNonZero(tensor);
+    nvinfer1::INMSLayer* nms = network.addNMS(tensor, tensor, tensor);
+    int32_t sum = (pluginLayer != nullptr) + (fill != nullptr) + network.hasImplicitBatchDimension()
+        + (nonZero != nullptr) + (nms != nullptr);
 
     tensor.setType(DataType::kHALF);
     sum += tensor.setDynamicRange(-1.0F, 1.0F);

@@ -180,6 +180,14 @@ TEST(EnumValuesApi, TopKOperation)
     KILN_ENUM_MAX(TopKOperation, 2);
 }
 
+TEST(EnumValuesApi, BoundingBoxFormat)
+{
+    KILN_ENUM_TYPE(BoundingBoxFormat, int32_t);
+    KILN_ENUM(BoundingBoxFormat, kCORNER_PAIRS, 0);
+    KILN_ENUM(BoundingBoxFormat, kCENTER_SIZES, 1);
+    KILN_ENUM_MAX(BoundingBoxFormat, 2);
+}
+
 TEST(EnumValuesApi, ScatterMode)
 {
     KILN_ENUM_TYPE(ScatterMode, int32_t);

@@ -160,6 +160,8 @@ TEST(LayoutApi, LayersAddTheirOwnImpl)
     KILN_EXPECT_LAYER(IUnaryLayer);
     KILN_EXPECT_LAYER(IReduceLayer);
     KILN_EXPECT_LAYER(ITopKLayer);
+    KILN_EXPECT_LAYER(INonZeroLayer);
+    KILN_EXPECT_LAYER(INMSLayer);
     KILN_EXPECT_LAYER(IShuffleLayer);
     KILN_EXPECT_LAYER(ISliceLayer);
     KILN_EXPECT_LAYER(IShapeLayer);
@@ -223,6 +225,8 @@ TEST(ApiSurfaceApi, LibraryOwnedObjectsHaveProtectedDestructors)
     EXPECT_FALSE(std::is_destructible<IUnaryLayer>::value);
     EXPECT_FALSE(std::is_destructible<IReduceLayer>::value);
     EXPECT_FALSE(std::is_destructible<ITopKLayer>::value);
+    EXPECT_FALSE(std::is_destructible<INonZeroLayer>::value);
+    EXPECT_FALSE(std::is_destructible<INMSLayer>::value);
     EXPECT_FALSE(std::is_destructible<IShuffleLayer>::value);
     EXPECT_FALSE(std::is_destructible<ISliceLayer>::value);
     EXPECT_FALSE(std::is_destructible<IShapeLayer>::value);
@@ -261,6 +265,8 @@ TEST(ApiSurfaceApi, NothingCanBeCopiedOrMoved)
     EXPECT_TRUE(isNoCopy<IConvolutionLayer>());
     EXPECT_TRUE(isNoCopy<IDeconvolutionLayer>());
     EXPECT_TRUE(isNoCopy<IFillLayer>());
+    EXPECT_TRUE(isNoCopy<INonZeroLayer>());
+    EXPECT_TRUE(isNoCopy<INMSLayer>());
     EXPECT_TRUE(isNoCopy<ICumulativeLayer>());
     EXPECT_TRUE(isNoCopy<IEinsumLayer>());
     EXPECT_TRUE(isNoCopy<IGridSampleLayer>());

@@ -470,6 +470,27 @@ TEST(VtableSlots, ITopKLayerIsAWrapper)
         KILN_SLOT(kNotVirtual, C, getIndicesType, DataType() const noexcept));
 }
 
+TEST(VtableSlots, INonZeroLayerIsAWrapper)
+{
+    using C = INonZeroLayer;
+    KILN_EXPECT_VTABLE(INonZeroLayer, 2, 0, KILN_DTOR(0),
+        KILN_SLOT(kNotVirtual, C, setIndicesType, bool(DataType) noexcept),
+        KILN_SLOT(kNotVirtual, C, getIndicesType, DataType() const noexcept));
+}
+
+TEST(VtableSlots, INMSLayerIsAWrapper)
+{
+    using C = INMSLayer;
+    KILN_EXPECT_VTABLE(INMSLayer, 2, 0, KILN_DTOR(0),
+        KILN_SLOT(kNotVirtual, C, setBoundingBoxFormat, void(BoundingBoxFormat) noexcept),
+        KILN_SLOT(kNotVirtual, C, getBoundingBoxFormat, BoundingBoxFormat() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setTopKBoxLimit, void(int32_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, getTopKBoxLimit, int32_t() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setInput, void(int32_t, ITensor&) noexcept),
+        KILN_SLOT(kNotVirtual, C, setIndicesType, bool(DataType) noexcept),
+        KILN_SLOT(kNotVirtual, C, getIndicesType, DataType() const noexcept));
+}
+
 TEST(VtableSlots, IShuffleLayerIsAWrapper)
 {
     using C = IShuffleLayer;
@@ -689,6 +710,8 @@ TEST(VtableSlots, INetworkDefinitionIsAWrapper)
         KILN_SLOT(kNotVirtual, C, addGatherV2, IGatherLayer * (ITensor&, ITensor&, GatherMode) noexcept),
         KILN_SLOT(kNotVirtual, C, addMatrixMultiply,
             IMatrixMultiplyLayer * (ITensor&, MatrixOperation, ITensor&, MatrixOperation) noexcept),
+        KILN_SLOT(kNotVirtual, C, addNonZero, INonZeroLayer * (ITensor&) noexcept),
+        KILN_SLOT(kNotVirtual, C, addNonZero, INonZeroLayer * (ITensor&, DataType) noexcept),
         KILN_SLOT(kNotVirtual, C, addConstant, IConstantLayer * (Dims const&, Weights) noexcept),
         KILN_SLOT(kNotVirtual, C, addIdentity, IIdentityLayer * (ITensor&) noexcept),
         KILN_SLOT(kNotVirtual, C, addCast, ICastLayer * (ITensor&, DataType) noexcept),
@@ -724,6 +747,8 @@ TEST(VtableSlots, INetworkDefinitionIsAWrapper)
         KILN_SLOT(kNotVirtual, C, addEinsum, IEinsumLayer * (ITensor* const*, int32_t, char const*) noexcept),
         KILN_SLOT(kNotVirtual, C, addGridSample, IGridSampleLayer * (ITensor&, ITensor&) noexcept),
         KILN_SLOT(kNotVirtual, C, addReverseSequence, IReverseSequenceLayer * (ITensor&, ITensor&) noexcept),
+        KILN_SLOT(kNotVirtual, C, addNMS, INMSLayer * (ITensor&, ITensor&, ITensor&) noexcept),
+        KILN_SLOT(kNotVirtual, C, addNMS, INMSLayer * (ITensor&, ITensor&, ITensor&, DataType) noexcept),
         KILN_SLOT(kNotVirtual, C, addDequantize, IDequantizeLayer * (ITensor&, ITensor&) noexcept),
         KILN_SLOT(kNotVirtual, C, addQuantize, IQuantizeLayer * (ITensor&, ITensor&) noexcept),
         KILN_SLOT(kNotVirtual, C, addQuantize, IQuantizeLayer * (ITensor&, ITensor&, DataType) noexcept),
@@ -1241,6 +1266,26 @@ TEST(VtableSlots, ApivVTopKLayer)
         KILN_SLOT(7, C, getReduceAxes, uint32_t() const noexcept),
         KILN_SLOT(8, C, setIndicesType, bool(DataType) noexcept),
         KILN_SLOT(9, C, getIndicesType, DataType() const noexcept));
+}
+
+TEST(VtableSlots, ApivVNonZeroLayer)
+{
+    using C = apiv::VNonZeroLayer;
+    KILN_EXPECT_VTABLE(apiv::VNonZeroLayer, 4, 0, KILN_DTOR(0),
+        KILN_SLOT(2, C, setIndicesType, bool(DataType) noexcept),
+        KILN_SLOT(3, C, getIndicesType, DataType() const noexcept));
+}
+
+TEST(VtableSlots, ApivVNMSLayer)
+{
+    using C = apiv::VNMSLayer;
+    KILN_EXPECT_VTABLE(apiv::VNMSLayer, 8, 0, KILN_DTOR(0),
+        KILN_SLOT(2, C, setBoundingBoxFormat, void(BoundingBoxFormat) noexcept),
+        KILN_SLOT(3, C, getBoundingBoxFormat, BoundingBoxFormat() const noexcept),
+        KILN_SLOT(4, C, setTopKBoxLimit, void(int32_t) noexcept),
+        KILN_SLOT(5, C, getTopKBoxLimit, int32_t() const noexcept),
+        KILN_SLOT(6, C, setIndicesType, bool(DataType) noexcept),
+        KILN_SLOT(7, C, getIndicesType, DataType() const noexcept));
 }
 
 TEST(VtableSlots, ApivVShuffleLayer)

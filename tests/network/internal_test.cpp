@@ -33,15 +33,19 @@ TEST(LayerKinds, TheListIsConsistent)
         EXPECT_STREQ(layerKindTag(kind.type), kind.tag);
         EXPECT_STREQ(layerClassName(kind.type), kind.className);
     }
-    // kTOPK, kRESIZE, kDECONVOLUTION, kQUANTIZE, kDEQUANTIZE, kSCATTER, kEINSUM, kGRID_SAMPLE, kREVERSE_SEQUENCE and
-    // kCUMULATIVE joined the 20 of issue 3.
-    EXPECT_EQ(kLayerKinds.size(), 30U);
+    // kTOPK, kRESIZE, kDECONVOLUTION, kQUANTIZE, kDEQUANTIZE, kSCATTER, kEINSUM, kNON_ZERO, kGRID_SAMPLE, kNMS,
+    // kREVERSE_SEQUENCE and kCUMULATIVE joined the 20 of issue 3.
+    EXPECT_EQ(kLayerKinds.size(), 32U);
     EXPECT_STREQ(layerClassName(LayerType::kEINSUM), "IEinsumLayer");
     EXPECT_STREQ(layerKindTag(LayerType::kEINSUM), "Einsum");
     EXPECT_STREQ(layerClassName(LayerType::kGRID_SAMPLE), "IGridSampleLayer");
     EXPECT_STREQ(layerKindTag(LayerType::kGRID_SAMPLE), "GridSample");
     EXPECT_STREQ(layerClassName(LayerType::kREVERSE_SEQUENCE), "IReverseSequenceLayer");
     EXPECT_STREQ(layerKindTag(LayerType::kREVERSE_SEQUENCE), "ReverseSequence");
+    EXPECT_STREQ(layerClassName(LayerType::kNON_ZERO), "INonZeroLayer");
+    EXPECT_STREQ(layerKindTag(LayerType::kNON_ZERO), "NonZero");
+    EXPECT_STREQ(layerClassName(LayerType::kNMS), "INMSLayer");
+    EXPECT_STREQ(layerKindTag(LayerType::kNMS), "NMS");
     EXPECT_STREQ(layerClassName(LayerType::kSCATTER), "IScatterLayer");
     EXPECT_STREQ(layerClassName(LayerType::kQUANTIZE), "IQuantizeLayer");
     EXPECT_STREQ(layerKindTag(LayerType::kDEQUANTIZE), "Dequantize");
@@ -73,6 +77,8 @@ TEST(LayerKinds, ParametersFollowTheList)
     static_assert(kLayerTypeOf<GridSampleParams> == LayerType::kGRID_SAMPLE);
     static_assert(kLayerTypeOf<ReverseSequenceParams> == LayerType::kREVERSE_SEQUENCE);
     static_assert(kLayerTypeOf<EinsumParams> == LayerType::kEINSUM);
+    static_assert(kLayerTypeOf<NonZeroParams> == LayerType::kNON_ZERO);
+    static_assert(kLayerTypeOf<NMSParams> == LayerType::kNMS);
 }
 
 class UnsupportedLayers : public ::testing::Test
@@ -118,14 +124,10 @@ TEST_F(UnsupportedLayers, EachAddMethodSaysSo)
         {"addIfConditional", [&] { return api.addIfConditional(); }},
         {"addAssertion", [&] { return api.addAssertion(x, "message"); }},
         {"addOneHot", [&] { return api.addOneHot(x, x, x, 0); }},
-        {"addNonZero", [&] { return api.addNonZero(x); }},
-        {"addNMS", [&] { return api.addNMS(x, x, x); }},
         {"addNormalization", [&] { return api.addNormalization(x, x, x, 1U); }},
         {"addSqueeze", [&] { return api.addSqueeze(x, x); }},
         {"addUnsqueeze", [&] { return api.addUnsqueeze(x, x); }},
         {"addDynamicQuantize", [&] { return api.addDynamicQuantize(x, 0, 16, DataType::kFP4, DataType::kFP8); }},
-        {"addNonZeroV2", [&] { return api.addNonZeroV2(x, DataType::kINT64); }},
-        {"addNMSV2", [&] { return api.addNMSV2(x, x, x, DataType::kINT64); }},
         {"addAttention", [&] { return api.addAttention(x, x, x, nvinfer1::AttentionNormalizationOp{}, false); }},
         {"addRotaryEmbedding", [&] { return api.addRotaryEmbedding(x, x, x, false, 0); }},
         {"addDynamicQuantizeV2", [&] { return api.addDynamicQuantizeV2(x, shape, DataType::kFP4, DataType::kFP8); }},
@@ -140,8 +142,8 @@ TEST_F(UnsupportedLayers, EachAddMethodSaysSo)
     };
     // 38 before addTopK, addTopKV2 and addResize left this list, 35 before addQuantize, addDequantize and their V2s,
     // 31 before addScatter, 30 before addDeconvolutionNd and addCumulative, 28 before addEinsum, addGridSample and
-    // addReverseSequence.
-    EXPECT_EQ(calls.size(), 25U);
+    // addReverseSequence, 25 before addNonZero, addNMS and their V2s.
+    EXPECT_EQ(calls.size(), 21U);
     for (auto const& [name, call] : calls)
     {
         mLogger.clear();

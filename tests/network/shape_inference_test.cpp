@@ -1046,6 +1046,103 @@ TEST_F(ShapeInference, EinsumBroadcastsTheExtentsOfEachLabel)
         "axis 0; they must be equal or one of them 1");
 }
 
+TEST_F(ShapeInference, NonZeroCountIsASizeTensorBoundedByTheVolume)
+{
+    ITensor* x = input("x", Dims{2, {-1, 4}});
+    auto* layer = net().addNonZero(*x, DataType::kINT64);
+    ASSERT_NE(layer, nullptr);
+    layer->setName("nz");
+    // A second non-zero of the first one's output (made 1-D): bounded by the first count's upper bound.
+    auto* flat = net().addShuffle(*layer->getOutput(0));
+    flat->setReshapeDimensions(Dims{1, {-1}});
+    auto* again = net().addNonZero(*flat->getOutput(0), DataType::kINT32);
+    again->setName("nz2");
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, layer->getOutput(0)), "[2, nz.count]");
+    EXPECT_EQ(str(shapes, again->getOutput(0)), "[1, nz2.count]");
+    auto const& hidden = Network::of(net()).layers().front()->outputs();
+    ASSERT_EQ(hidden.size(), 2U);
+    EXPECT_EQ(str(shapes, hidden[1]), "[]");
+    ASSERT_TRUE(shapes.tensors.at(hidden[1]).values.has_value());
+    EXPECT_EQ(mExprs.toString(*shapes.tensors.at(hidden[1]).values->front()), "nz.count");
+    EXPECT_EQ(hidden[1]->type(), DataType::kINT64);
+
+    ProfileData profile;
+    profile.inputs["x"].dims = {Dims{2, {1, 4}}, Dims{2, {2, 4}}, Dims{2, {3, 4}}};
+    auto const concrete = concretize(shapes, mExprs, profile, "profile 0");
+    ASSERT_TRUE(concrete.ok()) << concrete.error().message;
+    ConcreteShape const& out = concrete.value().tensors.at(static_cast<Tensor*>(layer->getOutput(0)));
+    EXPECT_EQ(vec(out.min), (std::vector<int64_t>{2, 0}));
+    EXPECT_EQ(vec(out.opt), (std::vector<int64_t>{2, 8}));
+    EXPECT_EQ(vec(out.max), (std::vector<int64_t>{2, 12}));
+    EXPECT_EQ(vec(out.upper), (std::vector<int64_t>{2, 12}));
+    // The second count is bounded by twice the first's upper bound (the flattened [2, n] has 2n elements).
+    ConcreteShape const& second = concrete.value().tensors.at(static_cast<Tensor*>(again->getOutput(0)));
+    EXPECT_EQ(vec(second.max), (std::vector<int64_t>{1, 24}));
+
+    // At run time, once the layer has run and n is known.
+    SymbolId const n = shapes.shape(*static_cast<Tensor*>(layer->getOutput(0)))[1]->symbol();
+    auto const run = evaluate(shapes, mExprs, InputValues{{{"x", Dims{2, {3, 4}}}}, {}, {{n, 5}}});
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    EXPECT_EQ(vec(run.value().at(static_cast<Tensor*>(layer->getOutput(0)))), (std::vector<int64_t>{2, 5}));
+    EXPECT_EQ(run.value().count(static_cast<Tensor*>(again->getOutput(0))), 0U); // waits for its own count
+}
+
+TEST_F(ShapeInference, NmsRowsAreASizeTensorBoundedByTheLimit)
+{
+    ITensor* boxes = input("boxes", Dims{3, {-1, 10, 4}});
+    ITensor* scores = input("scores", Dims{3, {-1, 10, 3}});
+    auto* layer = net().addNMS(*boxes, *scores, *constant(Dims{0, {}}, {4}), DataType::kINT32);
+    ASSERT_NE(layer, nullptr);
+    layer->setName("nms");
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, layer->getOutput(0)), "[nms.count, 3]");
+    EXPECT_EQ(str(shapes, layer->getOutput(1)), "[]");
+    ProfileData profile;
+    profile.inputs["boxes"].dims = {Dims{3, {1, 10, 4}}, Dims{3, {1, 10, 4}}, Dims{3, {2, 10, 4}}};
+    profile.inputs["scores"].dims = {Dims{3, {1, 10, 3}}, Dims{3, {1, 10, 3}}, Dims{3, {2, 10, 3}}};
+    auto const concrete = concretize(shapes, mExprs, profile, "profile 0");
+    ASSERT_TRUE(concrete.ok()) << concrete.error().message;
+    // B * C * min(N, 4) at kMAX.
+    EXPECT_EQ(
+        vec(concrete.value().tensors.at(static_cast<Tensor*>(layer->getOutput(0))).max), (std::vector<int64_t>{24, 3}));
+}
+
+TEST_F(ShapeInference, NmsRowsWithALimitKnownAtRunTimeAreBoundedByTheBoxes)
+{
+    ITensor* boxes = input("boxes", Dims{3, {-1, 10, 4}});
+    ITensor* scores = input("scores", Dims{3, {-1, 10, 3}});
+    auto* layer = net().addNMS(*boxes, *scores, *input("limit", Dims{0, {}}, DataType::kINT32), DataType::kINT32);
+    ASSERT_NE(layer, nullptr);
+    NetworkShapes const shapes = infer();
+    ProfileData profile;
+    profile.inputs["boxes"].dims = {Dims{3, {1, 10, 4}}, Dims{3, {1, 10, 4}}, Dims{3, {2, 10, 4}}};
+    profile.inputs["scores"].dims = {Dims{3, {1, 10, 3}}, Dims{3, {1, 10, 3}}, Dims{3, {2, 10, 3}}};
+    profile.inputs["limit"].dims = {Dims{0, {}}, Dims{0, {}}, Dims{0, {}}};
+    profile.inputs["limit"].values = {std::vector<int64_t>{1}, std::vector<int64_t>{1}, std::vector<int64_t>{1}};
+    auto const concrete = concretize(shapes, mExprs, profile, "profile 0");
+    ASSERT_TRUE(concrete.ok()) << concrete.error().message;
+    // B * C * N at kMAX.
+    EXPECT_EQ(
+        vec(concrete.value().tensors.at(static_cast<Tensor*>(layer->getOutput(0))).max), (std::vector<int64_t>{60, 3}));
+}
+
+TEST_F(ShapeInference, NmsRefusals)
+{
+    ITensor* boxes = input("boxes", Dims{3, {-1, 10, 4}});
+    ITensor* scores = input("scores", Dims{3, {-1, 8, 3}});
+    auto* layer = net().addNMS(*boxes, *scores, *constant(Dims{0, {}}, {4}), DataType::kINT32);
+    ASSERT_NE(layer, nullptr);
+    layer->setName("nms");
+    EXPECT_EQ(inferError(),
+        "layer 'nms' (INMSLayer): the boxes and scores must have one number of boxes (boxes [boxes.d0, 10, 4], scores "
+        "[scores.d0, 8, 3])");
+    layer->setInput(1, *input("s2", Dims{3, {-1, 10, 3}}));
+    layer->setInput(3, *constant(Dims{0, {}}, {1}));
+    EXPECT_EQ(inferError(),
+        "layer 'nms' (INMSLayer): input 3 (the IoU threshold) is kINT32 of shape []; it must be a 0-D kFLOAT tensor");
+}
+
 TEST_F(ShapeInference, SelectBroadcastsThreeWays)
 {
     ITensor* c = input("c", Dims{3, {-1, 1, 1}}, DataType::kBOOL);
@@ -1354,6 +1451,8 @@ TEST(ShapeRules, EveryKindHasARule)
             case LayerType::kEINSUM: return EinsumParams{"i,i"};
             case LayerType::kGRID_SAMPLE: return GridSampleParams{};
             case LayerType::kREVERSE_SEQUENCE: return ReverseSequenceParams{};
+            case LayerType::kNON_ZERO: return NonZeroParams{};
+            case LayerType::kNMS: return NMSParams{};
             default: return IdentityParams{};
             }
         }();

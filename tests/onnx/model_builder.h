@@ -17,6 +17,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -329,8 +330,9 @@ public:
     }
 
     //! Builds the network (one profile fixed at the given input shapes when an input is dynamic), deserializes the
-    //! engine, runs it on inputs and returns every FLOAT output by name. An empty map when a step fails (the log
-    //! says why; see lastFailure()).
+    //! engine, runs it on inputs and returns every FLOAT output by name. An output whose shape is data-dependent gets
+    //! a buffer of getMaxOutputSize() bytes and its shape from getTensorShape() after the run. An empty map when a
+    //! step fails (the log says why; see lastFailure()).
     std::map<std::string, HostTensor> run(std::map<std::string, HostTensor> const& inputs)
     {
         mFailure.clear();
@@ -391,6 +393,7 @@ public:
             }
         }
         std::map<std::string, HostTensor> outputs;
+        std::vector<std::string> pending;
         for (int32_t i = 0; i < engine->getNbIOTensors(); ++i)
         {
             char const* name = engine->getIOTensorName(i);
@@ -406,6 +409,11 @@ public:
                 out.shape.push_back(shape.d[d]);
                 volume *= shape.d[d];
             }
+            if (std::find(out.shape.begin(), out.shape.end(), -1) != out.shape.end())
+            {
+                pending.emplace_back(name);
+                volume = context->getMaxOutputSize(name) / static_cast<int64_t>(sizeof(float));
+            }
             out.values.assign(static_cast<size_t>(volume < 0 ? 0 : volume), -12345.0F);
             if (!context->setTensorAddress(name, out.values.data()))
             {
@@ -417,6 +425,18 @@ public:
         {
             mFailure = "enqueueV3 failed";
             return {};
+        }
+        for (std::string const& name : pending)
+        {
+            nvinfer1::Dims const shape = context->getTensorShape(name.c_str());
+            HostTensor& out = outputs[name];
+            out.shape.assign(shape.d, shape.d + std::max(shape.nbDims, 0));
+            int64_t volume = 1;
+            for (int64_t extent : out.shape)
+            {
+                volume *= extent;
+            }
+            out.values.resize(static_cast<size_t>(std::max<int64_t>(volume, 0)));
         }
         return outputs;
     }

@@ -182,6 +182,8 @@ std::vector<std::pair<std::string, LayerParams>> sampleParams(EngineModel const&
     add("gridsample", GridSampleParams{nvinfer1::InterpolationMode::kCUBIC, true, nvinfer1::SampleMode::kREFLECT});
     add("reversesequence", ReverseSequenceParams{0, 2});
     add("einsum", EinsumParams{"...ii->...i"});
+    add("nonzero", NonZeroParams{DataType::kINT64});
+    add("nms", NMSParams{nvinfer1::BoundingBoxFormat::kCENTER_SIZES, 123, DataType::kINT64});
     return params;
 }
 
@@ -208,6 +210,7 @@ std::vector<int32_t> sampleInputs(std::size_t layer)
     case 24: return {previous, kShapeInput};                // Cumulative: the axis
     case 25: return {previous, previous};                   // GridSample: data, grid
     case 26: return {previous, previous};                   // ReverseSequence: data, lengths
+    case 29: return {previous, outputOf(24), kShapeInput, kNoTensor, outputOf(12)}; // NMS: no IoU threshold
     default: return {previous};
     }
 }
@@ -307,16 +310,20 @@ EngineModel sampleModel()
     auto const nbTensors = static_cast<int32_t>(model.tensors.size());
     model.ioTensors = {kX, kShapeInput, nbTensors - 1, nbTensors - 2};
     model.nbInputs = 2;
-    // The top-k's second output, its indices: an internal tensor after the others.
+    // The second outputs of the top-k (its indices), the non-zero (its hidden count) and the NMS (its row count):
+    // internal tensors after the others.
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
-        if (model.layers[l].type == LayerType::kTOPK)
+        LayerType const type = model.layers[l].type;
+        if (type == LayerType::kTOPK || type == LayerType::kNON_ZERO || type == LayerType::kNMS)
         {
-            TensorRecord indices = tensorRecord(
-                "t" + std::to_string(l) + ".indices", DataType::kINT64, {kBatchPlusOne, kThree, kEight, kEight});
-            indices.producer = static_cast<int32_t>(l);
+            TensorRecord second = type == LayerType::kTOPK
+                ? tensorRecord(
+                    "t" + std::to_string(l) + ".indices", DataType::kINT64, {kBatchPlusOne, kThree, kEight, kEight})
+                : tensorRecord("t" + std::to_string(l) + ".count", DataType::kINT32, {});
+            second.producer = static_cast<int32_t>(l);
             model.layers[l].outputs.push_back(static_cast<int32_t>(model.tensors.size()));
-            model.tensors.push_back(std::move(indices));
+            model.tensors.push_back(std::move(second));
         }
     }
     model.assertions = {
@@ -876,6 +883,38 @@ TEST(PlanEngineCodec, GridSampleReverseSequenceAndEinsumRoundTripAsMembers28To30
     EXPECT_THAT(modelProblem(bad).value_or("(none)"), HasSubstr("layer 25 (\"gridsample\") (IGridSampleLayer)"));
 }
 
+TEST(PlanEngineCodec, NonZeroAndNmsRoundTripAsMembers31And32)
+{
+    EngineModel model = sampleModel();
+    auto const plan = encoded(model);
+    auto const decoded = decodeEngine(plan.data(), plan.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kNON_ZERO)), 31);
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kNMS)), 32);
+    LayerRecord const& nonZero = decoded.value().layers[28];
+    EXPECT_EQ(nonZero.type, LayerType::kNON_ZERO);
+    EXPECT_EQ(nonZero.outputs.size(), 2U);
+    EXPECT_EQ(std::get<NonZeroParams>(nonZero.params).indicesType, DataType::kINT64);
+    LayerRecord const& nms = decoded.value().layers[29];
+    EXPECT_EQ(nms.type, LayerType::kNMS);
+    EXPECT_EQ(nms.inputs, (std::vector<int32_t>{outputOf(28), outputOf(24), kShapeInput, kNoTensor, outputOf(12)}));
+    auto const& params = std::get<NMSParams>(nms.params);
+    EXPECT_EQ(params.format, nvinfer1::BoundingBoxFormat::kCENTER_SIZES);
+    EXPECT_EQ(params.topKBoxLimit, 123);
+    EXPECT_EQ(params.indicesType, DataType::kINT64);
+
+    // A non-zero layer without its count, or a bounding box format outside the enum, is refused.
+    EngineModel noCount = sampleModel();
+    noCount.layers[28].outputs.pop_back();
+    EXPECT_THAT(modelProblem(noCount).value_or("(none)"),
+        HasSubstr("layer 28 (\"nonzero\") (INonZeroLayer) has 1 outputs; the kind makes 2"));
+    EngineModel badFormat = sampleModel();
+    std::get<NMSParams>(badFormat.layers[29].params).format = static_cast<nvinfer1::BoundingBoxFormat>(2);
+    EXPECT_THAT(modelProblem(badFormat).value_or("(none)"),
+        HasSubstr("layer 29 (\"nms\") (INMSLayer) format is 2, which is not a valid value"));
+    EXPECT_FALSE(encodeEngine(badFormat).ok());
+}
+
 TEST(PlanEngineCodec, RefusesWeightsThatRunPastTheirBlob)
 {
     EngineModel model = sampleModel();
@@ -1010,7 +1049,7 @@ TEST(PlanEngineCodec, RefusesToWriteAnInconsistentModel)
     EXPECT_EQ(plan.error().code, nvinfer1::ErrorCode::kINVALID_ARGUMENT);
     EXPECT_EQ(plan.error().message,
         "cannot write the plan: the engine is inconsistent: layer 3 (\"pooling\") input 0 refers to tensor 57, but "
-        "the engine has 31 tensors");
+        "the engine has 35 tensors");
 }
 
 // ---- Damaged plans -------------------------------------------------------------------------------------------------
@@ -1125,7 +1164,7 @@ std::vector<HostileCase> hostileCases()
         {"tensor scale nan", [](EngineModel& m) { m.tensors[3].scale = std::numeric_limits<float>::quiet_NaN(); },
             "tensor 3 (\"t1\") has scale nan; scales are positive and finite"},
         {"tensor producer", [](EngineModel& m) { m.tensors[3].producer = 40; },
-            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 28 layers"},
+            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 30 layers"},
         {"internal shape tensor", [](EngineModel& m) { m.tensors[3].isShapeTensor = true; },
             "tensor 3 (\"t1\") is marked a shape tensor but is not a network input or output"},
         {"shape tensor rank",
@@ -1135,7 +1174,7 @@ std::vector<HostileCase> hostileCases()
             "tensor 1 (\"shape\") is a shape tensor of rank 2; shape tensors have rank 0 or 1"},
         // Symbols.
         {"symbol tensor", [](EngineModel& m) { m.symbols[0].tensor = 57; },
-            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 31 tensors"},
+            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 35 tensors"},
         {"symbol bound", [](EngineModel& m) { m.symbols[2].upperBound = 99; },
             "symbol 2 (\"plugin.size\") has bound expression 99, but the engine has 9 expressions"},
         {"input extent without tensor", [](EngineModel& m) { m.symbols[0].tensor = kNoTensor; },
@@ -1167,15 +1206,15 @@ std::vector<HostileCase> hostileCases()
         {"layer outputs", [](EngineModel& m) { m.layers[1].outputs.push_back(outputOf(17)); },
             "layer 1 (\"cast\") (ICastLayer) has 2 outputs; the kind makes 1"},
         {"output index", [](EngineModel& m) { m.layers[1].outputs[0] = 57; },
-            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 31 tensors"},
+            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 35 tensors"},
         {"output is an input", [](EngineModel& m) { m.layers[1].outputs[0] = kX; },
             "layer 1 (\"cast\") output 0 is tensor 0 (\"x\"), a network input"},
         {"made twice", [](EngineModel& m) { m.layers[2].outputs[0] = outputOf(1); },
             "tensor 3 (\"t1\") is made by both layer 1 (\"cast\") and layer 2 (\"activation\")"},
         {"input index", [](EngineModel& m) { m.layers[3].inputs[0] = 57; },
-            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 31 tensors"},
+            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 35 tensors"},
         {"negative input index", [](EngineModel& m) { m.layers[3].inputs[0] = -7; },
-            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 31 tensors"},
+            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 35 tensors"},
         {"required input absent", [](EngineModel& m) { m.layers[3].inputs[0] = kNoTensor; },
             "layer 3 (\"pooling\") input 0 is absent, but the IPoolingLayer needs it"},
         {"input made later", [](EngineModel& m) { m.layers[3].inputs[0] = outputOf(8); },
@@ -1185,7 +1224,7 @@ std::vector<HostileCase> hostileCases()
             "layer 3 (\"pooling\") input 0 is tensor 5 (\"t3\"), made by layer 3 (\"pooling\"), which does not run "
             "before it"},
         {"input made by nobody", [](EngineModel& m) { m.layers[3].inputs[0] = addTensor(m, tensorRecord("orphan")); },
-            "layer 3 (\"pooling\") input 0 is tensor 31 (\"orphan\"), which is neither a network input nor made by a "
+            "layer 3 (\"pooling\") input 0 is tensor 35 (\"orphan\"), which is neither a network input nor made by a "
             "layer"},
         {"parameter enum",
             [](EngineModel& m) { std::get<ActivationParams>(m.layers[2].params).type = nvinfer1::ActivationType{99}; },
@@ -1208,29 +1247,29 @@ std::vector<HostileCase> hostileCases()
         {"assertion condition", [](EngineModel& m) { m.assertions[0].condition = 99; },
             "assertion 0 (\"x.d0 + 1 must be positive\") tests expression 99, but the engine has 9 expressions"},
         {"assertion layer", [](EngineModel& m) { m.assertions[1].layer = 30; },
-            "assertion 1 (\"a shape-wide condition\") names layer 30, but the engine has 28 layers"},
+            "assertion 1 (\"a shape-wide condition\") names layer 30, but the engine has 30 layers"},
         // I/O tensors.
         {"input count", [](EngineModel& m) { m.nbInputs = 5; }, "the engine has 5 inputs among 4 I/O tensors"},
         {"negative input count", [](EngineModel& m) { m.nbInputs = -1; },
             "the engine has -1 inputs among 4 I/O tensors"},
         {"I/O index", [](EngineModel& m) { m.ioTensors[2] = 57; },
-            "I/O tensor 2 refers to tensor 57, but the engine has 31 tensors"},
+            "I/O tensor 2 refers to tensor 57, but the engine has 35 tensors"},
         {"I/O twice", [](EngineModel& m) { m.ioTensors[3] = m.ioTensors[2]; },
-            "tensor 29 (\"t27\") appears twice among the I/O tensors"},
+            "tensor 31 (\"t29\") appears twice among the I/O tensors"},
         {"I/O not marked", [](EngineModel& m) { m.ioTensors[2] = outputOf(3); },
             "I/O tensor 2 is tensor 5 (\"t3\"), which is not marked a network output"},
         {"input not marked", [](EngineModel& m) { std::swap(m.ioTensors[1], m.ioTensors[2]); },
-            "I/O tensor 1 is tensor 29 (\"t27\"), which is not marked a network input"},
-        {"I/O without name", [](EngineModel& m) { m.tensors[29].name.clear(); },
-            "I/O tensor 2 (tensor 29) has no name"},
-        {"I/O names", [](EngineModel& m) { m.tensors[29].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
+            "I/O tensor 1 is tensor 31 (\"t29\"), which is not marked a network input"},
+        {"I/O without name", [](EngineModel& m) { m.tensors[31].name.clear(); },
+            "I/O tensor 2 (tensor 31) has no name"},
+        {"I/O names", [](EngineModel& m) { m.tensors[31].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
         {"output made by nobody",
             [](EngineModel& m) {
                 TensorRecord lost = tensorRecord("lost");
                 lost.isOutput = true;
                 m.ioTensors.push_back(addTensor(m, lost));
             },
-            "network output tensor 31 (\"lost\") is made by no layer"},
+            "network output tensor 35 (\"lost\") is made by no layer"},
         {"marked but not listed", [](EngineModel& m) { m.tensors[outputOf(3)].isOutput = true; },
             "tensor 5 (\"t3\") is marked a network output but is not among the I/O tensors"},
         // Profiles.
@@ -1279,7 +1318,7 @@ std::vector<HostileCase> hostileCases()
         {"negative activation bytes", [](EngineModel& m) { m.profiles[1].activationBytes = -1; },
             "profile 1 needs -1 bytes of activation memory, but the engine's device memory size is 8192"},
         {"offset count", [](EngineModel& m) { m.profiles[0].offsets.pop_back(); },
-            "profile 0 has 30 offsets, but the engine has 31 tensors"},
+            "profile 0 has 34 offsets, but the engine has 35 tensors"},
         {"I/O offset", [](EngineModel& m) { m.profiles[0].offsets[kX] = 0; },
             "profile 0 places I/O tensor 0 (\"x\") in the activation block (offset 0); I/O tensors live in the "
             "application's memory"},

@@ -112,5 +112,30 @@ TEST(Placement, ADataDependentValueIsCopiedToTheHost)
     EXPECT_EQ(shaped.mirrored[0], 1) << "x, given in device memory, is copied for the host layer";
 }
 
+TEST(Placement, NonZeroAndNmsRunOnTheDeviceAndTheirCountsAreCopiedToTheHost)
+{
+    // 0 non-zero(x) -> i, count n (hidden);  1 constant -> m;  2 nms(b, s, m) -> rows, count k;  3 abs(i) -> y.
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.tensors
+        = {tensor("x", DataType::kFLOAT, -1, true), tensor("i", DataType::kINT64, 0), tensor("n", DataType::kINT64, 0),
+            tensor("b", DataType::kFLOAT, -1, true), tensor("s", DataType::kFLOAT, -1, true),
+            tensor("m", DataType::kINT32, 1), tensor("rows", DataType::kINT32, 2, false, true),
+            tensor("k", DataType::kINT32, 2), tensor("y", DataType::kINT64, 3, false, true)};
+    model.layers.push_back(layer(NonZeroParams{DataType::kINT64}, {0}, {1, 2}));
+    model.layers.push_back(layer(ConstantParams{}, {}, {5}));
+    model.layers.push_back(layer(NMSParams{}, {3, 4, 5}, {6, 7}));
+    model.layers.push_back(layer(UnaryParams{nvinfer1::UnaryOperation::kABS}, {1}, {8}));
+    model.symbols.push_back(SymbolRecord{"nz.count", SymbolKind::kSIZE_TENSOR, 2, 0});
+    model.symbols.push_back(SymbolRecord{"nms.count", SymbolKind::kSIZE_TENSOR, 7, 0});
+    Placement const placement = placeLayers(model);
+    EXPECT_EQ(placement.layers[0], Side::kDEVICE);
+    EXPECT_EQ(placement.layers[2], Side::kDEVICE);
+    EXPECT_EQ(placement.layers[1], Side::kHOST) << "MaxOutputBoxesPerClass is read as a value on the host";
+    EXPECT_EQ(placement.mirrored[2], 1) << "the non-zero's count binds a symbol: the host reads it";
+    EXPECT_EQ(placement.mirrored[7], 1) << "so does the NMS's";
+    EXPECT_EQ(placement.mirrored[1], 0);
+}
+
 } // namespace
 } // namespace kiln

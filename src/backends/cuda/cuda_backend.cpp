@@ -123,6 +123,24 @@ public:
                             // Two outputs: the values and the indices (prepareRun checked that there are two).
                             return runTopK(prepared.value(), *inputs[0], outputs[0], outputs[1], launch);
                         }
+                        else if constexpr (std::is_same_v<P, NonZeroParams>)
+                        {
+                            // Two outputs: the indices and the count.
+                            return runNonZero(prepared.value(), *inputs[0], outputs[0], outputs[1], launch);
+                        }
+                        else if constexpr (std::is_same_v<P, NMSParams>)
+                        {
+                            // Inputs 2 to 4 are read on the host (their views are host memory); two outputs: the
+                            // selected indices and their number.
+                            Expected<host::NMSScalars> const scalars = host::nmsScalars(*inputs[2],
+                                inputs.size() > 3 ? inputs[3] : nullptr, inputs.size() > 4 ? inputs[4] : nullptr);
+                            if (!scalars)
+                            {
+                                return scalars.error();
+                            }
+                            return runNMS(prepared.value(), *inputs[0], *inputs[1], scalars.value(), outputs[0],
+                                outputs[1], launch);
+                        }
                         else
                         {
                             return run(prepared.value(), layer, model, inputs, outputs.front(), launch);

@@ -13,6 +13,7 @@
 // the default.
 #pragma once
 
+#include "backends/host/nms.h"
 #include "backends/host/tensor_view.h"
 #include "network/params.h"
 #include "plan/engine_model.h"
@@ -113,6 +114,19 @@ Status runCumulative(
 //! One or two inputs (backends/host/einsum.h): one thread per output element sums over the summed labels.
 Status runEinsum(
     EinsumParams const& params, std::span<DeviceTensor const> inputs, DeviceTensor const& out, Launch const& launch);
+
+// ---- Data-dependent shapes (non_zero.cu, nms.cu) ------------------------------------------------------------------
+
+//! The coordinates of in's non-zero elements (backends/host/non_zero.h): indices has room for every element
+//! ([rank, at least volume]) and gets [rank, n] compactly from its start; count (0-D kINT32 or kINT64, device memory)
+//! gets n. Needs launch.libraries for its scratch memory; at most 2^31 - 1 elements.
+Status runNonZero(NonZeroParams const& params, DeviceTensor const& in, DeviceTensor const& indices,
+    DeviceTensor const& count, Launch const& launch);
+//! Non-maximum suppression (backends/host/nms.h): scalars are inputs 2 to 4 as the host read them; selected has room
+//! for every row the layer can make and gets the rows compactly from its start; count (device memory) gets their
+//! number. Needs launch.libraries for its scratch memory; at most 2^31 - 1 (batch, box, class) candidates.
+Status runNMS(NMSParams const& params, DeviceTensor const& boxes, DeviceTensor const& scores,
+    host::NMSScalars const& scalars, DeviceTensor const& selected, DeviceTensor const& count, Launch const& launch);
 
 // ---- Fused kernels (fused.cu; FusedKernel in plan/engine_model.h) -----------------------------------------------
 

@@ -20,6 +20,8 @@
 #include "backends/host/grid_sample.h"
 #include "backends/host/layer_inputs.h"
 #include "backends/host/matrix_multiply.h"
+#include "backends/host/nms.h"
+#include "backends/host/non_zero.h"
 #include "backends/host/pooling.h"
 #include "backends/host/quantize.h"
 #include "backends/host/reduce.h"
@@ -656,6 +658,31 @@ struct HostKind<EinsumParams>
 };
 
 template <>
+struct HostKind<NonZeroParams>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}};
+    //! Output 0 the indices, output 1 the count (hidden from the API).
+    static constexpr std::size_t kOutputs = 2;
+    //! Output 0's extent is the count the kernel writes: the build checks the types only.
+    static constexpr bool kDataDependent = true;
+    static Expected<TensorDesc> infer(NonZeroParams const& params, QueryInputs const& io)
+    {
+        if (io.outputType(0) != params.indicesType
+            || !contains(typeSet({DataType::kINT32, DataType::kINT64}), io.outputType(1)))
+        {
+            return invalidArgument(std::string("non-zero: the outputs are ") + dataTypeName(io.outputType(0)) + " and "
+                + dataTypeName(io.outputType(1)) + " but the kernel makes " + dataTypeName(params.indicesType)
+                + " indices (the layer's indices type) and a kINT32 or kINT64 count");
+        }
+        return inferNonZero(params, io.desc(0));
+    }
+    static Status run(NonZeroParams const& params, RunInputs const& io)
+    {
+        return runNonZero(params, io.required(0), io.output(0), io.output(1));
+    }
+};
+
+template <>
 struct HostKind<GridSampleParams> : TwoOperandKernel<inferGridSample, runGridSample>
 {
     static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"grid", true}};
@@ -665,6 +692,52 @@ template <>
 struct HostKind<ReverseSequenceParams> : TwoOperandKernel<inferReverseSequence, runReverseSequence>
 {
     static constexpr std::array kInputs{InputRole{"data", true}, InputRole{"sequence lengths", true}};
+};
+
+template <>
+struct HostKind<NMSParams>
+{
+    static constexpr std::array kInputs{InputRole{"boxes", true}, InputRole{"scores", true},
+        InputRole{"MaxOutputBoxesPerClass", true, InputUse::kVALUES},
+        InputRole{"IoU threshold", false, InputUse::kVALUES}, InputRole{"score threshold", false, InputUse::kVALUES}};
+    //! Output 0 the selected indices, output 1 their number.
+    static constexpr std::size_t kOutputs = 2;
+    //! Output 0's extent is the number of selections the kernel writes: the build checks the types only.
+    static constexpr bool kDataDependent = true;
+    static Expected<TensorDesc> infer(NMSParams const& params, QueryInputs const& io)
+    {
+        if (io.outputType(0) != params.indicesType
+            || !contains(typeSet({DataType::kINT32, DataType::kINT64}), io.outputType(1)))
+        {
+            return invalidArgument(std::string("nms: the outputs are ") + dataTypeName(io.outputType(0)) + " and "
+                + dataTypeName(io.outputType(1)) + " but the kernel makes " + dataTypeName(params.indicesType)
+                + " indices (the layer's indices type) and a kINT32 or kINT64 count");
+        }
+        TensorDesc const limit = io.desc(2);
+        if ((limit.type != DataType::kINT32 && limit.type != DataType::kINT64) || limit.dims.nbDims != 0)
+        {
+            return invalidArgument(std::string("nms: MaxOutputBoxesPerClass is ") + dataTypeName(limit.type) + " "
+                + shapeString(limit.dims) + "; it must be a 0-D kINT32 or kINT64 tensor");
+        }
+        for (std::size_t i = 3; i < 5; ++i)
+        {
+            if (io.given(i) && (io.desc(i).type != DataType::kFLOAT || io.desc(i).dims.nbDims != 0))
+            {
+                return invalidArgument("nms: " + io.describe(i) + " is " + dataTypeName(io.desc(i).type) + " "
+                    + shapeString(io.desc(i).dims) + "; it must be a 0-D kFLOAT tensor");
+            }
+        }
+        return inferNMS(params, io.desc(0), io.desc(1));
+    }
+    static Status run(NMSParams const& params, RunInputs const& io)
+    {
+        Expected<NMSScalars> const scalars = nmsScalars(io.required(2), io.optional(3), io.optional(4));
+        if (!scalars)
+        {
+            return scalars.error();
+        }
+        return runNMS(params, io.required(0), io.required(1), scalars.value(), io.output(0), io.output(1));
+    }
 };
 
 template <>
@@ -719,6 +792,14 @@ constexpr std::size_t outputsOf() noexcept
         return 1;
     }
 }
+
+//! A descriptor of a kind whose output 0 has an extent only the kernel knows (a count it writes): the build asks its
+//! infer about the types and inputs, not the shape.
+template <typename Kind>
+concept DataDependent = requires
+{
+    Kind::kDataDependent;
+};
 
 //! A descriptor of a kind the host backend refuses.
 template <typename Kind>
@@ -792,7 +873,14 @@ Expected<std::optional<TensorDesc>> checkKind(P const& params, LayerQuery const&
         {
             return made.error();
         }
-        return std::optional(made.value());
+        if constexpr (DataDependent<Kind>)
+        {
+            return std::optional<TensorDesc>{};
+        }
+        else
+        {
+            return std::optional(made.value());
+        }
     }
 }
 

@@ -21,6 +21,8 @@ void registerGatherOps(OpRegistry& registry);         //!< Gather, GatherElement
 void registerGridSampleOps(OpRegistry& registry);     //!< GridSample (grid_sample.cpp)
 void registerIdentityOps(OpRegistry& registry);       //!< Identity, Dropout (identity.cpp)
 void registerMatrixMultiplyOps(OpRegistry& registry); //!< MatMul, Gemm (matrix_multiply.cpp)
+void registerNmsOps(OpRegistry& registry);            //!< NonMaxSuppression (nms.cpp)
+void registerNonZeroOps(OpRegistry& registry);        //!< NonZero (non_zero.cpp)
 void registerNormalizationOps(
     OpRegistry& registry);                      //!< BatchNormalization, LayerNormalization, ... (normalization.cpp)
 void registerPoolingOps(OpRegistry& registry);  //!< MaxPool, AveragePool, Global*Pool (pooling.cpp)

@@ -1183,6 +1183,77 @@ TEST(HostCheck, TopKWaitsForKAndChecksTheIndicesType)
         ErrorCode::kINVALID_ARGUMENT, "topk: does not accept kBOOL inputs");
 }
 
+TEST(HostDispatch, NonZeroWritesIndicesAndTheCount)
+{
+    HostBuffer const data = tensorOf(DataType::kFLOAT, Dims{2, {2, 3}}, {0, 2, 0, -1, 0, 3});
+    HostBuffer indices(DataType::kINT64, Dims{2, {2, 6}}); // room for every element
+    HostBuffer count(DataType::kINT64, Dims{0, {}});
+    Status const done = runLayer(NonZeroParams{DataType::kINT64}, {&data.tensor()}, {indices.tensor(), count.tensor()});
+    ASSERT_TRUE(done.ok()) << done.error().message;
+    expectValues(count, {3});
+    std::vector<int64_t> const expected{0, 1, 1, 1, 0, 2}; // rows then columns of [2, 3], compact
+    for (std::size_t k = 0; k < expected.size(); ++k)
+    {
+        EXPECT_EQ(decodeInteger(DataType::kINT64, bytesOf(indices), static_cast<int64_t>(k)), expected[k]);
+    }
+    expectRefused(runLayer(NonZeroParams{DataType::kINT64}, {&data.tensor()}, {indices.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "an INonZeroLayer has 2 outputs; the layer has 1");
+}
+
+TEST(HostDispatch, NmsReadsItsScalarInputs)
+{
+    HostBuffer const boxes = tensorOf(DataType::kFLOAT, Dims{3, {1, 3, 4}}, {0, 0, 1, 1, 0, 0.5, 1, 1.5, 5, 5, 6, 6});
+    HostBuffer const scores = tensorOf(DataType::kFLOAT, Dims{3, {1, 3, 1}}, {0.9, 0.8, 0.7});
+    HostBuffer const limit = tensorOf(DataType::kINT32, Dims{0, {}}, {3});
+    HostBuffer const iou = tensorOf(DataType::kFLOAT, Dims{0, {}}, {0.5});
+    HostBuffer const score = tensorOf(DataType::kFLOAT, Dims{0, {}}, {0.75});
+    HostBuffer rows(DataType::kINT32, Dims{2, {3, 3}});
+    HostBuffer count(DataType::kINT32, Dims{0, {}});
+    NMSParams const params;
+    // Without thresholds: the IoU threshold 0 suppresses box 1 (IoU 1/3 with box 0); box 2 does not overlap.
+    Status done
+        = runLayer(params, {&boxes.tensor(), &scores.tensor(), &limit.tensor()}, {rows.tensor(), count.tensor()});
+    ASSERT_TRUE(done.ok()) << done.error().message;
+    expectValues(count, {2});
+    EXPECT_EQ(decodeInteger(DataType::kINT32, bytesOf(rows), 5), 2);
+    // The IoU threshold 0.5 keeps box 1; the score threshold 0.75 drops box 2.
+    done = runLayer(params, {&boxes.tensor(), &scores.tensor(), &limit.tensor(), &iou.tensor(), &score.tensor()},
+        {rows.tensor(), count.tensor()});
+    ASSERT_TRUE(done.ok()) << done.error().message;
+    expectValues(count, {2});
+    EXPECT_EQ(decodeInteger(DataType::kINT32, bytesOf(rows), 2), 0);
+    EXPECT_EQ(decodeInteger(DataType::kINT32, bytesOf(rows), 5), 1);
+    expectRefused(runLayer(params, {&boxes.tensor(), &scores.tensor(), &limit.tensor(), &limit.tensor()},
+                      {rows.tensor(), count.tensor()}),
+        ErrorCode::kINVALID_ARGUMENT, "nms: the IoU threshold is kINT32 []; it must be a 0-D kFLOAT tensor");
+}
+
+TEST(HostCheck, NonZeroAndNmsCheckTypesButWaitForTheirCount)
+{
+    LayerQuery nonZero;
+    nonZero.inputs = {queried(DataType::kHALF, Dims{2, {3, 5}})};
+    nonZero.outputTypes = {DataType::kINT32, DataType::kINT64};
+    expectWaits(makeHostBackend()->checkLayer(NonZeroParams{DataType::kINT32}, nonZero));
+    expectRefused(makeHostBackend()->checkLayer(NonZeroParams{DataType::kINT64}, nonZero), ErrorCode::kINVALID_ARGUMENT,
+        "non-zero: the outputs are kINT32 and kINT64 but the kernel makes kINT64");
+    nonZero.inputs = {queried(DataType::kUINT8, Dims{1, {3}})};
+    expectRefused(makeHostBackend()->checkLayer(NonZeroParams{DataType::kINT32}, nonZero), ErrorCode::kINVALID_ARGUMENT,
+        "non-zero: does not take kUINT8 inputs");
+
+    LayerQuery nms;
+    nms.inputs = {queried(DataType::kFLOAT, Dims{3, {1, 4, 4}}), queried(DataType::kFLOAT, Dims{3, {1, 4, 2}}),
+        queried(DataType::kINT32, Dims{0, {}})};
+    nms.outputTypes = {DataType::kINT32, DataType::kINT32};
+    expectWaits(makeHostBackend()->checkLayer(NMSParams{}, nms));
+    nms.inputs[1] = queried(DataType::kFLOAT, Dims{3, {1, 5, 2}});
+    expectRefused(makeHostBackend()->checkLayer(NMSParams{}, nms), ErrorCode::kINVALID_ARGUMENT,
+        "nms: the boxes [1, 4, 4] and scores [1, 5, 2] do not fit");
+    nms.inputs[1] = queried(DataType::kFLOAT, Dims{3, {1, 4, 2}});
+    nms.inputs[2] = queried(DataType::kFLOAT, Dims{0, {}});
+    expectRefused(makeHostBackend()->checkLayer(NMSParams{}, nms), ErrorCode::kINVALID_ARGUMENT,
+        "nms: MaxOutputBoxesPerClass is kFLOAT []");
+}
+
 TEST(HostCheck, IdentityMakesTheOutputTypeTheNetworkAsks)
 {
     LayerQuery::Input const in = queried(DataType::kFLOAT, Dims{1, {2}});
