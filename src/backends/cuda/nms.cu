@@ -17,6 +17,7 @@
 // positions are 32-bit).
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/scratch.cuh"
 
 #include <cub/device/device_segmented_sort.cuh>
 
@@ -32,9 +33,7 @@ namespace kiln::cuda
 namespace
 {
 
-constexpr int64_t kMaxBlocks = 65535;
 constexpr int32_t kThreads = 256;
-constexpr int64_t kAlign = 256;
 //! The key of a candidate that is not considered.
 constexpr uint32_t kNoCandidate = 0xFFFFFFFFU;
 
@@ -180,16 +179,6 @@ __global__ void emitRows(
     }
 }
 
-uint32_t blocksFor(int64_t work)
-{
-    return static_cast<uint32_t>(std::clamp<int64_t>((work + kThreads - 1) / kThreads, 1, kMaxBlocks));
-}
-
-int64_t aligned(int64_t bytes)
-{
-    return (bytes + kAlign - 1) / kAlign * kAlign;
-}
-
 Error invalid(std::string const& message)
 {
     return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT, "nms: " + message};
@@ -219,39 +208,34 @@ Status launchNMS(Geometry const& g, host::NMSScalars const& scalars, DeviceTenso
     {
         return cudaFailure(status, "sizing the nms sort");
     }
-    int64_t const itemBytes = aligned(std::max<int64_t>(items, 1) * static_cast<int64_t>(sizeof(int32_t)));
-    int64_t const offsetBytes = aligned((g.batches + 1) * static_cast<int64_t>(sizeof(int32_t)));
+    int64_t const itemBytes = scratchBytes(std::max<int64_t>(items, 1) * static_cast<int64_t>(sizeof(int32_t)));
+    int64_t const offsetBytes = scratchBytes((g.batches + 1) * static_cast<int64_t>(sizeof(int32_t)));
     int64_t const selectedBytes
-        = aligned(std::max<int64_t>(g.batches * g.considered, 1) * static_cast<int64_t>(sizeof(int32_t)));
-    int64_t const classBytes = aligned(g.batches * g.classes * static_cast<int64_t>(sizeof(int32_t)));
-    int64_t const batchBytes = aligned((g.batches + 1) * static_cast<int64_t>(sizeof(int64_t)));
+        = scratchBytes(std::max<int64_t>(g.batches * g.considered, 1) * static_cast<int64_t>(sizeof(int32_t)));
+    int64_t const classBytes = scratchBytes(g.batches * g.classes * static_cast<int64_t>(sizeof(int32_t)));
+    int64_t const batchBytes = scratchBytes((g.batches + 1) * static_cast<int64_t>(sizeof(int64_t)));
     int64_t const total = 4 * itemBytes + offsetBytes + selectedBytes + classBytes + 2 * batchBytes
-        + aligned(static_cast<int64_t>(tempBytes));
+        + scratchBytes(static_cast<int64_t>(tempBytes));
     Expected<void*> const block = launch.libraries->workspace(total, launch.stream);
     if (!block)
     {
         return block.error();
     }
-    auto* cursor = static_cast<std::byte*>(block.value());
-    auto const carve = [&](int64_t bytes) {
-        std::byte* part = cursor;
-        cursor += bytes;
-        return part;
-    };
-    auto* keysIn = reinterpret_cast<uint32_t*>(carve(itemBytes));
-    auto* keysOut = reinterpret_cast<uint32_t*>(carve(itemBytes));
-    auto* positionsIn = reinterpret_cast<int32_t*>(carve(itemBytes));
-    auto* positionsOut = reinterpret_cast<int32_t*>(carve(itemBytes));
-    auto* offsets = reinterpret_cast<int32_t*>(carve(offsetBytes));
-    auto* selected = reinterpret_cast<int32_t*>(carve(selectedBytes));
-    auto* classCounts = reinterpret_cast<int32_t*>(carve(classBytes));
-    auto* chosen = reinterpret_cast<int64_t*>(carve(batchBytes));
-    auto* rowOffsets = reinterpret_cast<int64_t*>(carve(batchBytes));
-    void* temp = carve(aligned(static_cast<int64_t>(tempBytes)));
+    ScratchCarver carve(block.value());
+    auto* keysIn = reinterpret_cast<uint32_t*>(carve.take(itemBytes));
+    auto* keysOut = reinterpret_cast<uint32_t*>(carve.take(itemBytes));
+    auto* positionsIn = reinterpret_cast<int32_t*>(carve.take(itemBytes));
+    auto* positionsOut = reinterpret_cast<int32_t*>(carve.take(itemBytes));
+    auto* offsets = reinterpret_cast<int32_t*>(carve.take(offsetBytes));
+    auto* selected = reinterpret_cast<int32_t*>(carve.take(selectedBytes));
+    auto* classCounts = reinterpret_cast<int32_t*>(carve.take(classBytes));
+    auto* chosen = reinterpret_cast<int64_t*>(carve.take(batchBytes));
+    auto* rowOffsets = reinterpret_cast<int64_t*>(carve.take(batchBytes));
+    void* temp = carve.take(scratchBytes(static_cast<int64_t>(tempBytes)));
 
     auto const* boxData = static_cast<Storage<T> const*>(boxes.data);
     auto const* scoreData = static_cast<Storage<T> const*>(scores.data);
-    makeNmsKeys<T><<<blocksFor(std::max(items, g.batches + 1)), kThreads, 0, launch.stream>>>(
+    makeNmsKeys<T><<<gridStrideBlocks(std::max(items, g.batches + 1), kThreads), kThreads, 0, launch.stream>>>(
         scoreData, g, scalars.scoreThreshold, keysIn, positionsIn, offsets);
     if ((status = cudaGetLastError()) != cudaSuccess)
     {

@@ -11,6 +11,7 @@
 // 2^31 - 1 elements (the columns and CUB's offsets are 32-bit).
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/scratch.cuh"
 #include "backends/host/non_zero.h"
 
 #include <cub/device/device_scan.cuh>
@@ -27,9 +28,7 @@ namespace kiln::cuda
 namespace
 {
 
-constexpr int64_t kMaxBlocks = 65535;
 constexpr int32_t kThreads = 256;
-constexpr int64_t kAlign = 256;
 
 template <DataType T>
 inline constexpr bool kTakes = T == DataType::kFLOAT || T == DataType::kHALF || T == DataType::kBF16
@@ -98,16 +97,6 @@ __global__ void scatterCoordinates(int32_t const* flags, int32_t const* columns,
     }
 }
 
-uint32_t blocksFor(int64_t work)
-{
-    return static_cast<uint32_t>(std::clamp<int64_t>((work + kThreads - 1) / kThreads, 1, kMaxBlocks));
-}
-
-int64_t aligned(int64_t bytes)
-{
-    return (bytes + kAlign - 1) / kAlign * kAlign;
-}
-
 Error invalid(std::string const& message)
 {
     return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT, "non-zero: " + message};
@@ -126,27 +115,22 @@ Status launchNonZero(
     {
         return cudaFailure(status, "sizing the non-zero scan");
     }
-    int64_t const flagBytes = aligned(std::max<int64_t>(volume, 1) * static_cast<int64_t>(sizeof(int32_t)));
-    int64_t const total = 2 * flagBytes + aligned(sizeof(int64_t)) + aligned(static_cast<int64_t>(tempBytes));
+    int64_t const flagBytes = scratchBytes(std::max<int64_t>(volume, 1) * static_cast<int64_t>(sizeof(int32_t)));
+    int64_t const total = 2 * flagBytes + scratchBytes(sizeof(int64_t)) + scratchBytes(static_cast<int64_t>(tempBytes));
     Expected<void*> const block = launch.libraries->workspace(total, launch.stream);
     if (!block)
     {
         return block.error();
     }
-    auto* cursor = static_cast<std::byte*>(block.value());
-    auto const carve = [&](int64_t bytes) {
-        std::byte* part = cursor;
-        cursor += bytes;
-        return part;
-    };
-    auto* flags = reinterpret_cast<int32_t*>(carve(flagBytes));
-    auto* columns = reinterpret_cast<int32_t*>(carve(flagBytes));
-    auto* n = reinterpret_cast<int64_t*>(carve(aligned(sizeof(int64_t))));
-    void* temp = carve(aligned(static_cast<int64_t>(tempBytes)));
+    ScratchCarver carve(block.value());
+    auto* flags = reinterpret_cast<int32_t*>(carve.take(flagBytes));
+    auto* columns = reinterpret_cast<int32_t*>(carve.take(flagBytes));
+    auto* n = reinterpret_cast<int64_t*>(carve.take(scratchBytes(sizeof(int64_t))));
+    void* temp = carve.take(scratchBytes(static_cast<int64_t>(tempBytes)));
 
     if (volume > 0)
     {
-        flagNonZero<T><<<blocksFor(volume), kThreads, 0, launch.stream>>>(
+        flagNonZero<T><<<gridStrideBlocks(volume, kThreads), kThreads, 0, launch.stream>>>(
             static_cast<Storage<T> const*>(in.data), in.scale, flags, volume);
         if ((status = cudaGetLastError()) != cudaSuccess)
         {
@@ -179,12 +163,12 @@ Status launchNonZero(
     std::copy(in.dims.d, in.dims.d + in.dims.nbDims, extents.d);
     if (indices.type == DataType::kINT64)
     {
-        scatterCoordinates<<<blocksFor(volume), kThreads, 0, launch.stream>>>(
+        scatterCoordinates<<<gridStrideBlocks(volume, kThreads), kThreads, 0, launch.stream>>>(
             flags, columns, n, extents, volume, static_cast<int64_t*>(indices.data));
     }
     else
     {
-        scatterCoordinates<<<blocksFor(volume), kThreads, 0, launch.stream>>>(
+        scatterCoordinates<<<gridStrideBlocks(volume, kThreads), kThreads, 0, launch.stream>>>(
             flags, columns, n, extents, volume, static_cast<int32_t*>(indices.data));
     }
     if ((status = cudaGetLastError()) != cudaSuccess)

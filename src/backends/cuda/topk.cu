@@ -18,6 +18,7 @@
 // Limits: at most 2^31 - 1 elements (CUB's offsets and the positions are 32-bit).
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/scratch.cuh"
 #include "backends/host/topk.h"
 
 #include <cub/device/device_segmented_sort.cuh>
@@ -38,9 +39,7 @@ namespace
 
 using nvinfer1::TopKOperation;
 
-constexpr int64_t kMaxBlocks = 65535;
 constexpr int32_t kThreads = 256;
-constexpr int64_t kAlign = 256;
 
 template <DataType T>
 inline constexpr bool kSelects = T == DataType::kFLOAT || T == DataType::kHALF || T == DataType::kBF16
@@ -120,16 +119,6 @@ __global__ void gatherTopK(
     }
 }
 
-uint32_t blocksFor(int64_t work)
-{
-    return static_cast<uint32_t>(std::clamp<int64_t>((work + kThreads - 1) / kThreads, 1, kMaxBlocks));
-}
-
-int64_t aligned(int64_t bytes)
-{
-    return (bytes + kAlign - 1) / kAlign * kAlign;
-}
-
 Error invalid(std::string const& message)
 {
     return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT, "topk: " + message};
@@ -153,31 +142,27 @@ Status launchTopK(TopKParams const& params, Rows const& rows, DeviceTensor const
     {
         return cudaFailure(status, "sizing the topk sort");
     }
-    int64_t const keyBytes = aligned(items * static_cast<int64_t>(sizeof(K)));
-    int64_t const positionBytes = aligned(items * static_cast<int64_t>(sizeof(int32_t)));
-    int64_t const offsetBytes = aligned((rows.count + 1) * static_cast<int64_t>(sizeof(int32_t)));
-    int64_t const total = 2 * keyBytes + 2 * positionBytes + offsetBytes + aligned(static_cast<int64_t>(tempBytes));
+    int64_t const keyBytes = scratchBytes(items * static_cast<int64_t>(sizeof(K)));
+    int64_t const positionBytes = scratchBytes(items * static_cast<int64_t>(sizeof(int32_t)));
+    int64_t const offsetBytes = scratchBytes((rows.count + 1) * static_cast<int64_t>(sizeof(int32_t)));
+    int64_t const total
+        = 2 * keyBytes + 2 * positionBytes + offsetBytes + scratchBytes(static_cast<int64_t>(tempBytes));
     Expected<void*> const block = launch.libraries->workspace(total, launch.stream);
     if (!block)
     {
         return block.error();
     }
-    auto* cursor = static_cast<std::byte*>(block.value());
-    auto const carve = [&](int64_t bytes) {
-        std::byte* part = cursor;
-        cursor += bytes;
-        return part;
-    };
-    auto* keysIn = reinterpret_cast<K*>(carve(keyBytes));
-    auto* keysOut = reinterpret_cast<K*>(carve(keyBytes));
-    auto* positionsIn = reinterpret_cast<int32_t*>(carve(positionBytes));
-    auto* positionsOut = reinterpret_cast<int32_t*>(carve(positionBytes));
-    auto* offsets = reinterpret_cast<int32_t*>(carve(offsetBytes));
-    void* temp = carve(aligned(static_cast<int64_t>(tempBytes)));
+    ScratchCarver carve(block.value());
+    auto* keysIn = reinterpret_cast<K*>(carve.take(keyBytes));
+    auto* keysOut = reinterpret_cast<K*>(carve.take(keyBytes));
+    auto* positionsIn = reinterpret_cast<int32_t*>(carve.take(positionBytes));
+    auto* positionsOut = reinterpret_cast<int32_t*>(carve.take(positionBytes));
+    auto* offsets = reinterpret_cast<int32_t*>(carve.take(offsetBytes));
+    void* temp = carve.take(scratchBytes(static_cast<int64_t>(tempBytes)));
 
     auto const* src = static_cast<Storage<T> const*>(in.data);
     bool const largest = params.op == TopKOperation::kMAX;
-    makeKeys<T><<<blocksFor(std::max(items, rows.count + 1)), kThreads, 0, launch.stream>>>(
+    makeKeys<T><<<gridStrideBlocks(std::max(items, rows.count + 1), kThreads), kThreads, 0, launch.stream>>>(
         src, keysIn, positionsIn, offsets, rows, largest);
     if ((status = cudaGetLastError()) != cudaSuccess)
     {
@@ -193,12 +178,12 @@ Status launchTopK(TopKParams const& params, Rows const& rows, DeviceTensor const
     auto* dst = static_cast<Storage<T>*>(values.data);
     if (params.indicesType == DataType::kINT64)
     {
-        gatherTopK<T, int64_t><<<blocksFor(outCount), kThreads, 0, launch.stream>>>(
+        gatherTopK<T, int64_t><<<gridStrideBlocks(outCount, kThreads), kThreads, 0, launch.stream>>>(
             src, positionsOut, rows, params.k, dst, static_cast<int64_t*>(indices.data));
     }
     else
     {
-        gatherTopK<T, int32_t><<<blocksFor(outCount), kThreads, 0, launch.stream>>>(
+        gatherTopK<T, int32_t><<<gridStrideBlocks(outCount, kThreads), kThreads, 0, launch.stream>>>(
             src, positionsOut, rows, params.k, dst, static_cast<int32_t*>(indices.data));
     }
     if ((status = cudaGetLastError()) != cudaSuccess)
