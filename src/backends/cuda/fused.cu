@@ -501,121 +501,204 @@ constexpr int32_t wmmaSharedBytes()
         + (kAttentionThreads / kWarp) * kWarpFloats * static_cast<int32_t>(sizeof(float));
 }
 
-//! Float attention on the CUDA cores; D a multiple of 16, at most 128. Shared memory (dynamic): Q [32][D + 1], K and
-//! V [64][D + 1], then per warp the scores and probabilities [16][64] and the running maximum, sum and factor. Each
-//! lane keeps its rows' outputs for the columns lane, lane + 32, ... in registers.
+// Float attention on the CUDA cores, in register tiles; D a multiple of 16, at most 128. A block of 128 threads
+// takes 16 queries of one head through the keys 64 at a time:
+// - scores: thread t computes rows 2 (t / 16) and 2 (t / 16) + 1 against keys t % 16 + 16 j (j < 4), from 16-byte
+//   loads of Q and K rows (the K tile's rows are kFloatLd floats apart, so a quarter warp's 8 rows meet 8 bank groups);
+// - online softmax: 8 threads per row, the probabilities written over the scores;
+// - output: thread t keeps rows 2 (t / 16) and 2 (t / 16) + 1 of columns 4 (t % 16) + 64 c (c < ceil(D / 64)) in
+//   registers and adds the tile's probabilities times V rows, again in 16-byte loads.
+// Many small blocks (a short sequence still fills the GPU) and four multiply-adds per shared-memory load.
+constexpr int32_t kFloatQueries = 16;
+constexpr int32_t kFloatThreads = 128;
+constexpr int32_t kFloatLdScores = kKeysPerTile + 8; //!< 8 rows of a warp's softmax meet distinct banks.
+
 template <int32_t kD>
-__global__ void __launch_bounds__(kAttentionThreads)
-    attentionFloat(float const* __restrict__ q, float const* __restrict__ k, float const* __restrict__ v,
-        float* __restrict__ out, HeadView qView, HeadView kvView, float scale)
+constexpr int32_t kFloatLd = kD + 4;
+
+__device__ __forceinline__ void addDot4(float& sum, float4 const& a, float4 const& b)
 {
-    constexpr int32_t kLd = kD + 1;
-    constexpr int32_t kColumnsPerLane = (kD + kWarp - 1) / kWarp;
-    constexpr int32_t kWarpFloats = kRowsPerWarp * kKeysPerTile + 3 * kRowsPerWarp;
+    sum = fmaf(a.x, b.x, sum);
+    sum = fmaf(a.y, b.y, sum);
+    sum = fmaf(a.z, b.z, sum);
+    sum = fmaf(a.w, b.w, sum);
+}
+
+__device__ __forceinline__ void addScaled4(float4& sum, float p, float4 const& v)
+{
+    sum.x = fmaf(p, v.x, sum.x);
+    sum.y = fmaf(p, v.y, sum.y);
+    sum.z = fmaf(p, v.z, sum.z);
+    sum.w = fmaf(p, v.w, sum.w);
+}
+
+template <int32_t kD>
+__global__ void __launch_bounds__(kFloatThreads)
+    attentionFloat(float const* __restrict__ q, float const* __restrict__ k, float const* __restrict__ v,
+        float* __restrict__ out, HeadView qView, HeadView kvView, float scale, bool vectors)
+{
+    constexpr int32_t kLd = kFloatLd<kD>;
+    constexpr int32_t kColumnGroups = (kD + 63) / 64; //!< Groups of 64 output columns, 4 per thread.
     extern __shared__ __align__(16) unsigned char shared[];
     auto* sQ = reinterpret_cast<float*>(shared);
-    float* sK = sQ + kQueriesPerBlock * kLd;
+    float* sK = sQ + kFloatQueries * kLd;
     float* sV = sK + kKeysPerTile * kLd;
-    int32_t const warp = static_cast<int32_t>(threadIdx.x / kWarp);
-    int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
-    float* scores = sV + kKeysPerTile * kLd + warp * kWarpFloats;
-    float* maximum = scores + kRowsPerWarp * kKeysPerTile;
-    float* sum = maximum + kRowsPerWarp;
-    float* alpha = sum + kRowsPerWarp;
+    float* sP = sV + kKeysPerTile * kLd;
+    float* maximum = sP + kFloatQueries * kFloatLdScores;
+    float* sum = maximum + kFloatQueries;
+    float* alpha = sum + kFloatQueries;
 
+    auto const t = static_cast<int32_t>(threadIdx.x);
+    int32_t const row = 2 * (t / 16); // The thread's rows: row and row + 1.
+    int32_t const group = t % 16;     // Its keys (scores) and its columns (output).
     int64_t const batch = blockIdx.z;
-    int32_t const head = static_cast<int32_t>(blockIdx.y);
-    int64_t const firstQuery = static_cast<int64_t>(blockIdx.x) * kQueriesPerBlock;
-    auto const queries = static_cast<int32_t>(min(static_cast<int64_t>(kQueriesPerBlock), qView.rows - firstQuery));
+    auto const head = static_cast<int32_t>(blockIdx.y);
+    int64_t const firstQuery = static_cast<int64_t>(blockIdx.x) * kFloatQueries;
+    auto const queries = static_cast<int32_t>(min(static_cast<int64_t>(kFloatQueries), qView.rows - firstQuery));
     float const* qHead = q + (batch * qView.rows) * qView.rowStride + head * kD;
     float const* kHead = k + (batch * kvView.rows) * kvView.rowStride + head * kD;
     float const* vHead = v + (batch * kvView.rows) * kvView.rowStride + head * kD;
-    loadTile<kD>(sQ, kLd, qHead, qView.rowStride, firstQuery, queries, kQueriesPerBlock, false);
-    if (lane < kRowsPerWarp)
+    loadTile<kD>(sQ, kLd, qHead, qView.rowStride, firstQuery, queries, kFloatQueries, vectors);
+    if (t < kFloatQueries)
     {
-        maximum[lane] = -INFINITY;
-        sum[lane] = 0.F;
+        maximum[t] = -INFINITY;
+        sum[t] = 0.F;
     }
-    float acc[kRowsPerWarp][kColumnsPerLane] = {};
-    float const* myQ = sQ + warp * kRowsPerWarp * kLd;
+    float4 acc[2][kColumnGroups] = {};
 
     for (int64_t firstKey = 0; firstKey < kvView.rows; firstKey += kKeysPerTile)
     {
         auto const keys = static_cast<int32_t>(min(static_cast<int64_t>(kKeysPerTile), kvView.rows - firstKey));
+        __syncthreads(); // Every thread is done with the previous tile.
+        loadTile<kD>(sK, kLd, kHead, kvView.rowStride, firstKey, keys, kKeysPerTile, vectors);
+        loadTile<kD>(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, vectors);
         __syncthreads();
-        loadTile<kD>(sK, kLd, kHead, kvView.rowStride, firstKey, keys, kKeysPerTile, false);
-        loadTile<kD>(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, false);
+
+        float s[2][4] = {};
+#pragma unroll 4
+        for (int32_t d = 0; d < kD; d += 4)
+        {
+            float4 const q0 = *reinterpret_cast<float4 const*>(sQ + row * kLd + d);
+            float4 const q1 = *reinterpret_cast<float4 const*>(sQ + (row + 1) * kLd + d);
+#pragma unroll
+            for (int32_t j = 0; j < 4; ++j)
+            {
+                float4 const key = *reinterpret_cast<float4 const*>(sK + (group + 16 * j) * kLd + d);
+                addDot4(s[0][j], q0, key);
+                addDot4(s[1][j], q1, key);
+            }
+        }
+#pragma unroll
+        for (int32_t j = 0; j < 4; ++j)
+        {
+            sP[row * kFloatLdScores + group + 16 * j] = s[0][j] * scale;
+            sP[(row + 1) * kFloatLdScores + group + 16 * j] = s[1][j] * scale;
+        }
         __syncthreads();
-        // Lane l scores keys l and l + 32 against the warp's 16 rows.
-        float s[kRowsPerWarp][2] = {};
-        for (int32_t d = 0; d < kD; ++d)
+
         {
-            float const k0 = sK[lane * kLd + d];
-            float const k1 = sK[(lane + kWarp) * kLd + d];
+            // Online softmax: row t / 8, columns t % 8 + 8 j, the 8 threads of a row in one aligned group of lanes.
+            int32_t const r = t / 8;
+            int32_t const part = t % 8;
+            float* scores = sP + r * kFloatLdScores;
+            float tileMax = -INFINITY;
 #pragma unroll
-            for (int32_t r = 0; r < kRowsPerWarp; ++r)
+            for (int32_t j = 0; j < kKeysPerTile / 8; ++j)
             {
-                float const qv = myQ[r * kLd + d];
-                s[r][0] = fmaf(qv, k0, s[r][0]);
-                s[r][1] = fmaf(qv, k1, s[r][1]);
-            }
-        }
-#pragma unroll
-        for (int32_t r = 0; r < kRowsPerWarp; ++r)
-        {
-            scores[r * kKeysPerTile + lane] = s[r][0] * scale;
-            scores[r * kKeysPerTile + lane + kWarp] = s[r][1] * scale;
-        }
-        __syncwarp();
-        onlineSoftmax(scores, kKeysPerTile, scores, kKeysPerTile, keys, maximum, sum, alpha);
-#pragma unroll
-        for (int32_t r = 0; r < kRowsPerWarp; ++r)
-        {
-            float const factor = alpha[r];
-#pragma unroll
-            for (int32_t c = 0; c < kColumnsPerLane; ++c)
-            {
-                acc[r][c] *= factor;
-            }
-        }
-        for (int32_t key = 0; key < keys; ++key)
-        {
-            float values[kColumnsPerLane];
-#pragma unroll
-            for (int32_t c = 0; c < kColumnsPerLane; ++c)
-            {
-                int32_t const d = lane + c * kWarp;
-                values[c] = d < kD ? sV[key * kLd + d] : 0.F;
+                int32_t const c = part + 8 * j;
+                tileMax = c < keys ? fmaxf(tileMax, scores[c]) : tileMax;
             }
 #pragma unroll
-            for (int32_t r = 0; r < kRowsPerWarp; ++r)
+            for (int32_t offset = 1; offset < 8; offset *= 2)
             {
-                float const p = scores[r * kKeysPerTile + key];
+                tileMax = fmaxf(tileMax, __shfl_xor_sync(kFullMask, tileMax, offset));
+            }
+            float const previous = maximum[r];
+            float const next = fmaxf(previous, tileMax);
+            // A row whose values are all -inf so far keeps -inf: nothing to rescale, exp(-inf - -inf) avoided.
+            float const reference = next == -INFINITY ? 0.F : next;
+            float const factor = previous == -INFINITY ? 0.F : expf(previous - reference);
+            float tileSum = 0.F;
 #pragma unroll
-                for (int32_t c = 0; c < kColumnsPerLane; ++c)
+            for (int32_t j = 0; j < kKeysPerTile / 8; ++j)
+            {
+                int32_t const c = part + 8 * j;
+                float const p = c < keys ? expf(scores[c] - reference) : 0.F;
+                scores[c] = p;
+                tileSum += p;
+            }
+#pragma unroll
+            for (int32_t offset = 1; offset < 8; offset *= 2)
+            {
+                tileSum += __shfl_xor_sync(kFullMask, tileSum, offset);
+            }
+            __syncwarp();
+            if (part == 0)
+            {
+                maximum[r] = next;
+                sum[r] = sum[r] * factor + tileSum;
+                alpha[r] = factor;
+            }
+        }
+        __syncthreads();
+
+#pragma unroll
+        for (int32_t i = 0; i < 2; ++i)
+        {
+            float const factor = alpha[row + i];
+#pragma unroll
+            for (int32_t c = 0; c < kColumnGroups; ++c)
+            {
+                acc[i][c].x *= factor;
+                acc[i][c].y *= factor;
+                acc[i][c].z *= factor;
+                acc[i][c].w *= factor;
+            }
+        }
+        // Rows of V past the tile's keys are zeros and their probabilities 0: every tile sums all 64.
+#pragma unroll 2
+        for (int32_t key = 0; key < kKeysPerTile; key += 4)
+        {
+            float4 const p0 = *reinterpret_cast<float4 const*>(sP + row * kFloatLdScores + key);
+            float4 const p1 = *reinterpret_cast<float4 const*>(sP + (row + 1) * kFloatLdScores + key);
+            float const probs[2][4] = {{p0.x, p0.y, p0.z, p0.w}, {p1.x, p1.y, p1.z, p1.w}};
+#pragma unroll
+            for (int32_t kk = 0; kk < 4; ++kk)
+            {
+#pragma unroll
+                for (int32_t c = 0; c < kColumnGroups; ++c)
                 {
-                    acc[r][c] = fmaf(p, values[c], acc[r][c]);
+                    int32_t const column = 4 * group + 64 * c;
+                    if (column < kD)
+                    {
+                        float4 const value = *reinterpret_cast<float4 const*>(sV + (key + kk) * kLd + column);
+                        addScaled4(acc[0][c], probs[0][kk], value);
+                        addScaled4(acc[1][c], probs[1][kk], value);
+                    }
                 }
             }
         }
-        __syncwarp();
     }
 
-    int32_t const firstRow = warp * kRowsPerWarp;
     float* outHead = out + (batch * qView.rows) * qView.rowStride + head * kD;
 #pragma unroll
-    for (int32_t r = 0; r < kRowsPerWarp; ++r)
+    for (int32_t i = 0; i < 2; ++i)
     {
-        if (firstRow + r < queries)
+        if (row + i < queries)
         {
-            float const total = sum[r];
+            float const total = sum[row + i];
+            float* rowOut = outHead + (firstQuery + row + i) * qView.rowStride;
 #pragma unroll
-            for (int32_t c = 0; c < kColumnsPerLane; ++c)
+            for (int32_t c = 0; c < kColumnGroups; ++c)
             {
-                int32_t const d = lane + c * kWarp;
-                if (d < kD)
+                int32_t const column = 4 * group + 64 * c;
+                if (column < kD)
                 {
-                    outHead[(firstQuery + firstRow + r) * qView.rowStride + d] = total > 0.F ? acc[r][c] / total : NAN;
+                    float const values[4] = {acc[i][c].x, acc[i][c].y, acc[i][c].z, acc[i][c].w};
+                    for (int32_t e = 0; e < 4; ++e)
+                    {
+                        rowOut[column + e] = total > 0.F ? values[e] / total : NAN;
+                    }
                 }
             }
         }
@@ -625,14 +708,13 @@ __global__ void __launch_bounds__(kAttentionThreads)
 template <int32_t kD>
 constexpr int32_t floatSharedBytes()
 {
-    return ((kQueriesPerBlock + 2 * kKeysPerTile) * (kD + 1)
-               + (kAttentionThreads / kWarp) * (kRowsPerWarp * kKeysPerTile + 3 * kRowsPerWarp))
+    return ((kFloatQueries + 2 * kKeysPerTile) * kFloatLd<kD> + kFloatQueries * kFloatLdScores + 3 * kFloatQueries)
         * static_cast<int32_t>(sizeof(float));
 }
 
-//! Launches kKernel with bytes of dynamic shared memory, opting in past 48 KiB once per kernel and device (devices 0
-//! to 63; others opt in on every launch).
-template <auto kKernel, typename... Args>
+//! Launches kKernel in blocks of kThreads with bytes of dynamic shared memory, opting in past 48 KiB once per kernel
+//! and device (devices 0 to 63; others opt in on every launch).
+template <auto kKernel, int32_t kThreads = kAttentionThreads, typename... Args>
 cudaError_t launchWithShared(dim3 grid, int32_t bytes, cudaStream_t stream, Args... args)
 {
     static std::atomic<uint64_t> optedIn{0}; // One per kernel: kKernel is a template argument.
@@ -648,7 +730,7 @@ cudaError_t launchWithShared(dim3 grid, int32_t bytes, cudaStream_t stream, Args
     {
         return status;
     }
-    kKernel<<<grid, kAttentionThreads, static_cast<size_t>(bytes), stream>>>(args...);
+    kKernel<<<grid, kThreads, static_cast<size_t>(bytes), stream>>>(args...);
     return cudaGetLastError();
 }
 
@@ -888,8 +970,9 @@ cudaError_t launchAttention(DataType type, void const* q, void const* k, void co
             static_cast<__nv_bfloat16 const*>(q), static_cast<__nv_bfloat16 const*>(k),
             static_cast<__nv_bfloat16 const*>(v), static_cast<__nv_bfloat16*>(out), qView, kvView, scale, vectors);
     default:
-        return launchWithShared<attentionFloat<kD>>(grid, floatSharedBytes<kD>(), stream, static_cast<float const*>(q),
-            static_cast<float const*>(k), static_cast<float const*>(v), static_cast<float*>(out), qView, kvView, scale);
+        return launchWithShared<attentionFloat<kD>, kFloatThreads>(grid, floatSharedBytes<kD>(), stream,
+            static_cast<float const*>(q), static_cast<float const*>(k), static_cast<float const*>(v),
+            static_cast<float*>(out), qView, kvView, scale, vectors);
     }
 }
 
@@ -986,10 +1069,12 @@ Status runAttention(int32_t heads, float scale, DeviceTensor const& q, DeviceTen
     }
     HeadView const qView{q.dims.d[1], width};
     HeadView const kvView{k.dims.d[1], width};
-    dim3 const grid(static_cast<uint32_t>((qView.rows + kQueriesPerBlock - 1) / kQueriesPerBlock),
+    int64_t const queriesPerBlock = q.type == DataType::kFLOAT ? kFloatQueries : kQueriesPerBlock;
+    dim3 const grid(static_cast<uint32_t>((qView.rows + queriesPerBlock - 1) / queriesPerBlock),
         static_cast<uint32_t>(heads), static_cast<uint32_t>(batch));
     // The register-resident kernel (16-byte loads of q, k and v, 32-bit stores) where every row of every head starts
-    // 16-byte aligned; the shared-memory one otherwise (16-bit types).
+    // 16-byte aligned; the shared-memory one otherwise (16-bit types). Float attention loads its tiles 16 bytes at a
+    // time under the same condition.
     auto const aligned = [](void const* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
     bool const vectors = aligned(q.data) && aligned(k.data) && aligned(v.data) && aligned(out.data);
     cudaError_t status = cudaSuccess;

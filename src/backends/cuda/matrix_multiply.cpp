@@ -188,6 +188,15 @@ Expected<Gemm> makeGemm(MatrixMultiplyParams const& params, DeviceTensor const& 
         strideB *= extentB;
         strideOut *= extent;
     }
+    // a [.., B, M, K] times a b that every one of the B products shares (a weight [K, N]): when a's and out's rows run
+    // on across the axis, it folds into M, one product of B * M rows that cuBLASLt picks its kernels for as for any
+    // tall 2-D product, instead of a batch of B short ones.
+    if (!axes.empty() && g.op[0]->matrixAxes == 2 && !g.op[0]->transposed && axes.front().b == 0
+        && axes.front().a == g.m * g.k && axes.front().out == g.m * g.n)
+    {
+        g.m *= axes.front().extent;
+        axes.erase(axes.begin());
+    }
     if (!axes.empty())
     {
         g.inner = axes.front();

@@ -295,7 +295,9 @@ protected:
         int64_t const rowsA = op0 == MOp::kVECTOR ? 1 : m;
         int64_t const colsB = op1 == MOp::kVECTOR ? 1 : n;
         HostBuffer a(type, operandShape(batch, op0, rowsA, k), scale);
-        HostBuffer b(type, operandShape(batch, op1, k, colsB), scale);
+        Dims batchB = batch;
+        std::fill_n(batchB.d, mSharedB ? batchB.nbDims : 0, 1);
+        HostBuffer b(type, operandShape(batchB, op1, k, colsB), scale);
         randomize(a, mRng, -2.0, 2.0);
         randomize(b, mRng, -2.0, 2.0);
         MatrixMultiplyParams params;
@@ -384,6 +386,8 @@ protected:
             expectNear(dout.download(mStream), expected, extra, "tactic " + std::to_string(tactic));
         }
     }
+
+    bool mSharedB{}; //!< b is [1, ..., 1, K, N]: one weight shared by every product of the batch.
 };
 
 constexpr host::ActivationType kFusedActivations[] = {host::ActivationType::kRELU, host::ActivationType::kGELU_TANH,
@@ -410,6 +414,22 @@ TEST_F(CudaFusedMatrixMultiply, BiasAndActivationEveryTypeEveryTactic)
                 }
             }
         }
+    }
+}
+
+// x [B, S, K] times a weight [1, K, N], as a transformer's projections: the batch folds into the rows of one product
+// where a is not transposed. Bias, activation, scale and residual still line up with the folded rows.
+TEST_F(CudaFusedMatrixMultiply, SharedWeightEveryTypeEveryTactic)
+{
+    mSharedB = true;
+    auto const gelu = host::ActivationType::kGELU_TANH;
+    auto const relu = host::ActivationType::kRELU;
+    for (DataType const type : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        check(type, MOp::kNONE, MOp::kNONE, Dims{2, {2, 3}}, 37, 48, 70, BiasShape::kCOLUMN, &gelu, 1.F, true);
+        check(type, MOp::kNONE, MOp::kTRANSPOSE, Dims{1, {4}}, 16, 32, 24, BiasShape::kFULL, &relu, 0.5F);
+        check(type, MOp::kNONE, MOp::kNONE, Dims{1, {3}}, 5, 9, 6, BiasShape::kROW, nullptr);
+        check(type, MOp::kTRANSPOSE, MOp::kNONE, Dims{1, {3}}, 9, 13, 7, BiasShape::kCOLUMN, &relu);
     }
 }
 
