@@ -499,6 +499,7 @@ Expected<EngineModel> Decoder::run()
             record.params = params(flat);
             record.metadata = text(flat.metadata());
             record.tactic = flat.tactic();
+            record.tacticName = text(flat.tactic_name());
             if (auto const* epilogue = flat.epilogue())
             {
                 record.epilogue = ActivationParams{

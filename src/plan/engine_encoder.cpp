@@ -367,7 +367,8 @@ Offset<fb::Layer> Encoder::layer(std::size_t index)
             record.fused->heads, record.fused->scale);
     }
     return fb::CreateLayer(mBuilder, name, static_cast<int32_t>(record.type), inputs, outputs, member, flatParams,
-        metadata, record.tactic, epilogue, pointwise, record.scale, fused);
+        metadata, record.tactic, epilogue, pointwise, record.scale, fused,
+        record.tacticName.empty() ? 0 : mBuilder.CreateString(record.tacticName));
 }
 
 Offset<fb::ProfileInput> Encoder::profileInput(ProfileRecord::Input const& input)

@@ -3,6 +3,7 @@
 
 #include "network/report.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -122,6 +123,22 @@ std::vector<int32_t> aliasRoots(EngineModel const& model)
         }
     }
     return roots;
+}
+
+int32_t chosenTactic(LayerRecord const& layer, std::span<std::string const> names) noexcept
+{
+    auto const count = static_cast<int32_t>(names.size());
+    bool const inRange = layer.tactic >= 0 && layer.tactic < count;
+    if (layer.tacticName.empty())
+    {
+        return inRange ? layer.tactic : 0;
+    }
+    if (inRange && names[static_cast<std::size_t>(layer.tactic)] == layer.tacticName)
+    {
+        return layer.tactic;
+    }
+    auto const found = std::find(names.begin(), names.end(), layer.tacticName);
+    return found == names.end() ? 0 : static_cast<int32_t>(found - names.begin());
 }
 
 } // namespace kiln

@@ -173,8 +173,12 @@ struct LayerRecord
     //! alternatives hold no plugin object here; the plan support for plugins comes with issue 4.
     LayerParams params;
     std::string metadata;
-    //! The variant of the kind's kernel the builder timed fastest (CUDA engines; 0: the kind's default).
+    //! The variant of the kind's kernel the builder timed fastest (CUDA engines; 0: the kind's default): its index in
+    //! the list the kernel family gave at build time, and its name (cuda::TacticNames; empty for kinds without
+    //! variants and in plans written before names were recorded). chosenTactic() finds it in the list of the machine
+    //! that runs it.
     int32_t tactic{};
+    std::string tacticName;
     //! A convolution's or matrix multiply's fused activation, applied to its result (CUDA engines): the activation
     //! layer that followed it is gone. A matrix multiply with a fused bias also has a third input, added to the
     //! product before the activation (broadcast as an element-wise sum), and with a fused residual a fourth, of the
@@ -313,5 +317,11 @@ struct EngineModel
 //! Per tensor: the tensor whose memory it lives in. A plugin output that aliases an input (PluginPlanRecord::
 //! aliasedInputs) lives in that input's memory, and so on down a chain; every other tensor is its own root.
 std::vector<int32_t> aliasRoots(EngineModel const& model);
+
+//! The index in names (a kernel family's variants for the problem at hand, in the order the libraries list them on
+//! this machine) of the variant the builder chose for layer: the one named layer.tacticName wherever the list has it;
+//! without a recorded name, layer.tactic when it is in range; else 0, the default variant (another library version
+//! or GPU that lacks the variant: the engine still runs, perhaps slower).
+int32_t chosenTactic(LayerRecord const& layer, std::span<std::string const> names) noexcept;
 
 } // namespace kiln

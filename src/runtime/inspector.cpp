@@ -192,14 +192,18 @@ std::string EngineInspector::describe(
     {
         type = layer.fused->kind == FusedKernel::Kind::kATTENTION ? "Attention" : "LayerNorm";
     }
+    // The builder's choice among the kernel's variants, where it had several to time (CUDA engines).
+    bool const tactic = !layer.tacticName.empty();
     if (format == LayerInformationFormat::kJSON)
     {
         return "{\"Name\": " + jsonString(layer.name) + ", \"LayerType\": " + jsonString(type)
             + ", \"Inputs\": " + describeTensors(layer.inputs, format, shapes) + ", \"Outputs\": "
-            + describeTensors(layer.outputs, format, shapes) + ", \"Metadata\": " + jsonString(layer.metadata) + "}";
+            + describeTensors(layer.outputs, format, shapes) + ", \"Metadata\": " + jsonString(layer.metadata)
+            + (tactic ? ", \"TacticName\": " + jsonString(layer.tacticName) : std::string()) + "}";
     }
     return "Name: " + layer.name + ", LayerType: " + type + ", Inputs: " + describeTensors(layer.inputs, format, shapes)
-        + ", Outputs: " + describeTensors(layer.outputs, format, shapes) + ", Metadata: " + layer.metadata;
+        + ", Outputs: " + describeTensors(layer.outputs, format, shapes) + ", Metadata: " + layer.metadata
+        + (tactic ? ", TacticName: " + layer.tacticName : std::string());
 }
 
 std::string EngineInspector::describeEngine(LayerInformationFormat format) const

@@ -922,6 +922,25 @@ std::string engineLayers(ICudaEngine& engine)
     return text == nullptr ? std::string() : std::string(text);
 }
 
+// The plan records the variant the builder timed fastest by its name (cuBLASLt's algorithm configuration), and the
+// loaded engine's inspector shows it.
+TEST_F(CudaEngine, ThePlanNamesTheChosenVariant)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {64, 128}});
+    auto* w = mNetwork->addConstant(Dims{2, {128, 96}}, weights(128 * 96));
+    auto* mm = mNetwork->addMatrixMultiply(
+        *x, nvinfer1::MatrixOperation::kNONE, *w->getOutput(0), nvinfer1::MatrixOperation::kNONE);
+    mm->setName("product");
+    mm->getOutput(0)->setName("y");
+    mNetwork->markOutput(*mm->getOutput(0));
+    auto const plan = build("cuda");
+    ASSERT_FALSE(plan.empty());
+    ICudaEngine* engine = load(plan);
+    ASSERT_NE(engine, nullptr);
+    std::string const layers = engineLayers(*engine);
+    EXPECT_NE(layers.find("TacticName: cublasLt algo "), std::string::npos) << layers;
+}
+
 //! A test per float type: the fused kernels against the host's unfused layers, computed in that type (float inputs
 //! and outputs, cast at both ends); the tolerance per type.
 class CudaFusedKernels : public CudaEngine, public ::testing::WithParamInterface<DataType>

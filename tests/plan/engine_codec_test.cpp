@@ -287,6 +287,7 @@ EngineModel sampleModel()
         {
             // What a CUDA build records of a convolution: the tactic it timed fastest, a fused activation.
             layer.tactic = 3;
+            layer.tacticName = "cudnn forward algo 1 math 2 fused";
             layer.epilogue = ActivationParams{nvinfer1::ActivationType::kCLIP, -1.5F, 6.0F};
         }
         if (l == 6)
@@ -453,6 +454,7 @@ void expectSameModel(EngineModel const& expected, EngineModel const& actual)
         EXPECT_EQ(paramsText(a.params), paramsText(e.params));
         EXPECT_EQ(a.metadata, e.metadata);
         EXPECT_EQ(a.tactic, e.tactic);
+        EXPECT_EQ(a.tacticName, e.tacticName);
         EXPECT_EQ(a.pointwise, e.pointwise);
         EXPECT_EQ(a.scale, e.scale);
         ASSERT_EQ(a.epilogue.has_value(), e.epilogue.has_value());
@@ -681,6 +683,31 @@ TEST(PlanEngineCodec, RoundTripsPluginLayers)
             EXPECT_EQ(p.plan, q.plan);
         }
     }
+}
+
+// An engine runs the variant the builder chose by its name, wherever the machine's libraries list it now; by the
+// recorded index only for plans without a name; the default where neither is there.
+TEST(PlanEngineCodec, ChosenTacticFollowsTheRecordedName)
+{
+    std::vector<std::string> const built = {"algo 4", "algo 7", "algo 2"};
+    std::vector<std::string> const reordered = {"algo 2", "algo 4", "algo 9", "algo 7"};
+    LayerRecord layer;
+    layer.tactic = 1;
+    layer.tacticName = built[1];
+    EXPECT_EQ(chosenTactic(layer, built), 1);
+    EXPECT_EQ(chosenTactic(layer, reordered), 3);
+    EXPECT_EQ(chosenTactic(layer, std::vector<std::string>{"algo 2", "algo 4"}), 0) << "gone: the default";
+    layer.tactic = 7; // A stale index with a name still found.
+    EXPECT_EQ(chosenTactic(layer, reordered), 3);
+
+    LayerRecord unnamed; // A plan written before names were recorded.
+    unnamed.tactic = 2;
+    EXPECT_EQ(chosenTactic(unnamed, reordered), 2);
+    EXPECT_EQ(chosenTactic(unnamed, built), 2);
+    EXPECT_EQ(chosenTactic(unnamed, std::vector<std::string>{"only"}), 0);
+    unnamed.tactic = -3;
+    EXPECT_EQ(chosenTactic(unnamed, reordered), 0);
+    EXPECT_EQ(chosenTactic(LayerRecord{}, std::vector<std::string>(1)), 0);
 }
 
 TEST(PlanEngineCodec, ChecksTacticsAndFusedActivations)

@@ -323,7 +323,8 @@ struct Plan final : Prepared
     cudnnActivationDescriptor_t activation{}; //!< For fused tactics.
     std::array<cudnnConvolutionDescriptor_t, kMathTypes> conv{};
     std::vector<Tactic> tactics;
-    bool fusedRefused{}; //!< cuDNN refused a fused run once: fused tactics take the elementwise pass since.
+    std::vector<std::string> names; //!< The tactics' names (TacticNames), in the same order.
+    bool fusedRefused{};            //!< cuDNN refused a fused run once: fused tactics take the elementwise pass since.
     std::unique_ptr<GraphConvolution> graph; //!< The graph API's tactics, for kHALF and kBF16.
 
     Plan() = default;
@@ -691,6 +692,13 @@ std::optional<Error> listTactics(
         return error;
     }
     listGraphTactics(handle, g, inType, biasFusable && fuse != Fusable::kNONE, fuse, plan);
+    plan.names.clear();
+    for (Tactic const& tactic : plan.tactics)
+    {
+        plan.names.push_back(tactic.graph >= 0 ? plan.graph->name(static_cast<std::size_t>(tactic.graph))
+                                               : "cudnn forward algo " + std::to_string(tactic.algo) + " math "
+                    + std::to_string(tactic.math) + (tactic.fused ? " fused" : ""));
+    }
     return std::nullopt;
 }
 
@@ -790,6 +798,26 @@ StagedActivation stagedActivation(ActivationParams const* activation)
                                  : StagedActivation{true, activation->type, activation->alpha, activation->beta};
 }
 
+//! The plan of a convolution's problem, or nullptr for an empty problem or one cuDNN cannot plan (its one variant).
+Plan* planOf(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* bias,
+    ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout)
+{
+    Expected<Geometry> const geometry = makeGeometry(params, in, nullptr, nullptr, nullptr, layout);
+    if (!geometry || geometry.value().empty || host::elementCount(geometry.value().outDims) == 0)
+    {
+        return nullptr;
+    }
+    Expected<void*> const handle = libraries.cudnn(nullptr);
+    if (!handle)
+    {
+        return nullptr;
+    }
+    Geometry const& g = geometry.value();
+    Expected<Plan*> const plan = findPlan(libraries, static_cast<cudnnHandle_t>(handle.value()), g, in.type,
+        fusable(in.type, activation), bias != nullptr && biasFusable(g, bias->type));
+    return plan ? plan.value() : nullptr;
+}
+
 } // namespace
 
 ConvolutionTacticCounts countConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in,
@@ -797,33 +825,28 @@ ConvolutionTacticCounts countConvolutionTactics(ConvolutionParams const& params,
     ConvolutionLayout const& layout)
 {
     static_cast<void>(out);
-    Expected<Geometry> const geometry = makeGeometry(params, in, nullptr, nullptr, nullptr, layout);
-    if (!geometry || geometry.value().empty || host::elementCount(geometry.value().outDims) == 0)
+    Plan const* const plan = planOf(params, in, bias, activation, libraries, layout);
+    if (plan == nullptr)
     {
         return {};
     }
-    Expected<void*> const handle = libraries.cudnn(nullptr);
-    if (!handle)
-    {
-        return {};
-    }
-    Geometry const& g = geometry.value();
-    Expected<Plan*> const plan = findPlan(libraries, static_cast<cudnnHandle_t>(handle.value()), g, in.type,
-        fusable(in.type, activation), bias != nullptr && biasFusable(g, bias->type));
-    if (!plan)
-    {
-        return {};
-    }
-    auto const graph = static_cast<int32_t>(plan.value()->graph ? plan.value()->graph->size() : 0);
-    return {static_cast<int32_t>(plan.value()->tactics.size()) - graph, graph};
+    auto const graph = static_cast<int32_t>(plan->graph ? plan->graph->size() : 0);
+    return {static_cast<int32_t>(plan->tactics.size()) - graph, graph};
+}
+
+TacticNames convolutionTacticNames(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* bias,
+    DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout)
+{
+    static_cast<void>(out);
+    static std::string const kOnly[1] = {"kiln default convolution"};
+    Plan const* const plan = planOf(params, in, bias, activation, libraries, layout);
+    return plan == nullptr ? TacticNames(kOnly) : TacticNames(plan->names);
 }
 
 int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* bias,
     DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout)
 {
-    ConvolutionTacticCounts const counts
-        = countConvolutionTactics(params, in, bias, out, activation, libraries, layout);
-    return counts.legacy + counts.graph;
+    return static_cast<int32_t>(convolutionTacticNames(params, in, bias, out, activation, libraries, layout).size());
 }
 
 Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,

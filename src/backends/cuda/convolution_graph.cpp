@@ -159,9 +159,8 @@ Expected<BackendDescriptor> convolution(GraphConvolutionProblem const& p, Backen
     return operation;
 }
 
-//! Whether kiln accepts an engine's numerical notes: its convolutions read the inputs as they are and accumulate in
-//! float.
-Expected<bool> acceptable(BackendDescriptor const& config)
+//! The engine of a configuration.
+Expected<BackendDescriptor> engineOf(BackendDescriptor const& config)
 {
     Expected<BackendDescriptor> engine = create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
     if (!engine)
@@ -173,6 +172,73 @@ Expected<bool> acceptable(BackendDescriptor const& config)
     KILN_CUDNN_GRAPH(cudnnBackendGetAttribute(
                          config.get(), CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &count, &raw),
         "the configuration's engine");
+    return engine;
+}
+
+//! A configuration's name (GraphConvolution::name): its engine's global index and its knob choices.
+Expected<std::string> configurationName(BackendDescriptor const& config)
+{
+    Expected<BackendDescriptor> engine = engineOf(config);
+    if (!engine)
+    {
+        return engine.error();
+    }
+    int64_t index = 0;
+    int64_t count = 0;
+    KILN_CUDNN_GRAPH(cudnnBackendGetAttribute(
+                         engine.value().get(), CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &count, &index),
+        "the engine's global index");
+    int64_t knobs = 0;
+    KILN_CUDNN_GRAPH(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &knobs, nullptr),
+        "the configuration's knob count");
+    std::vector<BackendDescriptor> choices;
+    std::vector<cudnnBackendDescriptor_t> raw;
+    for (int64_t i = 0; i < knobs; ++i)
+    {
+        Expected<BackendDescriptor> choice = create(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR);
+        if (!choice)
+        {
+            return choice.error();
+        }
+        raw.push_back(choice.value().get());
+        choices.push_back(std::move(choice.value()));
+    }
+    if (knobs > 0)
+    {
+        KILN_CUDNN_GRAPH(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                             CUDNN_TYPE_BACKEND_DESCRIPTOR, knobs, &count, raw.data()),
+            "the configuration's knob choices");
+        knobs = std::clamp<int64_t>(count, 0, knobs);
+    }
+    std::string name = "cudnn graph engine " + std::to_string(index) + " knobs";
+    for (int64_t i = 0; i < knobs; ++i)
+    {
+        cudnnBackendKnobType_t type{};
+        int64_t value = 0;
+        cudnnBackendDescriptor_t const choice = raw[static_cast<std::size_t>(i)];
+        KILN_CUDNN_GRAPH(
+            cudnnBackendGetAttribute(choice, CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &count, &type),
+            "a knob's type");
+        KILN_CUDNN_GRAPH(
+            cudnnBackendGetAttribute(choice, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &count, &value),
+            "a knob's value");
+        name += (i == 0 ? " " : ",") + std::to_string(type) + "=" + std::to_string(value);
+    }
+    return name;
+}
+
+//! Whether kiln accepts an engine's numerical notes: its convolutions read the inputs as they are and accumulate in
+//! float.
+Expected<bool> acceptable(BackendDescriptor const& config)
+{
+    Expected<BackendDescriptor> engine = engineOf(config);
+    if (!engine)
+    {
+        return engine.error();
+    }
+    cudnnBackendDescriptor_t const raw = engine.value().get();
+    int64_t count = 0;
     std::array<cudnnBackendNumericalNote_t, CUDNN_NUMERICAL_NOTE_TYPE_COUNT> notes{};
     KILN_CUDNN_GRAPH(cudnnBackendGetAttribute(raw, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
                          static_cast<int64_t>(notes.size()), &count, notes.data()),
@@ -369,9 +435,14 @@ Expected<std::unique_ptr<GraphConvolution>> GraphConvolution::make(
     {
         BackendDescriptor& config = configs[static_cast<std::size_t>(i)];
         Expected<bool> const accepted = acceptable(config);
-        if (accepted && accepted.value())
+        Expected<std::string> name = configurationName(config);
+        // The heuristic may list one engine configuration more than once: it is one tactic.
+        bool const listed = name && std::any_of(graph->mTactics.begin(), graph->mTactics.end(), [&](Tactic const& t) {
+            return t.name == name.value();
+        });
+        if (accepted && accepted.value() && name && !listed)
         {
-            graph->mTactics.push_back(Tactic{std::move(config), {}, 0, false});
+            graph->mTactics.push_back(Tactic{std::move(config), std::move(name.value()), {}, 0, false});
         }
     }
     return graph;

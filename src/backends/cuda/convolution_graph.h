@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <cudnn.h>
@@ -92,6 +93,9 @@ public:
         cudnnHandle_t handle, GraphConvolutionProblem const& problem, std::size_t most);
 
     std::size_t size() const noexcept { return mTactics.size(); }
+    //! The tactic's name: "cudnn graph engine <global index> knobs <type>=<value>,...", what identifies an engine
+    //! configuration for one cuDNN version.
+    std::string const& name(std::size_t tactic) const noexcept { return mTactics[tactic].name; }
     GraphConvolutionProblem const& problem() const noexcept { return mProblem; }
 
     //! Finalizes tactic's execution plan (once) and gives its workspace size in bytes; CUDNN_STATUS_NOT_SUPPORTED's
@@ -107,6 +111,7 @@ private:
     struct Tactic
     {
         BackendDescriptor config;
+        std::string name;
         BackendDescriptor plan; //!< Finalized on the first prepare().
         std::size_t workspaceBytes{};
         bool refused{};

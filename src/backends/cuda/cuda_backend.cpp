@@ -11,6 +11,8 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <new>
@@ -194,8 +196,9 @@ public:
         return plain ? mWeights->find(constant->weights.values) : nullptr;
     }
 
-    //! The number of variants of layer's kernel for these views (1 for kinds without variants).
-    Expected<int32_t> nbTactics(
+    //! The names of the variants of layer's kernel for these views (TacticNames; one empty name for kinds without
+    //! variants).
+    Expected<std::vector<std::string>> tacticNames(
         LayerRecord const& layer, EngineModel const& model, Inputs inputs, HostTensor const& output)
     {
         if (auto const* conv = std::get_if<ConvolutionParams>(&layer.params))
@@ -212,8 +215,8 @@ public:
                 return operands.error();
             }
             HostTensor const* bias = operands.value().bias ? &*operands.value().bias : nullptr;
-            return nbConvolutionTactics(prepared.value(), *inputs[0], bias, output, epilogueOf(layer), mLibraries,
-                convolutionLayout(*conv, layer, model));
+            return copied(convolutionTacticNames(prepared.value(), *inputs[0], bias, output, epilogueOf(layer),
+                mLibraries, convolutionLayout(*conv, layer, model)));
         }
         if (auto const* deconv = std::get_if<DeconvolutionParams>(&layer.params))
         {
@@ -223,17 +226,19 @@ public:
             {
                 return prepared.error();
             }
-            return nbDeconvolutionTactics(prepared.value(), *inputs[0], mLibraries);
+            return copied(deconvolutionTacticNames(prepared.value(), *inputs[0], mLibraries));
         }
         if (auto const* matrix = std::get_if<MatrixMultiplyParams>(&layer.params))
         {
-            return nbMatrixMultiplyTactics(
-                *matrix, *inputs[0], *inputs[1], matmulEpilogueOf(layer, inputs), output, mLibraries);
+            return copied(matrixMultiplyTacticNames(
+                *matrix, *inputs[0], *inputs[1], matmulEpilogueOf(layer, inputs), output, mLibraries));
         }
-        return 1;
+        return std::vector<std::string>(1);
     }
 
 private:
+    static std::vector<std::string> copied(TacticNames names) { return {names.begin(), names.end()}; }
+
     //! The device view of weights of the given shape.
     Expected<HostTensor> deviceWeights(Weights const& weights, Dims const& dims, char const* what) const
     {
@@ -366,17 +371,13 @@ private:
         }
         HostTensor const* bias = operands.value().bias ? &*operands.value().bias : nullptr;
         ConvolutionLayout const layout = convolutionLayout(params, layer, model);
-        // The builder's tactic indexes the variants cuDNN lists for the shapes it was timed at; other shapes may
-        // list fewer, and then the default variant runs.
+        // The variant the builder chose, found by its name among those cuDNN lists here (plan/engine_model.h).
         Launch chosen = launch;
-        if (chosen.tactic != 0
-            && chosen.tactic >= nbConvolutionTactics(params, *in[0], bias, out, epilogueOf(layer), mLibraries, layout))
-        {
-            chosen.tactic = 0;
-        }
+        chosen.tactic = chosenTactic(
+            layer, convolutionTacticNames(params, *in[0], bias, out, epilogueOf(layer), mLibraries, layout));
         return runConvolution(params, *in[0], operands.value().kernel, bias, epilogueOf(layer), out, chosen, layout);
     }
-    host::Status run(DeconvolutionParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+    host::Status run(DeconvolutionParams const& params, LayerRecord const& layer, EngineModel const&, Inputs in,
         HostTensor const& out, Launch const& launch)
     {
         auto const operands = deconvolutionOperands(params, in);
@@ -385,12 +386,8 @@ private:
             return operands.error();
         }
         HostTensor const* bias = operands.value().bias ? &*operands.value().bias : nullptr;
-        // As for convolutions: the tactic indexes the variants listed at the timed shapes; out of range, the default.
-        Launch chosen = launch;
-        if (chosen.tactic != 0 && chosen.tactic >= nbDeconvolutionTactics(params, *in[0], mLibraries))
-        {
-            chosen.tactic = 0;
-        }
+        Launch chosen = launch; // As for convolutions.
+        chosen.tactic = chosenTactic(layer, deconvolutionTacticNames(params, *in[0], mLibraries));
         return runDeconvolution(params, *in[0], operands.value().kernel, bias, out, chosen);
     }
     host::Status run(CastParams const&, LayerRecord const&, EngineModel const&, Inputs in, HostTensor const& out,
@@ -455,11 +452,8 @@ private:
         MatmulEpilogue const epilogue = matmulEpilogueOf(layer, in);
         // As for convolutions: cuBLASLt's list depends on the shapes and on the pointers' alignment.
         Launch chosen = launch;
-        if (chosen.tactic != 0
-            && chosen.tactic >= nbMatrixMultiplyTactics(params, *in[0], *in[1], epilogue, out, mLibraries))
-        {
-            chosen.tactic = 0;
-        }
+        chosen.tactic
+            = chosenTactic(layer, matrixMultiplyTacticNames(params, *in[0], *in[1], epilogue, out, mLibraries));
         return runMatrixMultiply(params, *in[0], *in[1], epilogue, out, chosen);
     }
     host::Status run(ConstantParams const& params, LayerRecord const&, EngineModel const&, Inputs,
@@ -683,6 +677,30 @@ private:
     void* mData{};
 };
 
+//! Writes count values in [-1, 1) (a hash of seed and the index) into device tensor t; for kINT8 and kFP8, values in
+//! [-100, 100) times t's scale, so that the quantized values vary as much. False when the copy fails.
+bool fillForTiming(HostTensor const& t, int64_t count, uint32_t seed)
+{
+    std::vector<std::byte> values(static_cast<std::size_t>(bytesOf(t.type, count)));
+    HostTensor const staged{values.data(), t.type, t.dims, t.scale};
+    bool const quantized = t.type == DataType::kINT8 || t.type == DataType::kFP8;
+    double const range = quantized ? 100.0 * t.scale : 1.0;
+    for (int64_t i = 0; i < count; ++i)
+    {
+        uint32_t h = seed * 0x9E3779B9U + static_cast<uint32_t>(i);
+        h = (h ^ (h >> 16)) * 0x7FEB352DU;
+        h = (h ^ (h >> 15)) * 0x846CA68BU;
+        h ^= h >> 16;
+        host::storeFloat(staged, i, (static_cast<double>(h >> 8) * 0x1p-23 - 1.0) * range);
+    }
+    if (cudaMemcpy(t.data, values.data(), values.size(), cudaMemcpyHostToDevice) != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return false;
+    }
+    return true;
+}
+
 //! Milliseconds per run of layer with tactic, or nullopt when the tactic fails.
 std::optional<float> timeTactic(CudaBackend& backend, LayerRecord& layer, int32_t tactic, EngineModel const& model,
     std::span<HostTensor const* const> inputs, HostTensor const& output, cudaStream_t stream, int32_t iterations)
@@ -763,12 +781,13 @@ std::optional<Error> chooseTactics(
         {
             continue;
         }
-        // Zeroed buffers at the kOPT shapes of the first profile.
+        // Buffers at the kOPT shapes of the first profile: inputs of values in [-1, 1] (zeros would let the GPU run
+        // cooler and clock higher than on real data, flattering the kernels that compute most), the output zeroed.
         std::vector<std::unique_ptr<ScratchBuffer>> buffers;
         std::vector<HostTensor> views;
         views.reserve(layer.inputs.size() + 1);
         bool shaped = true;
-        auto const view = [&](int32_t tensor) {
+        auto const view = [&](int32_t tensor, bool filled) {
             TensorRecord const& record = model.tensors[static_cast<std::size_t>(tensor)];
             std::optional<Dims> const dims = optShape(tensor);
             if (!dims)
@@ -776,18 +795,20 @@ std::optional<Error> chooseTactics(
                 shaped = false;
                 return;
             }
-            buffers.push_back(std::make_unique<ScratchBuffer>(bytesOf(record.type, host::elementCount(*dims))));
+            int64_t const count = host::elementCount(*dims);
+            buffers.push_back(std::make_unique<ScratchBuffer>(bytesOf(record.type, count)));
             views.push_back(HostTensor{buffers.back()->data(), record.type, *dims, record.scale});
-            shaped = shaped && buffers.back()->data() != nullptr;
+            shaped = shaped && buffers.back()->data() != nullptr
+                && (!filled || fillForTiming(views.back(), count, static_cast<uint32_t>(tensor)));
         };
         for (int32_t input : layer.inputs)
         {
             if (input != kNoTensor)
             {
-                view(input);
+                view(input, true);
             }
         }
-        view(layer.outputs.front());
+        view(layer.outputs.front(), false);
         if (!shaped || views.size() != layer.inputs.size() + 1)
         {
             continue; // A shape known only at run time, or an absent input: the default variant.
@@ -797,12 +818,14 @@ std::optional<Error> chooseTactics(
         {
             inputs.push_back(&views[i]);
         }
-        auto const count = backend.nbTactics(layer, model, inputs, views.back());
+        auto const names = backend.tacticNames(layer, model, inputs, views.back());
         int32_t best = 0;
-        if (count && count.value() > 1)
+        auto const count = names ? static_cast<int32_t>(names.value().size()) : 0;
+        if (count > 1)
         {
             std::optional<float> fastest;
-            for (int32_t tactic = 0; tactic < count.value(); ++tactic)
+            layer.tacticName.clear(); // Tactics timed by their index.
+            for (int32_t tactic = 0; tactic < count; ++tactic)
             {
                 auto const ms = timeTactic(backend, layer, tactic, model, inputs, views.back(), stream, iterations);
                 if (ms && (!fastest || *ms < *fastest))
@@ -813,6 +836,7 @@ std::optional<Error> chooseTactics(
             }
         }
         layer.tactic = best;
+        layer.tacticName = best < count ? names.value()[static_cast<std::size_t>(best)] : std::string();
     }
     static_cast<void>(cudaStreamSynchronize(stream));
     static_cast<void>(cudaStreamDestroy(stream));

@@ -186,7 +186,8 @@ struct Plan final : Prepared
     cudnnFilterDescriptor_t w{};
     std::array<cudnnConvolutionDescriptor_t, kMathTypes> conv{};
     std::vector<Tactic> tactics;
-    std::optional<Error> problem; //!< Why cuDNN runs nothing here (tactics is then empty).
+    std::vector<std::string> names; //!< The tactics' names (TacticNames), then the direct kernel's; made on request.
+    std::optional<Error> problem;   //!< Why cuDNN runs nothing here (tactics is then empty).
 
     Plan() = default;
     ~Plan() override
@@ -574,14 +575,32 @@ Status runCudnn(Geometry const& g, Plan const& plan, Tactic const& chosen, Devic
 
 } // namespace
 
+TacticNames deconvolutionTacticNames(DeconvolutionParams const& params, DeviceTensor const& in, Libraries& libraries)
+{
+    static std::string const kDirect = "kiln direct deconvolution";
+    static std::string const kOnly[1] = {kDirect};
+    Expected<Geometry> const geometry = makeGeometry(params, in, nullptr, nullptr, nullptr);
+    Plan* plan = nullptr;
+    if (!geometry || cudnnTactics(libraries, nullptr, geometry.value(), &plan) == 0 || plan == nullptr)
+    {
+        return kOnly;
+    }
+    if (plan->names.size() != plan->tactics.size() + 1)
+    {
+        plan->names.clear();
+        for (Tactic const& tactic : plan->tactics)
+        {
+            plan->names.push_back(
+                "cudnn backward-data algo " + std::to_string(tactic.algo) + " math " + std::to_string(tactic.math));
+        }
+        plan->names.push_back(kDirect);
+    }
+    return plan->names;
+}
+
 int32_t nbDeconvolutionTactics(DeconvolutionParams const& params, DeviceTensor const& in, Libraries& libraries)
 {
-    Expected<Geometry> const geometry = makeGeometry(params, in, nullptr, nullptr, nullptr);
-    if (!geometry)
-    {
-        return 1;
-    }
-    return cudnnTactics(libraries, nullptr, geometry.value(), nullptr) + 1;
+    return static_cast<int32_t>(deconvolutionTacticNames(params, in, libraries).size());
 }
 
 Status runDeconvolution(DeconvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,

@@ -9,8 +9,8 @@
 //
 // The kernels accept what the host kernels accept (the builder has run the host infer on the same shapes), and
 // compute in float where the host computes in double (int64_t for integers), so results match the host within a
-// tolerance per type. Families with variants (tactics) list them with nbTactics; launch.tactic picks one, 0 being
-// the default.
+// tolerance per type. Families with variants (tactics) list them by name (TacticNames); launch.tactic picks one by
+// its index, 0 being the default.
 #pragma once
 
 #include "backends/host/nms.h"
@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 
 namespace kiln::cuda
 {
@@ -34,6 +35,13 @@ using DeviceTensor = host::HostTensor;
 class Libraries;
 class PreparedCache;
 class MatmulCache;
+
+//! The variants of a kernel family for one problem, in tactic order, each named for what it runs: cuDNN's algorithm
+//! and math type, the graph API's engine and knob choices, cuBLASLt's algorithm configuration, or kiln's own kernel.
+//! The same library version names the same variant the same way, wherever its heuristic lists it: the builder records
+//! the chosen name in the plan and the engine runs that variant (chosenTactic, plan/engine_model.h). The names live in
+//! the libraries' prepared state (or are static), valid while it is.
+using TacticNames = std::span<std::string const>;
 
 //! Where and how a kernel runs.
 struct Launch
@@ -158,6 +166,8 @@ struct MatmulEpilogue
 //! out = the product with epilogue. A bias along the last axis and kRELU or kGELU_TANH run in cuBLASLt's epilogue,
 //! the residual as its C; anything else in one extra pass over out per part.
 //! The variants of such a product (cuBLASLt's heuristic results), at least 1.
+TacticNames matrixMultiplyTacticNames(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
+    MatmulEpilogue const& epilogue, DeviceTensor const& out, Libraries& libraries);
 int32_t nbMatrixMultiplyTactics(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
     MatmulEpilogue const& epilogue, DeviceTensor const& out, Libraries& libraries);
 Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
@@ -179,6 +189,9 @@ struct ConvolutionLayout
 //! activation: null, or the function applied to conv + bias before the output is stored (a fused IActivationLayer,
 //! computed as runActivation computes it; for kINT8 before quantizing). The tactics depend on activation, layout and
 //! the bias: count them with the same ones that run.
+TacticNames convolutionTacticNames(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* bias,
+    DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries,
+    ConvolutionLayout const& layout = {});
 int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* bias,
     DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries,
     ConvolutionLayout const& layout = {});
@@ -201,6 +214,7 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
 //! null). The variants: cuDNN's backward-data algorithms for these shapes in its heuristic's order (none when cuDNN
 //! cannot run them), then kiln's direct kernel, always the last one. Tactic 0 is cuDNN's first choice where there is
 //! one.
+TacticNames deconvolutionTacticNames(DeconvolutionParams const& params, DeviceTensor const& in, Libraries& libraries);
 int32_t nbDeconvolutionTactics(DeconvolutionParams const& params, DeviceTensor const& in, Libraries& libraries);
 Status runDeconvolution(DeconvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
     DeviceTensor const* bias, DeviceTensor const& out, Launch const& launch);

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace kiln::cuda
@@ -35,6 +36,7 @@ struct MatmulPlan
     cublasLtMatrixLayout_t result{}; //!< C and D: the stored out.
     cublasLtMatmulPreference_t preference{};
     std::vector<cublasLtMatmulHeuristicResult_t> results;   //!< The tactics, best first.
+    std::vector<std::string> names;                         //!< Their names (TacticNames), in the same order.
     cublasLtEpilogue_t epilogue{CUBLASLT_EPILOGUE_DEFAULT}; //!< The epilogue op computes.
     void const* bias{};                                     //!< The bias pointer op holds now.
 

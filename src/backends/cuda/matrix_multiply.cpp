@@ -359,6 +359,37 @@ bool hasBias(cublasLtEpilogue_t epilogue)
     return (epilogue & CUBLASLT_EPILOGUE_BIAS) != 0;
 }
 
+//! cuBLASLt's algorithm as its configuration's attributes, which cublasLtMatmulAlgoInit and
+//! cublasLtMatmulAlgoConfigSetAttribute would make it again from: "cublasLt algo 6 tile 18 stages 9 splitK 1 ...".
+std::string algorithmName(cublasLtMatmulAlgo_t const& algo)
+{
+    struct Attribute
+    {
+        cublasLtMatmulAlgoConfigAttributes_t id;
+        char const* name;
+    };
+    static constexpr Attribute kAttributes[] = {{CUBLASLT_ALGO_CONFIG_ID, "algo"},
+        {CUBLASLT_ALGO_CONFIG_TILE_ID, "tile"}, {CUBLASLT_ALGO_CONFIG_STAGES_ID, "stages"},
+        {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, "splitK"}, {CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, "reduction"},
+        {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, "swizzle"}, {CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, "custom"},
+        {CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, "inner"}, {CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, "cluster"}};
+    std::string name = "cublasLt";
+    for (Attribute const& attribute : kAttributes)
+    {
+        // cuBLASLt takes exactly the attribute's size (2 or 4 bytes), which a first call without a buffer gives; the
+        // value lands at the start of a zeroed 8-byte one.
+        uint64_t value = 0;
+        size_t size = 0;
+        if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attribute.id, nullptr, 0, &size) == CUBLAS_STATUS_SUCCESS
+            && size <= sizeof(value)
+            && cublasLtMatmulAlgoConfigGetAttribute(&algo, attribute.id, &value, size, &size) == CUBLAS_STATUS_SUCCESS)
+        {
+            name += std::string(" ") + attribute.name + " " + std::to_string(value);
+        }
+    }
+    return name;
+}
+
 //! The descriptors of g with epilogue (its bias at bias) and the heuristic's results (at most kMaxTactics, each
 //! usable), for operands at pointers. When no algorithm computes the epilogue, the plan is for the plain product
 //! (plan.epilogue says which).
@@ -464,6 +495,19 @@ std::optional<Error> describe(cublasLtHandle_t handle, Gemm const& g, Pointers c
         return cublasFailure(
             CUBLAS_STATUS_NOT_SUPPORTED, "matrix multiply: cublasLtMatmulAlgoGetHeuristic (no algorithm)");
     }
+    // Named by their configurations; one the heuristic lists twice is one tactic.
+    std::vector<cublasLtMatmulHeuristicResult_t> distinct;
+    d.names.clear();
+    for (cublasLtMatmulHeuristicResult_t const& result : d.results)
+    {
+        std::string name = algorithmName(result.algo);
+        if (std::find(d.names.begin(), d.names.end(), name) == d.names.end())
+        {
+            d.names.push_back(std::move(name));
+            distinct.push_back(result);
+        }
+    }
+    d.results = std::move(distinct);
     return std::nullopt;
 }
 
@@ -609,31 +653,39 @@ Pointers pointersOf(
 
 } // namespace
 
-int32_t nbMatrixMultiplyTactics(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
+TacticNames matrixMultiplyTacticNames(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
     MatmulEpilogue const& extras, DeviceTensor const& out, Libraries& libraries)
 {
+    // An empty product, or one cuBLASLt cannot plan, has its one unnamed variant (the run reports why it fails).
+    static std::string const kOnly[1];
     Expected<Gemm> const gemm = makeGemm(params, a, b, &out, false);
     if (!gemm || trivial(gemm.value()))
     {
-        return 1;
+        return kOnly;
     }
     Expected<Epilogue> const epilogue = makeEpilogue(gemm.value(), {out.type, out.dims}, extras, false);
     if (!epilogue)
     {
-        return 1;
+        return kOnly;
     }
     Expected<void*> const handle = libraries.cublasLt();
     if (!handle)
     {
-        return 1;
+        return kOnly;
     }
     Expected<MatmulPlan*> const plan = planFor(static_cast<cublasLtHandle_t>(handle.value()), libraries.matmulCache(),
         gemm.value(), pointersOf(gemm.value(), a, b, out, epilogue.value()), epilogue.value());
     if (!plan)
     {
-        return 1;
+        return kOnly;
     }
-    return static_cast<int32_t>(plan.value()->results.size());
+    return plan.value()->names;
+}
+
+int32_t nbMatrixMultiplyTactics(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
+    MatmulEpilogue const& extras, DeviceTensor const& out, Libraries& libraries)
+{
+    return static_cast<int32_t>(matrixMultiplyTacticNames(params, a, b, extras, out, libraries).size());
 }
 
 Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -237,6 +238,22 @@ protected:
                 *mLibraries, layout));
         EXPECT_GE(tactics, 1);
         EXPECT_LE(tactics, 24); // 16 of the legacy API, 8 of the graph API
+        // Each variant has its own name (what the plan records): the legacy ones first, then the graph ones.
+        TacticNames const names = convolutionTacticNames(
+            params, din.tensor(), c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation, *mLibraries, layout);
+        ASSERT_EQ(static_cast<int32_t>(names.size()), tactics);
+        std::set<std::string> const distinct(names.begin(), names.end());
+        EXPECT_EQ(distinct.size(), names.size())
+            << ::testing::PrintToString(std::vector<std::string>(names.begin(), names.end()));
+        for (int32_t t = 0; t < tactics; ++t)
+        {
+            std::string const prefix = t < mCounts.legacy ? "cudnn forward algo " : "cudnn graph engine ";
+            if (names[0] != "kiln default convolution") // An empty problem's one variant.
+            {
+                EXPECT_EQ(names[static_cast<std::size_t>(t)].rfind(prefix, 0), 0U)
+                    << "tactic " << t << ": " << names[static_cast<std::size_t>(t)];
+            }
+        }
         int64_t const reduction = std::accumulate(
             c.kernel.begin(), c.kernel.end(), c.groups == 0 ? int64_t{0} : c.channels / c.groups, std::multiplies<>());
         int64_t const bytes = storageBytes(c.type, host::elementCount(expected.tensor()));

@@ -143,6 +143,13 @@ protected:
         int32_t const tactics = nbDeconvolutionTactics(params, din.tensor(), *mLibraries);
         EXPECT_GE(tactics, 1);
         EXPECT_LE(tactics, 9);
+        TacticNames const names = deconvolutionTacticNames(params, din.tensor(), *mLibraries);
+        ASSERT_EQ(static_cast<int32_t>(names.size()), tactics);
+        EXPECT_EQ(names.back(), "kiln direct deconvolution");
+        for (int32_t t = 0; t + 1 < tactics; ++t)
+        {
+            EXPECT_EQ(names[static_cast<std::size_t>(t)].rfind("cudnn backward-data algo ", 0), 0U);
+        }
         int64_t const reduction = std::accumulate(
             c.kernel.begin(), c.kernel.end(), c.groups == 0 ? int64_t{0} : c.channels / c.groups, std::multiplies<>());
         int64_t const bytes = storageBytes(c.type, host::elementCount(expected.tensor()));

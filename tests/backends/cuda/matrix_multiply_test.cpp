@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,15 @@ protected:
         int32_t const tactics
             = nbMatrixMultiplyTactics(params, da.tensor(), db.tensor(), MatmulEpilogue{}, dout.tensor(), *mLibraries);
         EXPECT_GE(tactics, 1);
+        // Each of cuBLASLt's variants by its configuration: distinct names, what the plan records.
+        TacticNames const names
+            = matrixMultiplyTacticNames(params, da.tensor(), db.tensor(), MatmulEpilogue{}, dout.tensor(), *mLibraries);
+        ASSERT_EQ(static_cast<int32_t>(names.size()), tactics);
+        EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
+        for (std::string const& name : names)
+        {
+            EXPECT_TRUE(name.empty() ? tactics == 1 : name.rfind("cublasLt algo ", 0) == 0) << name;
+        }
         int64_t const bytes = storageBytes(type, host::elementCount(expected.tensor()));
         for (int32_t tactic = 0; tactic < tactics; ++tactic)
         {
