@@ -49,6 +49,7 @@ OpRegistry const& builtinOps()
     static OpRegistry const registry = [] {
         OpRegistry ops;
         registerActivationOps(ops);
+        registerAttentionOps(ops);
         registerCastOps(ops);
         registerConcatenationOps(ops);
         registerConstantOps(ops);
@@ -67,11 +68,13 @@ OpRegistry const& builtinOps()
         registerNormalizationOps(ops);
         registerPoolingOps(ops);
         registerQuantizeOps(ops);
+        registerRandomOps(ops);
         registerReduceOps(ops);
         registerReshapeOps(ops);
         registerResizeOps(ops);
         registerReverseSequenceOps(ops);
         registerScatterOps(ops);
+        registerSignalOps(ops);
         registerSliceOps(ops);
         registerSoftmaxOps(ops);
         registerTopKOps(ops);

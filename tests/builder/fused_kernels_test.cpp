@@ -7,6 +7,7 @@
 #include "backends/host/layer_kinds.h"
 #include "builder/build.h"
 #include "builder/fusion.h"
+#include "model_builder.h"
 #include "plan/engine_codec.h"
 #include "support/api_test.h"
 #include "support/fusion_patterns.h"
@@ -329,6 +330,37 @@ TEST_F(FusedKernels, LeavesAttentionWhoseProbabilitiesAreAnOutput)
             output(mNetwork->getLayer(l)->getOutput(0), "probabilities");
         }
     }
+    EXPECT_EQ(attentionLayersFused(), 0);
+}
+
+//! The ONNX parser's Attention (opset 23) on 3-D Q, K, V [2, 8, 64] with 4 heads, parsed into mNetwork.
+void parseOnnxAttention(nvinfer1::INetworkDefinition& network, nvinfer1::ILogger& logger, bool causal)
+{
+    onnx_test::ModelBuilder m(23);
+    for (char const* name : {"q", "k", "v"})
+    {
+        m.input(name, {2, 8, 64});
+    }
+    auto& node = m.node("Attention", {"q", "k", "v"}, {"o"}, "attention");
+    onnx_test::attrInt(node, "q_num_heads", 4);
+    onnx_test::attrInt(node, "kv_num_heads", 4);
+    onnx_test::attrInt(node, "is_causal", causal ? 1 : 0);
+    m.output("o");
+    std::unique_ptr<nvonnxparser::IParser> parser{nvonnxparser::createParser(network, logger)};
+    std::string const bytes = m.bytes();
+    ASSERT_TRUE(parser->parse(bytes.data(), bytes.size()));
+}
+
+TEST_F(FusedKernels, OnnxAttentionOfThreeDimensionalInputsFuses)
+{
+    // Splits of q, k and v, the scores (with the scale folded in), the softmax and the merge: six layers absorbed.
+    parseOnnxAttention(*mNetwork, mLogger, false);
+    EXPECT_EQ(attentionLayersFused(), 6);
+}
+
+TEST_F(FusedKernels, OnnxCausalAttentionStaysComposed)
+{
+    parseOnnxAttention(*mNetwork, mLogger, true);
     EXPECT_EQ(attentionLayersFused(), 0);
 }
 

@@ -2,6 +2,7 @@
 #include "onnx/importers/helpers.h"
 
 #include "core/data_type.h"
+#include "onnx/weights.h"
 
 namespace kiln::onnx_import
 {
@@ -85,6 +86,15 @@ ITensor& castTo(ImportContext& ctx, ITensor& tensor, DataType type)
 bool isFloating(DataType type)
 {
     return type == DataType::kFLOAT || type == DataType::kHALF || type == DataType::kBF16;
+}
+
+DataType floatingTypeAttribute(Node const& node, char const* name, int64_t fallback)
+{
+    int64_t const code = node.attrs.get<int64_t>(name, fallback);
+    std::optional<DataType> const type = dataTypeFromOnnx(static_cast<int32_t>(code));
+    require(type.has_value() && isFloating(*type), ErrorCode::kUNSUPPORTED_NODE_ATTR, "attribute ", name, " ", code,
+        " is not a floating-point type");
+    return *type;
 }
 
 ITensor& floatingInput(ImportContext& ctx, Node const& node)

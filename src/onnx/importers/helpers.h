@@ -40,6 +40,10 @@ ITensor& castTo(ImportContext& ctx, ITensor& tensor, DataType type);
 //! Whether type is kFLOAT, kHALF or kBF16.
 bool isFloating(DataType type);
 
+//! The floating type an element-type attribute (an ONNX TensorProto code, fallback when absent) names; DOUBLE
+//! computes in kFLOAT. Other types fail with kUNSUPPORTED_NODE_ATTR naming the attribute.
+DataType floatingTypeAttribute(Node const& node, char const* name, int64_t fallback);
+
 //! Input 0, which must be floating point; otherwise fails with kUNSUPPORTED_NODE_DATATYPE naming the op and type.
 ITensor& floatingInput(ImportContext& ctx, Node const& node);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // BatchNormalization (folded to a scale and shift when its parameters are weights), InstanceNormalization,
-// LayerNormalization, GroupNormalization, LRN and MeanVarianceNormalization, composed from reduce, element-wise,
-// unary, shuffle and pooling layers (kiln has no normalization layer).
+// LayerNormalization, GroupNormalization, RMSNormalization, LpNormalization, LRN, MeanVarianceNormalization and
+// ImageScaler, composed from reduce, element-wise, unary, shuffle and pooling layers (kiln has no normalization layer).
 #include "onnx/importers/helpers.h"
 #include "onnx/importers/importers.h"
 
@@ -81,6 +81,15 @@ ITensor& perChannel(ImportContext& ctx, Value const& value, DataType type, int32
     return castTo(ctx, *shuffle.getOutput(0), type);
 }
 
+//! Per-channel values as a constant of type shaped [1, C, 1, ...] (rank dimensions).
+ITensor& perChannelConstant(ImportContext& ctx, std::vector<double> const& values, DataType type, int32_t rank)
+{
+    auto const channels = static_cast<int64_t>(values.size());
+    ShapedWeights weights = ctx.weightsFrom(type, Dims{1, {channels}}, values);
+    weights.shape = onesExcept(rank, 1, channels);
+    return ctx.tensor(Value::weights(weights));
+}
+
 //! x * scale + bias (bias may be nullptr).
 ITensor& affine(ImportContext& ctx, ITensor& x, ITensor& scale, ITensor* bias)
 {
@@ -125,12 +134,7 @@ std::pair<ITensor*, ITensor*> foldBatchNormalization(ImportContext& ctx, Node co
         shift[c] = bias[c] - average[c] * factor[c];
     }
     int32_t const rank = x.getDimensions().nbDims;
-    auto const make = [&](std::vector<double> const& values) {
-        ShapedWeights weights = ctx.weightsFrom(x.getType(), Dims{1, {static_cast<int64_t>(channels)}}, values);
-        weights.shape = onesExcept(rank, 1, static_cast<int64_t>(channels));
-        return &ctx.tensor(Value::weights(weights));
-    };
-    return {make(factor), make(shift)};
+    return {&perChannelConstant(ctx, factor, x.getType(), rank), &perChannelConstant(ctx, shift, x.getType(), rank)};
 }
 
 std::vector<Value> importBatchNormalization(ImportContext& ctx, Node& node)
@@ -175,15 +179,7 @@ std::vector<Value> importInstanceNormalization(ImportContext& ctx, Node& node)
 //! The type stash_type names (the type the statistics are computed in).
 DataType stashType(Node const& node)
 {
-    int64_t const code = node.attrs.get<int64_t>("stash_type", ::onnx::TensorProto::FLOAT);
-    switch (code)
-    {
-    case ::onnx::TensorProto::FLOAT:
-    case ::onnx::TensorProto::DOUBLE: return DataType::kFLOAT;
-    case ::onnx::TensorProto::FLOAT16: return DataType::kHALF;
-    case ::onnx::TensorProto::BFLOAT16: return DataType::kBF16;
-    default: fail(ErrorCode::kUNSUPPORTED_NODE_ATTR, "attribute stash_type ", code, " is not a floating-point type");
-    }
+    return floatingTypeAttribute(node, "stash_type", ::onnx::TensorProto::FLOAT);
 }
 
 std::vector<Value> importLayerNormalization(ImportContext& ctx, Node& node)
@@ -318,6 +314,52 @@ std::vector<Value> importMeanVarianceNormalization(ImportContext& ctx, Node& nod
     return {output(&binary(ctx, centered, deviation, ElementWiseOperation::kDIV))};
 }
 
+//! ImageScaler: x * scale + bias[c] over NCHW (an affine per channel).
+std::vector<Value> importImageScaler(ImportContext& ctx, Node& node)
+{
+    ITensor& x = floatingInput(ctx, node);
+    Dims const dims = x.getDimensions();
+    require(dims.nbDims == 4, ErrorCode::kINVALID_NODE, "input has shape ", shapeText(dims), "; it must be 4-D (NCHW)");
+    std::vector<float> const bias = node.attrs.get<std::vector<float>>("bias", {});
+    require(bias.empty() || dims.d[1] < 0 || static_cast<int64_t>(bias.size()) == dims.d[1], ErrorCode::kINVALID_NODE,
+        "attribute bias has ", bias.size(), " values; the input has ", dims.d[1], " channels");
+    ITensor& scale = constant(ctx, static_cast<double>(node.attrs.get<float>("scale", 1.0F)), x);
+    ITensor* shift = bias.empty()
+        ? nullptr
+        : &perChannelConstant(ctx, std::vector<double>(bias.begin(), bias.end()), x.getType(), dims.nbDims);
+    return {output(&affine(ctx, x, scale, shift))};
+}
+
+//! LpNormalization: x / (sum over axis of |x|^p)^(1/p), for p = 1 (sum of |x|) and p = 2 (sqrt of the sum of x^2).
+std::vector<Value> importLpNormalization(ImportContext& ctx, Node& node)
+{
+    ITensor& x = floatingInput(ctx, node);
+    int32_t const axis = normalizeAxis(node.attrs.get<int64_t>("axis", -1), x.getDimensions().nbDims);
+    int64_t const p = node.attrs.get<int64_t>("p", 2);
+    require(p == 1 || p == 2, ErrorCode::kUNSUPPORTED_NODE_ATTR, "attribute p is ", p, "; it must be 1 or 2");
+    ITensor& terms = p == 1 ? unary(ctx, x, UnaryOperation::kABS) : binary(ctx, x, x, ElementWiseOperation::kPROD);
+    ITensor& sum = *ctx.added(ctx.network().addReduce(terms, ReduceOperation::kSUM, 1U << axis, true)).getOutput(0);
+    ITensor& norm = p == 1 ? sum : unary(ctx, sum, UnaryOperation::kSQRT);
+    return {output(&binary(ctx, x, norm, ElementWiseOperation::kDIV))};
+}
+
+//! RMSNormalization (opset 23): x / sqrt(mean(x^2) + epsilon) over the axes from axis on, computed in stash_type,
+//! then times scale (broadcast over the normalized axes).
+std::vector<Value> importRMSNormalization(ImportContext& ctx, Node& node)
+{
+    ITensor& x = floatingInput(ctx, node);
+    int32_t const rank = x.getDimensions().nbDims;
+    require(rank >= 1, ErrorCode::kINVALID_NODE, "input X must have at least one dimension");
+    int32_t const axis = normalizeAxis(node.attrs.get<int64_t>("axis", -1), rank);
+    auto const epsilon = static_cast<double>(node.attrs.get<float>("epsilon", 1e-5F));
+    ITensor& stashed = castTo(ctx, x, stashType(node));
+    ITensor& squares = mean(ctx, binary(ctx, stashed, stashed, ElementWiseOperation::kPROD), axesFrom(axis, rank));
+    ITensor& padded = binary(ctx, squares, constant(ctx, epsilon, squares), ElementWiseOperation::kSUM);
+    ITensor& normalized = binary(ctx, stashed, unary(ctx, padded, UnaryOperation::kSQRT), ElementWiseOperation::kDIV);
+    ITensor& scale = castTo(ctx, inputTensor(ctx, node, 1), x.getType());
+    return {output(&binary(ctx, castTo(ctx, normalized, x.getType()), scale, ElementWiseOperation::kPROD))};
+}
+
 } // namespace
 
 void registerNormalizationOps(OpRegistry& registry)
@@ -328,6 +370,9 @@ void registerNormalizationOps(OpRegistry& registry)
     registry.add("GroupNormalization", importGroupNormalization);
     registry.add("LRN", importLRN);
     registry.add("MeanVarianceNormalization", importMeanVarianceNormalization);
+    registry.add("ImageScaler", importImageScaler);
+    registry.add("LpNormalization", importLpNormalization);
+    registry.add("RMSNormalization", importRMSNormalization);
 }
 
 } // namespace kiln::onnx_import
