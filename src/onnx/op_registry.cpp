@@ -56,6 +56,7 @@ OpRegistry const& builtinOps()
         registerConvolutionOps(ops);
         registerCumulativeOps(ops);
         registerDeconvolutionOps(ops);
+        registerDeformConvOps(ops);
         registerEinsumOps(ops);
         registerElementwiseOps(ops);
         registerGatherOps(ops);
@@ -71,6 +72,7 @@ OpRegistry const& builtinOps()
         registerReshapeOps(ops);
         registerResizeOps(ops);
         registerReverseSequenceOps(ops);
+        registerRoiAlignOps(ops);
         registerScatterOps(ops);
         registerSliceOps(ops);
         registerSoftmaxOps(ops);
