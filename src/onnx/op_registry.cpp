@@ -57,6 +57,7 @@ OpRegistry const& builtinOps()
         registerConvolutionOps(ops);
         registerCumulativeOps(ops);
         registerDeconvolutionOps(ops);
+        registerDeformConvOps(ops);
         registerEinsumOps(ops);
         registerElementwiseOps(ops);
         registerGatherOps(ops);
@@ -73,6 +74,7 @@ OpRegistry const& builtinOps()
         registerReshapeOps(ops);
         registerResizeOps(ops);
         registerReverseSequenceOps(ops);
+        registerRoiAlignOps(ops);
         registerScatterOps(ops);
         registerSignalOps(ops);
         registerSliceOps(ops);

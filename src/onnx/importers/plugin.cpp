@@ -5,8 +5,11 @@
 
 #include <onnx/defs/schema.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <set>
 
 namespace kiln::onnx_import
@@ -213,7 +216,96 @@ std::set<size_t> shapeInputIndices(ImportContext& ctx, Node const& node, Creator
     return indices;
 }
 
+//! Loads kiln's standard plugin library and calls its initLibNvInferPlugins(getLogger(), "") the first time it is
+//! called in the process; returns why that failed (empty when it worked), the same answer every time.
+std::string const& loadStandardPlugins()
+{
+    static std::once_flag once;
+    static std::string problem;
+    std::call_once(once, [] {
+        constexpr char const* kLibrary = "libnvinfer_plugin.so.10";
+        // First beside libkiln (the build tree and an installed kiln keep them in one folder), then the library path.
+        std::vector<std::string> candidates;
+        Dl_info info{};
+        if (dladdr(reinterpret_cast<void const*>(&getPluginRegistry), &info) != 0 && info.dli_fname != nullptr)
+        {
+            std::string const path = info.dli_fname;
+            std::size_t const slash = path.find_last_of('/');
+            if (slash != std::string::npos)
+            {
+                candidates.push_back(path.substr(0, slash + 1) + kLibrary);
+            }
+        }
+        candidates.emplace_back(kLibrary);
+        void* handle = nullptr;
+        for (std::string const& candidate : candidates)
+        {
+            handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_GLOBAL);
+            if (handle != nullptr)
+            {
+                break;
+            }
+            char const* error = dlerror();
+            problem = error != nullptr ? error : candidate + " could not be loaded";
+        }
+        if (handle == nullptr)
+        {
+            return;
+        }
+        using InitFunction = bool (*)(void*, char const*);
+        auto* init = reinterpret_cast<InitFunction>(dlsym(handle, "initLibNvInferPlugins"));
+        if (init == nullptr)
+        {
+            problem = std::string(kLibrary) + " has no initLibNvInferPlugins";
+            return;
+        }
+        problem.clear();
+        init(getLogger(), "");
+    });
+    return problem;
+}
+
 } // namespace
+
+nvinfer1::IPluginV3Layer& addStandardPlugin(ImportContext& ctx, Node const& node, char const* name, char const* version,
+    std::vector<nvinfer1::PluginField> const& fields, std::vector<nvinfer1::ITensor*> const& inputs)
+{
+    IPluginCreatorInterface* creator = findCreator(ctx, name, version, "");
+    std::string problem;
+    if (creator == nullptr)
+    {
+        problem = loadStandardPlugins();
+        creator = findCreator(ctx, name, version, "");
+    }
+    PluginMatch const match{creator, name, version, ""};
+    if (creator == nullptr)
+    {
+        fail(ErrorCode::kUNSUPPORTED_NODE, "Plugin not found, are the plugin name, version, and namespace correct? ",
+            "kiln imports ", node.proto.op_type(), " as TensorRT's standard plugin \"", name, "\" version \"", version,
+            "\" namespace \"\", and no creator is registered under that name",
+            problem.empty() ? std::string{} : concat(" (kiln's standard plugin library did not load: ", problem, ")"),
+            ". Call initLibNvInferPlugins() before parsing, or register a creator of that name, version and "
+            "namespace");
+    }
+    require(creatorKind(*creator, match) == CreatorKind::kV3One, ErrorCode::kUNSUPPORTED_NODE,
+        "the creator of plugin \"", name, "\" version \"", version,
+        "\" is not an IPluginCreatorV3One; TensorRT's standard ", name, " is an IPluginV3");
+    PluginFieldCollection const collection{static_cast<int32_t>(fields.size()), fields.data()};
+    std::string const layerName = node.name();
+    nvinfer1::IPluginV3* plugin = static_cast<IPluginCreatorV3One*>(creator)->createPlugin(
+        layerName.c_str(), &collection, nvinfer1::TensorRTPhase::kBUILD);
+    require(plugin != nullptr, ErrorCode::kUNSUPPORTED_NODE, "Could not create the plugin: the creator of plugin \"",
+        name, "\" version \"", version, "\" namespace \"\" returned nullptr from createPlugin (its error is logged)");
+    ctx.keep(std::shared_ptr<void const>(
+        plugin, [](void const* p) { delete static_cast<nvinfer1::IPluginV3*>(const_cast<void*>(p)); }));
+    std::vector<nvinfer1::ITensor*> tensors = inputs;
+    nvinfer1::IPluginV3Layer* layer
+        = ctx.network().addPluginV3(tensors.data(), static_cast<int32_t>(tensors.size()), nullptr, 0, *plugin);
+    require(layer != nullptr, ErrorCode::kUNSUPPORTED_NODE, "Could not add the plugin layer for plugin \"", name,
+        "\" version \"", version, "\"; the network's error is logged");
+    ctx.added(layer);
+    return *layer;
+}
 
 PluginMatch findNodePlugin(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs, bool withDomain)
 {
