@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "deform_conv.h"
 
-#include "core/float_convert.h"
+#include "elements.h"
 
 #include <array>
 
@@ -15,13 +15,6 @@ using nvinfer1::DataType;
 using nvinfer1::Dims;
 using nvinfer1::PluginField;
 using nvinfer1::PluginFieldType;
-
-//! A float from a host element: kFLOAT as is, kHALF from its bit pattern.
-struct HostLoad
-{
-    float operator()(float v) const noexcept { return v; }
-    float operator()(uint16_t v) const noexcept { return halfToFloat(v); }
-};
 
 //! Why the inputs' extents do not fit together (extents below 0, not known yet, are not checked); empty if they do.
 std::string shapeProblem(DeformConvParams const& p, Dims const* dims, int32_t nbInputs)

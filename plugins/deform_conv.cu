@@ -3,6 +3,8 @@
 // kernel taps with bilinear sampling (deform_conv_math.h).
 #include "deform_conv.h"
 
+#include "elements.h"
+
 #include <cuda_fp16.h>
 
 namespace kiln::plugins
@@ -10,22 +12,6 @@ namespace kiln::plugins
 
 namespace
 {
-
-//! A float from a device element.
-struct DeviceLoad
-{
-    __host__ __device__ float operator()(float v) const noexcept { return v; }
-    __host__ __device__ float operator()(__half v) const noexcept { return __half2float(v); }
-};
-
-__host__ __device__ inline void storeValue(float* out, float v)
-{
-    *out = v;
-}
-__host__ __device__ inline void storeValue(__half* out, float v)
-{
-    *out = __float2half(v);
-}
 
 template <typename T>
 __global__ void deformConvKernel(

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "roi_align.h"
 
-#include "core/float_convert.h"
+#include "elements.h"
 
 namespace kiln::plugins
 {
@@ -12,13 +12,6 @@ namespace
 using nvinfer1::DataType;
 using nvinfer1::PluginField;
 using nvinfer1::PluginFieldType;
-
-//! A float from a host element: kFLOAT as is, kHALF from its bit pattern.
-struct HostLoad
-{
-    float operator()(float v) const noexcept { return v; }
-    float operator()(uint16_t v) const noexcept { return halfToFloat(v); }
-};
 
 class RoiAlignPlugin final : public StandardPlugin
 {

@@ -2,6 +2,8 @@
 // ROIAlign_TRT's CUDA kernel: one thread per output element, the arithmetic of roi_align_math.h.
 #include "roi_align.h"
 
+#include "elements.h"
+
 #include <cuda_fp16.h>
 
 namespace kiln::plugins
@@ -9,22 +11,6 @@ namespace kiln::plugins
 
 namespace
 {
-
-//! A float from a device element.
-struct DeviceLoad
-{
-    __host__ __device__ float operator()(float v) const noexcept { return v; }
-    __host__ __device__ float operator()(__half v) const noexcept { return __half2float(v); }
-};
-
-__host__ __device__ inline void storeValue(float* out, float v)
-{
-    *out = v;
-}
-__host__ __device__ inline void storeValue(__half* out, float v)
-{
-    *out = __float2half(v);
-}
 
 template <typename T>
 __global__ void roiAlignKernel(RoiAlignParams params, T const* x, T const* rois, int32_t const* batchIndices, T* y)
