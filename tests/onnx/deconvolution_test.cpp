@@ -4,6 +4,7 @@
 // 2); pads, output_padding absorbed into the post-padding or added as zeros past the full result (with the bias on
 // them), output_shape, auto_pad, groups, dilations, 1-D through 2-D, a dynamic batch; and each refusal with its code
 // and message.
+#include "checks.h"
 #include "model_builder.h"
 
 #include <gtest/gtest.h>
@@ -312,60 +313,54 @@ ModelBuilder refusable(Shape const& x = {1, 2, 3, 3}, Shape const& w = {2, 2, 3,
     return m;
 }
 
-void expectRefused(ModelBuilder const& m, ErrorCode code, std::string const& fragment)
+//! The model fails to parse with code, its first error from the ConvTranspose node containing fragment.
+void refused(ModelBuilder const& m, ErrorCode code, std::string const& fragment)
 {
-    Harness h;
-    EXPECT_FALSE(h.parse(m));
-    nvonnxparser::IParserError const* error = h.firstError();
-    ASSERT_NE(error, nullptr);
-    EXPECT_EQ(error->code(), code) << h.errors();
-    EXPECT_NE(std::string(error->desc()).find(fragment), std::string::npos) << h.errors();
-    EXPECT_STREQ(error->nodeOperator(), "ConvTranspose") << h.errors();
+    expectRefused(m, code, fragment, "ConvTranspose");
 }
 
 TEST(OnnxConvTranspose, Refusals)
 {
-    expectRefused(refusable({2, 3}, {2, 3}), ErrorCode::kUNSUPPORTED_NODE_SHAPE,
+    refused(refusable({2, 3}, {2, 3}), ErrorCode::kUNSUPPORTED_NODE_SHAPE,
         "the input has 2 dimensions; ConvTranspose takes 3-D, 4-D or 5-D inputs");
-    expectRefused(
+    refused(
         refusable({1, 3, 3, 3}), ErrorCode::kINVALID_NODE, "the input has 3 channels but the kernel [2,2,3,3] takes 2");
-    expectRefused(refusable({1, 2, 3, 3}, {2, 2, 3}), ErrorCode::kINVALID_NODE,
+    refused(refusable({1, 2, 3, 3}, {2, 2, 3}), ErrorCode::kINVALID_NODE,
         "the kernel (input 1) has 3 dimensions; it needs as many as the input (4)");
     {
         ModelBuilder m = refusable();
         attrInt(convTransposeNode(m), "group", 4);
-        expectRefused(
-            m, ErrorCode::kINVALID_NODE, "the kernel's 2 input channels are not a multiple of attribute group (4)");
+        refused(m, ErrorCode::kINVALID_NODE, "the kernel's 2 input channels are not a multiple of attribute group (4)");
     }
     {
         ModelBuilder m = refusable();
         attrInts(convTransposeNode(m), "kernel_shape", {3, 2});
-        expectRefused(m, ErrorCode::kINVALID_NODE, "attribute kernel_shape does not match");
+        refused(m, ErrorCode::kINVALID_NODE, "attribute kernel_shape does not match");
     }
     {
         ModelBuilder m = refusable();
         attrString(convTransposeNode(m), "auto_pad", "SAME");
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE_ATTR, "auto_pad 'SAME' is not one of");
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_ATTR, "auto_pad 'SAME' is not one of");
     }
     {
         ModelBuilder m = refusable();
         attrInts(convTransposeNode(m), "pads", {1, 1});
-        expectRefused(m, ErrorCode::kINVALID_NODE, "attribute pads has 2 values; it needs 4");
+        refused(m, ErrorCode::kINVALID_NODE, "attribute pads has 2 values; it needs 4");
     }
     {
         ModelBuilder m = refusable();
         attrInts(convTransposeNode(m), "strides", {1});
-        expectRefused(m, ErrorCode::kINVALID_NODE, "attribute strides has 1 values for 2 spatial dimensions");
+        refused(m, ErrorCode::kINVALID_NODE, "attribute strides has 1 values for 2 spatial dimensions");
     }
     {
         ModelBuilder m = refusable();
         attrInts(convTransposeNode(m), "output_padding", {-1, 0});
-        expectRefused(m, ErrorCode::kINVALID_NODE, "attribute output_padding has a negative value");
+        refused(m, ErrorCode::kINVALID_NODE, "attribute output_padding has a negative value");
     }
     {
         ModelBuilder m = refusable({1, 2, -1, 3});
         attrInts(convTransposeNode(m), "output_shape", {5, 5});
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE_DYNAMIC,
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_DYNAMIC,
             "attribute output_shape needs the input's spatial extents at build time");
     }
     {
@@ -374,7 +369,7 @@ TEST(OnnxConvTranspose, Refusals)
         m.initializer(floatTensor("w", {2, 2, 3, 3}, values(36)));
         m.node("ConvTranspose", {"x", "w"}, {"y"}, "deconv");
         m.output("y", ::onnx::TensorProto::INT32);
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "ConvTranspose takes FLOAT, FLOAT16 and BFLOAT16");
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "ConvTranspose takes FLOAT, FLOAT16 and BFLOAT16");
     }
 }
 

@@ -3,6 +3,7 @@
 // parser when no creator is registered): DeformConv with zero offsets and no mask equals Conv on the same inputs (2-D,
 // and 1-D through the reshape to 2-D); RoiAlign's batch indices INT64 cast to INT32 and its plugin layer; and the
 // refusals with their codes and messages.
+#include "checks.h"
 #include "model_builder.h"
 
 #include <gtest/gtest.h>
@@ -78,16 +79,6 @@ TEST(OnnxDeformConv, ZeroOffsetsEqualConv)
             EXPECT_NEAR(outputs["Y"].values[i], outputs["Z"].values[i], 1e-5F) << i;
         }
     }
-}
-
-void expectRefused(ModelBuilder const& m, ErrorCode code, std::string const& fragment)
-{
-    Harness h;
-    EXPECT_FALSE(h.parse(m));
-    nvonnxparser::IParserError const* error = h.firstError();
-    ASSERT_NE(error, nullptr);
-    EXPECT_EQ(error->code(), code) << h.errors();
-    EXPECT_NE(std::string(error->desc()).find(fragment), std::string::npos) << h.errors();
 }
 
 TEST(OnnxDeformConv, Refusals)

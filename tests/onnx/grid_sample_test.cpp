@@ -3,6 +3,7 @@
 // align_corners, run end to end on the host backend against ONNX's reference values (the values of
 // tests/backends/host/grid_sample_golden.py); a grid of another floating type; and each refusal with its code and
 // message.
+#include "checks.h"
 #include "model_builder.h"
 
 #include <gtest/gtest.h>
@@ -75,11 +76,7 @@ std::vector<Variant> const& variants()
 
 void expectValues(std::vector<float> const& actual, std::vector<float> const& expected)
 {
-    ASSERT_EQ(actual.size(), expected.size());
-    for (std::size_t i = 0; i < expected.size(); ++i)
-    {
-        EXPECT_NEAR(actual[i], expected[i], 4e-6F * std::max(1.0F, std::fabs(expected[i]))) << "element " << i;
-    }
+    expectClose(actual, expected, 4e-6F);
 }
 
 TEST(OnnxGridSample, EveryModePaddingAndAlignment)
@@ -157,15 +154,10 @@ TEST(OnnxGridSample, AGridOfAnotherFloatingTypeIsCast)
     }
 }
 
-void expectRefused(ModelBuilder const& m, ErrorCode code, std::string const& fragment)
+//! The model fails to parse with code, its first error from the GridSample node containing fragment.
+void refused(ModelBuilder const& m, ErrorCode code, std::string const& fragment)
 {
-    Harness h;
-    EXPECT_FALSE(h.parse(m));
-    nvonnxparser::IParserError const* error = h.firstError();
-    ASSERT_NE(error, nullptr);
-    EXPECT_EQ(error->code(), code) << h.errors();
-    EXPECT_NE(std::string(error->desc()).find(fragment), std::string::npos) << h.errors();
-    EXPECT_STREQ(error->nodeOperator(), "GridSample") << h.errors();
+    expectRefused(m, code, fragment, "GridSample");
 }
 
 TEST(OnnxGridSample, Refusals)
@@ -176,25 +168,25 @@ TEST(OnnxGridSample, Refusals)
         m.input("Grid", {1, 2, 2, 2, 3});
         m.node("GridSample", {"X", "Grid"}, {"Y"}, "grid_sample");
         m.output("Y");
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE,
+        refused(m, ErrorCode::kUNSUPPORTED_NODE,
             "X has rank 5; kiln's grid sample takes a 4-D input [N, C, H, W] (5-D, volumetric, GridSample is not "
             "supported)");
     }
     {
         ModelBuilder m = gridSampleModel();
         attrString(gridSampleNode(m), "mode", "area");
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE_ATTR, "attribute mode is 'area'");
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_ATTR, "attribute mode is 'area'");
     }
     {
         ModelBuilder m = gridSampleModel();
         attrString(gridSampleNode(m), "padding_mode", "wrap");
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE_ATTR,
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_ATTR,
             "attribute padding_mode is 'wrap'; it must be zeros, border or reflection");
     }
     {
         ModelBuilder m = gridSampleModel();
         attrInt(gridSampleNode(m), "align_corners", 2);
-        expectRefused(m, ErrorCode::kINVALID_NODE, "attribute align_corners is 2; it must be 0 or 1");
+        refused(m, ErrorCode::kINVALID_NODE, "attribute align_corners is 2; it must be 0 or 1");
     }
     {
         ModelBuilder m(16);
@@ -202,8 +194,7 @@ TEST(OnnxGridSample, Refusals)
         m.input("Grid", {1, 2, 4, 2});
         m.node("GridSample", {"X", "Grid"}, {"Y"}, "grid_sample");
         m.output("Y", ::onnx::TensorProto::INT32);
-        expectRefused(
-            m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "GridSample takes FLOAT, FLOAT16 or BFLOAT16 X and grid");
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "GridSample takes FLOAT, FLOAT16 or BFLOAT16 X and grid");
     }
     {
         ModelBuilder m(16);
@@ -211,7 +202,7 @@ TEST(OnnxGridSample, Refusals)
         m.input("Grid", {2, 4, 2});
         m.node("GridSample", {"X", "Grid"}, {"Y"}, "grid_sample");
         m.output("Y");
-        expectRefused(m, ErrorCode::kINVALID_NODE, "the grid has shape [2,4,2]; for a 4-D input it must be");
+        refused(m, ErrorCode::kINVALID_NODE, "the grid has shape [2,4,2]; for a 4-D input it must be");
     }
 }
 

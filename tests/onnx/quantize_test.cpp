@@ -4,6 +4,7 @@
 // quantization with output_dtype and block_size (opset 21), weight-only dequantization of INT8 initializers, the layers
 // the importer makes, and each refusal with its code and message. Codes are read back through a Cast to FLOAT (the
 // harness binds FLOAT outputs).
+#include "checks.h"
 #include "model_builder.h"
 
 #include <gtest/gtest.h>
@@ -188,17 +189,10 @@ TEST(OnnxQuantize, WeightOnlyDequantizationOfAnInt8Initializer)
     EXPECT_EQ(out["y"].values, (std::vector<float>{0.5F, -1.F, 1.5F, 32.75F, -31.F, 1.F}));
 }
 
-//! Parses m, expects it to fail with code and a first error from op containing fragment.
-void expectRefused(
-    ModelBuilder const& m, ErrorCode code, std::string const& fragment, char const* op = "QuantizeLinear")
+//! The model fails to parse with code, its first error from op containing fragment.
+void refused(ModelBuilder const& m, ErrorCode code, std::string const& fragment, char const* op = "QuantizeLinear")
 {
-    Harness h;
-    EXPECT_FALSE(h.parse(m));
-    nvonnxparser::IParserError const* error = h.firstError();
-    ASSERT_NE(error, nullptr);
-    EXPECT_EQ(error->code(), code) << h.errors();
-    EXPECT_NE(std::string(error->desc()).find(fragment), std::string::npos) << h.errors();
-    EXPECT_STREQ(error->nodeOperator(), op) << h.errors();
+    expectRefused(m, code, fragment, op);
 }
 
 TEST(OnnxQuantize, Refusals)
@@ -208,70 +202,69 @@ TEST(OnnxQuantize, Refusals)
         ModelBuilder m = qdqModel(13, {3});
         m.initializer(floatTensor("scale", {}, {1.F}));
         m.initializer(rawTensor("zero", ::onnx::TensorProto::UINT8, {}, std::vector<uint8_t>{128}));
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "UINT8 quantization is not supported");
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "UINT8 quantization is not supported");
     }
     {
         ModelBuilder m = qdqModel(13, {3});
         m.initializer(floatTensor("scale", {}, {1.F}));
         m.initializer(int8Tensor("zero", {}, {3}));
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE,
+        refused(m, ErrorCode::kUNSUPPORTED_NODE,
             "the zero point holds 3 at index 0; kiln, like TensorRT, supports only symmetric quantization");
     }
     {
         ModelBuilder m = qdqModel(13, {3});
         m.input("scale", {});
         m.initializer(int8Tensor("zero", {}, {0}));
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE_INPUT, "input 1 (scale) must be an initializer or a Constant");
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_INPUT, "input 1 (scale) must be an initializer or a Constant");
     }
     {
         ModelBuilder m = qdqModel(13, {3});
         m.initializer(floatTensor("scale", {}, {1.F}));
         m.input("zero", {}, ::onnx::TensorProto::INT8);
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE_INPUT, "input 2 (zero point) must be an initializer");
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_INPUT, "input 2 (zero point) must be an initializer");
     }
     {
         ModelBuilder m = qdqModel(13, {3});
         m.initializer(floatTensor("scale", {}, {-1.F}));
         m.initializer(int8Tensor("zero", {}, {0}));
-        expectRefused(m, ErrorCode::kINVALID_NODE, "the scale holds -1 at index 0; scales must be positive and finite");
+        refused(m, ErrorCode::kINVALID_NODE, "the scale holds -1 at index 0; scales must be positive and finite");
     }
     {
         ModelBuilder m = qdqModel(13, {2, 3});
         m.initializer(floatTensor("scale", {2}, {1.F, 2.F}));
         m.initializer(int8Tensor("zero", {2}, {0, 0}));
-        expectRefused(m, ErrorCode::kINVALID_NODE, "the scale has 2 values but the input [2,3] has 3 along axis 1");
+        refused(m, ErrorCode::kINVALID_NODE, "the scale has 2 values but the input [2,3] has 3 along axis 1");
     }
     {
         ModelBuilder m = qdqModel(10, {2, 3});
         m.initializer(floatTensor("scale", {3}, {1.F, 2.F, 3.F}));
         m.initializer(int8Tensor("zero", {3}, {0, 0, 0}));
-        expectRefused(m, ErrorCode::kINVALID_NODE, "(per-axis quantization) needs opset 13");
+        refused(m, ErrorCode::kINVALID_NODE, "(per-axis quantization) needs opset 13");
     }
     {
         ModelBuilder m = qdqModel(19, {3});
         m.initializer(floatTensor("scale", {}, {1.F}));
         m.initializer(rawTensor("zero", kFloat8E4M3FN, {}, std::vector<uint8_t>{0x00}));
         attrInt(nodeAt(m, 0), "saturate", 0);
-        expectRefused(
-            m, ErrorCode::kUNSUPPORTED_NODE_ATTR, "saturate is 0; kiln's FLOAT8 quantization always saturates");
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_ATTR, "saturate is 0; kiln's FLOAT8 quantization always saturates");
     }
     {
         ModelBuilder m = qdqModel(21, {3}, false);
         m.initializer(floatTensor("scale", {}, {1.F}));
         attrInt(nodeAt(m, 0), "output_dtype", ::onnx::TensorProto::UINT8);
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "output_dtype is UINT8");
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "output_dtype is UINT8");
     }
     {
         ModelBuilder m = qdqModel(21, {2, 4}, false);
         m.initializer(floatTensor("scale", {2}, {1.F, 2.F}));
         attrInt(nodeAt(m, 0), "block_size", 2);
-        expectRefused(m, ErrorCode::kINVALID_NODE, "block_size is 2 but the scale [2] does not have the input's rank");
+        refused(m, ErrorCode::kINVALID_NODE, "block_size is 2 but the scale [2] does not have the input's rank");
     }
     {
         ModelBuilder m = qdqModel(21, {2, 4}, false);
         m.initializer(floatTensor("scale", {}, {1.F}));
         attrInt(nodeAt(m, 0), "block_size", -1);
-        expectRefused(m, ErrorCode::kINVALID_NODE, "block_size is -1; it must be 0 or positive");
+        refused(m, ErrorCode::kINVALID_NODE, "block_size is -1; it must be 0 or positive");
     }
     {
         ModelBuilder m(13);
@@ -279,7 +272,7 @@ TEST(OnnxQuantize, Refusals)
         m.initializer(floatTensor("scale", {}, {1.F}));
         m.node("DequantizeLinear", {"x", "scale"}, {"y"}, "dequantize");
         m.output("y");
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE,
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE,
             "DequantizeLinear's input is kINT32: kiln quantizes to INT8, FLOAT8E4M3FN or INT4 only",
             "DequantizeLinear");
     }
@@ -289,7 +282,7 @@ TEST(OnnxQuantize, Refusals)
         m.initializer(floatTensor("scale", {}, {1.F}));
         m.node("QuantizeLinear", {"x", "scale"}, {"y"}, "quantize");
         m.output("y", ::onnx::TensorProto::INT8);
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "QuantizeLinear's input is kINT32");
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "QuantizeLinear's input is kINT32");
     }
 }
 

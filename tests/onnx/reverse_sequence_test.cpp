@@ -2,6 +2,7 @@
 // The ReverseSequence importer through the public API: both axis orders with lengths from an initializer and lengths
 // computed at run time (ONNX's two examples), run end to end on the host backend; and each refusal with its code and
 // message.
+#include "checks.h"
 #include "model_builder.h"
 
 #include <gtest/gtest.h>
@@ -83,15 +84,10 @@ TEST(OnnxReverseSequence, LengthsComputedAtRunTime)
     EXPECT_EQ(out["y"].values, (std::vector<float>{8, 9, 6, 7, 4, 5, 2, 3, 0, 1, 10, 11}));
 }
 
-void expectRefused(ModelBuilder const& m, ErrorCode code, std::string const& fragment)
+//! The model fails to parse with code, its first error from the ReverseSequence node containing fragment.
+void refused(ModelBuilder const& m, ErrorCode code, std::string const& fragment)
 {
-    Harness h;
-    EXPECT_FALSE(h.parse(m));
-    nvonnxparser::IParserError const* error = h.firstError();
-    ASSERT_NE(error, nullptr);
-    EXPECT_EQ(error->code(), code) << h.errors();
-    EXPECT_NE(std::string(error->desc()).find(fragment), std::string::npos) << h.errors();
-    EXPECT_STREQ(error->nodeOperator(), "ReverseSequence") << h.errors();
+    expectRefused(m, code, fragment, "ReverseSequence");
 }
 
 TEST(OnnxReverseSequence, Refusals)
@@ -99,27 +95,27 @@ TEST(OnnxReverseSequence, Refusals)
     {
         ModelBuilder m = reverseModel(1, 1);
         m.initializer(int64Tensor("lengths", {4}, {1, 1, 1, 1}));
-        expectRefused(m, ErrorCode::kINVALID_NODE, "batch_axis is 1 and time_axis 1; they must be 0 and 1");
+        refused(m, ErrorCode::kINVALID_NODE, "batch_axis is 1 and time_axis 1; they must be 0 and 1");
     }
     {
         ModelBuilder m = reverseModel(2, 0);
         m.initializer(int64Tensor("lengths", {4}, {1, 1, 1, 1}));
-        expectRefused(m, ErrorCode::kINVALID_NODE, "batch_axis is 2 and time_axis 0");
+        refused(m, ErrorCode::kINVALID_NODE, "batch_axis is 2 and time_axis 0");
     }
     {
         ModelBuilder m = reverseModel(1, 0, {4});
         m.initializer(int64Tensor("lengths", {4}, {1, 1, 1, 1}));
-        expectRefused(m, ErrorCode::kINVALID_NODE, "ReverseSequence needs an input of rank 2 or more");
+        refused(m, ErrorCode::kINVALID_NODE, "ReverseSequence needs an input of rank 2 or more");
     }
     {
         ModelBuilder m = reverseModel(1, 0);
         m.initializer(floatTensor("lengths", {4}, {1, 1, 1, 1}));
-        expectRefused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "sequence_lens is kFLOAT; it must be INT64 (or INT32)");
+        refused(m, ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "sequence_lens is kFLOAT; it must be INT64 (or INT32)");
     }
     {
         ModelBuilder m = reverseModel(1, 0);
         m.initializer(int64Tensor("lengths", {2, 2}, {1, 1, 1, 1}));
-        expectRefused(m, ErrorCode::kINVALID_NODE, "sequence_lens has shape [2,2]; it must be 1-D");
+        refused(m, ErrorCode::kINVALID_NODE, "sequence_lens has shape [2,2]; it must be 1-D");
     }
 }
 

@@ -74,18 +74,6 @@ TEST(OnnxScatter, NdWithIndicesComputedAtRunTime)
     EXPECT_EQ(out["y"].values, (std::vector<float>{9, 10, 3, 4, 7, 8}));
 }
 
-//! Parses m, expects it to fail with code and a first error from op containing fragment.
-void expectRefused(ModelBuilder const& m, ErrorCode code, std::string const& fragment, char const* op)
-{
-    Harness h;
-    EXPECT_FALSE(h.parse(m));
-    nvonnxparser::IParserError const* error = h.firstError();
-    ASSERT_NE(error, nullptr);
-    EXPECT_EQ(error->code(), code) << h.errors();
-    EXPECT_NE(std::string(error->desc()).find(fragment), std::string::npos) << h.errors();
-    EXPECT_STREQ(error->nodeOperator(), op) << h.errors();
-}
-
 TEST(OnnxScatter, Refusals)
 {
     {
