@@ -333,8 +333,10 @@ TEST_F(FusedKernels, LeavesAttentionWhoseProbabilitiesAreAnOutput)
     EXPECT_EQ(attentionLayersFused(), 0);
 }
 
-//! The ONNX parser's Attention (opset 23) on 3-D Q, K, V [2, 8, 64] with 4 heads, parsed into mNetwork.
-void parseOnnxAttention(nvinfer1::INetworkDefinition& network, nvinfer1::ILogger& logger, bool causal)
+//! The ONNX parser's Attention (opset 23) on 3-D Q, K, V [2, 8, 64] with 4 heads, parsed into network. The parser
+//! holds the network's weights: keep it until the network is built (as TensorRT's parser must be kept).
+std::unique_ptr<nvonnxparser::IParser> parseOnnxAttention(
+    nvinfer1::INetworkDefinition& network, nvinfer1::ILogger& logger, bool causal)
 {
     onnx_test::ModelBuilder m(23);
     for (char const* name : {"q", "k", "v"})
@@ -348,19 +350,20 @@ void parseOnnxAttention(nvinfer1::INetworkDefinition& network, nvinfer1::ILogger
     m.output("o");
     std::unique_ptr<nvonnxparser::IParser> parser{nvonnxparser::createParser(network, logger)};
     std::string const bytes = m.bytes();
-    ASSERT_TRUE(parser->parse(bytes.data(), bytes.size()));
+    EXPECT_TRUE(parser->parse(bytes.data(), bytes.size()));
+    return parser;
 }
 
 TEST_F(FusedKernels, OnnxAttentionOfThreeDimensionalInputsFuses)
 {
     // Splits of q, k and v, the scores (with the scale folded in), the softmax and the merge: six layers absorbed.
-    parseOnnxAttention(*mNetwork, mLogger, false);
+    auto const parser = parseOnnxAttention(*mNetwork, mLogger, false);
     EXPECT_EQ(attentionLayersFused(), 6);
 }
 
 TEST_F(FusedKernels, OnnxCausalAttentionStaysComposed)
 {
-    parseOnnxAttention(*mNetwork, mLogger, true);
+    auto const parser = parseOnnxAttention(*mNetwork, mLogger, true);
     EXPECT_EQ(attentionLayersFused(), 0);
 }
 
