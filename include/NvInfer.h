@@ -1769,6 +1769,242 @@ protected:
     virtual ~ICumulativeLayer() noexcept = default;
 };
 
+//! How an ITripLimitLayer limits the iterations of its loop.
+enum class TripLimit : int32_t
+{
+    kCOUNT = 0, //!< A 0-D kINT32 or kINT64 shape tensor, computed outside the loop: the number of iterations.
+    kWHILE = 1, //!< A 0-D kBOOL tensor, computed in the loop: whether the next iteration runs.
+};
+
+namespace impl
+{
+template <>
+struct EnumMaxImpl<TripLimit>
+{
+    static constexpr int32_t kVALUE = 2;
+};
+} // namespace impl
+
+//! What an ILoopOutputLayer gives of its input.
+enum class LoopOutput : int32_t
+{
+    kLAST_VALUE = 0,  //!< The value after the last iteration (the input is a recurrence's output).
+    kCONCATENATE = 1, //!< The values of every iteration, stacked along a new axis in iteration order.
+    kREVERSE = 2,     //!< As kCONCATENATE, in reverse iteration order.
+};
+
+namespace impl
+{
+template <>
+struct EnumMaxImpl<LoopOutput>
+{
+    static constexpr int32_t kVALUE = 3;
+};
+} // namespace impl
+
+//! The layers that mark the boundary of a loop: its trip limits, iterators, recurrences and outputs.
+class ILoopBoundaryLayer : public ILayer
+{
+public:
+    //! The loop this layer belongs to.
+    ILoop* getLoop() const noexcept { return mBoundary->getLoop(); }
+
+protected:
+    virtual ~ILoopBoundaryLayer() noexcept = default;
+    apiv::VLoopBoundaryLayer* mBoundary;
+};
+
+//! A value carried from one iteration to the next: input 0 its value before the first iteration (from outside the
+//! loop), input 1 its next value (computed in the loop, set with setInput(1, ...)); output 0 its current value.
+class IRecurrenceLayer : public ILoopBoundaryLayer
+{
+public:
+    using ILayer::setInput;
+
+protected:
+    virtual ~IRecurrenceLayer() noexcept = default;
+    apiv::VRecurrenceLayer* mImpl;
+};
+
+//! An output of a loop: for kLAST_VALUE the final value of a recurrence; for kCONCATENATE and kREVERSE the values of
+//! every iteration stacked along a new axis, whose length is input 1 (a 0-D kINT32 or kINT64 shape tensor computed
+//! outside the loop, set with setInput(1, ...)).
+class ILoopOutputLayer : public ILoopBoundaryLayer
+{
+public:
+    //! The kind of output.
+    LoopOutput getLoopOutput() const noexcept { return mImpl->getLoopOutput(); }
+
+    //! The axis of the new dimension (kCONCATENATE and kREVERSE).
+    void setAxis(int32_t axis) noexcept { mImpl->setAxis(axis); }
+
+    //! The axis of the new dimension (default 0).
+    int32_t getAxis() const noexcept { return mImpl->getAxis(); }
+
+    using ILayer::setInput;
+
+protected:
+    virtual ~ILoopOutputLayer() noexcept = default;
+    apiv::VLoopOutputLayer* mImpl;
+};
+
+//! A limit of the iterations of a loop (see TripLimit). It has no outputs.
+class ITripLimitLayer : public ILoopBoundaryLayer
+{
+public:
+    //! The kind of limit.
+    TripLimit getTripLimit() const noexcept { return mImpl->getTripLimit(); }
+
+protected:
+    virtual ~ITripLimitLayer() noexcept = default;
+    apiv::VTripLimitLayer* mImpl;
+};
+
+//! Iterates over an axis of its input: at iteration i its output is the input's slice i along the axis (from the end
+//! when reversed), the axis removed.
+class IIteratorLayer : public ILoopBoundaryLayer
+{
+public:
+    //! The axis iterated over.
+    void setAxis(int32_t axis) noexcept { mImpl->setAxis(axis); }
+
+    //! The axis iterated over (default 0).
+    int32_t getAxis() const noexcept { return mImpl->getAxis(); }
+
+    //! Whether the iteration runs from the end of the axis.
+    void setReverse(bool reverse) noexcept { mImpl->setReverse(reverse); }
+
+    //! Whether the iteration runs from the end (default false).
+    bool getReverse() const noexcept { return mImpl->getReverse(); }
+
+protected:
+    virtual ~IIteratorLayer() noexcept = default;
+    apiv::VIteratorLayer* mImpl;
+};
+
+//! Builds a loop: a part of the network that runs repeatedly.
+//!
+//!     ILoop* loop = network->addLoop();
+//!     loop->addTripLimit(*count, TripLimit::kCOUNT);                 // a 0-D shape tensor
+//!     IRecurrenceLayer* sum = loop->addRecurrence(*zero);
+//!     ITensor* x = loop->addIterator(*sequence)->getOutput(0);      // row i of sequence
+//!     ITensor* next = network->addElementWise(*sum->getOutput(0), *x, ElementWiseOperation::kSUM)->getOutput(0);
+//!     sum->setInput(1, *next);
+//!     ITensor* total = loop->addLoopOutput(*sum->getOutput(0), LoopOutput::kLAST_VALUE)->getOutput(0);
+//!
+//! A layer belongs to the loop when it reads (directly or not) a recurrence's or an iterator's output; the loop's
+//! outputs are the only way out of it.
+class ILoop : public INoCopy
+{
+public:
+    //! Adds a recurrence whose value before the first iteration is initialValue; nullptr on error.
+    IRecurrenceLayer* addRecurrence(ITensor& initialValue) noexcept { return mImpl->addRecurrence(initialValue); }
+
+    //! Adds a limit of the iterations (at most one of each kind); nullptr on error.
+    ITripLimitLayer* addTripLimit(ITensor& tensor, TripLimit limit) noexcept
+    {
+        return mImpl->addTripLimit(tensor, limit);
+    }
+
+    //! Adds an iterator over axis of tensor (from the end when reverse); nullptr on error.
+    IIteratorLayer* addIterator(ITensor& tensor, int32_t axis = 0, bool reverse = false) noexcept
+    {
+        return mImpl->addIterator(tensor, axis, reverse);
+    }
+
+    //! Adds an output of the loop (see LoopOutput); nullptr on error.
+    ILoopOutputLayer* addLoopOutput(ITensor& tensor, LoopOutput outputKind, int32_t axis = 0) noexcept
+    {
+        return mImpl->addLoopOutput(tensor, outputKind, axis);
+    }
+
+    //! Names the loop (its messages use the name).
+    void setName(char const* name) noexcept { mImpl->setName(name); }
+
+    //! The loop's name.
+    char const* getName() const noexcept { return mImpl->getName(); }
+
+protected:
+    virtual ~ILoop() noexcept = default;
+    apiv::VLoop* mImpl;
+};
+
+//! The layers that mark the boundary of an if-conditional: its condition, its inputs and its outputs.
+class IIfConditionalBoundaryLayer : public ILayer
+{
+public:
+    //! The conditional this layer belongs to.
+    IIfConditional* getConditional() const noexcept { return mBoundary->getConditional(); }
+
+protected:
+    virtual ~IIfConditionalBoundaryLayer() noexcept = default;
+    apiv::VConditionalBoundaryLayer* mBoundary;
+};
+
+//! The condition of an if-conditional: a 0-D kBOOL tensor, its one input. It has no outputs.
+class IConditionLayer : public IIfConditionalBoundaryLayer
+{
+public:
+protected:
+    virtual ~IConditionLayer() noexcept = default;
+    apiv::VConditionLayer* mImpl;
+};
+
+//! An output of an if-conditional: input 0 the true branch's value, input 1 the false branch's; its output is the value
+//! of the branch the condition chose. Both have the same type and rank.
+class IIfConditionalOutputLayer : public IIfConditionalBoundaryLayer
+{
+public:
+protected:
+    virtual ~IIfConditionalOutputLayer() noexcept = default;
+    apiv::VConditionalOutputLayer* mImpl;
+};
+
+//! An input of an if-conditional: its output is its input, for the branches to read.
+class IIfConditionalInputLayer : public IIfConditionalBoundaryLayer
+{
+public:
+protected:
+    virtual ~IIfConditionalInputLayer() noexcept = default;
+    apiv::VConditionalInputLayer* mImpl;
+};
+
+//! Builds a part of the network that runs one of two branches, chosen at run time by a 0-D kBOOL condition:
+//!
+//!     IIfConditional* cond = network->addIfConditional();
+//!     cond->setCondition(*flag);
+//!     ITensor* x = cond->addInput(*input)->getOutput(0);
+//!     ITensor* t = network->addUnary(*x, UnaryOperation::kEXP)->getOutput(0);   // the true branch
+//!     ITensor* f = network->addUnary(*x, UnaryOperation::kABS)->getOutput(0);   // the false branch
+//!     ITensor* y = cond->addOutput(*t, *f)->getOutput(0);
+//!
+//! A layer belongs to a branch when the branch's outputs are all that read it; only the chosen branch's layers run.
+class IIfConditional : public INoCopy
+{
+public:
+    //! Sets the condition, a 0-D kBOOL tensor (once); nullptr on error.
+    IConditionLayer* setCondition(ITensor& condition) noexcept { return mImpl->setCondition(condition); }
+
+    //! Adds an output: trueSubgraphOutput when the condition holds, else falseSubgraphOutput; nullptr on error.
+    IIfConditionalOutputLayer* addOutput(ITensor& trueSubgraphOutput, ITensor& falseSubgraphOutput) noexcept
+    {
+        return mImpl->addOutput(trueSubgraphOutput, falseSubgraphOutput);
+    }
+
+    //! Adds an input: a layer whose output is input, for the branches to read; nullptr on error.
+    IIfConditionalInputLayer* addInput(ITensor& input) noexcept { return mImpl->addInput(input); }
+
+    //! Names the conditional (its messages use the name).
+    void setName(char const* name) noexcept { mImpl->setName(name); }
+
+    //! The conditional's name.
+    char const* getName() const noexcept { return mImpl->getName(); }
+
+protected:
+    virtual ~IIfConditional() noexcept = default;
+    apiv::VIfConditional* mImpl;
+};
+
 //! A network to build: inputs, layers and outputs. Made by IBuilder::createNetworkV2(); delete it before the
 //! builder. It owns its tensors and layers. Only the add* methods of the layers kiln declares are here.
 class INetworkDefinition : public INoCopy
@@ -1983,6 +2219,12 @@ public:
     IResizeLayer* addResize(ITensor& input) noexcept { return mImpl->addResize(input); }
 
     //! Adds an element-wise select.
+    //! Adds a loop (see ILoop); nullptr on error.
+    ILoop* addLoop() noexcept { return mImpl->addLoop(); }
+
+    //! Adds an if-conditional (see IIfConditional); nullptr on error.
+    IIfConditional* addIfConditional() noexcept { return mImpl->addIfConditional(); }
+
     ISelectLayer* addSelect(ITensor& condition, ITensor& thenInput, ITensor& elseInput) noexcept
     {
         return mImpl->addSelect(condition, thenInput, elseInput);

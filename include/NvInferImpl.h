@@ -770,6 +770,93 @@ public:
     virtual Dims getDimensions() const noexcept = 0;
 };
 
+//! What an ILoopBoundaryLayer forwards to.
+class VLoopBoundaryLayer : public VRoot
+{
+public:
+    virtual ILoop* getLoop() const noexcept = 0;
+};
+
+//! What an IRecurrenceLayer forwards to: nothing beyond its boundary.
+class VRecurrenceLayer : public VRoot
+{
+public:
+};
+
+//! What an ILoopOutputLayer forwards to.
+class VLoopOutputLayer : public VRoot
+{
+public:
+    virtual LoopOutput getLoopOutput() const noexcept = 0;
+    virtual void setAxis(int32_t axis) noexcept = 0;
+    virtual int32_t getAxis() const noexcept = 0;
+};
+
+//! What an ITripLimitLayer forwards to.
+class VTripLimitLayer : public VRoot
+{
+public:
+    virtual TripLimit getTripLimit() const noexcept = 0;
+};
+
+//! What an IIteratorLayer forwards to.
+class VIteratorLayer : public VRoot
+{
+public:
+    virtual void setAxis(int32_t axis) noexcept = 0;
+    virtual int32_t getAxis() const noexcept = 0;
+    virtual void setReverse(bool reverse) noexcept = 0;
+    virtual bool getReverse() const noexcept = 0;
+};
+
+//! What an ILoop forwards to.
+class VLoop : public VRoot
+{
+public:
+    virtual IRecurrenceLayer* addRecurrence(ITensor& initialValue) noexcept = 0;
+    virtual ITripLimitLayer* addTripLimit(ITensor& tensor, TripLimit limit) noexcept = 0;
+    virtual IIteratorLayer* addIterator(ITensor& tensor, int32_t axis = 0, bool reverse = false) noexcept = 0;
+    virtual ILoopOutputLayer* addLoopOutput(ITensor& tensor, LoopOutput outputKind, int32_t axis = 0) noexcept = 0;
+    virtual void setName(char const* name) noexcept = 0;
+    virtual char const* getName() const noexcept = 0;
+};
+
+//! What an IIfConditionalBoundaryLayer forwards to.
+class VConditionalBoundaryLayer : public VRoot
+{
+public:
+    virtual IIfConditional* getConditional() const noexcept = 0;
+};
+
+//! What an IConditionLayer forwards to: nothing beyond its boundary.
+class VConditionLayer : public VRoot
+{
+public:
+};
+
+//! What an IIfConditionalInputLayer forwards to: nothing beyond its boundary.
+class VConditionalInputLayer : public VRoot
+{
+public:
+};
+
+//! What an IIfConditionalOutputLayer forwards to: nothing beyond its boundary.
+class VConditionalOutputLayer : public VRoot
+{
+public:
+};
+
+//! What an IIfConditional forwards to.
+class VIfConditional : public VRoot
+{
+public:
+    virtual IConditionLayer* setCondition(ITensor& tensor) noexcept = 0;
+    virtual IIfConditionalInputLayer* addInput(ITensor& tensor) noexcept = 0;
+    virtual IIfConditionalOutputLayer* addOutput(ITensor& trueTensor, ITensor& falseTensor) noexcept = 0;
+    virtual void setName(char const* name) noexcept = 0;
+    virtual char const* getName() const noexcept = 0;
+};
+
 //! What an ISelectLayer forwards to: nothing beyond ILayer.
 class VSelectLayer : public VRoot
 {

@@ -23,6 +23,7 @@
 #include "builder/layout.h"
 #include "builder/timing_cache.h"
 #include "core/data_type.h"
+#include "plan/loops.h"
 #include "plugin/plugin_v3.h"
 
 #include <algorithm>
@@ -75,25 +76,58 @@ std::optional<Error> checkIo(Network const& network)
     return std::nullopt;
 }
 
-//! The layers that some network output depends on.
+//! The loop a recurrence, iterator or loop output layer belongs to, or -1.
+int32_t loopOfBoundary(Layer const& layer) noexcept
+{
+    switch (layer.type())
+    {
+    case LayerType::kRECURRENCE: return layer.paramsAs<RecurrenceParams>().loop;
+    case LayerType::kITERATOR: return layer.paramsAs<IteratorParams>().loop;
+    case LayerType::kLOOP_OUTPUT: return layer.paramsAs<LoopOutputParams>().loop;
+    default: return -1;
+    }
+}
+
+//! The layers that some network output depends on; a live loop keeps its trip limits, which have no outputs.
 std::set<Layer const*> liveLayers(Network const& network)
 {
     std::set<Layer const*> live;
+    std::set<int32_t> liveLoops;
     std::vector<Tensor const*> pending(network.outputs().begin(), network.outputs().end());
-    while (!pending.empty())
-    {
-        Layer const* producer = pending.back()->producer();
-        pending.pop_back();
-        if (producer == nullptr || !live.insert(producer).second)
+    auto const keep = [&](Layer const* layer) {
+        if (!live.insert(layer).second)
         {
-            continue;
+            return;
         }
-        for (Tensor const* input : producer->inputs())
+        for (Tensor const* input : layer->inputs())
         {
             if (input != nullptr)
             {
                 pending.push_back(input);
             }
+        }
+        if (int32_t const loop = loopOfBoundary(*layer); loop >= 0 && liveLoops.insert(loop).second)
+        {
+            for (auto const& other : network.layers())
+            {
+                if (other->type() == LayerType::kTRIP_LIMIT && other->paramsAs<TripLimitParams>().loop == loop)
+                {
+                    for (Tensor const* input : other->inputs())
+                    {
+                        pending.push_back(input);
+                    }
+                    live.insert(other.get());
+                }
+            }
+        }
+    };
+    while (!pending.empty())
+    {
+        Layer const* producer = pending.back()->producer();
+        pending.pop_back();
+        if (producer != nullptr)
+        {
+            keep(producer);
         }
     }
     return live;
@@ -476,6 +510,13 @@ struct AroundLayer
 //! itself), then renumbers every tensor's producer and every assertion's layer.
 void insertAround(EngineModel& model, std::function<AroundLayer(std::size_t, LayerRecord&)> const& edit);
 
+//! After model.layers moved (old layer l is now newIndex[l]): every tensor's producer and every assertion's layer.
+void renumberLayers(EngineModel& model, std::vector<int32_t> const& newIndex);
+
+//! Orders each loop's layers as one block (plan/loops.h); an error for a loop nested in another or one that reads its
+//! own output.
+std::optional<Error> orderLoops(EngineModel& model);
+
 //! A tensor like model.tensors[twin] (the same shape) in format, named with suffix: internal, its producer set
 //! later.
 int32_t addTwinTensor(
@@ -611,6 +652,11 @@ void insertAround(EngineModel& model, std::function<AroundLayer(std::size_t, Lay
         std::move(around.after.begin(), around.after.end(), std::back_inserter(layers));
     }
     model.layers = std::move(layers);
+    renumberLayers(model, newIndex);
+}
+
+void renumberLayers(EngineModel& model, std::vector<int32_t> const& newIndex)
+{
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
         for (int32_t output : model.layers[l].outputs)
@@ -625,6 +671,35 @@ void insertAround(EngineModel& model, std::function<AroundLayer(std::size_t, Lay
             assertion.layer = newIndex[static_cast<std::size_t>(assertion.layer)];
         }
     }
+}
+
+std::optional<Error> orderLoops(EngineModel& model)
+{
+    auto const loops = findLoops(model);
+    if (!loops)
+    {
+        return loops.error();
+    }
+    if (loops.value().blocks.empty())
+    {
+        return std::nullopt;
+    }
+    std::vector<int32_t> const order = loopOrder(model, loops.value());
+    if (order.size() != model.layers.size())
+    {
+        return Error{ErrorCode::kINVALID_ARGUMENT,
+            "network '" + model.name + "': a loop reads its own output (only ILoopOutputLayer leads out of a loop)"};
+    }
+    std::vector<LayerRecord> layers;
+    std::vector<int32_t> newIndex(model.layers.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+    {
+        newIndex[static_cast<std::size_t>(order[i])] = static_cast<int32_t>(i);
+        layers.push_back(std::move(model.layers[static_cast<std::size_t>(order[i])]));
+    }
+    model.layers = std::move(layers);
+    renumberLayers(model, newIndex);
+    return std::nullopt;
 }
 
 //! Calls phaseFinish for a phase that started, however the build leaves it.
@@ -920,6 +995,11 @@ Expected<EngineModel> buildEngineModel(
         {
             kept.list.push_back(kept.list[static_cast<std::size_t>(twin)]);
         }
+    }
+    // 8. Each loop's layers as one block, which the executor runs once per iteration.
+    if (auto problem = orderLoops(model))
+    {
+        return *problem;
     }
     if (auto problem = planProfiles(model, kept, concrete))
     {

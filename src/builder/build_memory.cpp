@@ -2,6 +2,7 @@
 // The build step's profiles and memory: which profiles to build, each profile's input ranges and activation memory
 // plan, and the weights kept in the model (copied or borrowed).
 #include "builder/build_passes.h"
+#include "plan/loops.h"
 
 #include "backends/host/reformat.h"
 
@@ -78,6 +79,40 @@ Expected<ProfileRecord> planProfile(EngineModel const& model, std::vector<Tensor
         }
     }
 
+    // A loop's block runs once per iteration: every tensor its layers read or write lives over the whole block (and
+    // a tensor made in the block from its first layer on), so that no iteration overwrites what another still reads.
+    std::vector<int32_t> firstStep(model.tensors.size());
+    for (std::size_t t = 0; t < model.tensors.size(); ++t)
+    {
+        firstStep[t] = model.tensors[t].producer;
+    }
+    auto const loops = findLoops(model);
+    if (!loops)
+    {
+        return Error{loops.error().code, where + ": " + loops.error().message};
+    }
+    for (LoopBlock const& block : loops.value().blocks)
+    {
+        int32_t const first = block.members.front();
+        int32_t const last = block.members.back();
+        for (int32_t l : block.members)
+        {
+            LayerRecord const& layer = model.layers[static_cast<std::size_t>(l)];
+            for (auto const& list : {layer.inputs, layer.outputs})
+            {
+                for (int32_t t : list)
+                {
+                    if (t >= 0)
+                    {
+                        auto const tensor = static_cast<std::size_t>(t);
+                        firstStep[tensor] = std::min(firstStep[tensor], std::max(first, 0));
+                        lastStep[tensor] = std::max(lastStep[tensor], last);
+                    }
+                }
+            }
+        }
+    }
+
     // A plugin output aliasing an input lives in the input's memory: the input's buffer lives as long as both.
     std::vector<int32_t> const roots = aliasRoots(model);
     for (std::size_t t = 0; t < model.tensors.size(); ++t)
@@ -122,7 +157,7 @@ Expected<ProfileRecord> planProfile(EngineModel const& model, std::vector<Tensor
             }
             bytes = padded.value();
         }
-        requests.push_back(BufferRequest{bytes, tensor.producer, lastStep[t]});
+        requests.push_back(BufferRequest{bytes, firstStep[t], lastStep[t]});
         owners.push_back(t);
     }
     auto plan = planMemory(requests);

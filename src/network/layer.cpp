@@ -40,6 +40,12 @@ void Layer::clearInput(int32_t index) noexcept
     }
 }
 
+void Layer::appendHiddenInput(Tensor& tensor)
+{
+    mInputs.push_back(&tensor);
+    ++mNbHiddenInputs;
+}
+
 std::optional<DataType> Layer::requestedOutputType(int32_t index) const noexcept
 {
     return index >= 0 && index < static_cast<int32_t>(mOutputTypes.size())
@@ -114,14 +120,14 @@ char const* Layer::getName() const noexcept
 
 int32_t Layer::getNbInputs() const noexcept
 {
-    return static_cast<int32_t>(mInputs.size());
+    return apiInputs();
 }
 
 nvinfer1::ITensor* Layer::getInput(int32_t index) const noexcept
 {
-    if (index < 0 || index >= static_cast<int32_t>(mInputs.size()))
+    if (index < 0 || index >= apiInputs())
     {
-        fail("getInput", "input index ", index, " is out of range; the layer has ", mInputs.size(), " inputs");
+        fail("getInput", "input index ", index, " is out of range; the layer has ", apiInputs(), " inputs");
         return nullptr;
     }
     return mInputs[static_cast<std::size_t>(index)];
@@ -157,7 +163,9 @@ void Layer::setInput(int32_t index, nvinfer1::ITensor& tensor) noexcept
     {
         return;
     }
-    if (mNetwork.dependsOn(*own, *this))
+    // A recurrence's next value (input 1) is read in the next iteration: it may be computed from the recurrence.
+    bool const backEdge = mType == LayerType::kRECURRENCE && index == 1;
+    if (!backEdge && mNetwork.dependsOn(*own, *this))
     {
         fail("setInput", "tensor ", quotedText(own->name()),
             " is computed from this layer's outputs; reading it would make a cycle");

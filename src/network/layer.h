@@ -41,6 +41,11 @@ public:
     Tensor* input(int32_t index) const noexcept;
     //! Makes optional input index absent (a parameter replaces it); trailing absent inputs are dropped.
     void clearInput(int32_t index) noexcept;
+    //! The inputs the application sees (getNbInputs / getInput). The others, last, are hidden: edges only the engine
+    //! uses, such as the condition an if-conditional's output layer reads.
+    int32_t apiInputs() const noexcept { return static_cast<int32_t>(mInputs.size()) - mNbHiddenInputs; }
+    //! Appends a hidden input (see apiInputs).
+    void appendHiddenInput(Tensor& tensor);
     //! Every output, the hidden ones (see apiOutputs) last.
     std::vector<Tensor*> const& outputs() const noexcept { return mOutputs; }
     //! The outputs the application sees (getNbOutputs / getOutput). The others are hidden: tensors only the engine
@@ -143,6 +148,7 @@ private:
     std::vector<Tensor*> mInputs;
     std::vector<Tensor*> mOutputs; //!< Owned by the network.
     int32_t mNbHiddenOutputs{};    //!< The last outputs, which the API does not show.
+    int32_t mNbHiddenInputs{};     //!< The last inputs, which the API does not show.
     LayerParams mParams;
     std::optional<DataType> mPrecision;
     std::vector<std::optional<DataType>> mOutputTypes;
@@ -191,6 +197,12 @@ public:
         static_assert(std::is_base_of_v<typename LayerKindTraits<T>::Interface, KindImpl<T>>);
         this->mLayer = static_cast<nvinfer1::apiv::VLayer*>(static_cast<Layer*>(this));
         this->mImpl = &mKind;
+        using Wrapper = typename LayerKindTraits<T>::Wrapper;
+        if constexpr (std::is_base_of_v<nvinfer1::IIfConditionalBoundaryLayer,
+                          Wrapper> || std::is_base_of_v<nvinfer1::ILoopBoundaryLayer, Wrapper>)
+        {
+            this->mBoundary = &mKind;
+        }
     }
 
     KindImpl<T>& kind() noexcept { return mKind; }

@@ -17,6 +17,14 @@
 #include <utility>
 #include <variant>
 
+// TensorRT names the implementation interfaces of the conditional's input and output layers without "If"; the list
+// derives V<Name>Layer from the API class's name.
+namespace nvinfer1::apiv
+{
+using VIfConditionalInputLayer = VConditionalInputLayer;
+using VIfConditionalOutputLayer = VConditionalOutputLayer;
+} // namespace nvinfer1::apiv
+
 namespace kiln
 {
 
@@ -46,10 +54,17 @@ using nvinfer1::LayerType;
     X(kSLICE, Slice, "Slice")                                                                                          \
     X(kSHAPE, Shape, "Shape")                                                                                          \
     X(kRESIZE, Resize, "Resize")                                                                                       \
+    X(kTRIP_LIMIT, TripLimit, "TripLimit")                                                                             \
+    X(kRECURRENCE, Recurrence, "Recurrence")                                                                           \
+    X(kITERATOR, Iterator, "Iterator")                                                                                 \
+    X(kLOOP_OUTPUT, LoopOutput, "LoopOutput")                                                                          \
     X(kSELECT, Select, "Select")                                                                                       \
     X(kFILL, Fill, "Fill")                                                                                             \
     X(kQUANTIZE, Quantize, "Quantize")                                                                                 \
     X(kDEQUANTIZE, Dequantize, "Dequantize")                                                                           \
+    X(kCONDITION, Condition, "Condition")                                                                              \
+    X(kCONDITIONAL_INPUT, IfConditionalInput, "ConditionalInput")                                                      \
+    X(kCONDITIONAL_OUTPUT, IfConditionalOutput, "ConditionalOutput")                                                   \
     X(kSCATTER, Scatter, "Scatter")                                                                                    \
     X(kEINSUM, Einsum, "Einsum")                                                                                       \
     X(kNON_ZERO, NonZero, "NonZero")                                                                                   \
@@ -71,9 +86,11 @@ struct LayerKindInfo
 inline constexpr std::array kLayerKinds{KILN_LAYER_KINDS(KILN_LAYER_KIND_ROW)};
 #undef KILN_LAYER_KIND_ROW
 
-static_assert(kLayerKinds.size() == 32,
+static_assert(kLayerKinds.size() == 39,
     "KILN_LAYER_KINDS lists the 20 layer kinds of issue 3, kTOPK, kRESIZE, kDECONVOLUTION, kQUANTIZE, kDEQUANTIZE, "
-    "kSCATTER, kEINSUM, kNON_ZERO, kGRID_SAMPLE, kNMS, kREVERSE_SEQUENCE and kCUMULATIVE");
+    "kSCATTER, kEINSUM, kNON_ZERO, kGRID_SAMPLE, kNMS, kREVERSE_SEQUENCE, kCUMULATIVE and the if-conditional's "
+    "kCONDITION, kCONDITIONAL_INPUT and kCONDITIONAL_OUTPUT, and the loop's kTRIP_LIMIT, kRECURRENCE, kITERATOR and "
+    "kLOOP_OUTPUT");
 
 constexpr bool layerKindRowsInEnumOrder() noexcept
 {

@@ -118,9 +118,11 @@ bool Network::dependsOn(Tensor const& tensor, Layer const& layer) const noexcept
                 continue;
             }
             seen.push_back(current);
-            for (Tensor const* input : current->inputs())
+            for (std::size_t i = 0; i < current->inputs().size(); ++i)
             {
-                if (input != nullptr && input->producer() != nullptr)
+                Tensor const* input = current->inputs()[i];
+                bool const backEdge = current->type() == LayerType::kRECURRENCE && i == 1;
+                if (input != nullptr && input->producer() != nullptr && !backEdge)
                 {
                     pending.push_back(input->producer());
                 }

@@ -13,7 +13,9 @@
 // nullptr and report that the layer is not supported yet.
 #pragma once
 
+#include "network/if_conditional.h"
 #include "network/layer.h"
+#include "network/loop.h"
 #include "network/report.h"
 #include "network/tensor.h"
 
@@ -248,7 +250,24 @@ public:
         return object;
     }
 
-    //! Whether tensor is computed from an output of layer (so that layer reading it would make a cycle).
+    //! The if-conditional of index (ConditionParams::conditional and the like), or nullptr.
+    IfConditional* conditional(int32_t index) const noexcept
+    {
+        return index >= 0 && static_cast<std::size_t>(index) < mConditionals.size()
+            ? mConditionals[static_cast<std::size_t>(index)].get()
+            : nullptr;
+    }
+
+    //! The loop of index (TripLimitParams::loop and the like), or nullptr.
+    Loop* loop(int32_t index) const noexcept
+    {
+        return index >= 0 && static_cast<std::size_t>(index) < mLoops.size()
+            ? mLoops[static_cast<std::size_t>(index)].get()
+            : nullptr;
+    }
+
+    //! Whether tensor is computed from an output of layer (so that layer reading it would make a cycle). A
+    //! recurrence's next value (its input 1) is read in the following iteration, so it is no edge here.
     bool dependsOn(Tensor const& tensor, Layer const& layer) const noexcept;
 
     //! Whether another network input or output than tensor is called name.
@@ -268,6 +287,8 @@ private:
     Reporter mReporter;
     std::vector<std::unique_ptr<Tensor>> mTensors;
     std::vector<std::unique_ptr<Layer>> mLayers;
+    std::vector<std::unique_ptr<IfConditional>> mConditionals;
+    std::vector<std::unique_ptr<Loop>> mLoops;
     std::vector<Tensor*> mInputs;
     std::vector<Tensor*> mOutputs;
     std::unordered_map<nvinfer1::ITensor const*, Tensor*> mTensorIndex;

@@ -345,4 +345,58 @@ struct NMSParams
     DataType indicesType{DataType::kINT32}; //!< Output 0's type: kINT32 or kINT64.
 };
 
+//! The boundary layers of an if-conditional (network/layers/if_conditional.cpp) name it by its index among the
+//! network's conditionals, which the engine keeps for messages.
+//! - kCONDITION: input 0 the 0-D kBOOL condition; one output the API does not show, the condition as the conditional
+//!   reads it (a copy, which the run time reads back to choose the branch).
+//! - kCONDITIONAL_INPUT: its output is its input.
+//! - kCONDITIONAL_OUTPUT: input 0 the true branch's value, input 1 the false branch's; input 2, which the API does not
+//!   show, the condition layer's output. Its output is the chosen branch's value.
+struct ConditionParams
+{
+    int32_t conditional{};
+};
+
+struct IfConditionalInputParams
+{
+    int32_t conditional{};
+};
+
+struct IfConditionalOutputParams
+{
+    int32_t conditional{};
+};
+
+//! The boundary layers of a loop (network/layers/loop.cpp) name it by its index among the network's loops.
+//! - kTRIP_LIMIT: input 0 the count (kCOUNT: a 0-D kINT32 or kINT64 shape tensor) or the condition (kWHILE: a 0-D
+//!   kBOOL tensor computed in the loop); no outputs.
+//! - kRECURRENCE: input 0 the value before the first iteration, input 1 the next value; output 0 the current value.
+//! - kITERATOR: input 0 the tensor iterated over; output 0 its slice along axis at the iteration.
+//! - kLOOP_OUTPUT: input 0 the value (kLAST_VALUE: a recurrence's output); for kCONCATENATE and kREVERSE input 1 the
+//!   length of the new axis (a 0-D kINT32 or kINT64 shape tensor).
+struct TripLimitParams
+{
+    int32_t loop{};
+    nvinfer1::TripLimit kind{nvinfer1::TripLimit::kCOUNT};
+};
+
+struct RecurrenceParams
+{
+    int32_t loop{};
+};
+
+struct IteratorParams
+{
+    int32_t loop{};
+    int32_t axis{};
+    bool reverse{};
+};
+
+struct LoopOutputParams
+{
+    int32_t loop{};
+    nvinfer1::LoopOutput kind{nvinfer1::LoopOutput::kLAST_VALUE};
+    int32_t axis{};
+};
+
 } // namespace kiln

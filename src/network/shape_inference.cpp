@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "network/shape_inference.h"
 
+#include "core/data_type.h"
 #include "network/checks.h"
 #include "network/describe.h"
 
@@ -24,6 +25,49 @@ std::string describeTensor(Tensor const& tensor)
         + describeLayer(*tensor.producer()) + ")";
 }
 
+//! Whether input index of layer is a recurrence's next value, which the layer reads in the next iteration.
+bool isBackEdge(Layer const& layer, std::size_t index) noexcept
+{
+    return layer.type() == LayerType::kRECURRENCE && index == 1;
+}
+
+//! Each recurrence's next value has its current value's type and shape (extents that are not both constants are
+//! trusted: the run time copies the next value over the current one and checks the sizes).
+std::optional<Error> checkRecurrences(NetworkShapes const& shapes)
+{
+    for (Layer const* layer : shapes.order)
+    {
+        if (layer->type() != LayerType::kRECURRENCE)
+        {
+            continue;
+        }
+        Tensor const* next = layer->input(1);
+        if (next == nullptr)
+        {
+            return invalid(
+                describeLayer(*layer) + ": the recurrence has no next value; set input 1 with setInput(1, ...)");
+        }
+        SymbolicTensor const& current = shapes.tensors.at(layer->outputs().front());
+        SymbolicTensor const& following = shapes.tensors.at(next);
+        bool same = current.type == following.type && current.rank() == following.rank();
+        for (int32_t j = 0; same && j < current.rank(); ++j)
+        {
+            int64_t a = 0;
+            int64_t b = 0;
+            DimExpr const* x = (*current.shape)[static_cast<std::size_t>(j)];
+            DimExpr const* y = (*following.shape)[static_cast<std::size_t>(j)];
+            same = !(isConstantExpr(x, &a) && isConstantExpr(y, &b) && a != b);
+        }
+        if (!same)
+        {
+            return invalid(describeLayer(*layer) + ": the next value '" + next->name()
+                + "' must have the initial value's type and shape (" + dataTypeName(current.type) + " of rank "
+                + std::to_string(current.rank()) + ")");
+        }
+    }
+    return std::nullopt;
+}
+
 //! The layers in an order where every layer follows the producers of its inputs.
 std::vector<Layer const*> topologicalOrder(Network const& network)
 {
@@ -34,9 +78,12 @@ std::vector<Layer const*> topologicalOrder(Network const& network)
         {
             return;
         }
-        for (Tensor const* input : layer->inputs())
+        for (std::size_t i = 0; i < layer->inputs().size(); ++i)
         {
-            if (input != nullptr && input->producer() != nullptr)
+            Tensor const* input = layer->inputs()[i];
+            // A recurrence's next value (input 1) is read in the next iteration: the loop's back edge.
+            bool const backEdge = isBackEdge(*layer, i);
+            if (input != nullptr && input->producer() != nullptr && !backEdge)
             {
                 visit(input->producer());
             }
@@ -278,6 +325,12 @@ Expected<NetworkShapes> inferShapes(Network const& network, ExprContext& exprs)
         for (std::size_t i = 0; i < layer->inputs().size(); ++i)
         {
             Tensor const* tensor = layer->inputs()[i];
+            if (isBackEdge(*layer, i))
+            {
+                // Inferred later, in the body; checked against the current value below.
+                inputs.emplace_back();
+                continue;
+            }
             if (tensor == nullptr)
             {
                 inputs.emplace_back();
@@ -290,7 +343,11 @@ Expected<NetworkShapes> inferShapes(Network const& network, ExprContext& exprs)
                     + "' is neither a network input nor made by a layer");
             }
             SymbolicTensor& source = found->second;
-            if (!source.values && layer->isShapeInput(static_cast<int32_t>(i)))
+            // An if-conditional's output reads the condition's value (input 2) for the extents where its branches
+            // differ.
+            bool const readsValues = layer->isShapeInput(static_cast<int32_t>(i))
+                || (layer->type() == LayerType::kCONDITIONAL_OUTPUT && i == 2);
+            if (!source.values && readsValues)
             {
                 // Values computed in ways kiln does not follow: symbols that only the run time can bind.
                 source.values = valueSymbols(exprs, shapes, *tensor, *source.shape);
@@ -330,6 +387,10 @@ Expected<NetworkShapes> inferShapes(Network const& network, ExprContext& exprs)
             }
             shapes.tensors[tensor] = std::move(output);
         }
+    }
+    if (auto problem = checkRecurrences(shapes))
+    {
+        return *problem;
     }
     return shapes;
 }

@@ -44,20 +44,10 @@ nvinfer1::IScaleLayer* NetworkApi::addScaleNd(nvinfer1::ITensor& /*input*/, nvin
     return unsupported("addScaleNd");
 }
 
-nvinfer1::ILoop* NetworkApi::addLoop() noexcept
-{
-    return unsupported("addLoop");
-}
-
 nvinfer1::IPaddingLayer* NetworkApi::addPaddingNd(
     nvinfer1::ITensor& /*input*/, Dims const& /*prePadding*/, Dims const& /*postPadding*/) noexcept
 {
     return unsupported("addPaddingNd");
-}
-
-nvinfer1::IIfConditional* NetworkApi::addIfConditional() noexcept
-{
-    return unsupported("addIfConditional");
 }
 
 nvinfer1::IAssertionLayer* NetworkApi::addAssertion(nvinfer1::ITensor& /*condition*/, char const* /*message*/) noexcept

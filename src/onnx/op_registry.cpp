@@ -54,6 +54,8 @@ OpRegistry const& builtinOps()
         registerConcatenationOps(ops);
         registerConstantOps(ops);
         registerControlFlowOps(ops);
+        registerLoopOps(ops);
+        registerRnnOps(ops);
         registerConvolutionOps(ops);
         registerCumulativeOps(ops);
         registerDeconvolutionOps(ops);

@@ -40,7 +40,12 @@ static_assert(static_cast<int>(fb::LayerParams::PluginV3) == 20 && static_cast<i
         && static_cast<int>(fb::LayerParams::Deconvolution) == 26 && static_cast<int>(fb::LayerParams::Cumulative) == 27
         && static_cast<int>(fb::LayerParams::GridSample) == 28
         && static_cast<int>(fb::LayerParams::ReverseSequence) == 29 && static_cast<int>(fb::LayerParams::Einsum) == 30
-        && static_cast<int>(fb::LayerParams::NonZero) == 31 && static_cast<int>(fb::LayerParams::NMS) == 32,
+        && static_cast<int>(fb::LayerParams::NonZero) == 31 && static_cast<int>(fb::LayerParams::NMS) == 32
+        && static_cast<int>(fb::LayerParams::Condition) == 33
+        && static_cast<int>(fb::LayerParams::IfConditionalInput) == 34
+        && static_cast<int>(fb::LayerParams::IfConditionalOutput) == 35
+        && static_cast<int>(fb::LayerParams::TripLimit) == 36 && static_cast<int>(fb::LayerParams::Recurrence) == 37
+        && static_cast<int>(fb::LayerParams::Iterator) == 38 && static_cast<int>(fb::LayerParams::LoopOutput) == 39,
     "engine.fbs: LayerParams members are appended after PluginV3, never inserted");
 
 static_assert(kMaxPayloadBytes == FLATBUFFERS_MAX_BUFFER_SIZE, "kMaxPayloadBytes is FlatBuffers' limit");

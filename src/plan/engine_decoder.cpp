@@ -335,6 +335,19 @@ private:
         return NMSParams{static_cast<nvinfer1::BoundingBoxFormat>(f.bounding_box_format()), f.top_k_box_limit(),
             static_cast<DataType>(f.indices_type())};
     }
+    LayerParams read(fb::ConditionParams const& f) { return ConditionParams{f.conditional()}; }
+    LayerParams read(fb::IfConditionalInputParams const& f) { return IfConditionalInputParams{f.conditional()}; }
+    LayerParams read(fb::IfConditionalOutputParams const& f) { return IfConditionalOutputParams{f.conditional()}; }
+    LayerParams read(fb::TripLimitParams const& f)
+    {
+        return TripLimitParams{f.loop(), static_cast<nvinfer1::TripLimit>(f.kind())};
+    }
+    LayerParams read(fb::RecurrenceParams const& f) { return RecurrenceParams{f.loop()}; }
+    LayerParams read(fb::IteratorParams const& f) { return IteratorParams{f.loop(), f.axis(), f.reverse()}; }
+    LayerParams read(fb::LoopOutputParams const& f)
+    {
+        return LoopOutputParams{f.loop(), static_cast<nvinfer1::LoopOutput>(f.kind()), f.axis()};
+    }
     LayerParams read(fb::PluginV3Params const& f)
     {
         PluginV3Params p;

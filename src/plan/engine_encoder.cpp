@@ -316,6 +316,28 @@ private:
             mBuilder, static_cast<int32_t>(p.format), p.topKBoxLimit, static_cast<int32_t>(p.indicesType))
             .Union();
     }
+    Offset<void> params(ConditionParams const& p) { return fb::CreateConditionParams(mBuilder, p.conditional).Union(); }
+    Offset<void> params(IfConditionalInputParams const& p)
+    {
+        return fb::CreateIfConditionalInputParams(mBuilder, p.conditional).Union();
+    }
+    Offset<void> params(IfConditionalOutputParams const& p)
+    {
+        return fb::CreateIfConditionalOutputParams(mBuilder, p.conditional).Union();
+    }
+    Offset<void> params(TripLimitParams const& p)
+    {
+        return fb::CreateTripLimitParams(mBuilder, p.loop, static_cast<int32_t>(p.kind)).Union();
+    }
+    Offset<void> params(RecurrenceParams const& p) { return fb::CreateRecurrenceParams(mBuilder, p.loop).Union(); }
+    Offset<void> params(IteratorParams const& p)
+    {
+        return fb::CreateIteratorParams(mBuilder, p.loop, p.axis, p.reverse).Union();
+    }
+    Offset<void> params(LoopOutputParams const& p)
+    {
+        return fb::CreateLoopOutputParams(mBuilder, p.loop, static_cast<int32_t>(p.kind), p.axis).Union();
+    }
     Offset<void> params(PluginV3Params const& p)
     {
         return fb::CreatePluginV3Params(

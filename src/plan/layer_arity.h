@@ -50,17 +50,24 @@ inline constexpr std::array<KindArity, kLayerKinds.size()> kKindArity{{
     {LayerType::kPLUGIN_V2, 0, kMany, kMany, 1, kMany},
     {LayerType::kSLICE, 1, 6, 1, 1, 1}, // Start, size, stride, fill value, axes.
     {LayerType::kSHAPE, 1, 1, kMany, 1, 1},
-    {LayerType::kRESIZE, 1, 2, 1, 1, 1}, // Input 1 the output shape.
+    {LayerType::kRESIZE, 1, 2, 1, 1, 1},         // Input 1 the output shape.
+    {LayerType::kTRIP_LIMIT, 1, 1, kMany, 0, 0}, // The count or the condition.
+    {LayerType::kRECURRENCE, 2, 2, kMany, 1, 1}, // The initial and the next value.
+    {LayerType::kITERATOR, 1, 1, kMany, 1, 1},   //
+    {LayerType::kLOOP_OUTPUT, 1, 2, 1, 1, 1},    // The value, the length of the new axis.
     {LayerType::kSELECT, 3, 3, kMany, 1, 1},
-    {LayerType::kFILL, 0, 3, 0, 1, 1},                 // Shape, alpha, beta.
-    {LayerType::kQUANTIZE, 2, 3, 2, 1, 1},             // Data, scale, zero point.
-    {LayerType::kDEQUANTIZE, 2, 3, 2, 1, 1},           // Data, scale, zero point.
-    {LayerType::kSCATTER, 3, 3, kMany, 1, 1},          // Data, indices, updates.
-    {LayerType::kEINSUM, 1, 2, kMany, 1, 1},           // One operand per term of the equation.
-    {LayerType::kNON_ZERO, 1, 1, kMany, 2, 2},         // Outputs the indices and the hidden count.
-    {LayerType::kGRID_SAMPLE, 2, 2, kMany, 1, 1},      // Data, grid.
-    {LayerType::kNMS, 3, 5, 3, 2, 2},                  // Boxes, scores, max boxes, IoU and score thresholds.
-    {LayerType::kREVERSE_SEQUENCE, 2, 2, kMany, 1, 1}, // Data, sequence lengths.
+    {LayerType::kFILL, 0, 3, 0, 1, 1},                   // Shape, alpha, beta.
+    {LayerType::kQUANTIZE, 2, 3, 2, 1, 1},               // Data, scale, zero point.
+    {LayerType::kDEQUANTIZE, 2, 3, 2, 1, 1},             // Data, scale, zero point.
+    {LayerType::kCONDITION, 1, 1, kMany, 1, 1},          // The condition; output its copy.
+    {LayerType::kCONDITIONAL_INPUT, 1, 1, kMany, 1, 1},  //
+    {LayerType::kCONDITIONAL_OUTPUT, 3, 3, kMany, 1, 1}, // True and false values, the condition layer's output.
+    {LayerType::kSCATTER, 3, 3, kMany, 1, 1},            // Data, indices, updates.
+    {LayerType::kEINSUM, 1, 2, kMany, 1, 1},             // One operand per term of the equation.
+    {LayerType::kNON_ZERO, 1, 1, kMany, 2, 2},           // Outputs the indices and the hidden count.
+    {LayerType::kGRID_SAMPLE, 2, 2, kMany, 1, 1},        // Data, grid.
+    {LayerType::kNMS, 3, 5, 3, 2, 2},                    // Boxes, scores, max boxes, IoU and score thresholds.
+    {LayerType::kREVERSE_SEQUENCE, 2, 2, kMany, 1, 1},   // Data, sequence lengths.
     {LayerType::kPLUGIN_V3, 0, kMany, kMany, 1, kMany},
     {LayerType::kCUMULATIVE, 2, 2, kMany, 1, 1},
 }};

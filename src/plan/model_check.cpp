@@ -469,7 +469,8 @@ std::optional<std::string> ModelCheck::symbols()
                 continue;
             }
             TensorRecord const& source = mModel.tensors[static_cast<std::size_t>(symbol.tensor)];
-            if (!isIndexType(source.type))
+            // kBOOL: the condition an if-conditional's output extents follow.
+            if (!isIndexType(source.type) && source.type != DataType::kBOOL)
             {
                 return cat(what, " is a value of ", tensor(symbol.tensor), " of type ", dataTypeName(source.type),
                     "; shape values are kINT32 or kINT64");
@@ -680,7 +681,9 @@ std::optional<std::string> ModelCheck::layers()
                 return cat(layer(l), " input ", i, " is ", tensor(t),
                     ", which is neither a network input nor made by a layer");
             }
-            if (static_cast<std::size_t>(madeBy) >= l)
+            // A recurrence's next value (input 1) is made later in its loop's block: the back edge.
+            bool const backEdge = record.type == LayerType::kRECURRENCE && i == 1;
+            if (static_cast<std::size_t>(madeBy) >= l && !backEdge)
             {
                 return cat(layer(l), " input ", i, " is ", tensor(t), ", made by ",
                     layer(static_cast<std::size_t>(madeBy)), ", which does not run before it");

@@ -251,6 +251,53 @@ constexpr void forEachField(NMSParams const& p, Visit&& visit)
 }
 
 template <typename Visit>
+constexpr void forEachField(ConditionParams const& p, Visit&& visit)
+{
+    visit("conditional", p.conditional);
+}
+
+template <typename Visit>
+constexpr void forEachField(IfConditionalInputParams const& p, Visit&& visit)
+{
+    visit("conditional", p.conditional);
+}
+
+template <typename Visit>
+constexpr void forEachField(IfConditionalOutputParams const& p, Visit&& visit)
+{
+    visit("conditional", p.conditional);
+}
+
+template <typename Visit>
+constexpr void forEachField(TripLimitParams const& p, Visit&& visit)
+{
+    visit("loop", p.loop);
+    visit("kind", p.kind);
+}
+
+template <typename Visit>
+constexpr void forEachField(RecurrenceParams const& p, Visit&& visit)
+{
+    visit("loop", p.loop);
+}
+
+template <typename Visit>
+constexpr void forEachField(IteratorParams const& p, Visit&& visit)
+{
+    visit("loop", p.loop);
+    visit("axis", p.axis);
+    visit("reverse", p.reverse);
+}
+
+template <typename Visit>
+constexpr void forEachField(LoopOutputParams const& p, Visit&& visit)
+{
+    visit("loop", p.loop);
+    visit("kind", p.kind);
+    visit("axis", p.axis);
+}
+
+template <typename Visit>
 constexpr void forEachField(SelectParams const&, Visit&&)
 {
 }
@@ -328,7 +375,9 @@ static_assert(detail::everyMemberVisited<ConvolutionParams, CastParams, Activati
                   DeconvolutionParams, ConcatenationParams, ElementWiseParams, UnaryParams, ShuffleParams, ReduceParams,
                   TopKParams, GatherParams, MatrixMultiplyParams, ConstantParams, IdentityParams, SliceParams,
                   ShapeParams, ResizeParams, SelectParams, FillParams, QuantizeParams, DequantizeParams, ScatterParams,
-                  EinsumParams, GridSampleParams, ReverseSequenceParams, CumulativeParams, NonZeroParams, NMSParams>(),
+                  EinsumParams, GridSampleParams, ReverseSequenceParams, CumulativeParams, NonZeroParams, NMSParams,
+                  ConditionParams, IfConditionalInputParams, IfConditionalOutputParams, TripLimitParams,
+                  RecurrenceParams, IteratorParams, LoopOutputParams>(),
     "forEachField visits every member of each kind's parameters");
 
 } // namespace kiln

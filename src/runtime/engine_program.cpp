@@ -347,6 +347,33 @@ Expected<bool> EngineProgram::prepare()
                 + ", which differs in type or format, or one of them is network I/O");
         }
     }
+    // An if-conditional's output layer reads the condition layer's output as input 2 (model checks held the arity).
+    for (LayerRecord const& layer : m.layers)
+    {
+        if (layer.type == LayerType::kCONDITIONAL_OUTPUT)
+        {
+            auto const& condition = m.tensors[static_cast<std::size_t>(layer.inputs[2])];
+            if (condition.type != DataType::kBOOL || !condition.shape.empty() || condition.producer < 0
+                || m.layers[static_cast<std::size_t>(condition.producer)].type != LayerType::kCONDITION)
+            {
+                return invalid(layerText(layer) + ": input 2 must be the 0-D kBOOL output of a condition layer");
+            }
+        }
+    }
+    mBranches = findBranches(m);
+    auto loops = findLoops(m);
+    if (!loops)
+    {
+        return loops.error();
+    }
+    mLoops = std::move(loops.value());
+    for (LoopBlock const& block : mLoops.blocks)
+    {
+        if (block.members.back() - block.members.front() + 1 != static_cast<int32_t>(block.members.size()))
+        {
+            return invalid("the layers of loop " + std::to_string(block.loop) + " are not consecutive");
+        }
+    }
     place();
     return true;
 }

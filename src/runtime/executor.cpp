@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/executor.h"
 
+#include "backends/host/if_conditional.h"
 #include "backends/host/layer_kinds.h"
 #include "backends/host/reformat.h"
 #include "runtime/executor_support.h"
@@ -125,6 +126,7 @@ Executor::Executor(EngineProgram const& program, std::unique_ptr<Backend> backen
     {
         bool const deviceWritten = program.tensorSide(static_cast<int32_t>(t)) == Side::kDEVICE;
         mOwned.emplace_back(deviceWritten ? device : nullptr);
+        mLoopBuffers.emplace_back(deviceWritten ? device : nullptr);
         mMirrorOwned.emplace_back(deviceWritten ? nullptr : device);
     }
     if (program.onDevice())
@@ -444,6 +446,18 @@ host::HostTensor const& Executor::viewOn(int32_t tensor, Side side) const
     return mProgram.tensorSide(tensor) != side && mProgram.mirrored(tensor) ? mMirrors[t] : mViews[t];
 }
 
+bool Executor::branchTaken(int32_t node) const
+{
+    if (node < 0)
+    {
+        return true;
+    }
+    BranchNode const& branch = mProgram.branches().nodes[static_cast<std::size_t>(node)];
+    // The enclosing branch first: a condition layer that did not run left nothing to read.
+    return branchTaken(branch.parent)
+        && host::conditionalBranch(viewOn(branch.condition, Side::kHOST)) == branch.onTrue;
+}
+
 host::Status Executor::mirror(int32_t tensor, Bindings const& bindings, cudaStream_t stream, bool& copiedToHost)
 {
     auto const t = static_cast<std::size_t>(tensor);
@@ -631,31 +645,11 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
             }
         }
     }
-    auto const synchronize = [&](bool& pending) -> host::Status {
-#if KILN_WITH_CUDA
-        if (pending)
-        {
-            pending = false;
-            if (cudaError_t const status = cudaStreamSynchronize(stream); status != cudaSuccess)
-            {
-                static_cast<void>(cudaGetLastError());
-                return failure(ErrorCode::kFAILED_EXECUTION,
-                    std::string("the stream failed before values the host reads were copied: ")
-                        + cudaGetErrorString(status));
-            }
-        }
-#endif
-        pending = false;
-        return host::Done{};
-    };
-    if (auto const synced = synchronize(copiedToHost); !synced)
+    if (auto const synced = synchronize(copiedToHost, stream); !synced)
     {
         return synced;
     }
 
-    std::vector<host::HostTensor const*> inputs;
-    std::vector<host::HostTensor> outputs;
-    std::vector<Dims> outputDims;
 #if KILN_WITH_CUDA
     // Device timing: events made once, recorded before each layer and after the last.
     mEventsRecorded = false;
@@ -680,131 +674,195 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
         }
     };
 #endif
+    Loops const& loops = mProgram.loops();
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
 #if KILN_WITH_CUDA
         recordLayerEvent(l);
 #endif
-        auto const start = std::chrono::steady_clock::now();
-        LayerRecord const& layer = model.layers[l];
-        auto const index = static_cast<int32_t>(l);
-        outputs.clear();
-        outputDims.clear();
-        // Outputs that wait for the layer's own size tensors are placed at their upper bounds.
-        auto const capacity = upperBoundValues(index);
-        if (!capacity)
+        int32_t const block = loops.layers.empty() ? -1 : loops.layers[l];
+        if (block >= 0)
         {
-            return failure(capacity.error().code, layerText(layer) + ": " + capacity.error().message);
-        }
-        for (int32_t output : layer.outputs)
-        {
-            auto placed = completeShape(output, capacity.value() ? *capacity.value() : mValues);
-            int32_t const root = mProgram.aliasRoot(output);
-            if (placed && root != output)
+            // A loop's block runs as one: its time goes to its first layer.
+            LoopBlock const& loop = loops.blocks[static_cast<std::size_t>(block)];
+            auto const ran = runLoop(loop, bindings, memory, stream, copiedToHost);
+            if (!ran)
             {
-                // Written in place, into the memory of the input it aliases.
-                auto const t = static_cast<std::size_t>(output);
-                TensorRecord const& record = model.tensors[t];
-                host::HostTensor const& source = mViews[static_cast<std::size_t>(root)];
-                TensorRecord const& sourceRecord = model.tensors[static_cast<std::size_t>(root)];
-                // Types and formats were checked at load; the size depends on this run's shapes.
-                if (host::elementCount(mShapes[t]) > host::elementCount(source.dims))
+                return ran;
+            }
+            for (int32_t member : loop.members)
+            {
+#if KILN_WITH_CUDA
+                if (static_cast<std::size_t>(member) != l)
                 {
-                    return failure(ErrorCode::kINVALID_ARGUMENT,
-                        layerText(layer) + ": output " + q(record.name) + " " + dimsText(mShapes[t]) + " aliases "
-                            + q(sourceRecord.name) + " " + dimsText(source.dims) + ", which is smaller");
+                    recordLayerEvent(static_cast<std::size_t>(member));
                 }
-                mViews[t] = host::HostTensor{
-                    viewOn(root, mProgram.layerSide(index)).data, record.type, mShapes[t], record.scale};
+#endif
+                l = static_cast<std::size_t>(member);
             }
-            else if (placed)
-            {
-                placed = placeOutput(output, bindings, memory, stream);
-            }
-            if (!placed)
-            {
-                return failure(placed.error().code, layerText(layer) + ": " + placed.error().message);
-            }
-            outputs.push_back(mViews[static_cast<std::size_t>(output)]);
-            outputDims.push_back(descriptorDims(output, index));
+            continue;
         }
-        // Each input from the side the layer reads it on: values on the host, data where the layer runs.
-        Side const side = mProgram.layerSide(index);
-        bool const plugin = isPluginLayer(layer.type);
-        inputs.clear();
-        for (std::size_t i = 0; i < layer.inputs.size(); ++i)
-        {
-            int32_t const input = layer.inputs[i];
-            if (input == kNoTensor)
-            {
-                inputs.push_back(nullptr);
-                continue;
-            }
-            host::InputUse const use = plugin ? host::InputUse::kDATA : host::inputUse(layer.params, i);
-            Side const from = use == host::InputUse::kVALUES ? Side::kHOST
-                : use == host::InputUse::kSHAPE              ? mProgram.tensorSide(input)
-                                                             : side;
-            inputs.push_back(&viewOn(input, from));
-        }
-        Backend& backend = side == Side::kHOST && mHostBackend != nullptr ? *mHostBackend : *mBackend;
-        // A constant whose values the engine's weights already hold on the device is read from them: nothing runs.
-        void const* const weights = mWeightsConstants[l] ? backend.constantData(layer, model) : nullptr;
-        if (weights != nullptr)
-        {
-            mViews[static_cast<std::size_t>(layer.outputs[0])].data = const_cast<void*>(weights);
-        }
-        auto const ran = weights != nullptr ? host::Status{host::Done{}}
-            : plugin && mPlugins != nullptr ? mPlugins->run(index, inputs, outputs, outputDims, stream)
-                                            : backend.runLayer(layer, model, inputs, outputs, stream);
+        auto const ran = runLayerAt(l, bindings, memory, stream, copiedToHost);
         if (!ran)
         {
-            return failure(ran.error().code == ErrorCode::kSUCCESS ? ErrorCode::kFAILED_EXECUTION : ran.error().code,
-                layerText(layer) + " failed: " + ran.error().message);
+            return ran;
         }
-        for (int32_t output : layer.outputs)
-        {
-            if (mProgram.mirrored(output))
-            {
-                auto const copied = mirror(output, bindings, stream, copiedToHost);
-                if (!copied)
-                {
-                    return failure(copied.error().code, "after " + layerText(layer) + ": " + copied.error().message);
-                }
-            }
-        }
-        if (auto const synced = synchronize(copiedToHost); !synced)
-        {
-            return failure(synced.error().code, "after " + layerText(layer) + ": " + synced.error().message);
-        }
-        auto const bound = bindSymbolsOf(index);
-        if (!bound)
-        {
-            return failure(bound.error().code, "after " + layerText(layer) + ": " + bound.error().message);
-        }
-        if (capacity.value())
-        {
-            auto const shrunk = shrinkToValues(layer);
-            if (!shrunk)
-            {
-                return failure(shrunk.error().code, "after " + layerText(layer) + ": " + shrunk.error().message);
-            }
-        }
-        for (int32_t output : layer.outputs)
-        {
-            int32_t const position = mProgram.ioPositionOfTensor(output);
-            if (position >= 0 && bindings.allocators[static_cast<std::size_t>(position)] != nullptr)
-            {
-                bindings.allocators[static_cast<std::size_t>(position)]->notifyShape(
-                    model.tensors[static_cast<std::size_t>(output)].name.c_str(),
-                    mShapes[static_cast<std::size_t>(output)]);
-            }
-        }
-        mLayerTimes[l] = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
 #if KILN_WITH_CUDA
     recordLayerEvent(model.layers.size());
     mEventsRecorded = recordEvents;
 #endif
+    return host::Done{};
+}
+
+host::Status Executor::synchronize(bool& pending, cudaStream_t stream)
+{
+#if KILN_WITH_CUDA
+    if (pending)
+    {
+        pending = false;
+        if (cudaError_t const status = cudaStreamSynchronize(stream); status != cudaSuccess)
+        {
+            static_cast<void>(cudaGetLastError());
+            return failure(ErrorCode::kFAILED_EXECUTION,
+                std::string("the stream failed before values the host reads were copied: ")
+                    + cudaGetErrorString(status));
+        }
+    }
+#else
+    static_cast<void>(stream);
+#endif
+    pending = false;
+    return host::Done{};
+}
+
+host::Status Executor::runLayerAt(
+    std::size_t l, Bindings const& bindings, ActivationMemory memory, cudaStream_t stream, bool& copiedToHost)
+{
+    EngineModel const& model = mProgram.model();
+    std::vector<host::HostTensor const*>& inputs = mScratchInputs;
+    std::vector<host::HostTensor>& outputs = mScratchOutputs;
+    std::vector<Dims>& outputDims = mScratchDims;
+    auto const start = std::chrono::steady_clock::now();
+    LayerRecord const& layer = model.layers[l];
+    auto const index = static_cast<int32_t>(l);
+    mLayerTimes[l] = 0.F;
+    if (!branchTaken(mProgram.branches().layers[l]))
+    {
+        return host::Done{}; // In the branch of an if-conditional that the condition did not choose.
+    }
+    outputs.clear();
+    outputDims.clear();
+    // Outputs that wait for the layer's own size tensors are placed at their upper bounds.
+    auto const capacity = upperBoundValues(index);
+    if (!capacity)
+    {
+        return failure(capacity.error().code, layerText(layer) + ": " + capacity.error().message);
+    }
+    for (int32_t output : layer.outputs)
+    {
+        auto placed = completeShape(output, capacity.value() ? *capacity.value() : mValues);
+        int32_t const root = mProgram.aliasRoot(output);
+        if (placed && root != output)
+        {
+            // Written in place, into the memory of the input it aliases.
+            auto const t = static_cast<std::size_t>(output);
+            TensorRecord const& record = model.tensors[t];
+            host::HostTensor const& source = mViews[static_cast<std::size_t>(root)];
+            TensorRecord const& sourceRecord = model.tensors[static_cast<std::size_t>(root)];
+            // Types and formats were checked at load; the size depends on this run's shapes.
+            if (host::elementCount(mShapes[t]) > host::elementCount(source.dims))
+            {
+                return failure(ErrorCode::kINVALID_ARGUMENT,
+                    layerText(layer) + ": output " + q(record.name) + " " + dimsText(mShapes[t]) + " aliases "
+                        + q(sourceRecord.name) + " " + dimsText(source.dims) + ", which is smaller");
+            }
+            mViews[t]
+                = host::HostTensor{viewOn(root, mProgram.layerSide(index)).data, record.type, mShapes[t], record.scale};
+        }
+        else if (placed)
+        {
+            placed = placeOutput(output, bindings, memory, stream);
+        }
+        if (!placed)
+        {
+            return failure(placed.error().code, layerText(layer) + ": " + placed.error().message);
+        }
+        outputs.push_back(mViews[static_cast<std::size_t>(output)]);
+        outputDims.push_back(descriptorDims(output, index));
+    }
+    // Each input from the side the layer reads it on: values on the host, data where the layer runs.
+    Side const side = mProgram.layerSide(index);
+    bool const plugin = isPluginLayer(layer.type);
+    inputs.clear();
+    for (std::size_t i = 0; i < layer.inputs.size(); ++i)
+    {
+        int32_t const input = layer.inputs[i];
+        if (input == kNoTensor)
+        {
+            inputs.push_back(nullptr);
+            continue;
+        }
+        host::InputUse const use = plugin ? host::InputUse::kDATA : host::inputUse(layer.params, i);
+        Side const from = use == host::InputUse::kVALUES ? Side::kHOST
+            : use == host::InputUse::kSHAPE              ? mProgram.tensorSide(input)
+                                                         : side;
+        inputs.push_back(&viewOn(input, from));
+    }
+    Backend& backend = side == Side::kHOST && mHostBackend != nullptr ? *mHostBackend : *mBackend;
+    // A constant whose values the engine's weights already hold on the device is read from them: nothing runs.
+    void const* const weights = mWeightsConstants[l] ? backend.constantData(layer, model) : nullptr;
+    if (weights != nullptr)
+    {
+        mViews[static_cast<std::size_t>(layer.outputs[0])].data = const_cast<void*>(weights);
+    }
+    auto const ran = weights != nullptr ? host::Status{host::Done{}}
+        : plugin && mPlugins != nullptr ? mPlugins->run(index, inputs, outputs, outputDims, stream)
+                                        : backend.runLayer(layer, model, inputs, outputs, stream);
+    if (!ran)
+    {
+        return failure(ran.error().code == ErrorCode::kSUCCESS ? ErrorCode::kFAILED_EXECUTION : ran.error().code,
+            layerText(layer) + " failed: " + ran.error().message);
+    }
+    for (int32_t output : layer.outputs)
+    {
+        if (mProgram.mirrored(output))
+        {
+            auto const copied = mirror(output, bindings, stream, copiedToHost);
+            if (!copied)
+            {
+                return failure(copied.error().code, "after " + layerText(layer) + ": " + copied.error().message);
+            }
+        }
+    }
+    if (auto const synced = synchronize(copiedToHost, stream); !synced)
+    {
+        return failure(synced.error().code, "after " + layerText(layer) + ": " + synced.error().message);
+    }
+    auto const bound = bindSymbolsOf(index);
+    if (!bound)
+    {
+        return failure(bound.error().code, "after " + layerText(layer) + ": " + bound.error().message);
+    }
+    if (capacity.value())
+    {
+        auto const shrunk = shrinkToValues(layer);
+        if (!shrunk)
+        {
+            return failure(shrunk.error().code, "after " + layerText(layer) + ": " + shrunk.error().message);
+        }
+    }
+    for (int32_t output : layer.outputs)
+    {
+        int32_t const position = mProgram.ioPositionOfTensor(output);
+        if (position >= 0 && bindings.allocators[static_cast<std::size_t>(position)] != nullptr)
+        {
+            bindings.allocators[static_cast<std::size_t>(position)]->notifyShape(
+                model.tensors[static_cast<std::size_t>(output)].name.c_str(),
+                mShapes[static_cast<std::size_t>(output)]);
+        }
+    }
+    mLayerTimes[l] = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
     return host::Done{};
 }
 

@@ -27,6 +27,20 @@
 // the addresses the application set, or, for outputs with an IOutputAllocator, in the memory the allocator returns
 // (reallocateOutputAsync before the layer that makes the output runs, notifyShape after).
 //
+// Branches. The layers of an if-conditional's branches (runtime/branches.h) run only when the condition chose their
+// branch: the condition layer copies the 0-D kBOOL condition to the host (its output is read only there: on a CUDA
+// engine, a copy to the host and one stream synchronisation), the executor reads it before each layer under a branch,
+// and skips the layers of the branch not taken; the output layers copy the chosen branch's value. An output whose
+// extents differ between the branches has them as expressions of the condition's value (a data-dependent shape).
+//
+// Loops. A loop's layers are consecutive (plan/loops.h) and run as one block: the trip count (kCOUNT, read on the
+// host) and the recurrences' initial values are read first; each iteration slices the iterators' inputs (the slice
+// kernel), runs the layers a kWHILE condition depends on and reads the condition on the host (a CUDA engine copies it
+// and synchronises once per iteration), runs the body, writes each concatenating output's slice of the iteration
+// (axis 0 directly, another axis into a stack that the shuffle kernel transposes after the last iteration) and copies
+// every recurrence's next value into its second buffer, then swaps the two (double buffering: one recurrence may
+// read another's current value). A kLAST_VALUE output copies its recurrence's value after the last iteration.
+//
 // Placement (CUDA engines). Layers run on the GPU and tensors live in device memory, except what the host must read:
 // values read as parameters (a reshape's dimensions, a slice's start: InputUse::kVALUES), values that bind symbols
 // (data-dependent shapes), and shape tensors the application gives or takes in host memory. A layer runs on the
@@ -41,6 +55,8 @@
 #include "core/error.h"
 #include "core/shape_expr.h"
 #include "plan/engine_model.h"
+#include "plan/loops.h"
+#include "runtime/branches.h"
 
 #include "NvInferRuntime.h"
 
@@ -183,6 +199,12 @@ public:
     //! Whether tensor index is also read on the other side, so that the executor copies it there once written.
     bool mirrored(int32_t tensor) const { return mMirrored.at(static_cast<std::size_t>(tensor)) != 0; }
 
+    //! The branches of the engine's if-conditionals (runtime/branches.h): which layers run under which condition.
+    Branches const& branches() const noexcept { return mBranches; }
+
+    //! The engine's loops (plan/loops.h); each block's members are consecutive layers.
+    Loops const& loops() const noexcept { return mLoops; }
+
     //! Where the application gives I/O tensor index: host memory for shape tensors and on the host backend.
     Side ioSide(int32_t tensor) const
     {
@@ -212,6 +234,8 @@ private:
     std::vector<Side> mLayerSides;
     std::vector<Side> mTensorSides;
     std::vector<uint8_t> mMirrored;
+    Branches mBranches;
+    Loops mLoops;
 };
 
 //! What an execution context has set, as the executor reads it. Indexed by I/O position.
@@ -334,6 +358,23 @@ private:
     host::Status mirror(int32_t tensor, Bindings const& bindings, cudaStream_t stream, bool& copiedToHost);
     //! The view of tensor on side: where it is written, or its mirror.
     host::HostTensor const& viewOn(int32_t tensor, Side side) const;
+    //! Whether the layers under branch node run in this run: every condition from the outermost in chose its side.
+    bool branchTaken(int32_t node) const;
+    //! Waits for the stream when a copy to the host is pending (pending is cleared).
+    host::Status synchronize(bool& pending, cudaStream_t stream);
+    //! Runs layer l (not a loop's boundary layer): places its outputs, runs it, mirrors and binds what it made.
+    host::Status runLayerAt(
+        std::size_t l, Bindings const& bindings, ActivationMemory memory, cudaStream_t stream, bool& copiedToHost);
+    //! Runs a loop's block until a trip limit stops it (executor_loops.cpp).
+    host::Status runLoop(LoopBlock const& loop, Bindings const& bindings, ActivationMemory memory, cudaStream_t stream,
+        bool& copiedToHost);
+    //! Copies bytes from one buffer to another, both in side's memory (in stream's order on the device).
+    host::Status copyOnSide(void* to, void const* from, int64_t bytes, Side side, cudaStream_t stream);
+    //! Places the output of a loop's boundary layer (its shape completed); its mirror, if any, is made later.
+    host::Status placeBoundaryOutput(
+        int32_t tensor, Bindings const& bindings, ActivationMemory memory, cudaStream_t stream);
+    //! After tensor was written: its copy on the other side, where it has one.
+    host::Status refreshMirror(int32_t tensor, Bindings const& bindings, cudaStream_t stream, bool& copiedToHost);
 
     EngineProgram const& mProgram;
     std::unique_ptr<Backend> mBackend;
@@ -347,7 +388,13 @@ private:
     std::vector<MemoryBlock> mOwned;           //!< Per tensor: buffers of tensors outside the activation block.
     std::vector<host::HostTensor> mMirrors;    //!< Per tensor: its copy on the other side, where mirrored.
     std::vector<MemoryBlock> mMirrorOwned;     //!< Per tensor: the memory of its mirror.
-    std::vector<void*> mAllocated;             //!< Per I/O position: memory the output allocator last returned.
+    //! Per tensor: a loop's second buffer, on the tensor's side: a recurrence's next value, or the stacked iterations
+    //! of a concatenating loop output whose axis is not 0.
+    std::vector<MemoryBlock> mLoopBuffers;
+    std::vector<host::HostTensor const*> mScratchInputs; //!< runLayerAt's views, kept to reuse their storage.
+    std::vector<host::HostTensor> mScratchOutputs;
+    std::vector<nvinfer1::Dims> mScratchDims;
+    std::vector<void*> mAllocated; //!< Per I/O position: memory the output allocator last returned.
     std::vector<float> mLayerTimes;
     //! Per layer: a constant whose output the executor points at the engine's device weights instead of running it.
     std::vector<bool> mWeightsConstants;

@@ -62,11 +62,12 @@ inline bool isShapeValueType(DataType type) noexcept
 //! Value index of a shape-value tensor, or the reason it cannot be read.
 inline Expected<int64_t> readShapeValue(host::HostTensor const& view, int64_t index, std::string const& tensorName)
 {
-    if (!isShapeValueType(view.type))
+    // kBOOL: an if-conditional's condition, whose value chooses the extents of the conditional's outputs.
+    if (!isShapeValueType(view.type) && view.type != DataType::kBOOL)
     {
         return failure(ErrorCode::kINVALID_ARGUMENT,
             "tensor " + q(tensorName) + " holds shape values but has type " + dataTypeName(view.type)
-                + "; shape values are kINT32 or kINT64");
+                + "; shape values are kINT32 or kINT64 (or the kBOOL condition of an if-conditional)");
     }
     int64_t const count = host::elementCount(view.dims);
     if (index < 0 || index >= count)

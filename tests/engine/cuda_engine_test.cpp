@@ -676,6 +676,68 @@ TEST_F(CudaEngine, NonZeroAndNmsMatchTheHost)
     EXPECT_GT(expected.shapes[2].d[0], 0); // some boxes were selected
 }
 
+// An if-conditional whose condition the GPU computes (sum(x) > 0): the condition layer copies it to the host (one
+// stream synchronisation), only the chosen branch runs, and the output copies its value. Random inputs take both
+// branches; the second output (the condition as a float) shows which one ran, on both backends.
+TEST_F(CudaEngine, IfConditionalMatchesTheHost)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {4, 8}});
+    ITensor* sum = mNetwork->addReduce(*x, nvinfer1::ReduceOperation::kSUM, 3U, false)->getOutput(0);
+    static float const zero = 0.F;
+    ITensor* origin = mNetwork->addConstant(Dims{0, {}}, nvinfer1::Weights{DataType::kFLOAT, &zero, 1})->getOutput(0);
+    ITensor* flag = mNetwork->addElementWise(*sum, *origin, nvinfer1::ElementWiseOperation::kGREATER)->getOutput(0);
+    nvinfer1::IIfConditional* conditional = mNetwork->addIfConditional();
+    ASSERT_NE(conditional->setCondition(*flag), nullptr);
+    ITensor* in = conditional->addInput(*x)->getOutput(0);
+    ITensor* onTrue = mNetwork->addActivation(*in, nvinfer1::ActivationType::kSIGMOID)->getOutput(0);
+    ITensor* negated = mNetwork->addUnary(*in, nvinfer1::UnaryOperation::kNEG)->getOutput(0);
+    ITensor* onFalse = mNetwork->addSoftMax(*negated)->getOutput(0);
+    auto* out = conditional->addOutput(*onTrue, *onFalse);
+    ASSERT_NE(out, nullptr);
+    mNetwork->markOutput(*out->getOutput(0));
+    mNetwork->markOutput(*mNetwork->addCast(*flag, DataType::kFLOAT)->getOutput(0));
+    for (int draw = 0; draw < 6; ++draw)
+    {
+        expectSameOnBothBackends({Dims{2, {4, 8}}});
+    }
+}
+
+// A loop over the rows of x [6, 8] on the GPU: a recurrence h = tanh(h + row) (double buffered), its values stacked
+// along axis 1 (the stack transposed into place by the shuffle kernel) and reversed along axis 0, and its last value;
+// a kWHILE limit (h's first element below 10, read back each iteration) next to the kCOUNT one.
+TEST_F(CudaEngine, LoopMatchesTheHost)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {6, 8}});
+    static int32_t const six = 6;
+    static float const ten = 10.F;
+    ITensor* count = mNetwork->addConstant(Dims{0, {}}, nvinfer1::Weights{DataType::kINT32, &six, 1})->getOutput(0);
+    ITensor* limit = mNetwork->addConstant(Dims{1, {1}}, nvinfer1::Weights{DataType::kFLOAT, &ten, 1})->getOutput(0);
+    ITensor* h0 = mNetwork->addConstant(Dims{1, {8}}, weights(8))->getOutput(0);
+    nvinfer1::ILoop* loop = mNetwork->addLoop();
+    ASSERT_NE(loop->addTripLimit(*count, nvinfer1::TripLimit::kCOUNT), nullptr);
+    nvinfer1::IRecurrenceLayer* h = loop->addRecurrence(*h0);
+    ITensor* row = loop->addIterator(*x)->getOutput(0);
+    ITensor* sum = mNetwork->addElementWise(*h->getOutput(0), *row, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+    ITensor* next = mNetwork->addActivation(*sum, nvinfer1::ActivationType::kTANH)->getOutput(0);
+    h->setInput(1, *next);
+    auto* first = mNetwork->addSlice(*h->getOutput(0), Dims{1, {0}}, Dims{1, {1}}, Dims{1, {1}});
+    ITensor* below
+        = mNetwork->addElementWise(*first->getOutput(0), *limit, nvinfer1::ElementWiseOperation::kLESS)->getOutput(0);
+    auto* scalar = mNetwork->addShuffle(*below);
+    scalar->setReshapeDimensions(Dims{0, {}});
+    ASSERT_NE(loop->addTripLimit(*scalar->getOutput(0), nvinfer1::TripLimit::kWHILE), nullptr);
+    auto* stacked = loop->addLoopOutput(*next, nvinfer1::LoopOutput::kCONCATENATE, 1);
+    stacked->setInput(1, *count);
+    auto* reversed = loop->addLoopOutput(*row, nvinfer1::LoopOutput::kREVERSE, 0);
+    reversed->setInput(1, *count);
+    auto* last = loop->addLoopOutput(*h->getOutput(0), nvinfer1::LoopOutput::kLAST_VALUE);
+    for (auto* out : {stacked, reversed, last})
+    {
+        mNetwork->markOutput(*out->getOutput(0));
+    }
+    expectSameOnBothBackends({Dims{2, {6, 8}}});
+}
+
 TEST_F(CudaEngine, ResizeMatchesTheHost)
 {
     // An FPN's upsamplings: nearest by scales, linear to another tensor's spatial size (input 1, a shape tensor

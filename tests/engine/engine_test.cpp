@@ -935,5 +935,354 @@ TEST_F(EngineTest, ShapeTensorInputsDriveAReshape)
     EXPECT_FALSE(mLogger.messages(nvinfer1::ILogger::Severity::kERROR).empty());
 }
 
+// An if-conditional whose branches give outputs of different shapes: the true branch exp(x) [2, 3], the false branch
+// a gather of x's rows [1, 3]. Only the chosen branch runs: an index out of range fails the gather only when the false
+// branch is chosen. The output's shape follows the branch taken, through the output allocator.
+TEST_F(EngineTest, IfConditionalRunsOnlyTheChosenBranch)
+{
+    ITensor* flag = mNetwork->addInput("flag", DataType::kBOOL, dims({}));
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({2, 3}));
+    ITensor* index = mNetwork->addInput("index", DataType::kINT32, dims({1}));
+    nvinfer1::IIfConditional* conditional = mNetwork->addIfConditional();
+    ASSERT_NE(conditional->setCondition(*flag), nullptr);
+    ITensor* in = conditional->addInput(*x)->getOutput(0);
+    ITensor* onTrue = mNetwork->addUnary(*in, nvinfer1::UnaryOperation::kEXP)->getOutput(0);
+    ITensor* onFalse = mNetwork->addGather(*in, *index, 0)->getOutput(0);
+    auto* out = conditional->addOutput(*onTrue, *onFalse);
+    ASSERT_NE(out, nullptr);
+    out->getOutput(0)->setName("y");
+    mNetwork->markOutput(*out->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    EXPECT_DIMS(engine->getTensorShape("y"), {-1, 3});
+
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    GrowingAllocator allocator;
+    ASSERT_TRUE(context->setOutputAllocator("y", &allocator));
+    std::vector<float> xs{0.5F, -1.F, 2.F, 3.F, -4.F, 0.25F};
+    bool chosen = true;
+    int32_t row = 7; // out of range: the gather fails if it runs
+    ASSERT_TRUE(context->setTensorAddress("flag", &chosen));
+    ASSERT_TRUE(context->setTensorAddress("x", xs.data()));
+    ASSERT_TRUE(context->setTensorAddress("index", &row));
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    EXPECT_DIMS(allocator.mShape, {2, 3});
+    for (std::size_t i = 0; i < xs.size(); ++i)
+    {
+        EXPECT_FLOAT_EQ(allocator.mMemory[i], std::exp(xs[i])) << i;
+    }
+
+    chosen = false;
+    row = 1;
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    EXPECT_DIMS(allocator.mShape, {1, 3});
+    EXPECT_EQ(std::vector<float>(allocator.mMemory.begin(), allocator.mMemory.begin() + 3),
+        (std::vector<float>{3.F, -4.F, 0.25F}));
+
+    // The false branch does run when it is chosen.
+    row = 7;
+    mLogger.clear();
+    EXPECT_FALSE(context->enqueueV3(nullptr));
+    EXPECT_FALSE(mLogger.messages(nvinfer1::ILogger::Severity::kERROR).empty());
+}
+
+// Conditionals nested in a branch, with outputs of one shape at a plain address: outer ? (inner ? exp(x) : -x) : |x|.
+TEST_F(EngineTest, NestedIfConditionals)
+{
+    ITensor* outerFlag = mNetwork->addInput("outer", DataType::kBOOL, dims({}));
+    ITensor* innerFlag = mNetwork->addInput("inner", DataType::kBOOL, dims({}));
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({4}));
+    nvinfer1::IIfConditional* outer = mNetwork->addIfConditional();
+    outer->setName("outer");
+    nvinfer1::IIfConditional* inner = mNetwork->addIfConditional();
+    inner->setName("inner");
+    ASSERT_NE(outer->setCondition(*outerFlag), nullptr);
+    ASSERT_NE(inner->setCondition(*innerFlag), nullptr);
+    auto* innerOut = inner->addOutput(*mNetwork->addUnary(*x, nvinfer1::UnaryOperation::kEXP)->getOutput(0),
+        *mNetwork->addUnary(*x, nvinfer1::UnaryOperation::kNEG)->getOutput(0));
+    auto* outerOut = outer->addOutput(
+        *innerOut->getOutput(0), *mNetwork->addUnary(*x, nvinfer1::UnaryOperation::kABS)->getOutput(0));
+    outerOut->getOutput(0)->setName("y");
+    mNetwork->markOutput(*outerOut->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    EXPECT_DIMS(engine->getTensorShape("y"), {4});
+
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    std::vector<float> xs{-1.5F, 0.F, 2.F, -0.25F};
+    std::vector<float> y(4, NAN);
+    bool a = true;
+    bool b = true;
+    ASSERT_TRUE(context->setTensorAddress("outer", &a));
+    ASSERT_TRUE(context->setTensorAddress("inner", &b));
+    ASSERT_TRUE(context->setTensorAddress("x", xs.data()));
+    ASSERT_TRUE(context->setTensorAddress("y", y.data()));
+    for (bool const outerValue : {true, false})
+    {
+        for (bool const innerValue : {true, false})
+        {
+            a = outerValue;
+            b = innerValue;
+            ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+            for (std::size_t i = 0; i < xs.size(); ++i)
+            {
+                float const expected = !a ? std::fabs(xs[i]) : b ? std::exp(xs[i]) : -xs[i];
+                EXPECT_FLOAT_EQ(y[i], expected) << "outer " << a << " inner " << b << " element " << i;
+            }
+        }
+    }
+}
+
+// A conditional without a condition, or one whose branches differ in type, is refused by the build with a message
+// that names the layer.
+TEST_F(EngineTest, AnIfConditionalWithoutAConditionIsRefusedByTheBuild)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({4}));
+    nvinfer1::IIfConditional* conditional = mNetwork->addIfConditional();
+    auto* out = conditional->addOutput(*x, *x);
+    out->setName("choice");
+    mNetwork->markOutput(*out->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    mLogger.clear();
+    EXPECT_TRUE(build(*config).empty());
+    expectError({"'choice'", "has no condition"});
+}
+
+// A counted loop over the rows of x [4, 3]: sum (a recurrence) += row (an iterator); the running sums stacked along
+// axis 0 (kCONCATENATE), the rows iterated backwards stacked along axis 1 (kREVERSE of a reversed iterator gives them
+// in order again), and the last sum (kLAST_VALUE).
+TEST_F(EngineTest, ACountedLoopIteratesRecursAndStacks)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({4, 3}));
+    static int32_t const four = 4;
+    static float const zeros[3]{0.F, 0.F, 0.F};
+    ITensor* count = mNetwork->addConstant(dims({}), nvinfer1::Weights{DataType::kINT32, &four, 1})->getOutput(0);
+    ITensor* zero = mNetwork->addConstant(dims({3}), nvinfer1::Weights{DataType::kFLOAT, zeros, 3})->getOutput(0);
+    nvinfer1::ILoop* loop = mNetwork->addLoop();
+    ASSERT_NE(loop, nullptr);
+    ASSERT_NE(loop->addTripLimit(*count, nvinfer1::TripLimit::kCOUNT), nullptr);
+    ITensor* row = loop->addIterator(*x)->getOutput(0);
+    ITensor* backwards = loop->addIterator(*x, 0, true)->getOutput(0);
+    nvinfer1::IRecurrenceLayer* sum = loop->addRecurrence(*zero);
+    ITensor* next
+        = mNetwork->addElementWise(*sum->getOutput(0), *row, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+    sum->setInput(1, *next);
+    auto* running = loop->addLoopOutput(*next, nvinfer1::LoopOutput::kCONCATENATE, 0);
+    running->setInput(1, *count);
+    auto* columns = loop->addLoopOutput(*backwards, nvinfer1::LoopOutput::kREVERSE, 1);
+    columns->setInput(1, *count);
+    auto* total = loop->addLoopOutput(*sum->getOutput(0), nvinfer1::LoopOutput::kLAST_VALUE);
+    running->getOutput(0)->setName("running");
+    columns->getOutput(0)->setName("columns");
+    total->getOutput(0)->setName("total");
+    for (auto* out : {running, columns, total})
+    {
+        mNetwork->markOutput(*out->getOutput(0));
+    }
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    EXPECT_DIMS(engine->getTensorShape("running"), {4, 3});
+    EXPECT_DIMS(engine->getTensorShape("columns"), {3, 4});
+    EXPECT_DIMS(engine->getTensorShape("total"), {3});
+
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    std::vector<float> xs{1, 2, 3, 10, 20, 30, 100, 200, 300, 1000, 2000, 3000};
+    std::vector<float> runningOut(12, NAN);
+    std::vector<float> columnsOut(12, NAN);
+    std::vector<float> totalOut(3, NAN);
+    ASSERT_TRUE(context->setTensorAddress("x", xs.data()));
+    ASSERT_TRUE(context->setTensorAddress("running", runningOut.data()));
+    ASSERT_TRUE(context->setTensorAddress("columns", columnsOut.data()));
+    ASSERT_TRUE(context->setTensorAddress("total", totalOut.data()));
+    for (int run = 0; run < 2; ++run) // a second run starts from the initial value again
+    {
+        ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+        EXPECT_EQ(runningOut, (std::vector<float>{1, 2, 3, 11, 22, 33, 111, 222, 333, 1111, 2222, 3333}));
+        // Column j holds x's column j: row 3 came first, and kREVERSE put it last.
+        EXPECT_EQ(columnsOut, (std::vector<float>{1, 10, 100, 1000, 2, 20, 200, 2000, 3, 30, 300, 3000}));
+        EXPECT_EQ(totalOut, (std::vector<float>{1111, 2222, 3333}));
+    }
+}
+
+// A while loop: i from 0 while i < 5, doubling a value and swapping two recurrences each iteration (double buffering:
+// each reads the other's value of the iteration before).
+TEST_F(EngineTest, AWhileLoopStopsOnItsConditionAndRecurrencesSwap)
+{
+    ITensor* start = mNetwork->addInput("start", DataType::kFLOAT, dims({1}));
+    static int32_t const zeroValue = 0;
+    static int32_t const one = 1;
+    static int32_t const five = 5;
+    static float const a0 = 1.F;
+    static float const b0 = 2.F;
+    auto constant = [&](void const* value, DataType type) {
+        return mNetwork->addConstant(dims({}), nvinfer1::Weights{type, value, 1})->getOutput(0);
+    };
+    nvinfer1::ILoop* loop = mNetwork->addLoop();
+    nvinfer1::IRecurrenceLayer* i = loop->addRecurrence(*constant(&zeroValue, DataType::kINT32));
+    ITensor* more = mNetwork
+                        ->addElementWise(
+                            *i->getOutput(0), *constant(&five, DataType::kINT32), nvinfer1::ElementWiseOperation::kLESS)
+                        ->getOutput(0);
+    ASSERT_NE(loop->addTripLimit(*more, nvinfer1::TripLimit::kWHILE), nullptr);
+    i->setInput(1,
+        *mNetwork
+             ->addElementWise(*i->getOutput(0), *constant(&one, DataType::kINT32), nvinfer1::ElementWiseOperation::kSUM)
+             ->getOutput(0));
+    nvinfer1::IRecurrenceLayer* value = loop->addRecurrence(*start);
+    value->setInput(1,
+        *mNetwork->addElementWise(*value->getOutput(0), *value->getOutput(0), nvinfer1::ElementWiseOperation::kSUM)
+             ->getOutput(0));
+    nvinfer1::IRecurrenceLayer* a = loop->addRecurrence(*constant(&a0, DataType::kFLOAT));
+    nvinfer1::IRecurrenceLayer* b = loop->addRecurrence(*constant(&b0, DataType::kFLOAT));
+    a->setInput(1, *b->getOutput(0));
+    b->setInput(1, *a->getOutput(0));
+    auto* doubled = loop->addLoopOutput(*value->getOutput(0), nvinfer1::LoopOutput::kLAST_VALUE);
+    auto* lastA = loop->addLoopOutput(*a->getOutput(0), nvinfer1::LoopOutput::kLAST_VALUE);
+    auto* iterations = loop->addLoopOutput(*i->getOutput(0), nvinfer1::LoopOutput::kLAST_VALUE);
+    doubled->getOutput(0)->setName("doubled");
+    lastA->getOutput(0)->setName("a");
+    iterations->getOutput(0)->setName("i");
+    for (auto* out : {doubled, lastA, iterations})
+    {
+        mNetwork->markOutput(*out->getOutput(0));
+    }
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    float in = 3.F;
+    float out = NAN;
+    float aOut = NAN;
+    int32_t iOut = -1;
+    ASSERT_TRUE(context->setTensorAddress("start", &in));
+    ASSERT_TRUE(context->setTensorAddress("doubled", &out));
+    ASSERT_TRUE(context->setTensorAddress("a", &aOut));
+    ASSERT_TRUE(context->setTensorAddress("i", &iOut));
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    EXPECT_EQ(iOut, 5);
+    EXPECT_EQ(out, 3.F * 32.F);
+    EXPECT_EQ(aOut, 2.F); // five swaps: a ends with b's initial value
+}
+
+// A loop without a trip limit, or a kLAST_VALUE output of something other than a recurrence, is refused.
+TEST_F(EngineTest, LoopRefusals)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({2}));
+    nvinfer1::ILoop* loop = mNetwork->addLoop();
+    loop->setName("forever");
+    EXPECT_EQ(loop->addLoopOutput(*x, nvinfer1::LoopOutput::kLAST_VALUE), nullptr);
+    expectError({"ILoop::addLoopOutput", "loop \"forever\"", "reads the output of a recurrence"});
+    EXPECT_EQ(loop->addTripLimit(*x, nvinfer1::TripLimit::kCOUNT), nullptr);
+    expectError({"ILoop::addTripLimit", "it must be a 0-D kINT32 or kINT64 tensor"});
+    EXPECT_EQ(loop->addIterator(*x, 1), nullptr);
+    expectError({"ILoop::addIterator", "axis 1 is out of range"});
+    nvinfer1::IRecurrenceLayer* r = loop->addRecurrence(*x);
+    r->setInput(1, *mNetwork->addUnary(*r->getOutput(0), nvinfer1::UnaryOperation::kNEG)->getOutput(0));
+    auto* out = loop->addLoopOutput(*r->getOutput(0), nvinfer1::LoopOutput::kLAST_VALUE);
+    mNetwork->markOutput(*out->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    mLogger.clear();
+    EXPECT_TRUE(build(*config).empty());
+    expectError({"no trip limit"});
+}
+
+// The network of the CUDA engine test LoopMatchesTheHost, here against values computed directly: h = tanh(h + row)
+// over the rows of x [6, 8], stacked along axis 1, the rows reversed along axis 0, the last h; a kWHILE limit on a
+// slice of h next to the kCOUNT one.
+TEST_F(EngineTest, ALoopStacksAlongAnInnerAxisUnderTwoTripLimits)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({6, 8}));
+    static int32_t const six = 6;
+    static float const ten = 10.F;
+    static float const start[8]{0.1F, -0.2F, 0.3F, -0.4F, 0.5F, -0.6F, 0.7F, -0.8F};
+    ITensor* count = mNetwork->addConstant(dims({}), nvinfer1::Weights{DataType::kINT32, &six, 1})->getOutput(0);
+    ITensor* limit = mNetwork->addConstant(dims({1}), nvinfer1::Weights{DataType::kFLOAT, &ten, 1})->getOutput(0);
+    ITensor* h0 = mNetwork->addConstant(dims({8}), nvinfer1::Weights{DataType::kFLOAT, start, 8})->getOutput(0);
+    nvinfer1::ILoop* loop = mNetwork->addLoop();
+    ASSERT_NE(loop->addTripLimit(*count, nvinfer1::TripLimit::kCOUNT), nullptr);
+    nvinfer1::IRecurrenceLayer* h = loop->addRecurrence(*h0);
+    ITensor* row = loop->addIterator(*x)->getOutput(0);
+    ITensor* sum = mNetwork->addElementWise(*h->getOutput(0), *row, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+    ITensor* next = mNetwork->addActivation(*sum, nvinfer1::ActivationType::kTANH)->getOutput(0);
+    h->setInput(1, *next);
+    auto* first = mNetwork->addSlice(*h->getOutput(0), dims({0}), dims({1}), dims({1}));
+    ITensor* below
+        = mNetwork->addElementWise(*first->getOutput(0), *limit, nvinfer1::ElementWiseOperation::kLESS)->getOutput(0);
+    auto* scalar = mNetwork->addShuffle(*below);
+    scalar->setReshapeDimensions(dims({}));
+    ASSERT_NE(loop->addTripLimit(*scalar->getOutput(0), nvinfer1::TripLimit::kWHILE), nullptr);
+    auto* stacked = loop->addLoopOutput(*next, nvinfer1::LoopOutput::kCONCATENATE, 1);
+    stacked->setInput(1, *count);
+    auto* reversed = loop->addLoopOutput(*row, nvinfer1::LoopOutput::kREVERSE, 0);
+    reversed->setInput(1, *count);
+    auto* last = loop->addLoopOutput(*h->getOutput(0), nvinfer1::LoopOutput::kLAST_VALUE);
+    stacked->getOutput(0)->setName("stacked");
+    reversed->getOutput(0)->setName("reversed");
+    last->getOutput(0)->setName("last");
+    for (auto* out : {stacked, reversed, last})
+    {
+        mNetwork->markOutput(*out->getOutput(0));
+    }
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    EXPECT_DIMS(engine->getTensorShape("stacked"), {8, 6});
+
+    std::vector<float> xs(48);
+    for (std::size_t i = 0; i < xs.size(); ++i)
+    {
+        xs[i] = static_cast<float>(static_cast<int>(i % 7) - 3) * 0.25F;
+    }
+    std::vector<float> stackedOut(48, NAN);
+    std::vector<float> reversedOut(48, NAN);
+    std::vector<float> lastOut(8, NAN);
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_TRUE(context->setTensorAddress("x", xs.data()));
+    ASSERT_TRUE(context->setTensorAddress("stacked", stackedOut.data()));
+    ASSERT_TRUE(context->setTensorAddress("reversed", reversedOut.data()));
+    ASSERT_TRUE(context->setTensorAddress("last", lastOut.data()));
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    std::vector<float> state(start, start + 8);
+    for (int t = 0; t < 6; ++t)
+    {
+        for (int j = 0; j < 8; ++j)
+        {
+            state[j] = std::tanh(state[j] + xs[t * 8 + j]);
+            EXPECT_NEAR(stackedOut[j * 6 + t], state[j], 1e-6F) << "t " << t << " j " << j;
+            EXPECT_EQ(reversedOut[(5 - t) * 8 + j], xs[t * 8 + j]);
+        }
+    }
+    for (int j = 0; j < 8; ++j)
+    {
+        EXPECT_NEAR(lastOut[j], state[j], 1e-6F);
+    }
+}
+
+// A loop whose body holds another loop is refused by the build, naming a layer of the inner loop.
+TEST_F(EngineTest, NestedLoopsAreRefused)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({2}));
+    static int32_t const two = 2;
+    ITensor* count = mNetwork->addConstant(dims({}), nvinfer1::Weights{DataType::kINT32, &two, 1})->getOutput(0);
+    nvinfer1::ILoop* outer = mNetwork->addLoop();
+    outer->addTripLimit(*count, nvinfer1::TripLimit::kCOUNT);
+    nvinfer1::IRecurrenceLayer* a = outer->addRecurrence(*x);
+    nvinfer1::ILoop* inner = mNetwork->addLoop();
+    inner->addTripLimit(*count, nvinfer1::TripLimit::kCOUNT);
+    nvinfer1::IRecurrenceLayer* b = inner->addRecurrence(*a->getOutput(0)); // starts from the outer loop's value
+    b->setInput(1, *mNetwork->addUnary(*b->getOutput(0), nvinfer1::UnaryOperation::kNEG)->getOutput(0));
+    auto* innerOut = inner->addLoopOutput(*b->getOutput(0), nvinfer1::LoopOutput::kLAST_VALUE);
+    a->setInput(1, *innerOut->getOutput(0));
+    auto* out = outer->addLoopOutput(*a->getOutput(0), nvinfer1::LoopOutput::kLAST_VALUE);
+    mNetwork->markOutput(*out->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    mLogger.clear();
+    EXPECT_TRUE(build(*config).empty());
+    expectError({"a loop inside another loop is not supported yet by kiln"});
+}
+
 } // namespace
 } // namespace kiln::test

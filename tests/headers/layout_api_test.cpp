@@ -145,6 +145,35 @@ TEST(LayoutApi, ILayerIsVptrPlusLayer)
     EXPECT_EQ(probe.layerOffset(), 8);
 }
 
+TEST(LayoutApi, LoopBoundaryLayersAddBoundaryThenImpl)
+{
+    EXPECT_EQ(sizeof(ILoopBoundaryLayer), 24U);
+    EXPECT_EQ(sizeof(IRecurrenceLayer), 32U);
+    EXPECT_EQ(sizeof(ILoopOutputLayer), 32U);
+    EXPECT_EQ(sizeof(ITripLimitLayer), 32U);
+    EXPECT_EQ(sizeof(IIteratorLayer), 32U);
+    EXPECT_FALSE(std::is_destructible<IIteratorLayer>::value);
+    KILN_EXPECT_WRAPPER(ILoop);
+    EXPECT_TRUE(isNoCopy<ILoop>());
+    EXPECT_EQ(static_cast<int32_t>(TripLimit::kWHILE), 1);
+    EXPECT_EQ(static_cast<int32_t>(LoopOutput::kREVERSE), 2);
+    EXPECT_EQ(EnumMax<LoopOutput>(), 3);
+    EXPECT_EQ(EnumMax<TripLimit>(), 2);
+}
+
+TEST(LayoutApi, IfConditionalBoundaryLayersAddBoundaryThenImpl)
+{
+    // vptr, ILayer::mLayer, IIfConditionalBoundaryLayer::mBoundary, then the kind's mImpl.
+    EXPECT_EQ(sizeof(IIfConditionalBoundaryLayer), 24U);
+    EXPECT_EQ(sizeof(IConditionLayer), 32U);
+    EXPECT_EQ(sizeof(IIfConditionalInputLayer), 32U);
+    EXPECT_EQ(sizeof(IIfConditionalOutputLayer), 32U);
+    EXPECT_TRUE((std::is_base_of<IIfConditionalBoundaryLayer, IConditionLayer>::value));
+    EXPECT_FALSE(std::is_destructible<IConditionLayer>::value);
+    KILN_EXPECT_WRAPPER(IIfConditional);
+    EXPECT_TRUE(isNoCopy<IIfConditional>());
+}
+
 TEST(LayoutApi, LayersAddTheirOwnImpl)
 {
     KILN_EXPECT_LAYER(IConvolutionLayer);

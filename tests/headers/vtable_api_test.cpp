@@ -1395,6 +1395,48 @@ TEST(VtableSlots, ApivVResizeLayer)
         KILN_SLOT(17, C, getExcludeOutside, bool() const noexcept));
 }
 
+TEST(VtableSlots, ApivLoop)
+{
+    using C = apiv::VLoop;
+    KILN_EXPECT_VTABLE(apiv::VLoop, 8, 0, KILN_DTOR(0),
+        KILN_SLOT(2, C, addRecurrence, IRecurrenceLayer * (ITensor&) noexcept),
+        KILN_SLOT(3, C, addTripLimit, ITripLimitLayer * (ITensor&, TripLimit) noexcept),
+        KILN_SLOT(4, C, addIterator, IIteratorLayer * (ITensor&, int32_t, bool) noexcept),
+        KILN_SLOT(5, C, addLoopOutput, ILoopOutputLayer * (ITensor&, LoopOutput, int32_t) noexcept),
+        KILN_SLOT(6, C, setName, void(char const*) noexcept), KILN_SLOT(7, C, getName, char const*() const noexcept));
+    using B = apiv::VLoopBoundaryLayer;
+    KILN_EXPECT_VTABLE(
+        apiv::VLoopBoundaryLayer, 3, 0, KILN_DTOR(0), KILN_SLOT(2, B, getLoop, ILoop * () const noexcept));
+    KILN_EXPECT_VTABLE(apiv::VRecurrenceLayer, 2, 0, KILN_DTOR(0));
+    using O = apiv::VLoopOutputLayer;
+    KILN_EXPECT_VTABLE(apiv::VLoopOutputLayer, 5, 0, KILN_DTOR(0),
+        KILN_SLOT(2, O, getLoopOutput, LoopOutput() const noexcept), KILN_SLOT(3, O, setAxis, void(int32_t) noexcept),
+        KILN_SLOT(4, O, getAxis, int32_t() const noexcept));
+    using T = apiv::VTripLimitLayer;
+    KILN_EXPECT_VTABLE(
+        apiv::VTripLimitLayer, 3, 0, KILN_DTOR(0), KILN_SLOT(2, T, getTripLimit, TripLimit() const noexcept));
+    using I = apiv::VIteratorLayer;
+    KILN_EXPECT_VTABLE(apiv::VIteratorLayer, 6, 0, KILN_DTOR(0), KILN_SLOT(2, I, setAxis, void(int32_t) noexcept),
+        KILN_SLOT(3, I, getAxis, int32_t() const noexcept), KILN_SLOT(4, I, setReverse, void(bool) noexcept),
+        KILN_SLOT(5, I, getReverse, bool() const noexcept));
+}
+
+TEST(VtableSlots, ApivIfConditional)
+{
+    using C = apiv::VIfConditional;
+    KILN_EXPECT_VTABLE(apiv::VIfConditional, 7, 0, KILN_DTOR(0),
+        KILN_SLOT(2, C, setCondition, IConditionLayer * (ITensor&) noexcept),
+        KILN_SLOT(3, C, addInput, IIfConditionalInputLayer * (ITensor&) noexcept),
+        KILN_SLOT(4, C, addOutput, IIfConditionalOutputLayer * (ITensor&, ITensor&) noexcept),
+        KILN_SLOT(5, C, setName, void(char const*) noexcept), KILN_SLOT(6, C, getName, char const*() const noexcept));
+    using B = apiv::VConditionalBoundaryLayer;
+    KILN_EXPECT_VTABLE(apiv::VConditionalBoundaryLayer, 3, 0, KILN_DTOR(0),
+        KILN_SLOT(2, B, getConditional, IIfConditional * () const noexcept));
+    KILN_EXPECT_VTABLE(apiv::VConditionLayer, 2, 0, KILN_DTOR(0));
+    KILN_EXPECT_VTABLE(apiv::VConditionalInputLayer, 2, 0, KILN_DTOR(0));
+    KILN_EXPECT_VTABLE(apiv::VConditionalOutputLayer, 2, 0, KILN_DTOR(0));
+}
+
 TEST(VtableSlots, ApivVSelectLayer)
 {
     KILN_EXPECT_VTABLE(apiv::VSelectLayer, 2, 0, KILN_DTOR(0));

@@ -1376,6 +1376,56 @@ TEST_F(ShapeInference, PluginV2DynamicExtGivesSymbolicOutputs)
         at(shapes, layer->getOutput(0), {{"x", Dims{2, {3, 4}}}, {"y", Dims{1, {5}}}}), (std::vector<int64_t>{3, 9}));
 }
 
+TEST_F(ShapeInference, IfConditionalOutputsFollowTheBranchTaken)
+{
+    ITensor* flag = input("flag", Dims{0, {}}, DataType::kBOOL);
+    ITensor* a = input("a", Dims{2, {-1, 3}});
+    ITensor* b = input("b", Dims{2, {-1, 5}});
+    nvinfer1::IIfConditional* conditional = net().addIfConditional();
+    ASSERT_NE(conditional->setCondition(*flag), nullptr);
+    ITensor* in = conditional->addInput(*a)->getOutput(0);
+    auto* same = conditional->addOutput(*in, *a);
+    auto* differ = conditional->addOutput(*a, *b);
+    ASSERT_NE(same, nullptr);
+    ASSERT_NE(differ, nullptr);
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, in), "[a.d0, 3]");
+    EXPECT_EQ(str(shapes, same->getOutput(0)), "[a.d0, 3]");
+    // Extent 0 differs: b.d0 + c * (a.d0 - b.d0) with c the condition's value, known once the condition layer ran.
+    std::string const differs = str(shapes, differ->getOutput(0));
+    EXPECT_NE(differs.find(".v0"), std::string::npos) << differs;
+    EXPECT_NE(differs.find("a.d0"), std::string::npos) << differs;
+    EXPECT_NE(differs.find("b.d0"), std::string::npos) << differs;
+}
+
+TEST_F(ShapeInference, IfConditionalWithAConstantConditionPicksTheBranchsShape)
+{
+    // 2 < 3 on shape values: a condition whose value is known at build time.
+    ITensor* flag = net()
+                        .addElementWise(*constant(Dims{0, {}}, {2}), *constant(Dims{0, {}}, {3}),
+                            nvinfer1::ElementWiseOperation::kLESS)
+                        ->getOutput(0);
+    ITensor* a = input("a", Dims{1, {3}});
+    ITensor* b = input("b", Dims{1, {5}});
+    nvinfer1::IIfConditional* conditional = net().addIfConditional();
+    ASSERT_NE(conditional->setCondition(*flag), nullptr);
+    auto* out = conditional->addOutput(*a, *b);
+    NetworkShapes const shapes = infer();
+    EXPECT_EQ(str(shapes, out->getOutput(0)), "[3]");
+}
+
+TEST_F(ShapeInference, IfConditionalWithoutAConditionIsRefused)
+{
+    ITensor* a = input("a", Dims{1, {3}});
+    nvinfer1::IIfConditional* conditional = net().addIfConditional();
+    auto* out = conditional->addOutput(*a, *a);
+    out->setName("out");
+    EXPECT_NE(inferError().find("layer 'out' (IIfConditionalOutputLayer): its if-conditional has no condition; call "
+                                "IIfConditional::setCondition"),
+        std::string::npos)
+        << inferError();
+}
+
 TEST(ShapeRules, ResizeRefusesScalesTheApiDoesNotSet)
 {
     // What a plan could hold but the API refuses: scales that are not positive, a product beyond 64 bits, a scale
@@ -1453,6 +1503,13 @@ TEST(ShapeRules, EveryKindHasARule)
             case LayerType::kREVERSE_SEQUENCE: return ReverseSequenceParams{};
             case LayerType::kNON_ZERO: return NonZeroParams{};
             case LayerType::kNMS: return NMSParams{};
+            case LayerType::kCONDITION: return ConditionParams{};
+            case LayerType::kCONDITIONAL_INPUT: return IfConditionalInputParams{};
+            case LayerType::kCONDITIONAL_OUTPUT: return IfConditionalOutputParams{};
+            case LayerType::kTRIP_LIMIT: return TripLimitParams{};
+            case LayerType::kRECURRENCE: return RecurrenceParams{};
+            case LayerType::kITERATOR: return IteratorParams{};
+            case LayerType::kLOOP_OUTPUT: return LoopOutputParams{};
             default: return IdentityParams{};
             }
         }();
@@ -1462,7 +1519,8 @@ TEST(ShapeRules, EveryKindHasARule)
         auto const result = std::visit([&](auto const& p) { return inferOutputShapes(p, context); }, params);
         if (result.ok())
         {
-            EXPECT_EQ(result.value().size(), 1U) << kLayerKinds[i].className;
+            // A trip limit has no outputs.
+            EXPECT_EQ(result.value().size(), type == LayerType::kTRIP_LIMIT ? 0U : 1U) << kLayerKinds[i].className;
         }
         else
         {

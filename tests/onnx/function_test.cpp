@@ -535,28 +535,56 @@ TEST(If, BranchNamesStayInTheBranch)
     EXPECT_TRUE(contains(h.firstError()->desc(), "'hidden'")) << h.errors();
 }
 
-TEST(If, RunTimeConditionIsRefused)
+TEST(If, RunTimeConditionImportsBothBranchesIntoAConditional)
 {
+    // cond = c > 0, computed at run time: then Neg(Relu(x)), else Relu(x) + 1 (a branch initializer).
     ModelBuilder m;
     m.input("x", kShape);
-    m.input("cond", {}, ::onnx::TensorProto::BOOL);
+    m.input("c", {1});
+    m.initializer(floatTensor("zero", {1}, {0.0F}));
+    m.node("Greater", {"c", "zero"}, {"cond"}, "compare");
     m.node("Relu", {"x"}, {"r"}, "first");
     IfNode ifNode = addIf(m.graph(), "cond", "y", "choose");
     addNode(ifNode.thenBranch, "Neg", {"r"}, {"then_out"}, "neg");
     graphOutput(ifNode.thenBranch, "then_out");
-    addNode(ifNode.elseBranch, "Identity", {"r"}, {"else_out"}, "id");
+    *ifNode.elseBranch.add_initializer() = floatTensor("one", {1}, {1.0F});
+    addNode(ifNode.elseBranch, "Add", {"r", "one"}, {"else_out"}, "add");
     graphOutput(ifNode.elseBranch, "else_out");
+    m.output("y");
+    Harness h;
+    ASSERT_TRUE(h.parse(m)) << h.errors();
+    EXPECT_EQ(h.layers(LayerType::kCONDITION).size(), 1U);
+    EXPECT_EQ(h.layers(LayerType::kCONDITIONAL_OUTPUT).size(), 1U);
+    auto* output = static_cast<nvinfer1::IIfConditionalOutputLayer*>(h.layers(LayerType::kCONDITIONAL_OUTPUT).front());
+    EXPECT_STREQ(output->getConditional()->getName(), "choose");
+    auto const relu = map(kX, [](float v) { return v < 0 ? 0.0F : v; });
+    for (float const c : {2.0F, -2.0F})
+    {
+        auto outputs = h.run({{"x", {kShape, kX}}, {"c", {{1}, {c}}}});
+        ASSERT_EQ(outputs.count("y"), 1U) << h.lastFailure();
+        EXPECT_EQ(outputs["y"].values,
+            c > 0 ? map(relu, [](float v) { return -v; }) : map(relu, [](float v) { return v + 1.0F; }))
+            << "c = " << c;
+    }
+}
+
+TEST(If, RunTimeBranchesOfDifferentRanksAreRefused)
+{
+    ModelBuilder m;
+    m.input("x", kShape);
+    m.input("cond", {}, ::onnx::TensorProto::BOOL);
+    IfNode ifNode = addIf(m.graph(), "cond", "y", "choose");
+    graphOutput(ifNode.thenBranch, "x");
+    addNode(ifNode.elseBranch, "ReduceMax", {"x"}, {"largest"}, "largest");
+    attrInt(*ifNode.elseBranch.mutable_node(0), "keepdims", 0);
+    graphOutput(ifNode.elseBranch, "largest");
     m.output("y");
     Harness h;
     EXPECT_FALSE(h.parse(m));
     ASSERT_NE(h.firstError(), nullptr);
-    nvonnxparser::IParserError const& e = *h.firstError();
-    EXPECT_EQ(e.code(), ErrorCode::kUNSUPPORTED_NODE) << h.errors();
-    EXPECT_EQ(e.node(), 1);
-    EXPECT_STREQ(e.nodeOperator(), "If");
-    EXPECT_EQ(e.localFunctionStackSize(), 0);
-    EXPECT_TRUE(contains(e.desc(), "no conditional layer")) << e.desc();
-    EXPECT_TRUE(contains(e.desc(), "must be a constant")) << e.desc();
+    EXPECT_EQ(h.firstError()->code(), ErrorCode::kUNSUPPORTED_NODE) << h.errors();
+    EXPECT_STREQ(h.firstError()->nodeOperator(), "If");
+    EXPECT_TRUE(contains(h.firstError()->desc(), "must have the same rank")) << h.errors();
 }
 
 TEST(If, NonBoolConditionIsRefused)
@@ -674,24 +702,33 @@ TEST(If, InsideAFunctionBody)
     }
 }
 
-TEST(ControlFlow, LoopAndScanAreRefusedWithTheReason)
+TEST(ControlFlow, LoopAndScanWithAMalformedBodyAreRefused)
 {
+    // Loop: M, cond, one carried value, and a body of one input (three are due); Scan: no num_scan_inputs.
     for (char const* op : {"Loop", "Scan"})
     {
         ModelBuilder m;
         m.input("x", kShape);
-        ::onnx::NodeProto& node = m.node(op, {"x"}, {"y"}, "looping");
+        m.initializer(int64Tensor("M", {}, {2}));
+        m.initializer(boolTensor("go", {}, {1}));
+        bool const loop = std::string(op) == "Loop";
+        ::onnx::NodeProto& node
+            = loop ? m.node(op, {"M", "go", "x"}, {"y"}, "looping") : m.node(op, {"x"}, {"y"}, "looping");
         ::onnx::GraphProto& body = attrGraph(node, "body", "body");
-        addNode(body, "Identity", {"x"}, {"out"}, "id");
+        ::onnx::ValueInfoProto& in = *body.add_input();
+        in.set_name("x_in");
+        in.mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+        addNode(body, "Identity", {"x_in"}, {"out"}, "id");
         graphOutput(body, "out");
         m.output("y");
         Harness h;
         EXPECT_FALSE(h.parse(m)) << op;
         ASSERT_NE(h.firstError(), nullptr) << op;
-        EXPECT_EQ(h.firstError()->code(), ErrorCode::kUNSUPPORTED_NODE) << h.errors();
         EXPECT_EQ(h.firstError()->node(), 0);
-        EXPECT_TRUE(contains(h.firstError()->desc(), "no loop layers")) << h.errors();
-        EXPECT_FALSE(h.mParser->supportsOperator(op)) << op;
+        EXPECT_TRUE(
+            contains(h.firstError()->desc(), loop ? "the body has 1 inputs; 3 were expected" : "num_scan_inputs"))
+            << h.errors();
+        EXPECT_TRUE(h.mParser->supportsOperator(op)) << op;
     }
     Harness h;
     EXPECT_TRUE(h.mParser->supportsOperator("If"));

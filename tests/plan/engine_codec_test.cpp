@@ -184,6 +184,13 @@ std::vector<std::pair<std::string, LayerParams>> sampleParams(EngineModel const&
     add("einsum", EinsumParams{"...ii->...i"});
     add("nonzero", NonZeroParams{DataType::kINT64});
     add("nms", NMSParams{nvinfer1::BoundingBoxFormat::kCENTER_SIZES, 123, DataType::kINT64});
+    add("condition", ConditionParams{4});
+    add("conditional input", IfConditionalInputParams{4});
+    add("conditional output", IfConditionalOutputParams{4});
+    add("recurrence", RecurrenceParams{2});
+    add("iterator", IteratorParams{2, 1, true});
+    add("loop output", LoopOutputParams{2, nvinfer1::LoopOutput::kREVERSE, 1});
+    add("trip limit", TripLimitParams{2, nvinfer1::TripLimit::kWHILE}); // last: it has no output
     return params;
 }
 
@@ -211,6 +218,10 @@ std::vector<int32_t> sampleInputs(std::size_t layer)
     case 25: return {previous, previous};                   // GridSample: data, grid
     case 26: return {previous, previous};                   // ReverseSequence: data, lengths
     case 29: return {previous, outputOf(24), kShapeInput, kNoTensor, outputOf(12)}; // NMS: no IoU threshold
+    case 32: return {previous, outputOf(29), outputOf(30)}; // Conditional output: true, false, the condition
+    case 33: return {previous, outputOf(34)};               // Recurrence: initial, next (the back edge)
+    case 35: return {previous, kShapeInput};                // Loop output: value, length
+    case 36: return {outputOf(30)};                         // Trip limit: a condition
     default: return {previous};
     }
 }
@@ -271,16 +282,20 @@ EngineModel sampleModel()
             output.shape = {kFour};
             output.values = std::vector<uint32_t>{kBatch, kThree, kEight, kMaxOfValue};
         }
-        if (l + 2 >= params.size())
+        bool const tripLimit = layerTypeOf(params[l].second) == LayerType::kTRIP_LIMIT;
+        if (l + 3 >= params.size() && !tripLimit)
         {
             output.isOutput = true;
         }
-        model.tensors.push_back(std::move(output));
+        if (!tripLimit)
+        {
+            model.tensors.push_back(std::move(output));
+        }
         LayerRecord layer;
         layer.name = params[l].first;
         layer.type = layerTypeOf(params[l].second);
         layer.inputs = sampleInputs(l);
-        layer.outputs = {outputOf(index)};
+        layer.outputs = tripLimit ? std::vector<int32_t>{} : std::vector<int32_t>{outputOf(index)};
         layer.params = std::move(params[l].second);
         layer.metadata = l == 0 ? "onnx::Conv_0" : "";
         if (l == 0)
@@ -942,6 +957,60 @@ TEST(PlanEngineCodec, NonZeroAndNmsRoundTripAsMembers31And32)
     EXPECT_FALSE(encodeEngine(badFormat).ok());
 }
 
+TEST(PlanEngineCodec, IfConditionalLayersRoundTripAsMembers33To35)
+{
+    EngineModel model = sampleModel();
+    auto const plan = encoded(model);
+    auto const decoded = decodeEngine(plan.data(), plan.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kCONDITION)), 33);
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kCONDITIONAL_INPUT)), 34);
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kCONDITIONAL_OUTPUT)), 35);
+    LayerRecord const& condition = decoded.value().layers[30];
+    EXPECT_EQ(condition.type, LayerType::kCONDITION);
+    EXPECT_EQ(std::get<ConditionParams>(condition.params).conditional, 4);
+    EXPECT_EQ(std::get<IfConditionalInputParams>(decoded.value().layers[31].params).conditional, 4);
+    LayerRecord const& output = decoded.value().layers[32];
+    EXPECT_EQ(output.type, LayerType::kCONDITIONAL_OUTPUT);
+    EXPECT_EQ(output.inputs, (std::vector<int32_t>{outputOf(31), outputOf(29), outputOf(30)}));
+    EXPECT_EQ(std::get<IfConditionalOutputParams>(output.params).conditional, 4);
+
+    // An output layer without the condition is refused.
+    EngineModel noCondition = sampleModel();
+    noCondition.layers[32].inputs.pop_back();
+    EXPECT_THAT(modelProblem(noCondition).value_or("(none)"),
+        HasSubstr("layer 32 (\"conditional output\") (IIfConditionalOutputLayer) has 2 inputs"));
+}
+
+TEST(PlanEngineCodec, LoopLayersRoundTripAsMembers36To39)
+{
+    EngineModel model = sampleModel();
+    auto const plan = encoded(model);
+    auto const decoded = decodeEngine(plan.data(), plan.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kTRIP_LIMIT)), 36);
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kRECURRENCE)), 37);
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kITERATOR)), 38);
+    EXPECT_EQ(static_cast<int>(planMember(LayerType::kLOOP_OUTPUT)), 39);
+    LayerRecord const& recurrence = decoded.value().layers[33];
+    EXPECT_EQ(recurrence.inputs, (std::vector<int32_t>{outputOf(32), outputOf(34)})); // the back edge stays
+    EXPECT_EQ(std::get<RecurrenceParams>(recurrence.params).loop, 2);
+    auto const& iterator = std::get<IteratorParams>(decoded.value().layers[34].params);
+    EXPECT_EQ(iterator.axis, 1);
+    EXPECT_TRUE(iterator.reverse);
+    auto const& output = std::get<LoopOutputParams>(decoded.value().layers[35].params);
+    EXPECT_EQ(output.kind, nvinfer1::LoopOutput::kREVERSE);
+    EXPECT_EQ(output.axis, 1);
+    LayerRecord const& limit = decoded.value().layers[36];
+    EXPECT_TRUE(limit.outputs.empty());
+    EXPECT_EQ(std::get<TripLimitParams>(limit.params).kind, nvinfer1::TripLimit::kWHILE);
+
+    // A trip limit kind outside the enum is refused.
+    EngineModel badKind = sampleModel();
+    std::get<TripLimitParams>(badKind.layers[36].params).kind = static_cast<nvinfer1::TripLimit>(7);
+    EXPECT_THAT(modelProblem(badKind).value_or("(none)"), HasSubstr("kind is 7, which is not a valid value"));
+}
+
 TEST(PlanEngineCodec, RefusesWeightsThatRunPastTheirBlob)
 {
     EngineModel model = sampleModel();
@@ -1076,7 +1145,7 @@ TEST(PlanEngineCodec, RefusesToWriteAnInconsistentModel)
     EXPECT_EQ(plan.error().code, nvinfer1::ErrorCode::kINVALID_ARGUMENT);
     EXPECT_EQ(plan.error().message,
         "cannot write the plan: the engine is inconsistent: layer 3 (\"pooling\") input 0 refers to tensor 57, but "
-        "the engine has 35 tensors");
+        "the engine has 41 tensors");
 }
 
 // ---- Damaged plans -------------------------------------------------------------------------------------------------
@@ -1191,7 +1260,7 @@ std::vector<HostileCase> hostileCases()
         {"tensor scale nan", [](EngineModel& m) { m.tensors[3].scale = std::numeric_limits<float>::quiet_NaN(); },
             "tensor 3 (\"t1\") has scale nan; scales are positive and finite"},
         {"tensor producer", [](EngineModel& m) { m.tensors[3].producer = 40; },
-            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 30 layers"},
+            "tensor 3 (\"t1\") names layer 40 as its producer, but the engine has 37 layers"},
         {"internal shape tensor", [](EngineModel& m) { m.tensors[3].isShapeTensor = true; },
             "tensor 3 (\"t1\") is marked a shape tensor but is not a network input or output"},
         {"shape tensor rank",
@@ -1201,7 +1270,7 @@ std::vector<HostileCase> hostileCases()
             "tensor 1 (\"shape\") is a shape tensor of rank 2; shape tensors have rank 0 or 1"},
         // Symbols.
         {"symbol tensor", [](EngineModel& m) { m.symbols[0].tensor = 57; },
-            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 35 tensors"},
+            "symbol 0 (\"x.d0\") refers to tensor 57, but the engine has 41 tensors"},
         {"symbol bound", [](EngineModel& m) { m.symbols[2].upperBound = 99; },
             "symbol 2 (\"plugin.size\") has bound expression 99, but the engine has 9 expressions"},
         {"input extent without tensor", [](EngineModel& m) { m.symbols[0].tensor = kNoTensor; },
@@ -1233,15 +1302,15 @@ std::vector<HostileCase> hostileCases()
         {"layer outputs", [](EngineModel& m) { m.layers[1].outputs.push_back(outputOf(17)); },
             "layer 1 (\"cast\") (ICastLayer) has 2 outputs; the kind makes 1"},
         {"output index", [](EngineModel& m) { m.layers[1].outputs[0] = 57; },
-            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 35 tensors"},
+            "layer 1 (\"cast\") output 0 refers to tensor 57, but the engine has 41 tensors"},
         {"output is an input", [](EngineModel& m) { m.layers[1].outputs[0] = kX; },
             "layer 1 (\"cast\") output 0 is tensor 0 (\"x\"), a network input"},
         {"made twice", [](EngineModel& m) { m.layers[2].outputs[0] = outputOf(1); },
             "tensor 3 (\"t1\") is made by both layer 1 (\"cast\") and layer 2 (\"activation\")"},
         {"input index", [](EngineModel& m) { m.layers[3].inputs[0] = 57; },
-            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 35 tensors"},
+            "layer 3 (\"pooling\") input 0 refers to tensor 57, but the engine has 41 tensors"},
         {"negative input index", [](EngineModel& m) { m.layers[3].inputs[0] = -7; },
-            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 35 tensors"},
+            "layer 3 (\"pooling\") input 0 refers to tensor -7, but the engine has 41 tensors"},
         {"required input absent", [](EngineModel& m) { m.layers[3].inputs[0] = kNoTensor; },
             "layer 3 (\"pooling\") input 0 is absent, but the IPoolingLayer needs it"},
         {"input made later", [](EngineModel& m) { m.layers[3].inputs[0] = outputOf(8); },
@@ -1251,7 +1320,7 @@ std::vector<HostileCase> hostileCases()
             "layer 3 (\"pooling\") input 0 is tensor 5 (\"t3\"), made by layer 3 (\"pooling\"), which does not run "
             "before it"},
         {"input made by nobody", [](EngineModel& m) { m.layers[3].inputs[0] = addTensor(m, tensorRecord("orphan")); },
-            "layer 3 (\"pooling\") input 0 is tensor 35 (\"orphan\"), which is neither a network input nor made by a "
+            "layer 3 (\"pooling\") input 0 is tensor 41 (\"orphan\"), which is neither a network input nor made by a "
             "layer"},
         {"parameter enum",
             [](EngineModel& m) { std::get<ActivationParams>(m.layers[2].params).type = nvinfer1::ActivationType{99}; },
@@ -1273,30 +1342,30 @@ std::vector<HostileCase> hostileCases()
         // Assertions.
         {"assertion condition", [](EngineModel& m) { m.assertions[0].condition = 99; },
             "assertion 0 (\"x.d0 + 1 must be positive\") tests expression 99, but the engine has 9 expressions"},
-        {"assertion layer", [](EngineModel& m) { m.assertions[1].layer = 30; },
-            "assertion 1 (\"a shape-wide condition\") names layer 30, but the engine has 30 layers"},
+        {"assertion layer", [](EngineModel& m) { m.assertions[1].layer = 37; },
+            "assertion 1 (\"a shape-wide condition\") names layer 37, but the engine has 37 layers"},
         // I/O tensors.
         {"input count", [](EngineModel& m) { m.nbInputs = 5; }, "the engine has 5 inputs among 4 I/O tensors"},
         {"negative input count", [](EngineModel& m) { m.nbInputs = -1; },
             "the engine has -1 inputs among 4 I/O tensors"},
         {"I/O index", [](EngineModel& m) { m.ioTensors[2] = 57; },
-            "I/O tensor 2 refers to tensor 57, but the engine has 35 tensors"},
+            "I/O tensor 2 refers to tensor 57, but the engine has 41 tensors"},
         {"I/O twice", [](EngineModel& m) { m.ioTensors[3] = m.ioTensors[2]; },
-            "tensor 31 (\"t29\") appears twice among the I/O tensors"},
+            "tensor 37 (\"t35\") appears twice among the I/O tensors"},
         {"I/O not marked", [](EngineModel& m) { m.ioTensors[2] = outputOf(3); },
             "I/O tensor 2 is tensor 5 (\"t3\"), which is not marked a network output"},
         {"input not marked", [](EngineModel& m) { std::swap(m.ioTensors[1], m.ioTensors[2]); },
-            "I/O tensor 1 is tensor 31 (\"t29\"), which is not marked a network input"},
-        {"I/O without name", [](EngineModel& m) { m.tensors[31].name.clear(); },
-            "I/O tensor 2 (tensor 31) has no name"},
-        {"I/O names", [](EngineModel& m) { m.tensors[31].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
+            "I/O tensor 1 is tensor 37 (\"t35\"), which is not marked a network input"},
+        {"I/O without name", [](EngineModel& m) { m.tensors[37].name.clear(); },
+            "I/O tensor 2 (tensor 37) has no name"},
+        {"I/O names", [](EngineModel& m) { m.tensors[37].name = "x"; }, "I/O tensors 0 and 2 are both named \"x\""},
         {"output made by nobody",
             [](EngineModel& m) {
                 TensorRecord lost = tensorRecord("lost");
                 lost.isOutput = true;
                 m.ioTensors.push_back(addTensor(m, lost));
             },
-            "network output tensor 35 (\"lost\") is made by no layer"},
+            "network output tensor 41 (\"lost\") is made by no layer"},
         {"marked but not listed", [](EngineModel& m) { m.tensors[outputOf(3)].isOutput = true; },
             "tensor 5 (\"t3\") is marked a network output but is not among the I/O tensors"},
         // Profiles.
@@ -1345,7 +1414,7 @@ std::vector<HostileCase> hostileCases()
         {"negative activation bytes", [](EngineModel& m) { m.profiles[1].activationBytes = -1; },
             "profile 1 needs -1 bytes of activation memory, but the engine's device memory size is 8192"},
         {"offset count", [](EngineModel& m) { m.profiles[0].offsets.pop_back(); },
-            "profile 0 has 34 offsets, but the engine has 35 tensors"},
+            "profile 0 has 40 offsets, but the engine has 41 tensors"},
         {"I/O offset", [](EngineModel& m) { m.profiles[0].offsets[kX] = 0; },
             "profile 0 places I/O tensor 0 (\"x\") in the activation block (offset 0); I/O tensors live in the "
             "application's memory"},

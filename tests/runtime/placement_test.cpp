@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Where a CUDA engine runs each layer and keeps each tensor (placeLayers, runtime/executor.h), on hand-made engine
-// models: shape arithmetic on the host, data on the device, and the mirrors between. Needs no GPU.
+// models: shape arithmetic on the host, data on the device, and the mirrors between. Also which layers run under which
+// branch of an if-conditional (findBranches, runtime/branches.h). Needs no GPU.
+#include "runtime/branches.h"
 #include "runtime/executor.h"
 
 #include <gtest/gtest.h>
@@ -135,6 +137,100 @@ TEST(Placement, NonZeroAndNmsRunOnTheDeviceAndTheirCountsAreCopiedToTheHost)
     EXPECT_EQ(placement.mirrored[2], 1) << "the non-zero's count binds a symbol: the host reads it";
     EXPECT_EQ(placement.mirrored[7], 1) << "so does the NMS's";
     EXPECT_EQ(placement.mirrored[1], 0);
+}
+
+//! flag ? exp(x) : (a constant k, made before the condition, added to x), then y = out + x:
+//!   0 constant -> k;  1 condition(flag) -> c;  2 exp(x) -> e;  3 sum(x, k) -> f;  4 output(e, f, c) -> o;
+//!   5 sum(o, x) -> y (output).
+EngineModel conditional(PlanBackend backend)
+{
+    EngineModel model;
+    model.backend = backend;
+    model.tensors = {tensor("x", DataType::kFLOAT, -1, true), tensor("flag", DataType::kBOOL, -1, true),
+        tensor("c", DataType::kBOOL, 1), tensor("k", DataType::kFLOAT, 0), tensor("e", DataType::kFLOAT, 2),
+        tensor("f", DataType::kFLOAT, 3), tensor("o", DataType::kFLOAT, 4),
+        tensor("y", DataType::kFLOAT, 5, false, true)};
+    model.layers.push_back(layer(ConstantParams{}, {}, {3}));
+    model.layers.push_back(layer(ConditionParams{}, {1}, {2}));
+    model.layers.push_back(layer(UnaryParams{nvinfer1::UnaryOperation::kEXP}, {0}, {4}));
+    model.layers.push_back(layer(ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {0, 3}, {5}));
+    model.layers.push_back(layer(IfConditionalOutputParams{}, {4, 5, 2}, {6}));
+    model.layers.push_back(layer(ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {6, 0}, {7}));
+    return model;
+}
+
+TEST(Placement, AConditionIsCopiedToTheHostWhereTheConditionLayerRuns)
+{
+    Placement const placement = placeLayers(conditional(PlanBackend::kCUDA));
+    std::vector<Side> const expectedLayers{
+        Side::kDEVICE, Side::kHOST, Side::kDEVICE, Side::kDEVICE, Side::kDEVICE, Side::kDEVICE};
+    EXPECT_EQ(placement.layers, expectedLayers);
+    // The application's flag is device memory, read by the condition layer on the host: mirrored.
+    EXPECT_EQ(placement.mirrored[1], 1U);
+    EXPECT_EQ(placement.tensors[2], Side::kHOST);
+    EXPECT_EQ(placement.mirrored[2], 0U);
+}
+
+TEST(Branches, EachBranchsLayersRunUnderItsConditionAndTheRestAlways)
+{
+    EngineModel const model = conditional(PlanBackend::kHOST);
+    Branches const branches = findBranches(model);
+    ASSERT_EQ(branches.nodes.size(), 2U);
+    ASSERT_EQ(branches.layers.size(), 6U);
+    EXPECT_EQ(branches.layers[1], -1); // the condition
+    EXPECT_EQ(branches.layers[4], -1); // the output layer
+    EXPECT_EQ(branches.layers[5], -1);
+    int32_t const onTrue = branches.layers[2];
+    int32_t const onFalse = branches.layers[3];
+    ASSERT_GE(onTrue, 0);
+    ASSERT_GE(onFalse, 0);
+    EXPECT_EQ(branches.nodes[static_cast<std::size_t>(onTrue)], (BranchNode{2, true, -1}));
+    EXPECT_EQ(branches.nodes[static_cast<std::size_t>(onFalse)], (BranchNode{2, false, -1}));
+    // The constant runs before the condition is known: it runs whatever the condition (harmless, only work).
+    EXPECT_EQ(branches.layers[0], -1);
+}
+
+TEST(Branches, ALayerReadByBothBranchesRunsInTheEnclosingBranch)
+{
+    // outer ? (inner ? exp(t) : -t) : |x|, with t = tanh(x) read by both inner branches:
+    //   0 condition(outerFlag) -> co;  1 condition(innerFlag) -> ci;  2 tanh(x) -> t;  3 exp(t) -> e;  4 neg(t) -> n;
+    //   5 output(e, n, ci) -> i;  6 abs(x) -> a;  7 output(i, a, co) -> y (output).
+    EngineModel model;
+    model.tensors = {tensor("x", DataType::kFLOAT, -1, true), tensor("outer", DataType::kBOOL, -1, true),
+        tensor("inner", DataType::kBOOL, -1, true), tensor("co", DataType::kBOOL, 0), tensor("ci", DataType::kBOOL, 1),
+        tensor("t", DataType::kFLOAT, 2), tensor("e", DataType::kFLOAT, 3), tensor("n", DataType::kFLOAT, 4),
+        tensor("i", DataType::kFLOAT, 5), tensor("a", DataType::kFLOAT, 6),
+        tensor("y", DataType::kFLOAT, 7, false, true)};
+    model.layers.push_back(layer(ConditionParams{0}, {1}, {3}));
+    model.layers.push_back(layer(ConditionParams{1}, {2}, {4}));
+    model.layers.push_back(layer(ActivationParams{nvinfer1::ActivationType::kTANH}, {0}, {5}));
+    model.layers.push_back(layer(UnaryParams{nvinfer1::UnaryOperation::kEXP}, {5}, {6}));
+    model.layers.push_back(layer(UnaryParams{nvinfer1::UnaryOperation::kNEG}, {5}, {7}));
+    model.layers.push_back(layer(IfConditionalOutputParams{1}, {6, 7, 4}, {8}));
+    model.layers.push_back(layer(UnaryParams{nvinfer1::UnaryOperation::kABS}, {0}, {9}));
+    model.layers.push_back(layer(IfConditionalOutputParams{0}, {8, 9, 3}, {10}));
+    Branches const branches = findBranches(model);
+    auto const node = [&](std::size_t l) {
+        int32_t const n = branches.layers[l];
+        return n < 0 ? BranchNode{} : branches.nodes[static_cast<std::size_t>(n)];
+    };
+    int32_t const outerTrue = branches.layers[5];
+    ASSERT_GE(outerTrue, 0);
+    EXPECT_EQ(node(5), (BranchNode{3, true, -1})); // the inner output layer: in the outer true branch
+    EXPECT_EQ(node(1), (BranchNode{3, true, -1})); // so is the inner condition
+    EXPECT_EQ(node(2), (BranchNode{3, true, -1})); // tanh, read by both inner branches
+    EXPECT_EQ(node(3), (BranchNode{4, true, outerTrue}));
+    EXPECT_EQ(node(4), (BranchNode{4, false, outerTrue}));
+    EXPECT_EQ(node(6), (BranchNode{3, false, -1}));
+    EXPECT_EQ(branches.layers[0], -1);
+    EXPECT_EQ(branches.layers[7], -1);
+}
+
+TEST(Branches, AnEngineWithoutConditionalsHasNone)
+{
+    Branches const branches = findBranches(reshapeByShape(PlanBackend::kHOST));
+    EXPECT_TRUE(branches.nodes.empty());
+    EXPECT_EQ(branches.layers, std::vector<int32_t>(7, -1));
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include "backends/cuda/cuda_backend.h"
 
 #include "backends/cuda/kernels.h"
+#include "backends/host/if_conditional.h"
 #include "backends/host/layer_kinds.h"
 
 #include "core/data_type.h"
@@ -142,6 +143,10 @@ public:
                             }
                             return runNMS(prepared.value(), *inputs[0], *inputs[1], scalars.value(), outputs[0],
                                 outputs[1], launch);
+                        }
+                        else if constexpr (std::is_same_v<P, TripLimitParams>)
+                        {
+                            return Error{ErrorCode::kINTERNAL_ERROR, "the executor reads a loop's trip limits"};
                         }
                         else
                         {
@@ -498,6 +503,39 @@ private:
                     + host::shapeString(input.dims)};
         }
         return copy(input, out, launch);
+    }
+    //! An if-conditional's condition and input layers copy (the condition layer runs on the host in practice: only the
+    //! host reads its output).
+    host::Status run(ConditionParams const&, LayerRecord const&, EngineModel const&, Inputs in, HostTensor const& out,
+        Launch const& launch)
+    {
+        return copy(*in[0], out, launch);
+    }
+    host::Status run(IfConditionalInputParams const&, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        return copy(*in[0], out, launch);
+    }
+    //! An if-conditional's output: a copy of the chosen branch's value; the condition (input 2) is a host view.
+    host::Status run(IfConditionalOutputParams const&, LayerRecord const&, EngineModel const&, Inputs in,
+        HostTensor const& out, Launch const& launch)
+    {
+        HostTensor const& chosen = *in[host::conditionalBranch(*in[2]) ? 0 : 1];
+        if (!host::sameShape(chosen.dims, out.dims))
+        {
+            return Error{ErrorCode::kINVALID_ARGUMENT,
+                "conditional output: the output has shape " + host::shapeString(out.dims)
+                    + " but the chosen branch's value has " + host::shapeString(chosen.dims)};
+        }
+        return copy(chosen, out, launch);
+    }
+    //! A loop's boundary layers run in the executor (with the slice, copy and shuffle kernels).
+    template <typename P>
+    requires std::is_same_v<P, TripLimitParams> || std::is_same_v<P, RecurrenceParams> || std::is_same_v<P,
+        IteratorParams> || std::is_same_v<P, LoopOutputParams>
+        host::Status run(P const&, LayerRecord const&, EngineModel const&, Inputs, HostTensor const&, Launch const&)
+    {
+        return Error{ErrorCode::kINTERNAL_ERROR, "the executor runs a loop's boundary layers"};
     }
     host::Status run(SliceParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
         HostTensor const& out, Launch const& launch)

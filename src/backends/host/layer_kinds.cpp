@@ -18,6 +18,7 @@
 #include "backends/host/fill.h"
 #include "backends/host/gather.h"
 #include "backends/host/grid_sample.h"
+#include "backends/host/if_conditional.h"
 #include "backends/host/layer_inputs.h"
 #include "backends/host/matrix_multiply.h"
 #include "backends/host/nms.h"
@@ -455,6 +456,140 @@ struct HostKind<IdentityParams>
         }
         return Done{};
     }
+};
+
+//! An if-conditional's condition layer: a copy of the 0-D kBOOL condition, which the run time reads back.
+template <>
+struct HostKind<ConditionParams>
+{
+    static constexpr std::array kInputs{InputRole{"condition", true}};
+    static Expected<TensorDesc> infer(ConditionParams const& /*params*/, QueryInputs const& io)
+    {
+        TensorDesc const in = io.desc(0);
+        if (in.type != DataType::kBOOL || in.dims.nbDims != 0)
+        {
+            return invalidArgument("condition: the condition is " + std::string(dataTypeName(in.type)) + " "
+                + shapeString(in.dims) + "; it must be a 0-D kBOOL tensor");
+        }
+        return in;
+    }
+    static Status run(ConditionParams const& /*params*/, RunInputs const& io)
+    {
+        return HostKind<IdentityParams>::run(IdentityParams{}, io);
+    }
+};
+
+//! An if-conditional's input layer: a copy.
+template <>
+struct HostKind<IfConditionalInputParams>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}};
+    static Expected<TensorDesc> infer(IfConditionalInputParams const& /*params*/, QueryInputs const& io)
+    {
+        return io.desc(0);
+    }
+    static Status run(IfConditionalInputParams const& /*params*/, RunInputs const& io)
+    {
+        return HostKind<IdentityParams>::run(IdentityParams{}, io);
+    }
+};
+
+//! An if-conditional's output layer: a copy of the value of the branch the condition (input 2, read on the host)
+//! chose. Only that branch ran, so the other value is never read.
+template <>
+struct HostKind<IfConditionalOutputParams>
+{
+    static constexpr std::array kInputs{
+        InputRole{"true value", true}, InputRole{"false value", true}, InputRole{"condition", true, InputUse::kVALUES}};
+    //! The shape follows the branch taken: the build checks the types only.
+    static constexpr bool kDataDependent = true;
+    static Expected<TensorDesc> infer(IfConditionalOutputParams const& /*params*/, QueryInputs const& io)
+    {
+        TensorDesc const onTrue = io.desc(0);
+        TensorDesc const onFalse = io.desc(1);
+        TensorDesc const condition = io.desc(2);
+        if (onTrue.type != onFalse.type || onTrue.dims.nbDims != onFalse.dims.nbDims)
+        {
+            return invalidArgument("conditional output: the branches give " + std::string(dataTypeName(onTrue.type))
+                + " " + shapeString(onTrue.dims) + " and " + dataTypeName(onFalse.type) + " "
+                + shapeString(onFalse.dims) + "; they must have one type and rank");
+        }
+        if (condition.type != DataType::kBOOL || condition.dims.nbDims != 0)
+        {
+            return invalidArgument("conditional output: the condition is " + std::string(dataTypeName(condition.type))
+                + " " + shapeString(condition.dims) + "; it must be a 0-D kBOOL tensor");
+        }
+        return onTrue;
+    }
+    static Status run(IfConditionalOutputParams const& /*params*/, RunInputs const& io)
+    {
+        HostTensor const* chosen = &io.required(conditionalBranch(io.required(2)) ? 0 : 1);
+        static constexpr std::array kCopied{InputRole{"data", true}};
+        return HostKind<IdentityParams>::run(
+            IdentityParams{}, RunInputs(std::span(&chosen, 1), kCopied, std::span(&io.output(), 1)));
+    }
+};
+
+//! The boundary layers of a loop run in the executor, which slices the iterators' inputs, carries the recurrences
+//! and gathers the outputs with the slice, copy and shuffle kernels (runtime/executor.h, "Loops"). Here: the roles of
+//! their inputs, and the build's check of types (the shapes follow from the iterations).
+constexpr char const* kRunByTheExecutor = "the executor runs a loop's boundary layers";
+
+template <>
+struct HostKind<TripLimitParams>
+{
+    static constexpr std::array kInputs{InputRole{"limit", true, InputUse::kVALUES}};
+    static constexpr std::size_t kOutputs = 0;
+    static constexpr bool kDataDependent = true;
+    static Expected<TensorDesc> infer(TripLimitParams const& params, QueryInputs const& io)
+    {
+        TensorDesc const limit = io.desc(0);
+        bool const count = params.kind == nvinfer1::TripLimit::kCOUNT;
+        bool const typeOk = count ? contains(typeSet({DataType::kINT32, DataType::kINT64}), limit.type)
+                                  : limit.type == DataType::kBOOL;
+        if (!typeOk || limit.dims.nbDims != 0)
+        {
+            return invalidArgument(std::string("trip limit: the limit is ") + dataTypeName(limit.type) + " "
+                + shapeString(limit.dims) + (count ? "; a count is a 0-D kINT32 or kINT64 tensor" : "; a 0-D kBOOL"));
+        }
+        return limit;
+    }
+    static Status run(TripLimitParams const&, RunInputs const&) { return invalidArgument(kRunByTheExecutor); }
+};
+
+template <>
+struct HostKind<RecurrenceParams>
+{
+    static constexpr std::array kInputs{InputRole{"initial value", true}, InputRole{"next value", true}};
+    static constexpr bool kDataDependent = true;
+    static Expected<TensorDesc> infer(RecurrenceParams const&, QueryInputs const& io)
+    {
+        if (io.desc(0).type != io.desc(1).type)
+        {
+            return invalidArgument(std::string("recurrence: the initial value is ") + dataTypeName(io.desc(0).type)
+                + " but the next value " + dataTypeName(io.desc(1).type));
+        }
+        return io.desc(0);
+    }
+    static Status run(RecurrenceParams const&, RunInputs const&) { return invalidArgument(kRunByTheExecutor); }
+};
+
+template <>
+struct HostKind<IteratorParams>
+{
+    static constexpr std::array kInputs{InputRole{"data", true}};
+    static constexpr bool kDataDependent = true;
+    static Expected<TensorDesc> infer(IteratorParams const&, QueryInputs const& io) { return io.desc(0); }
+    static Status run(IteratorParams const&, RunInputs const&) { return invalidArgument(kRunByTheExecutor); }
+};
+
+template <>
+struct HostKind<LoopOutputParams>
+{
+    static constexpr std::array kInputs{InputRole{"value", true}, InputRole{"length", false, InputUse::kVALUES}};
+    static constexpr bool kDataDependent = true;
+    static Expected<TensorDesc> infer(LoopOutputParams const&, QueryInputs const& io) { return io.desc(0); }
+    static Status run(LoopOutputParams const&, RunInputs const&) { return invalidArgument(kRunByTheExecutor); }
 };
 
 template <>

@@ -192,6 +192,36 @@ Value int64Value(ImportContext& ctx, std::vector<int64_t> const& values)
     return Value::weights(ctx.int64Weights(values));
 }
 
+Value unsqueezeAxis(ImportContext& ctx, Value const& value, int32_t axis)
+{
+    std::vector<DimPart> parts;
+    for (int32_t j = 0; j <= value.rank(); ++j)
+    {
+        if (j == axis)
+        {
+            parts.push_back(DimPart::fixed(1));
+        }
+        if (j < value.rank())
+        {
+            parts.push_back(DimPart::copy(j));
+        }
+    }
+    return reshapeValue(ctx, value, parts);
+}
+
+Value squeezeAxis(ImportContext& ctx, Value const& value, int32_t axis)
+{
+    std::vector<DimPart> parts;
+    for (int32_t j = 0; j < value.rank(); ++j)
+    {
+        if (j != axis)
+        {
+            parts.push_back(DimPart::copy(j));
+        }
+    }
+    return reshapeValue(ctx, value, parts);
+}
+
 Value shapeValue(ImportContext& ctx, Value const& value)
 {
     Dims const dims = value.shape();

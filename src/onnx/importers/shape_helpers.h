@@ -69,6 +69,12 @@ struct DimPart
 //! a shape tensor computed from the input's shape.
 Value reshapeValue(ImportContext& ctx, Value const& value, std::vector<DimPart> const& parts);
 
+//! value with an axis of extent 1 inserted at axis (in [0, rank]).
+Value unsqueezeAxis(ImportContext& ctx, Value const& value, int32_t axis);
+
+//! value without axis, whose extent is 1.
+Value squeezeAxis(ImportContext& ctx, Value const& value, int32_t axis);
+
 //! value with dimensions permuted (output dimension i is input dimension perm[i]); folded for small weights.
 Value transposeValue(ImportContext& ctx, Value const& value, std::vector<int32_t> const& perm);
 
