@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plan/loops.h"
+#include "plan/tensor_readers.h"
 
 #include <algorithm>
 #include <map>
@@ -61,18 +62,7 @@ Expected<Loops> findLoops(EngineModel const& model)
     {
         return loops;
     }
-    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers(model.tensors.size());
-    for (std::size_t l = 0; l < nbLayers; ++l)
-    {
-        LayerRecord const& layer = model.layers[l];
-        for (std::size_t i = 0; i < layer.inputs.size(); ++i)
-        {
-            if (layer.inputs[i] >= 0 && static_cast<std::size_t>(layer.inputs[i]) < readers.size())
-            {
-                readers[static_cast<std::size_t>(layer.inputs[i])].emplace_back(l, i);
-            }
-        }
-    }
+    auto const readers = tensorReaders(model);
     // The body: forward from the iterators' and recurrences' outputs, stopping at the loop's outputs.
     for (std::size_t l = 0; l < nbLayers; ++l)
     {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/branches.h"
+#include "plan/tensor_readers.h"
 
 #include <algorithm>
 #include <map>
@@ -84,18 +85,7 @@ Branches findBranches(EngineModel const& model)
         return branches;
     }
     // Per tensor, the layers that read it and at which input.
-    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers(model.tensors.size());
-    for (std::size_t l = 0; l < nbLayers; ++l)
-    {
-        LayerRecord const& layer = model.layers[l];
-        for (std::size_t i = 0; i < layer.inputs.size(); ++i)
-        {
-            if (layer.inputs[i] >= 0 && static_cast<std::size_t>(layer.inputs[i]) < readers.size())
-            {
-                readers[static_cast<std::size_t>(layer.inputs[i])].emplace_back(l, i);
-            }
-        }
-    }
+    auto const readers = tensorReaders(model);
     BranchTree tree(branches.nodes);
     // Readers come after their producers: from the last layer back, every reader's branch is known.
     for (std::size_t l = nbLayers; l-- > 0;)

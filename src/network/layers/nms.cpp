@@ -12,6 +12,7 @@
 // MaxOutputBoxesPerClass (TensorRT documents kINT32). The thresholds are values read at run time.
 #include "core/data_type.h"
 #include "network/checks.h"
+#include "network/indices_type.h"
 #include "network/network.h"
 #include "network/shape_rules.h"
 
@@ -87,10 +88,8 @@ public:
     int32_t getTopKBoxLimit() const noexcept override { return p().topKBoxLimit; }
     bool setIndicesType(DataType type) noexcept override
     {
-        if (!isIndexType(type))
+        if (!checkIndicesType(mLayer, type))
         {
-            mLayer.fail(
-                "setIndicesType", "the indices type ", dataTypeName(type), " (", type, ") is not kINT32 or kINT64");
             return false;
         }
         p().indicesType = type;

@@ -11,6 +11,7 @@
 // type is kINT32 or kINT64 (default kINT32, as TensorRT's). A 0-D input gives [0, n] with n 0 or 1.
 #include "core/data_type.h"
 #include "network/checks.h"
+#include "network/indices_type.h"
 #include "network/network.h"
 #include "network/shape_rules.h"
 
@@ -46,10 +47,8 @@ public:
 
     bool setIndicesType(DataType type) noexcept override
     {
-        if (!isIndexType(type))
+        if (!checkIndicesType(mLayer, type))
         {
-            mLayer.fail(
-                "setIndicesType", "the indices type ", dataTypeName(type), " (", type, ") is not kINT32 or kINT64");
             return false;
         }
         p().indicesType = type;

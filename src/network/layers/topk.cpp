@@ -9,6 +9,7 @@
 // (TensorRT's operator reference says one of the last four). k == 0 gives empty outputs.
 #include "core/data_type.h"
 #include "network/checks.h"
+#include "network/indices_type.h"
 #include "network/network.h"
 #include "network/shape_rules.h"
 
@@ -49,11 +50,6 @@ int64_t knownExtent(Dims const& input, uint32_t axes) noexcept
 {
     std::optional<int32_t> const axis = axisOf(axes, input.nbDims);
     return axis && input.nbDims >= 0 ? input.d[*axis] : -1;
-}
-
-bool isIndicesType(DataType type) noexcept
-{
-    return type == DataType::kINT32 || type == DataType::kINT64;
 }
 
 } // namespace
@@ -110,10 +106,8 @@ public:
     uint32_t getReduceAxes() const noexcept override { return p().axes; }
     bool setIndicesType(DataType type) noexcept override
     {
-        if (!isIndicesType(type))
+        if (!checkIndicesType(mLayer, type))
         {
-            mLayer.fail(
-                "setIndicesType", "the indices type ", dataTypeName(type), " (", type, ") is not kINT32 or kINT64");
             return false;
         }
         p().indicesType = type;
@@ -172,7 +166,7 @@ nvinfer1::ITopKLayer* NetworkApi::addTopKV2(
                 return mNetwork.fail(kWhere, "k is ", k, " but input ", quotedText(data->name()), " ", dims,
                     " has only ", extent, " elements along the axis; k must be at most that");
             }
-            if (!isIndicesType(indicesType))
+            if (!isIndexType(indicesType))
             {
                 return mNetwork.fail(kWhere, "the indices type ", dataTypeName(indicesType), " (", indicesType,
                     ") is not kINT32 or kINT64");
@@ -200,7 +194,7 @@ Expected<std::vector<SymbolicTensor>> inferOutputShapes(TopKParams const& params
     {
         return context.error("the axes mask ", params.axes, " ", problem, " (the input has rank ", rank, ")");
     }
-    if (!isIndicesType(params.indicesType))
+    if (!isIndexType(params.indicesType))
     {
         return context.error("the indices type ", dataTypeName(params.indicesType), " is not kINT32 or kINT64");
     }
