@@ -4,10 +4,20 @@
  * kiln/plugin_host.h -- how plugins also run on kiln's host backend, where tensors live in host memory and there is
  * no CUDA stream. Two routes, one per plugin family:
  *
- * V3 plugins derive from kiln::IPluginV3OneHost alongside their TensorRT capabilities and return that sub-object
- * when getCapabilityInterface() is asked for kiln::kPLUGIN_CAPABILITY_HOST. TensorRT never asks for that value, so
- * the same plugin still runs unchanged on TensorRT (guard the kiln parts with #ifdef KILN_VERSION_MAJOR if the source
- * must also build without kiln).
+ * V3 plugins derive from kiln::IPluginV3OneHost alongside their TensorRT capabilities. kiln never calls a plugin
+ * outside TensorRT's contract: getCapabilityInterface() sees only kCORE, kBUILD and kRUNTIME unless the plugin opted
+ * in, so a plugin written for TensorRT alone (one that asserts on any other capability type) runs on kiln unchanged.
+ * The opt-in is explicit, one of two ways:
+ *
+ * 1. Derive the plugin's class publicly from kiln::IPluginV3OneHost and build it with RTTI (the compiler's default).
+ *    kiln finds that base from the object's own type information, without calling the plugin; nothing else to do.
+ * 2. Build with -fno-rtti, or keep the host capability in an object of its own: declare the plugin's name, version
+ *    and namespace with kilnRegisterPluginV3Host() before engines that use it are built or deserialized, and answer
+ *    getCapabilityInterface(kiln::kPLUGIN_CAPABILITY_HOST) with the host capability. kiln asks for that value only of
+ *    the plugins so declared.
+ *
+ * Either way the capability must report {"KILN_PLUGIN_V3ONE_HOST", 1, 0}. Answering kPLUGIN_CAPABILITY_HOST as below
+ * is harmless under both rules (TensorRT never passes it), so it is the portable way to write a host plugin:
  *
  *     #include "kiln/plugin_host.h"
  *     class Doubler : public nvinfer1::IPluginV3, public nvinfer1::IPluginV3OneCore,
@@ -27,6 +37,13 @@
  *         }
  *         // ... the other methods of the four TensorRT classes
  *     };
+ *     #if defined(KILN_VERSION_MAJOR) && !defined(__GXX_RTTI)
+ *     kilnRegisterPluginV3Host("Doubler", "1", "");            // only without RTTI
+ *     #endif
+ *
+ * A plugin without the host capability still builds into a host engine when the builder has nothing to run (one
+ * format combination and no custom tactics); executing it is what needs the capability, and the refusal, naming the
+ * plugin, comes from createExecutionContext().
  *
  * V2 plugins (IPluginV2 to IPluginV2DynamicExt) have no capabilities to offer, so their host code lives in a separate
  * object, a kiln::IPluginV2HostRunner, registered for the plugin's name, version and namespace before an engine that
@@ -61,9 +78,10 @@
 namespace kiln
 {
 
-//! The capability type kiln passes to IPluginV3::getCapabilityInterface() to ask for IPluginV3OneHost. It lies
-//! outside TensorRT's PluginCapabilityType values ("KLN" and 1 in its bytes), so TensorRT never passes it. Test for
-//! it with an if: as a case label of a switch on the type, GCC warns that the value is not an enumerator.
+//! The capability type kiln passes to IPluginV3::getCapabilityInterface() to ask for IPluginV3OneHost, and only of
+//! plugins declared with kilnRegisterPluginV3Host(). It lies outside TensorRT's PluginCapabilityType values ("KLN"
+//! and 1 in its bytes), so TensorRT never passes it. Test for it with an if: as a case label of a switch on the type,
+//! GCC warns that the value is not an enumerator.
 constexpr nvinfer1::PluginCapabilityType kPLUGIN_CAPABILITY_HOST
     = static_cast<nvinfer1::PluginCapabilityType>(0x4B4C4E01);
 
@@ -162,6 +180,19 @@ extern "C"
     //! Removes the runner registered for name, version and pluginNamespace (nullptr: ""); false, logging why, when
     //! there is none. Thread-safe.
     TENSORRTAPI bool kilnDeregisterPluginV2HostRunner(
+        char const* name, char const* version, char const* pluginNamespace) noexcept;
+
+    //! Declares that the V3 plugins whose core capability reports name, version and pluginNamespace (nullptr: "")
+    //! answer getCapabilityInterface(kiln::kPLUGIN_CAPABILITY_HOST) with a kiln::IPluginV3OneHost, process-wide: kiln
+    //! then asks them for it. Needed only where kiln cannot find an IPluginV3OneHost base by itself (a plugin built
+    //! with -fno-rtti, or a host capability that is an object of its own). Returns false, logging why, when name or
+    //! version is null or the plugin is declared already. Thread-safe.
+    TENSORRTAPI bool kilnRegisterPluginV3Host(
+        char const* name, char const* version, char const* pluginNamespace) noexcept;
+
+    //! Withdraws kilnRegisterPluginV3Host()'s declaration for name, version and pluginNamespace (nullptr: ""); false,
+    //! logging why, when there is none. Thread-safe.
+    TENSORRTAPI bool kilnDeregisterPluginV3Host(
         char const* name, char const* version, char const* pluginNamespace) noexcept;
 }
 

@@ -19,12 +19,14 @@
 #include "backends/cuda/gpu_allocator.h"
 #endif
 #include "builder/build_passes.h"
+#include "builder/build_report.h"
 #include "builder/fusion.h"
 #include "builder/layout.h"
 #include "builder/timing_cache.h"
 #include "core/data_type.h"
 #include "plan/loops.h"
 #include "plugin/plugin_v3.h"
+#include "plugin/v2_handles.h"
 
 #include <algorithm>
 #include <chrono>
@@ -343,7 +345,8 @@ Expected<BuildTimingCache> timingCacheFor(BuildSettings const& settings)
 PluginBuildInputs hostPluginInputs(BuildSettings const& settings, NetworkShapes const& shapes,
     std::vector<ConcreteShapes> const& profiles, TimingCache* cache, std::function<float(Tensor const&)> scaleOf)
 {
-    PluginBuildInputs in{settings, shapes, profiles, std::move(scaleOf), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+    PluginBuildInputs in{
+        settings, shapes, profiles, std::move(scaleOf), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
     in.cache = cache;
     in.errorOnCacheMiss = hasFlag(settings, nvinfer1::BuilderFlag::kERROR_ON_TIMING_CACHE_MISS);
     in.aliasedIo
@@ -439,7 +442,7 @@ private:
 void useCudaForPlugins(PluginBuildInputs& in, cudaStream_t stream)
 {
     in.needHost = false;
-    in.device = &cuda::defaultGpuAllocator();
+    in.device = in.settings.builderAllocator != nullptr ? in.settings.builderAllocator : &cuda::defaultGpuAllocator();
     in.stream = stream;
     in.reformatCost = [](DataType type, Dims const& dims, nvinfer1::TensorFormat from,
                           nvinfer1::TensorFormat to) -> Expected<float> {
@@ -887,9 +890,11 @@ Expected<EngineModel> buildEngineModel(
     }
 
     // 3. The engine's layers and tensors: every network input, then the outputs of the layers kept, in order.
+    BuildReport const report(network.name(), backend.kind(), live.size(), concrete.size());
     EngineModel model;
     model.name = network.name();
     model.backend = backend.kind();
+    model.tacticSources = settings.tacticSources;
     std::vector<Layer const*> order;
     std::copy_if(shapes.order.begin(), shapes.order.end(), std::back_inserter(order),
         [&](Layer const* layer) { return live.count(layer) != 0; });
@@ -928,6 +933,12 @@ Expected<EngineModel> buildEngineModel(
         useCudaForPlugins(pluginInputs, stream->get());
     }
 #endif
+    // What plugins timed at build time are attached to first, as an execution context's would be.
+    PluginResourceContext buildResources(
+        settings.builderRecorder, pluginInputs.device != nullptr ? pluginInputs.device : settings.builderAllocator);
+    V2Handles v2Handles(settings.tacticSources, backend.kind() == PlanBackend::kCUDA);
+    pluginInputs.resources = &buildResources;
+    pluginInputs.v2Handles = &v2Handles;
     {
         PhaseScope const phase(settings.progressMonitor, static_cast<int32_t>(order.size()));
         for (std::size_t l = 0; l < order.size(); ++l)
@@ -972,20 +983,31 @@ Expected<EngineModel> buildEngineModel(
     // 6. Reformat layers where plugins chose formats other than kLINEAR; each profile's input ranges and activation
     // memory.
     KeptTensors kept = std::move(tensors.value());
+    std::size_t before = model.layers.size();
     insertReformats(model, kept, chosenFormats);
+    report.rewrite("reformats around plugins", before, model);
+    before = model.layers.size();
     isolateAliases(model, kept);
+    report.rewrite("copies around aliased plugin I/O", before, model);
     // 7. A CUDA build's fusions, then the fastest variant of every kernel that has several.
     if (model.backend == PlanBackend::kCUDA)
     {
-        fuseEpilogues(model);
-        fuseAttention(model);
-        fuseLayerNorms(model);
-        fusePointwise(model);
-        removeUnreadConstants(model);
+        auto const pass = [&](char const* name, auto&& rewrite) {
+            std::size_t const was = model.layers.size();
+            rewrite(model);
+            report.rewrite(name, was, model);
+        };
+        pass("epilogue fusion (activation, bias, scale and residual into convolutions and matrix multiplies)",
+            fuseEpilogues);
+        pass("attention fusion", fuseAttention);
+        pass("layer normalization fusion", fuseLayerNorms);
+        pass("point-wise fusion", fusePointwise);
+        pass("unread constants removed", removeUnreadConstants);
         // Chains of 16-bit convolutions run in kHWC8 (builder/layout.h); each tensor the pass adds has the shapes of
         // the tensor it is a twin of. On by default (cuDNN's tensor-core kernels read NHWC; in NCHW cuDNN transposes
         // inside every convolution); KILN_CHANNELS_LAST=0 keeps NCHW.
         std::vector<int32_t> twins;
+        before = model.layers.size();
         char const* const channelsLast = std::getenv("KILN_CHANNELS_LAST");
         if (channelsLast == nullptr || std::string_view(channelsLast) != "0")
         {
@@ -995,6 +1017,7 @@ Expected<EngineModel> buildEngineModel(
         {
             kept.list.push_back(kept.list[static_cast<std::size_t>(twin)]);
         }
+        report.rewrite("channels-last convolution chains (kHWC8 reformats)", before, model);
     }
     // 8. Each loop's layers as one block, which the executor runs once per iteration.
     if (auto problem = orderLoops(model))
@@ -1022,6 +1045,7 @@ Expected<EngineModel> buildEngineModel(
         }
     }
 #endif
+    report.finish(model);
     return model;
 }
 

@@ -107,6 +107,7 @@ std::optional<Error> exportShapes(EngineModel& model, ExprContext const& exprs, 
 // ---- plugin_build.cpp ----------------------------------------------------------------------------------------------
 
 class TimingCache;
+class V2Handles;
 struct V3Capabilities;
 
 //! What building a plugin layer needs from the build step and its backend.
@@ -136,6 +137,10 @@ struct PluginBuildInputs
         void const* const*, void* const*, void*)>
         enqueue;
     char const* enqueueName{"enqueue()"};
+    //! What a plugin's clone is attached to before it is timed: the builder's resource context (V3), and the library
+    //! handles of the build (V2); never null while plugins are built.
+    nvinfer1::IPluginResourceContext* resources{};
+    V2Handles* v2Handles{};
 };
 
 //! A built plugin layer: its parameters in the engine (the plugin's record) and the format of each data input and

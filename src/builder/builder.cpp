@@ -114,8 +114,7 @@ Expected<PlanBytes> Builder::Impl::buildPlan(
     char const* method, nvinfer1::INetworkDefinition const& network, nvinfer1::IBuilderConfig const& config) const
 {
     // The model borrows the network's weights (alive until this call returns), so they are copied once: into the plan.
-    Expected<EngineModel> model
-        = buildEngineModel(Network::of(network), BuilderConfig::of(config).settings(), ModelWeights::kBORROW);
+    Expected<EngineModel> model = buildEngineModel(Network::of(network), settingsOf(config), ModelWeights::kBORROW);
     if (!model)
     {
         return failure(method, network, model.error());
@@ -126,6 +125,14 @@ Expected<PlanBytes> Builder::Impl::buildPlan(
         return failure(method, network, plan.error());
     }
     return plan;
+}
+
+BuildSettings Builder::Impl::settingsOf(nvinfer1::IBuilderConfig const& config) const
+{
+    BuildSettings settings = BuilderConfig::of(config).settings();
+    settings.builderRecorder = mBuilder.mReporter.recorder();
+    settings.builderAllocator = mBuilder.mAllocator;
+    return settings;
 }
 
 Error Builder::Impl::failure(char const* method, nvinfer1::INetworkDefinition const& network, Error error) const
@@ -149,8 +156,7 @@ bool Builder::Impl::isNetworkSupported(
     nvinfer1::INetworkDefinition const& network, nvinfer1::IBuilderConfig const& config) const noexcept
 {
     return mBuilder.mReporter.guard("IBuilder::isNetworkSupported", false, [&] {
-        Expected<EngineModel> model
-            = buildEngineModel(Network::of(network), BuilderConfig::of(config).settings(), ModelWeights::kBORROW);
+        Expected<EngineModel> model = buildEngineModel(Network::of(network), settingsOf(config), ModelWeights::kBORROW);
         if (!model)
         {
             failure("isNetworkSupported", network, model.error());
@@ -189,7 +195,7 @@ nvinfer1::ICudaEngine* Builder::Impl::buildEngineWithConfig(
 {
     return mBuilder.mReporter.guard("IBuilder::buildEngineWithConfig", static_cast<nvinfer1::ICudaEngine*>(nullptr),
         [&]() -> nvinfer1::ICudaEngine* {
-            Expected<EngineModel> model = buildEngineModel(Network::of(network), BuilderConfig::of(config).settings());
+            Expected<EngineModel> model = buildEngineModel(Network::of(network), settingsOf(config));
             if (!model)
             {
                 failure("buildEngineWithConfig", network, model.error());

@@ -6,6 +6,7 @@
 // createInferBuilder_INTERNAL(logger, version) makes one; the logger becomes kiln's current logger.
 #pragma once
 
+#include "builder/builder_config.h"
 #include "builder/optimization_profile.h"
 #include "core/error.h"
 #include "network/report.h"
@@ -68,6 +69,8 @@ private:
         //! The plan for network and config, in the encoder's buffer; a failure is reported as method's.
         Expected<PlanBytes> buildPlan(char const* method, nvinfer1::INetworkDefinition const& network,
             nvinfer1::IBuilderConfig const& config) const;
+        //! config's settings with the builder's error recorder and GPU allocator.
+        BuildSettings settingsOf(nvinfer1::IBuilderConfig const& config) const;
         //! Reports error as method's failure to build network, and returns it.
         Error failure(char const* method, nvinfer1::INetworkDefinition const& network, Error error) const;
 

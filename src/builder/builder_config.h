@@ -68,6 +68,10 @@ struct BuildSettings
     nvinfer1::TilingOptimizationLevel tilingOptimizationLevel{nvinfer1::TilingOptimizationLevel::kNONE};
     int64_t l2LimitForTiling{-1}; //!< -1: the builder decides.
     std::optional<std::string> remoteAutoTuningConfig;
+    //! The builder's, not the config's: what plugins attached for timing get in their resource context (either may be
+    //! null: the default allocator, no recorder).
+    nvinfer1::IErrorRecorder* builderRecorder{};
+    nvinfer1::IGpuAllocator* builderAllocator{};
 };
 
 class BuilderConfig final : public nvinfer1::IBuilderConfig

@@ -2,18 +2,22 @@
 // The build protocol of a V3 plugin layer (build_passes.h), call by call as TensorRT's contract gives it:
 //
 // 1. clone() the network's plugin: the build works on a copy of its own, deleted when the layer is built; find the
-//    clone's kCORE, kBUILD and kRUNTIME capabilities (and on the host backend kiln's host capability).
+//    clone's kCORE, kBUILD and kRUNTIME capabilities (kiln's host capability only when the host backend runs it).
 // 2. Negotiate formats: the types are the network's (inputs: the tensors' types; outputs: getOutputDataTypes());
 //    supportsFormatCombination(pos, ...) is asked position by position, depth first, with every position below pos
 //    already accepted, never about a later one; each complete combination found is kept, up to
 //    getFormatCombinationLimit().
 // 3. For each profile and each combination: configurePlugin() with the descriptors (wildcards where an extent is
 //    dynamic) and the profile's kMIN/kOPT/kMAX shapes; getNbTactics() and getValidTactics() (no tactics: the
-//    default tactic 0); getWorkspaceSize(). Each tactic is timed: setTactic(), onShapeChange() at the kOPT shapes,
-//    then enqueue (enqueueHost on the host backend) on zeroed buffers with a workspace of getWorkspaceSize() bytes,
-//    avgTimingIterations times. A plugin with a getTimingCacheID() is timed through the timing cache: its key is the
-//    plugin's identity, the I/O types, formats and profile shapes, and the ID; a key already there is not timed
-//    again, so identical instances are timed once and a rebuild with a saved cache times nothing it holds.
+//    default tactic 0); getWorkspaceSize(). When that leaves one combination and one tactic, there is nothing to
+//    choose and nothing runs (as TensorRT). Otherwise the plugin is timed as it will run: the clone is attached to a
+//    build-time resource context first (attachToContext(), whose clone does the timing, with the builder's GPU
+//    allocator and error recorder), and per profile and combination that clone hears configurePlugin(); each tactic is
+//    then timed: setTactic(), onShapeChange() at the kOPT shapes, then enqueue (enqueueHost on the host backend) on
+//    zeroed buffers with a workspace of getWorkspaceSize() bytes, avgTimingIterations times. A
+//    plugin with a getTimingCacheID() is timed through the timing cache: its key is the plugin's identity, the I/O
+//    types, formats and profile shapes, and the ID; a key already there is not timed again, so identical instances are
+//    timed once and a rebuild with a saved cache times nothing it holds.
 // 4. Keep the combination and tactic fastest over all profiles; configurePlugin() with it again, take the largest
 //    getWorkspaceSize(), the aliased inputs (IPluginV3OneBuildV2 with kALIASED_PLUGIN_IO_10_03), and the fields of
 //    getFieldsToSerialize(): the engine's record of the layer.
@@ -25,6 +29,7 @@
 #include "builder/plugin_io.h"
 #include "builder/timing_cache.h"
 #include "core/data_type.h"
+#include "core/logging.h"
 #include "plan/model_support.h"
 #include "plugin/plugin_fields.h"
 #include "plugin/plugin_v3.h"
@@ -73,6 +78,7 @@ private:
     Expected<std::vector<int32_t>> tactics();
     Expected<int64_t> workspaceSize(Combination const& combination, std::size_t profile);
     Expected<Timed> time(Combination const& combination, std::size_t profile, int32_t tactic, int64_t workspace);
+    Expected<V3Capabilities> timingCapabilities();
     std::string cacheKeyText(Combination const& combination, std::size_t profile, int32_t tactic) const;
     std::string combinationText(Combination const& combination) const
     {
@@ -85,7 +91,11 @@ private:
     std::string mWho;
     std::unique_ptr<nvinfer1::IPluginV3> mClone;
     V3Capabilities mCaps;
-    std::vector<PluginIo> mIo; //!< Data inputs, then outputs.
+    //! What attachToContext() gave for timing, made when the first tactic is timed; its capabilities.
+    std::unique_ptr<nvinfer1::IPluginV3> mTimed;
+    V3Capabilities mTimedCaps;
+    std::optional<std::pair<std::size_t, Combination>> mTimedWith; //!< The profile and formats it was configured for.
+    std::vector<PluginIo> mIo;                                     //!< Data inputs, then outputs.
     std::size_t mNbInputs{};
     std::optional<std::string> mCacheId;
 };
@@ -210,6 +220,29 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
                     " at ", profileName(profile), ", and BuilderFlag::kERROR_ON_TIMING_CACHE_MISS is set"));
         }
     }
+    auto caps = timingCapabilities();
+    if (!caps)
+    {
+        return caps.error();
+    }
+    V3Capabilities const& timing = caps.value();
+    // The attached clone is configured as the build's own was, for this profile and combination.
+    auto const nbInputs = static_cast<int32_t>(mNbInputs);
+    auto const nbOutputs = static_cast<int32_t>(mIo.size() - mNbInputs);
+    if (!mTimedWith || mTimedWith->first != profile || mTimedWith->second != combination)
+    {
+        auto const dynamic = dynamicDescs(mIo, combination, profile);
+        if (int32_t const status
+            = timing.build->configurePlugin(dynamic.data(), nbInputs, dynamic.data() + nbInputs, nbOutputs);
+            status != 0)
+        {
+            return fail(cat("configurePlugin() returned status ", status,
+                " on the clone attachToContext() gave for "
+                "timing, for ",
+                profileName(profile), " with formats ", combinationText(combination)));
+        }
+        mTimedWith.emplace(profile, combination);
+    }
     // Descriptors at kOPT; extents the plugin's own size tensors decide are wildcards.
     auto prepared = timingRun(mWho, mIo, mNbInputs, combination, profile, workspace, mIn);
     if (!prepared)
@@ -218,13 +251,12 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
     }
     TimingRun& run = prepared.value();
     std::vector<PluginTensorDesc> const& descs = run.descs;
-    auto const nbInputs = static_cast<int32_t>(mNbInputs);
-    auto const nbOutputs = static_cast<int32_t>(mIo.size() - mNbInputs);
-    if (int32_t const status = mCaps.runtime->setTactic(tactic); status != 0)
+    if (int32_t const status = timing.runtime->setTactic(tactic); status != 0)
     {
         return fail(cat("setTactic(", tactic, ") returned status ", status));
     }
-    if (int32_t const status = mCaps.runtime->onShapeChange(descs.data(), nbInputs, descs.data() + nbInputs, nbOutputs);
+    if (int32_t const status
+        = timing.runtime->onShapeChange(descs.data(), nbInputs, descs.data() + nbInputs, nbOutputs);
         status != 0)
     {
         return fail(cat("onShapeChange() returned status ", status, " at the kOPT shapes of ", profileName(profile)));
@@ -233,7 +265,7 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
     auto const timed = timeCalls(
         mIn, mIn.settings.avgTimingIterations,
         [&] {
-            return mIn.enqueue(mCaps, descs.data(), descs.data() + nbInputs, run.inputs.data(), run.outputs.data(),
+            return mIn.enqueue(timing, descs.data(), descs.data() + nbInputs, run.inputs.data(), run.outputs.data(),
                 run.workspacePointer());
         },
         status);
@@ -268,6 +300,29 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
     return Timed{milliseconds + reformatMilliseconds, false};
 }
 
+Expected<V3Capabilities> V3Build::timingCapabilities()
+{
+    if (mTimed != nullptr)
+    {
+        return mTimedCaps;
+    }
+    mTimed.reset(mCaps.runtime->attachToContext(mIn.resources));
+    if (mTimed == nullptr)
+    {
+        return fail("attachToContext() returned null; the builder times the clone it returns, as an execution "
+                    "context runs it");
+    }
+    auto caps = capabilitiesOf(*mTimed, {.build = true, .host = mIn.needHost}, describeLayer(mLayer),
+        describeIdentity(mParams.identity) + "'s clone from attachToContext()");
+    if (!caps)
+    {
+        mTimed.reset();
+        return invalid(caps.error().message);
+    }
+    mTimedCaps = caps.value();
+    return mTimedCaps;
+}
+
 // ---- The protocol ---------------------------------------------------------------------------------------------------
 
 Expected<PluginBuildResult> V3Build::run()
@@ -279,7 +334,7 @@ Expected<PluginBuildResult> V3Build::run()
         return fail("clone() returned null; the builder works on a clone of the network's plugin");
     }
     auto caps = capabilitiesOf(
-        *mClone, {.build = true, .host = mIn.needHost}, describeLayer(mLayer), describeIdentity(mParams.identity));
+        *mClone, {.build = true, .host = false}, describeLayer(mLayer), describeIdentity(mParams.identity));
     if (!caps)
     {
         return invalid(caps.error().message);
@@ -295,9 +350,17 @@ Expected<PluginBuildResult> V3Build::run()
         return combinations.error();
     }
 
-    // 3. Per profile and combination: configure, tactics, timing. cost[(combination, tactic)] sums the profiles.
-    std::map<std::pair<std::size_t, int32_t>, float> cost;
-    std::map<std::pair<std::size_t, int32_t>, std::size_t> seenIn; // profiles that offered the pair
+    // 3. Per profile and combination: configure, tactics, workspace; then, when there is a choice, timing.
+    // cost[(combination, tactic)] sums the profiles.
+    struct Candidates
+    {
+        std::size_t profile{};
+        std::size_t combination{};
+        std::vector<int32_t> tactics;
+        int64_t workspace{};
+    };
+    std::vector<Candidates> candidates;
+    std::set<std::pair<std::size_t, int32_t>> choices;
     for (std::size_t p = 0; p < mIn.profiles.size(); ++p)
     {
         for (std::size_t c = 0; c < combinations.value().size(); ++c)
@@ -323,16 +386,43 @@ Expected<PluginBuildResult> V3Build::run()
             }
             for (int32_t tactic : list.value())
             {
-                auto timed = time(combination, p, tactic, workspace.value());
+                choices.emplace(c, tactic);
+            }
+            candidates.push_back(Candidates{p, c, std::move(list.value()), workspace.value()});
+        }
+    }
+    std::map<std::pair<std::size_t, int32_t>, float> cost;
+    std::map<std::pair<std::size_t, int32_t>, std::size_t> seenIn; // profiles that offered the pair
+    if (choices.size() > 1)
+    {
+        for (Candidates const& candidate : candidates)
+        {
+            for (int32_t tactic : candidate.tactics)
+            {
+                auto timed
+                    = time(combinations.value()[candidate.combination], candidate.profile, tactic, candidate.workspace);
                 if (!timed)
                 {
                     return timed.error();
                 }
-                cost[{c, tactic}] += timed.value().milliseconds;
-                ++seenIn[{c, tactic}];
+                cost[{candidate.combination, tactic}] += timed.value().milliseconds;
+                log(Severity::kVERBOSE,
+                    cat(mWho, ": tactic ", tactic, " with formats ",
+                        combinationText(combinations.value()[candidate.combination]), " at ",
+                        profileName(candidate.profile), ": ", timed.value().milliseconds, " ms",
+                        timed.value().fromCache ? " (from the timing cache)" : ""));
             }
         }
     }
+    for (Candidates const& candidate : candidates)
+    {
+        for (int32_t tactic : candidate.tactics)
+        {
+            ++seenIn[{candidate.combination, tactic}];
+            cost.try_emplace({candidate.combination, tactic}, 0.0F);
+        }
+    }
+    mTimed.reset(); // The attached clone goes once timing is over, as an execution context's would.
     std::optional<std::pair<std::size_t, int32_t>> best;
     for (auto const& [choice, milliseconds] : cost)
     {
@@ -348,6 +438,11 @@ Expected<PluginBuildResult> V3Build::run()
 
     // 4. The choice: configure with it, then what the engine keeps.
     Combination const& chosen = combinations.value()[best->first];
+    log(Severity::kVERBOSE,
+        choices.size() > 1 ? cat(mWho, ": chose tactic ", best->second, " with formats ", combinationText(chosen),
+            " of ", choices.size(), " candidates (", cost[*best], " ms over the profiles)")
+                           : cat(mWho, ": formats ", combinationText(chosen), ", tactic ", best->second,
+                               ": the only candidate, so the plugin was not run"));
     PluginV3Params params;
     params.identity = mParams.identity;
     params.nbInputs = mParams.nbInputs;

@@ -4,14 +4,17 @@
 // 3 IPluginV2DynamicExt. Levels 0 to 2 see every tensor without its leading batch dimension (the batch is what their
 // enqueue() receives as batchSize); level 3 sees whole shapes.
 //
-// 1. clone() the network's plugin: the build works on a copy of its own, destroy()ed when the layer is built. On the
-//    host backend, find the plugin's host runner (kiln::IPluginV2HostRunner, include/kiln/plugin_host.h).
+// 1. clone() the network's plugin: the build works on a copy of its own, destroy()ed when the layer is built.
 // 2. Negotiate formats; the types are the network's (inputs: the tensors' types; outputs: the layer's output types).
 //    Levels 0 and 1 give every input and output one format: supportsFormat(type, format) is asked for each format the
 //    backend offers and each distinct type of the I/O (level 0 also has one type for all). Levels 2 and 3:
 //    supportsFormatCombination(pos, ...) is asked position by position, depth first, with every position below pos
 //    already accepted, never about a later one, up to kFORMAT_COMBINATION_LIMIT combinations.
-// 3. For each combination: configure with the level's call: configureWithFormat (level 0), IPluginV2Ext's
+// 3. With one combination there is nothing to choose, and nothing runs (as TensorRT). Otherwise the clone is attached
+//    as an execution context's would be (IPluginV2Ext and up: attachToContext() with the build's cuDNN and cuBLAS
+//    handles where the tactic sources allow them, and its GPU allocator; detachFromContext() when timing is over) and,
+//    on the host backend, its host runner (kiln::IPluginV2HostRunner, include/kiln/plugin_host.h) is looked up. For
+//    each combination: configure with the level's call: configureWithFormat (level 0), IPluginV2Ext's
 //    configurePlugin with Dims, types and broadcast flags (level 1), IPluginV2IOExt's configurePlugin with
 //    PluginTensorDesc (level 2), each with maxBatchSize = the largest batch over the profiles, then
 //    getWorkspaceSize(maxBatchSize), initialize(), one timed run per profile at its kOPT shapes, terminate(). Level 3
@@ -30,8 +33,10 @@
 
 #include "backends/host/reformat.h"
 #include "core/data_type.h"
+#include "core/logging.h"
 #include "plan/model_support.h"
 #include "plugin/plugin_v3.h"
+#include "plugin/v2_handles.h"
 #include "plugin/v2_host.h"
 
 #include <algorithm>
@@ -71,6 +76,9 @@ public:
         , mWho(describeLayer(layer) + ": " + describeIdentity(params.identity))
     {
     }
+    ~V2Build() { detach(); } // A build that failed while timing leaves the clone attached.
+    V2Build(V2Build const&) = delete;
+    V2Build& operator=(V2Build const&) = delete;
 
     Expected<PluginBuildResult> run();
 
@@ -104,6 +112,8 @@ private:
     Expected<float> timeCombination(Combination const& combination);
     Expected<int64_t> configureChosen(Combination const& combination);
     Expected<std::vector<uint8_t>> serialized();
+    Expected<bool> attach();
+    void detach();
     std::string combinationText(Combination const& combination) const
     {
         return kiln::combinationText(mIo, combination);
@@ -116,6 +126,7 @@ private:
     std::string mWho;
     std::unique_ptr<nvinfer1::IPluginV2, PluginV2Deleter> mClone;
     IPluginV2HostRunner* mRunner{};
+    bool mAttached{};          //!< attachToContext() was called on the clone, and detachFromContext() not yet.
     std::vector<PluginIo> mIo; //!< Inputs, then outputs.
     std::size_t mNbInputs{};
     int32_t mMaxBatch{};
@@ -345,6 +356,7 @@ Expected<float> V2Build::time(Combination const& combination, std::size_t profil
                 return mRunner->enqueueHost(
                     *mClone, descs.data(), outputDescs, inputs.data(), outputs.data(), workspacePointer);
             }
+            mIn.v2Handles->setStream(mIn.stream);
             if (mParams.level == 3)
             {
                 return static_cast<nvinfer1::IPluginV2DynamicExt&>(*mClone).enqueue(
@@ -471,6 +483,42 @@ Expected<std::vector<uint8_t>> V2Build::serialized()
     return bytes;
 }
 
+// ---- Attached for timing --------------------------------------------------------------------------------------------
+
+Expected<bool> V2Build::attach()
+{
+    if (mIn.needHost)
+    {
+        auto runner = requireV2HostRunner(mParams.identity);
+        if (!runner)
+        {
+            return Error{runner.error().code, describeLayer(mLayer) + ": " + runner.error().message};
+        }
+        mRunner = runner.value();
+    }
+    if (mParams.level >= 1)
+    {
+        auto handles = mIn.v2Handles->get();
+        if (!handles)
+        {
+            return fail(handles.error().message);
+        }
+        static_cast<nvinfer1::IPluginV2Ext&>(*mClone).attachToContext(
+            handles.value().cudnn, handles.value().cublas, mIn.resources->getGpuAllocator());
+        mAttached = true;
+    }
+    return true;
+}
+
+void V2Build::detach()
+{
+    if (mAttached)
+    {
+        static_cast<nvinfer1::IPluginV2Ext&>(*mClone).detachFromContext();
+        mAttached = false;
+    }
+}
+
 // ---- The protocol ---------------------------------------------------------------------------------------------------
 
 Expected<PluginBuildResult> V2Build::run()
@@ -484,15 +532,6 @@ Expected<PluginBuildResult> V2Build::run()
     if (mClone == nullptr)
     {
         return fail("clone() returned null; the builder works on a clone of the network's plugin");
-    }
-    if (mIn.needHost)
-    {
-        auto runner = requireV2HostRunner(mParams.identity);
-        if (!runner)
-        {
-            return Error{runner.error().code, describeLayer(mLayer) + ": " + runner.error().message};
-        }
-        mRunner = runner.value();
     }
     mNbInputs = mLayer.inputs().size();
     mIo = describePluginIo(mLayer, mNbInputs, mIn);
@@ -513,21 +552,44 @@ Expected<PluginBuildResult> V2Build::run()
         return combinations.error();
     }
 
-    // 3. Each combination configured, initialized, timed and terminated; the fastest kept.
+    // 3. With a choice to make: each combination configured, initialized, timed and terminated on the attached
+    // clone; the fastest kept.
     std::optional<std::size_t> best;
     float bestMilliseconds = 0.0F;
-    for (std::size_t c = 0; c < combinations.value().size(); ++c)
+    if (combinations.value().size() == 1)
     {
-        auto const timed = timeCombination(combinations.value()[c]);
-        if (!timed)
+        best = 0;
+        log(Severity::kVERBOSE,
+            cat(mWho, ": formats ", combinationText(combinations.value()[0]),
+                ": the only combination, so the plugin was not run"));
+    }
+    else
+    {
+        auto attached = attach();
+        if (!attached)
         {
-            return timed.error();
+            return attached.error();
         }
-        if (!best || timed.value() < bestMilliseconds)
+        for (std::size_t c = 0; c < combinations.value().size(); ++c)
         {
-            best = c;
-            bestMilliseconds = timed.value();
+            auto const timed = timeCombination(combinations.value()[c]);
+            if (!timed)
+            {
+                return timed.error();
+            }
+            log(Severity::kVERBOSE,
+                cat(mWho, ": formats ", combinationText(combinations.value()[c]), ": ", timed.value(),
+                    " ms over the profiles"));
+            if (!best || timed.value() < bestMilliseconds)
+            {
+                best = c;
+                bestMilliseconds = timed.value();
+            }
         }
+        detach();
+        log(Severity::kVERBOSE,
+            cat(mWho, ": chose formats ", combinationText(combinations.value()[*best]), " of ",
+                combinations.value().size(), " combinations"));
     }
 
     // 4. The choice: configure with it, then what the engine keeps.

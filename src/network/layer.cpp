@@ -2,6 +2,7 @@
 #include "network/layer.h"
 
 #include "network/network.h"
+#include "network/shape_inference.h"
 
 namespace kiln
 {
@@ -275,6 +276,37 @@ Dims KindBase::inputDims(int32_t index) const noexcept
 {
     Tensor const* tensor = mLayer.input(index);
     return tensor != nullptr ? tensor->dims() : kUnsetDims;
+}
+
+Dims KindBase::inferredOutputDims(int32_t index) const noexcept
+{
+    try
+    {
+        ExprContext exprs;
+        Expected<NetworkShapes> shapes = inferShapes(mLayer.network(), exprs);
+        auto const& outputs = mLayer.outputs();
+        if (!shapes || index < 0 || index >= static_cast<int32_t>(outputs.size()))
+        {
+            return kUnsetDims;
+        }
+        auto found = shapes.value().tensors.find(outputs[static_cast<std::size_t>(index)]);
+        if (found == shapes.value().tensors.end() || !found->second.shape
+            || found->second.shape->size() > static_cast<std::size_t>(Dims::MAX_DIMS))
+        {
+            return kUnsetDims;
+        }
+        SymbolicDims const& symbolic = *found->second.shape;
+        Dims dims{static_cast<int32_t>(symbolic.size()), {}};
+        for (std::size_t i = 0; i < symbolic.size(); ++i)
+        {
+            dims.d[i] = symbolic[i]->kind() == DimExpr::Kind::kCONSTANT ? symbolic[i]->value() : -1;
+        }
+        return dims;
+    }
+    catch (...)
+    {
+        return kUnsetDims;
+    }
 }
 
 DataType KindBase::inputType(int32_t index) const noexcept

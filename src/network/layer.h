@@ -172,6 +172,10 @@ public:
 protected:
     //! The shape of input index, or an unknown rank when it is absent.
     Dims inputDims(int32_t index) const noexcept;
+    //! What shape inference over the network as it stands gives output index: constant extents, -1 for those that
+    //! depend on dynamic input extents (as TensorRT reports them); an unknown rank when the shapes cannot be inferred.
+    //! For the kinds whose outputs only the layer's own code can shape (plugins).
+    Dims inferredOutputDims(int32_t index) const noexcept;
     //! The type of input index, or kFLOAT when it is absent.
     DataType inputType(int32_t index) const noexcept;
 

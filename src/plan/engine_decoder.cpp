@@ -554,6 +554,7 @@ Expected<EngineModel> Decoder::run()
         }
     }
     mModel.deviceMemorySize = mEngine.device_memory_size();
+    mModel.tacticSources = mEngine.tactic_sources();
     if (mError)
     {
         return *mError;

@@ -483,7 +483,7 @@ Expected<flatbuffers::DetachedBuffer> Encoder::run(bool header)
     auto const blobs = mBuilder.CreateVector(blobRecords);
 
     auto const engine = fb::CreateEngine(mBuilder, name, exprs, symbols, tensors, layers, assertions, ioTensors,
-        mModel.nbInputs, profiles, blobs, mModel.deviceMemorySize);
+        mModel.nbInputs, profiles, blobs, mModel.deviceMemorySize, mModel.tacticSources);
     fb::FinishEngineBuffer(mBuilder, engine);
     if (mError)
     {

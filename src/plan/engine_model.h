@@ -301,6 +301,9 @@ struct EngineModel
     //! pointer valid.
     std::vector<WeightsBlob> weights;
     int64_t deviceMemorySize{}; //!< The largest activationBytes over the profiles.
+    //! The builder's TacticSources bits (ICudaEngine::getTacticSources): whether V2 plugins receive cuDNN and cuBLAS
+    //! handles in attachToContext() on the CUDA backend.
+    uint32_t tacticSources{};
 
     EngineModel() = default;
     EngineModel(EngineModel&&) = default;

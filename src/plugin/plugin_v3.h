@@ -39,6 +39,24 @@ struct CapabilityNeeds
 Expected<V3Capabilities> capabilitiesOf(
     nvinfer1::IPluginV3& plugin, CapabilityNeeds needs, std::string const& layer, std::string const& described);
 
+//! The IPluginResourceContext kiln gives attachToContext(), at build time (the builder's) and per execution context:
+//! a GPU allocator and an error recorder, either of which may be null.
+class PluginResourceContext final : public nvinfer1::IPluginResourceContext
+{
+public:
+    PluginResourceContext(nvinfer1::IErrorRecorder* recorder, nvinfer1::IGpuAllocator* allocator) noexcept
+        : mRecorder(recorder)
+        , mAllocator(allocator)
+    {
+    }
+    nvinfer1::IGpuAllocator* getGpuAllocator() const noexcept override { return mAllocator; }
+    nvinfer1::IErrorRecorder* getErrorRecorder() const noexcept override { return mRecorder; }
+
+private:
+    nvinfer1::IErrorRecorder* mRecorder;
+    nvinfer1::IGpuAllocator* mAllocator;
+};
+
 //! A PluginTensorDesc.
 nvinfer1::PluginTensorDesc pluginDesc(
     nvinfer1::Dims const& dims, nvinfer1::DataType type, nvinfer1::TensorFormat format, float scale) noexcept;

@@ -83,86 +83,65 @@ Expected<IPluginV2HostRunner*> requireV2HostRunner(PluginIdentity const& identit
     return Error{nvinfer1::ErrorCode::kUNSUPPORTED_STATE,
         describeIdentity(identity)
             + " cannot run on kiln's host backend: no kiln::IPluginV2HostRunner is registered for it. V2 plugins "
-              "run on the host through a runner registered before the engine is built or deserialized: "
+              "run on the host through a runner registered before an execution context runs them (or a build times "
+              "them): "
               "kilnRegisterPluginV2HostRunner(\""
             + identity.name + "\", \"" + identity.version + "\", \"" + identity.pluginNamespace
             + "\", &runner) (include/kiln/plugin_host.h)"};
 }
 
-} // namespace kiln
-
-namespace
+bool identityEntryPoint(char const* where, char const* name, char const* version, char const* pluginNamespace,
+    std::function<std::optional<std::string>(PluginIdentity const&)> const& what) noexcept
 {
-
-//! Fills identity from the C entry points' arguments; false (after logging) when name or version is null.
-bool identityOf(char const* where, char const* name, char const* version, char const* pluginNamespace,
-    kiln::PluginIdentity& identity)
-{
-    if (name == nullptr || version == nullptr)
+    try
     {
-        kiln::log(kiln::Severity::kERROR,
-            std::string(where) + ": the plugin " + (name == nullptr ? "name" : "version")
-                + " is null; give the name, version and namespace the plugin reports");
+        if (name == nullptr || version == nullptr)
+        {
+            log(Severity::kERROR,
+                std::string(where) + ": the plugin " + (name == nullptr ? "name" : "version")
+                    + " is null; give the name, version and namespace the plugin reports");
+            return false;
+        }
+        PluginIdentity const identity{name, version, pluginNamespace != nullptr ? pluginNamespace : ""};
+        std::optional<std::string> const problem = what(identity);
+        if (problem)
+        {
+            log(Severity::kERROR, std::string(where) + ": " + describeIdentity(identity) + *problem);
+        }
+        return !problem;
+    }
+    catch (std::bad_alloc const&)
+    {
+        log(Severity::kERROR, std::string(where) + ": out of memory");
         return false;
     }
-    identity = kiln::PluginIdentity{name, version, pluginNamespace != nullptr ? pluginNamespace : ""};
-    return true;
 }
 
-} // namespace
+} // namespace kiln
 
 extern "C" TENSORRTAPI bool kilnRegisterPluginV2HostRunner(
     char const* name, char const* version, char const* pluginNamespace, kiln::IPluginV2HostRunner* runner) noexcept
 {
-    constexpr char const* kWhere = "kilnRegisterPluginV2HostRunner";
-    try
-    {
-        kiln::PluginIdentity identity;
-        if (!identityOf(kWhere, name, version, pluginNamespace, identity))
-        {
-            return false;
-        }
-        std::string why;
-        if (runner == nullptr)
-        {
-            why = "the runner is null";
-        }
-        else if (kiln::registerV2HostRunner(identity, *runner, &why))
-        {
-            return true;
-        }
-        kiln::log(kiln::Severity::kERROR, std::string(kWhere) + ": " + kiln::describeIdentity(identity) + ": " + why);
-        return false;
-    }
-    catch (std::bad_alloc const&)
-    {
-        kiln::log(kiln::Severity::kERROR, std::string(kWhere) + ": out of memory");
-        return false;
-    }
+    return kiln::identityEntryPoint("kilnRegisterPluginV2HostRunner", name, version, pluginNamespace,
+        [&](kiln::PluginIdentity const& identity) -> std::optional<std::string> {
+            std::string why = "the runner is null";
+            if (runner != nullptr && kiln::registerV2HostRunner(identity, *runner, &why))
+            {
+                return std::nullopt;
+            }
+            return ": " + why;
+        });
 }
 
 extern "C" TENSORRTAPI bool kilnDeregisterPluginV2HostRunner(
     char const* name, char const* version, char const* pluginNamespace) noexcept
 {
-    constexpr char const* kWhere = "kilnDeregisterPluginV2HostRunner";
-    try
-    {
-        kiln::PluginIdentity identity;
-        if (!identityOf(kWhere, name, version, pluginNamespace, identity))
-        {
-            return false;
-        }
-        if (kiln::deregisterV2HostRunner(identity))
-        {
-            return true;
-        }
-        kiln::log(kiln::Severity::kERROR,
-            std::string(kWhere) + ": " + kiln::describeIdentity(identity) + ": no runner is registered for it");
-        return false;
-    }
-    catch (std::bad_alloc const&)
-    {
-        kiln::log(kiln::Severity::kERROR, std::string(kWhere) + ": out of memory");
-        return false;
-    }
+    return kiln::identityEntryPoint("kilnDeregisterPluginV2HostRunner", name, version, pluginNamespace,
+        [](kiln::PluginIdentity const& identity) -> std::optional<std::string> {
+            if (kiln::deregisterV2HostRunner(identity))
+            {
+                return std::nullopt;
+            }
+            return ": no runner is registered for it";
+        });
 }

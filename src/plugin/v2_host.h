@@ -12,6 +12,10 @@
 #include "kiln/plugin_host.h"
 #include "network/params.h"
 
+#include <functional>
+#include <optional>
+#include <string>
+
 namespace kiln
 {
 
@@ -28,5 +32,11 @@ IPluginV2HostRunner* findV2HostRunner(PluginIdentity const& identity);
 //! The runner registered for identity, or an error (kUNSUPPORTED_STATE) that names the plugin and says how to register
 //! one.
 Expected<IPluginV2HostRunner*> requireV2HostRunner(PluginIdentity const& identity);
+
+//! The body of kiln's C entry points that take a plugin's name, version and namespace (nullptr: ""): runs
+//! what(identity), which returns why it failed or nothing. Returns true on success; false, after logging an error that
+//! opens with where and names the plugin, when name or version is null, what fails, or memory runs out.
+bool identityEntryPoint(char const* where, char const* name, char const* version, char const* pluginNamespace,
+    std::function<std::optional<std::string>(PluginIdentity const&)> const& what) noexcept;
 
 } // namespace kiln

@@ -553,7 +553,7 @@ bool Engine::Impl::hasImplicitBatchDimension() const noexcept
 
 nvinfer1::TacticSources Engine::Impl::getTacticSources() const noexcept
 {
-    return 0;
+    return mEngine.mProgram->model().tacticSources;
 }
 
 nvinfer1::ProfilingVerbosity Engine::Impl::getProfilingVerbosity() const noexcept

@@ -81,7 +81,8 @@ public:
     {
     }
 
-    Expected<std::unique_ptr<ContextPlugin>> attach(nvinfer1::IPluginResourceContext& resources) override
+    Expected<std::unique_ptr<ContextPlugin>> attach(
+        nvinfer1::IPluginResourceContext& resources, V2Handles& /*handles*/) override
     {
         std::string const who = mLayer + ": " + mDescribed;
         std::unique_ptr<nvinfer1::IPluginV3> clone{mCaps.runtime->attachToContext(&resources)};
@@ -127,7 +128,9 @@ Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV3(
             where + ": the creator of " + described + " returned null from createPlugin(\"" + layerName + "\", "
                 + std::to_string(params.plan.fields.size()) + " serialized fields, TensorRTPhase::kRUNTIME)");
     }
-    auto caps = capabilitiesOf(*plugin, {.build = false, .host = host}, where, described);
+    // The host capability is looked for on each context's clone, the object that runs: an engine whose contexts are
+    // never made needs none.
+    auto caps = capabilitiesOf(*plugin, {.build = false, .host = false}, where, described);
     if (!caps)
     {
         return caps.error();
@@ -214,13 +217,11 @@ Expected<std::unique_ptr<EnginePlugins>> EnginePlugins::create(
 Expected<std::unique_ptr<ContextPlugins>> EnginePlugins::attach(
     nvinfer1::IErrorRecorder* recorder, nvinfer1::IGpuAllocator* allocator) const
 {
-    std::unique_ptr<ContextPlugins> context(new ContextPlugins(recorder, allocator, mModel->layers.size()));
-    context->mHost = mHost;
-    context->mModel = mModel;
+    std::unique_ptr<ContextPlugins> context(new ContextPlugins(recorder, allocator, *mModel, mHost));
     std::lock_guard<std::mutex> const lock(mMutex);
     for (Slot const& slot : mSlots)
     {
-        auto attached = slot.plugin->attach(context->mResources);
+        auto attached = slot.plugin->attach(context->mResources, context->mHandles);
         if (!attached)
         {
             return attached.error();
@@ -240,9 +241,12 @@ Expected<std::unique_ptr<ContextPlugins>> EnginePlugins::attach(
 // --------------------------------------------------------------------------------------------------
 
 ContextPlugins::ContextPlugins(
-    nvinfer1::IErrorRecorder* recorder, nvinfer1::IGpuAllocator* allocator, std::size_t nbLayers)
-    : mResources(recorder, allocator)
-    , mSlotOf(nbLayers, -1)
+    nvinfer1::IErrorRecorder* recorder, nvinfer1::IGpuAllocator* allocator, EngineModel const& model, bool host)
+    : mHost(host)
+    , mResources(recorder, allocator)
+    , mHandles(model.tacticSources, !host)
+    , mSlotOf(model.layers.size(), -1)
+    , mModel(&model)
 {
 }
 

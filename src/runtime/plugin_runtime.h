@@ -21,6 +21,7 @@
 #include "backends/host/tensor_view.h"
 #include "plan/engine_model.h"
 #include "plugin/plugin_v3.h"
+#include "plugin/v2_handles.h"
 #include "runtime/executor.h"
 
 #include "NvInferRuntime.h"
@@ -57,8 +58,11 @@ class EnginePlugin
 public:
     virtual ~EnginePlugin() = default;
 
-    //! The plugin of a new execution context. Called under the engine's lock.
-    virtual Expected<std::unique_ptr<ContextPlugin>> attach(nvinfer1::IPluginResourceContext& resources) = 0;
+    //! The plugin of a new execution context, attached to its resources (V3) or to its allocator and library handles
+    //! (V2). Called under the engine's lock.
+    virtual Expected<std::unique_ptr<ContextPlugin>> attach(
+        nvinfer1::IPluginResourceContext& resources, V2Handles& handles)
+        = 0;
 };
 
 //! The interface a creator must report for a plugin the plan holds, and how messages name both.
@@ -137,23 +141,6 @@ public:
 private:
     friend class EnginePlugins;
 
-    //! What a plugin gets from attachToContext: this context's allocator and error recorder.
-    class ResourceContext final : public nvinfer1::IPluginResourceContext
-    {
-    public:
-        ResourceContext(nvinfer1::IErrorRecorder* recorder, nvinfer1::IGpuAllocator* allocator)
-            : mRecorder(recorder)
-            , mAllocator(allocator)
-        {
-        }
-        nvinfer1::IGpuAllocator* getGpuAllocator() const noexcept override { return mAllocator; }
-        nvinfer1::IErrorRecorder* getErrorRecorder() const noexcept override { return mRecorder; }
-
-    private:
-        nvinfer1::IErrorRecorder* mRecorder;
-        nvinfer1::IGpuAllocator* mAllocator;
-    };
-
     struct Slot
     {
         std::unique_ptr<ContextPlugin> plugin;
@@ -166,10 +153,14 @@ private:
         int64_t workspaceBytes{};
     };
 
-    ContextPlugins(nvinfer1::IErrorRecorder* recorder, nvinfer1::IGpuAllocator* allocator, std::size_t nbLayers);
+    ContextPlugins(
+        nvinfer1::IErrorRecorder* recorder, nvinfer1::IGpuAllocator* allocator, EngineModel const& model, bool host);
 
     bool mHost{};
-    ResourceContext mResources;   //!< Outlives the clones, which may keep its address.
+    //! This context's allocator and recorder, and its V2 plugins' library handles; they outlive the clones, which may
+    //! keep their addresses.
+    PluginResourceContext mResources;
+    V2Handles mHandles;
     std::vector<int32_t> mSlotOf; //!< Per model layer: its slot, or -1.
     std::vector<Slot> mSlots;
     EngineModel const* mModel{};

@@ -2,10 +2,13 @@
 // V2 plugins at run time (runtime/plugin_runtime.h), call by call as the V2 contract gives it:
 // - The engine: the V2 creator ("PLUGIN CREATOR_V1") registered under the plan's name, version and namespace;
 //   deserializePlugin(layer name, the bytes serialize() wrote at build time), whose object must have the plan's API
-//   level; initialize(). On the host backend the plugin's host runner (kiln::IPluginV2HostRunner) is looked up too.
+//   level; initialize().
 //   The engine's object is terminate()d and destroy()ed with the engine.
-// - Each execution context: clone() of the engine's object; for IPluginV2Ext and up attachToContext(nullptr, nullptr,
-//   the context's GPU allocator) (kiln provides no cuDNN or cuBLAS handles, as TensorRT 10 need not); initialize().
+// - Each execution context: clone() of the engine's object; for IPluginV2Ext and up attachToContext(cuDNN handle,
+//   cuBLAS handle, the context's GPU allocator), the handles real ones of the context on the CUDA backend where the
+//   engine's tactic sources allow them (kCUDNN, kCUBLAS; off by default in TensorRT 10), else null (plugin/
+//   v2_handles.h); initialize(). On the host backend the plugin's host runner is looked up here, when a context first
+//   needs to run the plugin.
 //   When the context goes: detachFromContext() (IPluginV2Ext and up), terminate(), destroy().
 // - A run: an IPluginV2DynamicExt hears of new shapes through configurePlugin() with min = opt = max = the run's
 //   dims; then the host runner's enqueueHost() on the host backend (whole shapes at every level), else enqueue():
@@ -44,10 +47,11 @@ int32_t levelOf(nvinfer1::IPluginV2 const& plugin) noexcept
 class ContextPluginV2 final : public ContextPlugin
 {
 public:
-    ContextPluginV2(V2Pointer plugin, int32_t level, IPluginV2HostRunner* runner, std::string who)
+    ContextPluginV2(V2Pointer plugin, int32_t level, IPluginV2HostRunner* runner, V2Handles& handles, std::string who)
         : mPlugin(std::move(plugin))
         , mLevel(level)
         , mRunner(runner)
+        , mHandles(handles)
         , mWho(std::move(who))
     {
     }
@@ -85,13 +89,12 @@ public:
             }
             status = mRunner->enqueueHost(*mPlugin, descs.data(), outputDescs, inputs, outputs, workspace);
         }
-        else if (mLevel == 3)
-        {
-            status = dynamic().enqueue(descs.data(), outputDescs, inputs, outputs, workspace, stream);
-        }
         else
         {
-            status = mPlugin->enqueue(static_cast<int32_t>(descs[0].dims.d[0]), inputs, outputs, workspace, stream);
+            mHandles.setStream(stream);
+            status = mLevel == 3
+                ? dynamic().enqueue(descs.data(), outputDescs, inputs, outputs, workspace, stream)
+                : mPlugin->enqueue(static_cast<int32_t>(descs[0].dims.d[0]), inputs, outputs, workspace, stream);
         }
         if (status != 0)
         {
@@ -108,6 +111,7 @@ private:
     V2Pointer mPlugin;
     int32_t mLevel;
     IPluginV2HostRunner* mRunner;
+    V2Handles& mHandles;
     std::string mWho;
 };
 
@@ -115,19 +119,39 @@ private:
 class EnginePluginV2 final : public EnginePlugin
 {
 public:
-    EnginePluginV2(V2Pointer plugin, int32_t level, IPluginV2HostRunner* runner, std::string who)
+    EnginePluginV2(V2Pointer plugin, int32_t level, PluginIdentity identity, bool host, std::string where)
         : mPlugin(std::move(plugin))
         , mLevel(level)
-        , mRunner(runner)
-        , mWho(std::move(who))
+        , mIdentity(std::move(identity))
+        , mHost(host)
+        , mWhere(std::move(where))
+        , mWho(mWhere + ": " + describeIdentity(mIdentity))
     {
     }
     ~EnginePluginV2() override { mPlugin->terminate(); }
     EnginePluginV2(EnginePluginV2 const&) = delete;
     EnginePluginV2& operator=(EnginePluginV2 const&) = delete;
 
-    Expected<std::unique_ptr<ContextPlugin>> attach(nvinfer1::IPluginResourceContext& resources) override
+    Expected<std::unique_ptr<ContextPlugin>> attach(
+        nvinfer1::IPluginResourceContext& resources, V2Handles& handles) override
     {
+        // The host runner is what runs the plugin on the host backend: an engine whose contexts are never made needs
+        // none.
+        IPluginV2HostRunner* runner = nullptr;
+        if (mHost)
+        {
+            auto required = requireV2HostRunner(mIdentity);
+            if (!required)
+            {
+                return failure(required.error().code, mWhere + ": " + required.error().message);
+            }
+            runner = required.value();
+        }
+        auto made = handles.get();
+        if (!made)
+        {
+            return failure(made.error().code, mWho + ": " + made.error().message);
+        }
         V2Pointer clone{mPlugin->clone()};
         if (clone == nullptr)
         {
@@ -136,7 +160,8 @@ public:
         }
         if (mLevel >= 1)
         {
-            static_cast<nvinfer1::IPluginV2Ext&>(*clone).attachToContext(nullptr, nullptr, resources.getGpuAllocator());
+            static_cast<nvinfer1::IPluginV2Ext&>(*clone).attachToContext(
+                made.value().cudnn, made.value().cublas, resources.getGpuAllocator());
         }
         if (int32_t const status = clone->initialize(); status != 0)
         {
@@ -149,13 +174,15 @@ public:
                     + " on the execution context's clone");
         }
         return std::unique_ptr<ContextPlugin>{
-            std::make_unique<ContextPluginV2>(std::move(clone), mLevel, mRunner, mWho)};
+            std::make_unique<ContextPluginV2>(std::move(clone), mLevel, runner, handles, mWho)};
     }
 
 private:
     V2Pointer mPlugin;
     int32_t mLevel;
-    IPluginV2HostRunner* mRunner;
+    PluginIdentity mIdentity;
+    bool mHost;
+    std::string mWhere;
     std::string mWho;
 };
 
@@ -178,16 +205,6 @@ Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV2(
         return found.error();
     }
     auto* creator = static_cast<nvinfer1::IPluginCreator*>(found.value());
-    IPluginV2HostRunner* runner = nullptr;
-    if (host)
-    {
-        auto required = requireV2HostRunner(params.identity);
-        if (!required)
-        {
-            return failure(required.error().code, where + ": " + required.error().message);
-        }
-        runner = required.value();
-    }
     std::vector<uint8_t> const& bytes = params.plan.serialized;
     V2Pointer plugin{creator->deserializePlugin(layerName.c_str(), bytes.data(), bytes.size())};
     if (plugin == nullptr)
@@ -209,7 +226,7 @@ Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV2(
             who + ": initialize() returned status " + std::to_string(status) + " on the engine's plugin");
     }
     return std::unique_ptr<EnginePlugin>{
-        std::make_unique<EnginePluginV2>(std::move(plugin), params.level, runner, who)};
+        std::make_unique<EnginePluginV2>(std::move(plugin), params.level, params.identity, host, where)};
 }
 
 } // namespace kiln

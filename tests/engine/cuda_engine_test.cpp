@@ -6,6 +6,7 @@
 // allocator. Skipped without a usable GPU (label gpu).
 #include "support/api_test.h"
 #include "support/fusion_patterns.h"
+#include "support/gpu.h"
 
 #include "NvInfer.h"
 
@@ -36,17 +37,6 @@ using nvinfer1::IExecutionContext;
 using nvinfer1::INetworkDefinition;
 using nvinfer1::IRuntime;
 using nvinfer1::ITensor;
-
-bool gpuUsable()
-{
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess)
-    {
-        static_cast<void>(cudaGetLastError());
-        return false;
-    }
-    return count > 0;
-}
 
 int64_t volume(Dims const& dims)
 {

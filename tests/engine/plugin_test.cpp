@@ -7,6 +7,7 @@
 // and every failure with its message and no plugin object left behind.
 #include "support/api_test.h"
 #include "support/recording_v3.h"
+#include "support/tensorrt_only_v3.h"
 
 #include "NvInfer.h"
 
@@ -142,15 +143,18 @@ TEST_F(PluginEngineTest, BuildFollowsTheProtocol)
     EXPECT_EQ(mJournal->methods("user1"), (std::vector<std::string>{"getCapabilityInterface", "clone"}));
     EXPECT_EQ(mJournal->methods("clone1"),
         (std::vector<std::string>{"getCapabilityInterface", "getOutputDataTypes", "getOutputShapes", "clone"}));
+    // One combination and no custom tactics: nothing to choose, so nothing runs and nothing is attached (TensorRT
+    // does not run such a plugin either). kiln's host capability is never asked for: it is found as a base class.
     std::vector<std::string> const expected{"getCapabilityInterface(kCORE)", "getCapabilityInterface(kBUILD)",
-        "getCapabilityInterface(kRUNTIME)", "getCapabilityInterface(host)",
-        "supportsFormatCombination(0,1,1,0/0(-1,4))", "supportsFormatCombination(1,1,1,0/0(-1,4))",
+        "getCapabilityInterface(kRUNTIME)", "supportsFormatCombination(0,1,1,0/0(-1,4))",
+        "supportsFormatCombination(1,1,1,0/0(-1,4))",
         "configurePlugin(0/0(-1,4)[(1,4)(2,4)(3,4)] -> 0/0(-1,4)[(1,4)(2,4)(3,4)])", "getTimingCacheID()",
-        "getNbTactics()", "getWorkspaceSize(0/0(-1,4)[(1,4)(2,4)(3,4)])", "setTactic(0)",
-        "onShapeChange(0/0(2,4) -> 0/0(2,4))", "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)",
+        "getNbTactics()", "getWorkspaceSize(0/0(-1,4)[(1,4)(2,4)(3,4)])",
         "configurePlugin(0/0(-1,4)[(1,4)(2,4)(3,4)] -> 0/0(-1,4)[(1,4)(2,4)(3,4)])",
         "getWorkspaceSize(0/0(-1,4)[(1,4)(2,4)(3,4)])", "getFieldsToSerialize()"};
     EXPECT_EQ(mJournal->calls("clone2"), expected);
+    EXPECT_EQ(mJournal->count("enqueueHost"), 0);
+    EXPECT_EQ(mJournal->count("attachToContext"), 0);
     // Only the network's clone outlives the build; it goes with the network.
     delete mNetwork;
     mNetwork = nullptr;
@@ -171,8 +175,8 @@ TEST_F(PluginEngineTest, RuntimeFollowsTheProtocol)
     // setTactic(0).
     EXPECT_EQ(mJournal->calls("creator"), (std::vector<std::string>{"createPlugin(plugin0,scale=2.000000,kRUNTIME)"}));
     EXPECT_EQ(mJournal->calls("runtime1"),
-        (std::vector<std::string>{"getCapabilityInterface(kCORE)", "getCapabilityInterface(kRUNTIME)",
-            "getCapabilityInterface(host)", "setTactic(0)"}));
+        (std::vector<std::string>{
+            "getCapabilityInterface(kCORE)", "getCapabilityInterface(kRUNTIME)", "setTactic(0)"}));
 
     // One attachToContext per context, each with a resource context of its own.
     std::unique_ptr<nvinfer1::IExecutionContext> first{engine->createExecutionContext()};
@@ -196,12 +200,11 @@ TEST_F(PluginEngineTest, RuntimeFollowsTheProtocol)
     run(*second, 1);
     EXPECT_EQ(mJournal->calls("ctx1"),
         (std::vector<std::string>{"getCapabilityInterface(kCORE)", "getCapabilityInterface(kRUNTIME)",
-            "getCapabilityInterface(host)", "onShapeChange(0/0(2,4) -> 0/0(2,4))",
-            "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)", "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)",
-            "onShapeChange(0/0(3,4) -> 0/0(3,4))", "enqueueHost(0/0(3,4) -> 0/0(3,4),workspace)"}));
+            "onShapeChange(0/0(2,4) -> 0/0(2,4))", "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)",
+            "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)", "onShapeChange(0/0(3,4) -> 0/0(3,4))",
+            "enqueueHost(0/0(3,4) -> 0/0(3,4),workspace)"}));
     EXPECT_EQ(mJournal->methods("ctx2"),
-        (std::vector<std::string>{"getCapabilityInterface", "getCapabilityInterface", "getCapabilityInterface",
-            "onShapeChange", "enqueueHost"}));
+        (std::vector<std::string>{"getCapabilityInterface", "getCapabilityInterface", "onShapeChange", "enqueueHost"}));
     first.reset();
     second.reset();
     engine.reset();
@@ -215,7 +218,10 @@ TEST_F(PluginEngineTest, EveryTacticIsTimedAndTheChoiceReachesTheRuntime)
     mJournal->script.tactics = {7, 3};
     chain();
     auto made = config();
+    TestErrorRecorder recorder;
+    mBuilder->setErrorRecorder(&recorder);
     auto const plan = build(*made);
+    mBuilder->setErrorRecorder(nullptr);
     ASSERT_FALSE(plan.empty()) << mLogger.all();
     // configurePlugin before getValidTactics; each tactic set, shaped and run.
     auto const methods = mJournal->methods("clone2");
@@ -223,8 +229,20 @@ TEST_F(PluginEngineTest, EveryTacticIsTimedAndTheChoiceReachesTheRuntime)
     auto const tactics = std::find(methods.begin(), methods.end(), "getValidTactics");
     ASSERT_NE(tactics, methods.end());
     EXPECT_LT(configured - methods.begin(), tactics - methods.begin());
-    EXPECT_EQ(mJournal->callsNamed("clone2", "setTactic"), (std::vector<std::string>{"setTactic(7)", "setTactic(3)"}));
-    EXPECT_EQ(mJournal->callsNamed("clone2", "enqueueHost").size(), 2U);
+    // The tactics are timed on the clone attachToContext() gave, as an execution context runs it: configured for the
+    // formats, then each tactic set, shaped and run.
+    EXPECT_EQ(mJournal->callsNamed("clone2", "attachToContext").size(), 1U);
+    EXPECT_EQ(mJournal->callsNamed("clone2", "setTactic").size(), 0U);
+    EXPECT_EQ(mJournal->calls("ctx1"),
+        (std::vector<std::string>{"getCapabilityInterface(kCORE)", "getCapabilityInterface(kBUILD)",
+            "getCapabilityInterface(kRUNTIME)",
+            "configurePlugin(0/0(-1,4)[(1,4)(2,4)(3,4)] -> 0/0(-1,4)[(1,4)(2,4)(3,4)])", "setTactic(7)",
+            "onShapeChange(0/0(2,4) -> 0/0(2,4))", "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)", "setTactic(3)",
+            "onShapeChange(0/0(2,4) -> 0/0(2,4))", "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)"}));
+    // The build's resource context: the builder's error recorder; the attached clone is gone with the build.
+    ASSERT_EQ(mJournal->recorders.size(), 1U);
+    EXPECT_EQ(mJournal->recorders[0], &recorder);
+    EXPECT_EQ(mJournal->alive(), 1); // the network's clone
 
     auto engine = load(plan);
     ASSERT_NE(engine, nullptr) << mLogger.all();
@@ -285,6 +303,7 @@ TEST_F(PluginEngineTest, DisablingTheTimingCacheTimesEveryInstance)
 
 TEST_F(PluginEngineTest, AMissWithErrorOnTimingCacheMissEndsTheBuild)
 {
+    mJournal->script.tactics = {1, 2};
     mJournal->script.timingCacheId = "scale=2";
     chain();
     auto made = config();
@@ -407,7 +426,8 @@ TEST_F(PluginEngineTest, EveryAcceptedCombinationIsConfiguredAndTimed)
     // Two combinations (the output follows the input's format), each configured and timed once, then the chosen
     // one configured again.
     EXPECT_EQ(mJournal->callsNamed("clone2", "configurePlugin").size(), 3U);
-    EXPECT_EQ(mJournal->callsNamed("clone2", "enqueueHost").size(), 2U);
+    EXPECT_EQ(mJournal->callsNamed("ctx1", "configurePlugin").size(), 2U);
+    EXPECT_EQ(mJournal->callsNamed("ctx1", "enqueueHost").size(), 2U);
 }
 
 TEST_F(PluginEngineTest, AliasedOutputsAreWrittenInPlaceWithCopiesAtTheBoundary)
@@ -515,6 +535,49 @@ TEST_F(PluginEngineTest, TheResourceContextGivesTheRuntimesAllocator)
     EXPECT_EQ(mJournal->allocators, (std::vector<nvinfer1::IGpuAllocator*>{&allocator}));
 }
 
+TEST_F(PluginEngineTest, TheBuilderSaysWhatItDid)
+{
+    mJournal->script.tactics = {7, 3};
+    nvinfer1::ITensor* x = chain();
+    x->setName("chained");
+    mNetwork->unmarkOutput(*x);
+    auto* relu = mNetwork->addActivation(*x, nvinfer1::ActivationType::kRELU);
+    relu->setName("relu");
+    relu->getOutput(0)->setName("y");
+    mNetwork->markOutput(*relu->getOutput(0));
+    auto made = config();
+    ASSERT_FALSE(build(*made).empty()) << mLogger.all();
+    auto const has = [&](nvinfer1::ILogger::Severity severity, std::vector<std::string> const& fragments) {
+        for (std::string const& message : mLogger.messages(severity))
+        {
+            if (std::all_of(fragments.begin(), fragments.end(),
+                    [&](std::string const& fragment) { return message.find(fragment) != std::string::npos; }))
+            {
+                return true;
+            }
+        }
+        return false;
+    };
+    using Severity = nvinfer1::ILogger::Severity;
+    // kINFO: what is built, the memory planned, the time taken.
+    EXPECT_TRUE(has(Severity::kINFO, {"building network", "host backend", "2 layers", "1 optimization profile"}))
+        << mLogger.all();
+    EXPECT_TRUE(has(Severity::kINFO, {"2 layers", "weights", "activation memory", "profile 0"})) << mLogger.all();
+    EXPECT_TRUE(has(Severity::kINFO, {"engine built in", " s"})) << mLogger.all();
+    // kVERBOSE: each plugin tactic's timing and the choice, each layer with its formats.
+    std::string const plugin = "layer 'plugin0' (IPluginV3Layer): plugin \"Recording\"";
+    EXPECT_TRUE(has(Severity::kVERBOSE,
+        {plugin,
+            "tactic 7 with formats (kFLOAT kLINEAR, kFLOAT kLINEAR) at "
+            "optimization profile 0: ",
+            " ms"}))
+        << mLogger.all();
+    EXPECT_TRUE(has(Severity::kVERBOSE, {plugin, "chose tactic ", " of 2 candidates"})) << mLogger.all();
+    EXPECT_TRUE(has(
+        Severity::kVERBOSE, {"layer 'relu' (IActivationLayer): 'chained' (kFLOAT kLINEAR) -> 'y' (kFLOAT kLINEAR)"}))
+        << mLogger.all();
+}
+
 // Failures.
 
 TEST_F(PluginEngineTest, AFailingConfigurePluginEndsTheBuild)
@@ -538,11 +601,34 @@ TEST_F(PluginEngineTest, AFailingCloneEndsTheBuild)
 
 TEST_F(PluginEngineTest, AFailingEnqueueWhileTimingEndsTheBuild)
 {
+    mJournal->script.tactics = {5, 6};
     chain();
     mJournal->script.failing = {"enqueueHost"};
     auto made = config();
     EXPECT_TRUE(build(*made).empty());
-    expectError({"layer 'plugin0'", "\"Recording\"", "enqueueHost() returned status 1 while timing tactic 0"});
+    expectError({"layer 'plugin0'", "\"Recording\"", "enqueueHost() returned status 1 while timing tactic 5"});
+}
+
+TEST_F(PluginEngineTest, ANullAttachToContextWhileTimingEndsTheBuild)
+{
+    mJournal->script.tactics = {5, 6};
+    chain();
+    mJournal->script.failing = {"attachToContext"};
+    auto made = config();
+    EXPECT_TRUE(build(*made).empty());
+    expectError({"layer 'plugin0'", "\"Recording\"", "attachToContext() returned null; the builder times the clone"});
+}
+
+TEST_F(PluginEngineTest, NothingToChooseRunsNothingEvenWithATimingCacheMissRefused)
+{
+    // One combination, no tactics: no timing, so no timing-cache look-up either.
+    mJournal->script.timingCacheId = "scale=2";
+    chain();
+    auto made = config();
+    made->setFlag(nvinfer1::BuilderFlag::kERROR_ON_TIMING_CACHE_MISS);
+    EXPECT_FALSE(build(*made).empty()) << mLogger.all();
+    EXPECT_EQ(mJournal->count("enqueueHost"), 0);
+    EXPECT_EQ(mJournal->count("setTactic"), 0);
 }
 
 TEST_F(PluginEngineTest, InvalidTacticsEndTheBuild)
@@ -554,14 +640,36 @@ TEST_F(PluginEngineTest, InvalidTacticsEndTheBuild)
     expectError({"layer 'plugin0'", "getValidTactics() gave the tactic 4 twice"});
 }
 
-TEST_F(PluginEngineTest, APluginWithoutTheHostCapabilityIsRefusedByName)
+TEST_F(PluginEngineTest, ATensorRTOnlyPluginBuildsAndLoadsOnTheHostAndOnlyRunningItIsRefused)
 {
-    mJournal->script.host = false;
-    chain();
+    // A plugin written for TensorRT alone, which asserts on any capability type TensorRT never sends.
+    TensorRTOnlyCreator creator;
+    ASSERT_TRUE(getPluginRegistry()->registerCreator(creator, "kiln.test"));
+    outOfContractCalls() = 0;
+    nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {-1, 4}});
+    std::unique_ptr<nvinfer1::IPluginV3> plugin{creator.createPlugin("trt", nullptr, nvinfer1::TensorRTPhase::kBUILD)};
+    auto* layer = mNetwork->addPluginV3(&x, 1, nullptr, 0, *plugin);
+    ASSERT_NE(layer, nullptr) << mLogger.all();
+    layer->setName("trt0");
+    layer->getOutput(0)->setName("y");
+    mNetwork->markOutput(*layer->getOutput(0));
     auto made = config();
-    EXPECT_TRUE(build(*made).empty());
-    expectError({"layer 'plugin0'", "plugin \"Recording\" version \"1\" namespace \"kiln.test\"",
-        "cannot run on kiln's host backend", "kiln::IPluginV3OneHost"});
+    // Nothing to choose: the host backend builds it without running it, and loads it.
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    auto engine = load(plan);
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    expectNoError();
+    // Running it is what needs kiln's host capability: the context is refused, naming the plugin.
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    EXPECT_EQ(context, nullptr);
+    expectError({"ICudaEngine::createExecutionContext", "layer 'trt0'",
+        "plugin \"TensorRTOnly\" version \"1\" namespace \"kiln.test\" cannot run on kiln's host backend",
+        "kiln::IPluginV3OneHost", "kilnRegisterPluginV3Host()"});
+    // Never a capability type outside TensorRT's contract.
+    EXPECT_EQ(outOfContractCalls(), 0);
+    engine.reset();
+    getPluginRegistry()->deregisterCreator(creator);
 }
 
 TEST_F(PluginEngineTest, FormatsNobodyAcceptsEndTheBuildNamingThePosition)

@@ -66,6 +66,21 @@ protected:
         nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {-1, 4}});
         addPlugin({x});
     }
+    //! x [-1, 3, 2, 2] -> the plugin, which takes kLINEAR and kHWC: two combinations to time; a profile with batch
+    //! 1 / 2 / 3.
+    std::unique_ptr<nvinfer1::IBuilderConfig> networkWithAChoice()
+    {
+        mJournal->script.formats = {nvinfer1::TensorFormat::kLINEAR, nvinfer1::TensorFormat::kHWC};
+        nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {-1, 3, 2, 2}});
+        addPlugin({x});
+        std::unique_ptr<nvinfer1::IBuilderConfig> made{mBuilder->createBuilderConfig()};
+        auto* range = mBuilder->createOptimizationProfile();
+        range->setDimensions("x", OptProfileSelector::kMIN, Dims{4, {1, 3, 2, 2}});
+        range->setDimensions("x", OptProfileSelector::kOPT, Dims{4, {2, 3, 2, 2}});
+        range->setDimensions("x", OptProfileSelector::kMAX, Dims{4, {3, 3, 2, 2}});
+        made->addOptimizationProfile(range);
+        return made;
+    }
     nvinfer1::IPluginV2Layer* addPlugin(std::vector<nvinfer1::ITensor*> inputs)
     {
         float const scale = 2.0F;
@@ -202,9 +217,9 @@ TEST_P(PluginV2EngineTest, BuildFollowsTheProtocol)
     {
         EXPECT_EQ(std::count(network.begin(), network.end(), method), 0) << method;
     }
-    Calls const expected = formatQueries()
-        + Calls{configured(), workspaceQuery(), "initialize()", "enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)",
-            "terminate()", configured(), workspaceQuery(), "getSerializationSize()", "serialize()", "destroy()"};
+    // One combination: nothing to choose, so the clone is neither attached, initialized nor run (as TensorRT).
+    Calls const expected
+        = formatQueries() + Calls{configured(), workspaceQuery(), "getSerializationSize()", "serialize()", "destroy()"};
     EXPECT_EQ(mJournal->calls("user1.1.1"), expected);
     // Only the network's clone outlives the build; it goes with the network.
     EXPECT_EQ(mJournal->alive(), 1);
@@ -214,32 +229,80 @@ TEST_P(PluginV2EngineTest, BuildFollowsTheProtocol)
     EXPECT_EQ(mJournal->alive(), 0);
 }
 
-TEST_P(PluginV2EngineTest, MaxBatchSizeAndTimingCoverEveryProfile)
+TEST_P(PluginV2EngineTest, MaxBatchSizeAndConfigurationCoverEveryProfile)
 {
     network();
     std::unique_ptr<nvinfer1::IBuilderConfig> made{mBuilder->createBuilderConfig()};
     made->addOptimizationProfile(profile(1, 2, 3));
     made->addOptimizationProfile(profile(4, 5, 6));
     ASSERT_FALSE(build(*made).empty()) << mLogger.all();
-    Calls const timed{"enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)", "enqueueHost(0/0(5,4) -> 0/0(5,4),workspace)"};
+    Calls const tail{"getSerializationSize()", "serialize()", "destroy()"};
     if (level() < 3)
     {
-        // One configuration for every profile: maxBatchSize is the largest batch; one initialized stretch times each
-        // profile at its kOPT shape.
-        Calls const expected = formatQueries() + Calls{configured(6), workspaceQuery(6), "initialize()"} + timed
-            + Calls{
-                "terminate()", configured(6), workspaceQuery(6), "getSerializationSize()", "serialize()", "destroy()"};
+        // One configuration for every profile: maxBatchSize is the largest batch.
+        Calls const expected = formatQueries() + Calls{configured(6), workspaceQuery(6)} + tail;
         EXPECT_EQ(mJournal->calls("user1.1.1"), expected);
         return;
     }
-    // IPluginV2DynamicExt: configured, sized, initialized, timed and terminated per profile.
+    // IPluginV2DynamicExt: configured and sized per profile.
     std::string const second = "configurePlugin(0/0(-1,4)[(4,4)(5,4)(6,4)] -> 0/0(-1,4)[(4,4)(5,4)(6,4)])";
     std::string const secondWorkspace = "getWorkspaceSize(0/0(6,4) -> 0/0(6,4))";
-    Calls const expected = formatQueries()
-        + Calls{configured(), workspaceQuery(), "initialize()", timed[0], "terminate()", second, secondWorkspace,
-            "initialize()", timed[1], "terminate()", configured(), workspaceQuery(), second, secondWorkspace,
-            "getSerializationSize()", "serialize()", "destroy()"};
+    Calls const expected = formatQueries() + Calls{configured(), workspaceQuery(), second, secondWorkspace} + tail;
     EXPECT_EQ(mJournal->calls("user1.1.1"), expected);
+}
+
+TEST_P(PluginV2EngineTest, WithAChoiceTheAttachedCloneIsTimedAndDetached)
+{
+    auto made = networkWithAChoice();
+    made->setTacticSources(made->getTacticSources() | (1U << static_cast<uint32_t>(nvinfer1::TacticSource::kCUBLAS)));
+    ASSERT_FALSE(build(*made).empty()) << mLogger.all();
+    Calls const calls = mJournal->methods("user1.1.1");
+    auto const first
+        = [&](char const* method) { return std::find(calls.begin(), calls.end(), method) - calls.begin(); };
+    auto const last = [&](char const* method) {
+        return static_cast<std::ptrdiff_t>(calls.size()) - 1
+            - (std::find(calls.rbegin(), calls.rend(), method) - calls.rbegin());
+    };
+    EXPECT_EQ(std::count(calls.begin(), calls.end(), "enqueueHost"), 2);
+    EXPECT_EQ(std::count(calls.begin(), calls.end(), "initialize"), 2);
+    if (level() >= 1)
+    {
+        // Attached before it is first configured for timing, as a context's clone is before it runs; on the host
+        // backend there are no cuDNN or cuBLAS handles to give (kCUBLAS is allowed, but there is no GPU library).
+        EXPECT_EQ(std::count(calls.begin(), calls.end(), "attachToContext"), 1);
+        EXPECT_LT(first("attachToContext"), first("initialize"));
+        EXPECT_EQ(mJournal->callsNamed("user1.1.1", "attachToContext"), (Calls{"attachToContext(null,null,null)"}));
+        // Detached when timing is over, before the record is made.
+        EXPECT_EQ(std::count(calls.begin(), calls.end(), "detachFromContext"), 1);
+        EXPECT_GT(first("detachFromContext"), last("terminate"));
+        EXPECT_LT(first("detachFromContext"), first("serialize"));
+    }
+    else
+    {
+        EXPECT_EQ(std::count(calls.begin(), calls.end(), "attachToContext"), 0);
+    }
+}
+
+TEST_P(PluginV2EngineTest, OutputsHaveTheirShapeWhileTheNetworkIsDefined)
+{
+    // As TensorRT, the network asks the plugin for its output dimensions (and types) when the layer is added, so the
+    // layers after it see a shape: here a convolution, which needs its input's rank.
+    nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {1, 3, 4, 4}});
+    auto* layer = addPlugin({x});
+    ASSERT_NE(layer, nullptr);
+    Dims const dims = layer->getOutput(0)->getDimensions();
+    ASSERT_EQ(dims.nbDims, 4) << mLogger.all();
+    EXPECT_EQ(std::vector<int64_t>(dims.d, dims.d + 4), (std::vector<int64_t>{1, 3, 4, 4}));
+    EXPECT_EQ(layer->getOutput(0)->getType(), DataType::kFLOAT);
+    EXPECT_FALSE(mJournal->callsNamed("user1.1", "getOutputDimensions").empty());
+    std::vector<float> const kernel(2 * 3 * 3 * 3, 0.5F);
+    auto* conv = mNetwork->addConvolutionNd(*layer->getOutput(0), 2, Dims{2, {3, 3}},
+        nvinfer1::Weights{DataType::kFLOAT, kernel.data(), static_cast<int64_t>(kernel.size())}, nvinfer1::Weights{});
+    ASSERT_NE(conv, nullptr) << mLogger.all();
+    Dims const convolved = conv->getOutput(0)->getDimensions();
+    ASSERT_EQ(convolved.nbDims, 4);
+    EXPECT_EQ(std::vector<int64_t>(convolved.d, convolved.d + 4), (std::vector<int64_t>{1, 2, 2, 2}));
+    expectNoError();
 }
 
 TEST_P(PluginV2EngineTest, RuntimeFollowsTheProtocol)
@@ -258,7 +321,8 @@ TEST_P(PluginV2EngineTest, RuntimeFollowsTheProtocol)
     EXPECT_EQ(mJournal->calls("creator"), (Calls{"deserializePlugin(plugin0,12 bytes,scale=2.000000,extent=4)"}));
     EXPECT_EQ(mJournal->calls("runtime1"), (Calls{"initialize()"}));
 
-    // Each context: a clone, attached (IPluginV2Ext and up, without cuDNN or cuBLAS handles) and initialized.
+    // Each context: a clone, attached (IPluginV2Ext and up; on the host backend without cuDNN or cuBLAS handles) and
+    // initialized.
     std::unique_ptr<nvinfer1::IExecutionContext> first{engine->createExecutionContext()};
     std::unique_ptr<nvinfer1::IExecutionContext> second{engine->createExecutionContext()};
     ASSERT_NE(first, nullptr) << mLogger.all();
@@ -310,15 +374,7 @@ TEST_P(PluginV2EngineTest, OtherFormatsAreTimedAndReformatted)
 {
     // The plugin also takes kHWC (channels last, unpadded): both combinations are configured and timed, and whichever
     // wins, the engine reformats around the plugin so that y = 2 * x.
-    mJournal->script.formats = {nvinfer1::TensorFormat::kLINEAR, nvinfer1::TensorFormat::kHWC};
-    nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {-1, 3, 2, 2}});
-    addPlugin({x});
-    std::unique_ptr<nvinfer1::IBuilderConfig> made{mBuilder->createBuilderConfig()};
-    auto* range = mBuilder->createOptimizationProfile();
-    range->setDimensions("x", OptProfileSelector::kMIN, Dims{4, {1, 3, 2, 2}});
-    range->setDimensions("x", OptProfileSelector::kOPT, Dims{4, {2, 3, 2, 2}});
-    range->setDimensions("x", OptProfileSelector::kMAX, Dims{4, {3, 3, 2, 2}});
-    made->addOptimizationProfile(range);
+    auto made = networkWithAChoice();
     auto const plan = build(*made);
     ASSERT_FALSE(plan.empty()) << mLogger.all();
     std::string const hwc = std::to_string(static_cast<int32_t>(nvinfer1::TensorFormat::kHWC));
@@ -351,26 +407,34 @@ TEST_P(PluginV2EngineTest, OtherFormatsAreTimedAndReformatted)
 
 // ---- Failures -------------------------------------------------------------------------------------------------------
 
-TEST_P(PluginV2EngineTest, WithoutAHostRunnerTheBuildIsRefusedByName)
+TEST_P(PluginV2EngineTest, WithoutAHostRunnerABuildWithAChoiceIsRefusedByName)
 {
-    network();
+    auto made = networkWithAChoice();
     ASSERT_TRUE(kilnDeregisterPluginV2HostRunner(name(), kRecordingV2Version, kRecordingNamespace));
-    EXPECT_TRUE(build().empty());
+    EXPECT_TRUE(build(*made).empty());
     expectError({"layer 'plugin0' (IPluginV2Layer)", described() + " cannot run on kiln's host backend",
         "no kiln::IPluginV2HostRunner is registered for it",
         std::string("kilnRegisterPluginV2HostRunner(\"") + name() + "\", \"1\", \"kiln.test\", &runner)"});
-    EXPECT_EQ(mJournal->calls("user1.1.1"), (Calls{"destroy()"}));
+    Calls const calls = mJournal->methods("user1.1.1");
+    EXPECT_EQ(std::count(calls.begin(), calls.end(), "initialize"), 0);
+    EXPECT_EQ(calls.back(), "destroy");
 }
 
-TEST_P(PluginV2EngineTest, WithoutAHostRunnerTheLoadIsRefusedByName)
+TEST_P(PluginV2EngineTest, WithoutAHostRunnerItBuildsAndLoadsAndOnlyTheContextIsRefused)
 {
+    // Nothing to choose, so nothing runs at build time; a host runner is needed only to run the plugin.
+    ASSERT_TRUE(kilnDeregisterPluginV2HostRunner(name(), kRecordingV2Version, kRecordingNamespace));
     network();
     auto const plan = build();
     ASSERT_FALSE(plan.empty()) << mLogger.all();
-    ASSERT_TRUE(kilnDeregisterPluginV2HostRunner(name(), kRecordingV2Version, kRecordingNamespace));
-    EXPECT_EQ(load(plan), nullptr);
-    expectError({"IRuntime::deserializeCudaEngine", "layer 'plugin0'",
+    auto engine = load(plan);
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    expectNoError();
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    EXPECT_EQ(context, nullptr);
+    expectError({"ICudaEngine::createExecutionContext", "layer 'plugin0'",
         described() + " cannot run on kiln's host backend", "kilnRegisterPluginV2HostRunner"});
+    EXPECT_EQ(mJournal->count("enqueueHost"), 0);
 }
 
 TEST_P(PluginV2EngineTest, AMissingCreatorAtLoadSaysHowToRegisterIt)
@@ -399,15 +463,17 @@ TEST_P(PluginV2EngineTest, ANullDeserializePluginEndsTheLoad)
 
 TEST_P(PluginV2EngineTest, AFailingInitializeEndsTheBuild)
 {
-    network();
+    auto made = networkWithAChoice();
     mJournal->script.failing = {"initialize"};
-    EXPECT_TRUE(build().empty());
+    EXPECT_TRUE(build(*made).empty());
     expectError({"layer 'plugin0' (IPluginV2Layer)", described(),
         "initialize() returned status 1 after configuring the formats (kFLOAT kLINEAR, kFLOAT kLINEAR)"});
-    // Not terminated (it never initialized), but destroyed.
+    // Not terminated (it never initialized), but detached and destroyed.
     Calls const calls = mJournal->calls("user1.1.1");
-    ASSERT_GE(calls.size(), 2U);
-    EXPECT_EQ(Calls(calls.end() - 2, calls.end()), (Calls{"initialize()", "destroy()"}));
+    Calls const end
+        = level() >= 1 ? Calls{"initialize()", "detachFromContext()", "destroy()"} : Calls{"initialize()", "destroy()"};
+    ASSERT_GE(calls.size(), end.size());
+    EXPECT_EQ(Calls(calls.end() - static_cast<std::ptrdiff_t>(end.size()), calls.end()), end);
 }
 
 TEST_P(PluginV2EngineTest, AFailingInitializeEndsTheLoad)
@@ -444,17 +510,18 @@ TEST_P(PluginV2EngineTest, AFailingCloneEndsTheContext)
 
 TEST_P(PluginV2EngineTest, AFailingEnqueueWhileTimingEndsTheBuild)
 {
-    network();
+    auto made = networkWithAChoice();
     mJournal->script.failing = {"enqueueHost"};
-    EXPECT_TRUE(build().empty());
+    EXPECT_TRUE(build(*made).empty());
     expectError({"layer 'plugin0'", described(),
         "the host runner's enqueueHost() returned status 1 while timing the formats (kFLOAT kLINEAR, kFLOAT kLINEAR) "
         "at optimization profile 0"});
-    // Terminated after the failed run, then destroyed.
+    // Terminated after the failed run, detached, then destroyed.
     Calls const calls = mJournal->calls("user1.1.1");
-    ASSERT_GE(calls.size(), 3U);
-    EXPECT_EQ(Calls(calls.end() - 3, calls.end()),
-        (Calls{"enqueueHost(0/0(2,4) -> 0/0(2,4),workspace)", "terminate()", "destroy()"}));
+    Calls end{"enqueueHost(0/0(2,3,2,2) -> 0/0(2,3,2,2),workspace)", "terminate()"};
+    end = end + (level() >= 1 ? Calls{"detachFromContext()", "destroy()"} : Calls{"destroy()"});
+    ASSERT_GE(calls.size(), end.size());
+    EXPECT_EQ(Calls(calls.end() - static_cast<std::ptrdiff_t>(end.size()), calls.end()), end);
 }
 
 TEST_P(PluginV2EngineTest, AFailingEnqueueFailsTheRunNamingThePlugin)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Finding a V3 plugin's host capability (src/plugin/host_capability.h) without RTTI: a plugin that derives from
-// kiln::IPluginV3OneHost and answers kPLUGIN_CAPABILITY_HOST is found and runs through the pointer found; plugins
-// that answer with nullptr, with their core capability (a common way of treating unknown types) or with a host
-// capability of another major version are not, and the refusal names the plugin and what it answered.
+// Finding a V3 plugin's host capability (src/plugin/host_capability.h) without calling the plugin outside TensorRT's
+// contract: a plugin whose class derives from kiln::IPluginV3OneHost is found as that base and runs through the pointer
+// found; a plugin written for TensorRT alone is not found and never sees a capability type TensorRT would not send; a
+// host capability of another major version is refused; a host object of its own is asked for only once the plugin is
+// declared with kilnRegisterPluginV3Host(). Refusals name the plugin and say how to opt in.
 #include "plugin/host_capability.h"
 
 #include <gtest/gtest.h>
@@ -183,6 +184,10 @@ public:
     IPluginCapability* getCapabilityInterface(PluginCapabilityType type) noexcept override
     {
         IPluginCapability* const known = tensorRTCapability(type);
+        if (known == nullptr)
+        {
+            ++mUnknownCalls; // where a plugin written for TensorRT asserts
+        }
         if (known == nullptr && mAnswer == UnknownAnswer::kCORE)
         {
             return static_cast<IPluginV3OneCore*>(this);
@@ -192,8 +197,46 @@ public:
     IPluginV3* clone() noexcept override { return new CudaOnlyDoubler(*this); }
     IPluginV3* attachToContext(nvinfer1::IPluginResourceContext* /*context*/) noexcept override { return clone(); }
 
+    int32_t unknownCalls() const noexcept { return mUnknownCalls; }
+
 private:
     UnknownAnswer mAnswer;
+    int32_t mUnknownCalls{0};
+};
+
+//! The host capability as an object of its own, which the plugin hands out for kPLUGIN_CAPABILITY_HOST: kiln cannot
+//! find it as a base class, so the plugin must be declared with kilnRegisterPluginV3Host().
+class SeparateHostDoubler final : public DoublerBase
+{
+public:
+    class Host final : public kiln::IPluginV3OneHost
+    {
+    public:
+        int32_t enqueueHost(
+            PluginTensorDesc const*, PluginTensorDesc const*, void const* const*, void* const*, void*) noexcept override
+        {
+            return 0;
+        }
+    };
+
+    IPluginCapability* getCapabilityInterface(PluginCapabilityType type) noexcept override
+    {
+        if (type == kiln::kPLUGIN_CAPABILITY_HOST)
+        {
+            ++mHostAsked;
+            return &mHost;
+        }
+        return tensorRTCapability(type);
+    }
+    IPluginV3* clone() noexcept override { return new SeparateHostDoubler; }
+    IPluginV3* attachToContext(nvinfer1::IPluginResourceContext* /*context*/) noexcept override { return clone(); }
+
+    kiln::IPluginV3OneHost* host() noexcept { return &mHost; }
+    int32_t hostAsked() const noexcept { return mHostAsked; }
+
+private:
+    Host mHost;
+    int32_t mHostAsked{0};
 };
 
 //! A plugin with no capability at all, so nothing names it.
@@ -215,10 +258,8 @@ PluginTensorDesc floatDesc(Dims const& dims)
 }
 
 std::string const kRefusal = std::string("plugin \"Doubler\" version \"2\" namespace \"test.ns\" cannot run on kiln's ")
-    + "host backend: it does not implement kiln::IPluginV3OneHost (include/kiln/plugin_host.h); "
-    + "getCapabilityInterface(kiln::kPLUGIN_CAPABILITY_HOST) ";
-std::string const kNeeds = ", where kiln needs \"KILN_PLUGIN_V3ONE_HOST\" version 1 (build the engine for the CUDA "
-                           "backend, or add the host capability to the plugin)";
+    + "host backend: it offers no kiln::IPluginV3OneHost (include/kiln/plugin_host.h); ";
+std::string const kAdvice = " (build the engine for the CUDA backend, or add the host capability to the plugin)";
 
 } // namespace
 
@@ -254,26 +295,25 @@ TEST(HostCapability, FoundAndRunsThroughTheFoundPointer)
     EXPECT_EQ(required.value(), host);
 }
 
-TEST(HostCapability, NullForUnknownTypesIsNotFound)
+TEST(HostCapability, ATensorRTOnlyPluginIsNotFoundAndNeverAskedOutsideTheContract)
 {
-    CudaOnlyDoubler plugin(UnknownAnswer::kNULL);
-    EXPECT_EQ(kiln::findHostCapability(plugin), nullptr);
-    EXPECT_EQ(kiln::hostCapabilityProblem(plugin), kRefusal + "returned null" + kNeeds);
-    kiln::Expected<kiln::IPluginV3OneHost*> const required = kiln::requireHostCapability(plugin);
-    ASSERT_FALSE(required.ok());
-    EXPECT_EQ(required.error().code, nvinfer1::ErrorCode::kUNSUPPORTED_STATE);
-    EXPECT_EQ(required.error().message, kRefusal + "returned null" + kNeeds);
-}
-
-TEST(HostCapability, CoreForUnknownTypesIsNotFound)
-{
-    CudaOnlyDoubler plugin(UnknownAnswer::kCORE);
-    ASSERT_NE(plugin.getCapabilityInterface(kiln::kPLUGIN_CAPABILITY_HOST), nullptr);
-    EXPECT_EQ(kiln::findHostCapability(plugin), nullptr);
-    EXPECT_EQ(kiln::hostCapabilityProblem(plugin),
-        kRefusal + "returned an interface that reports \"PLUGIN_V3ONE_CORE\" version 1.0" + kNeeds);
-    EXPECT_FALSE(kiln::requireHostCapability(plugin).ok());
-    EXPECT_EQ(plugin.enqueueCalls(), 0);
+    for (UnknownAnswer const answer : {UnknownAnswer::kNULL, UnknownAnswer::kCORE})
+    {
+        CudaOnlyDoubler plugin(answer);
+        EXPECT_EQ(kiln::findHostCapability(plugin), nullptr);
+        std::string const expected = kRefusal
+            + "its class does not derive from kiln::IPluginV3OneHost, and it was not declared with "
+              "kilnRegisterPluginV3Host()"
+            + kAdvice;
+        EXPECT_EQ(kiln::hostCapabilityProblem(plugin), expected);
+        kiln::Expected<kiln::IPluginV3OneHost*> const required = kiln::requireHostCapability(plugin);
+        ASSERT_FALSE(required.ok());
+        EXPECT_EQ(required.error().code, nvinfer1::ErrorCode::kUNSUPPORTED_STATE);
+        EXPECT_EQ(required.error().message, expected);
+        // A plugin written for TensorRT alone never sees a capability type TensorRT would not send.
+        EXPECT_EQ(plugin.unknownCalls(), 0);
+        EXPECT_EQ(plugin.enqueueCalls(), 0);
+    }
 }
 
 TEST(HostCapability, AnotherMajorVersionIsNotFound)
@@ -281,8 +321,29 @@ TEST(HostCapability, AnotherMajorVersionIsNotFound)
     HostDoubler<HostMajorTwo> plugin;
     EXPECT_EQ(kiln::findHostCapability(plugin), nullptr);
     EXPECT_EQ(kiln::hostCapabilityProblem(plugin),
-        kRefusal + "returned an interface that reports \"KILN_PLUGIN_V3ONE_HOST\" version 2.0" + kNeeds);
+        kRefusal
+            + "its host capability reports \"KILN_PLUGIN_V3ONE_HOST\" version 2.0, where kiln needs "
+              "\"KILN_PLUGIN_V3ONE_HOST\" version 1"
+            + kAdvice);
     EXPECT_EQ(plugin.hostCalls(), 0);
+}
+
+TEST(HostCapability, AHostObjectOfItsOwnIsAskedForOnlyOnceDeclared)
+{
+    SeparateHostDoubler plugin;
+    EXPECT_EQ(kiln::findHostCapability(plugin), nullptr);
+    EXPECT_EQ(plugin.hostAsked(), 0);
+
+    ASSERT_TRUE(kilnRegisterPluginV3Host(kName, kVersion, kNamespace));
+    EXPECT_FALSE(kilnRegisterPluginV3Host(kName, kVersion, kNamespace)); // declared already
+    EXPECT_EQ(kiln::findHostCapability(plugin), plugin.host());
+    EXPECT_EQ(plugin.hostAsked(), 1);
+
+    ASSERT_TRUE(kilnDeregisterPluginV3Host(kName, kVersion, kNamespace));
+    EXPECT_FALSE(kilnDeregisterPluginV3Host(kName, kVersion, kNamespace));
+    EXPECT_FALSE(kilnRegisterPluginV3Host(nullptr, kVersion, kNamespace));
+    EXPECT_EQ(kiln::findHostCapability(plugin), nullptr);
+    EXPECT_EQ(plugin.hostAsked(), 1);
 }
 
 TEST(HostCapability, PluginWithoutCoreIsNamedAsNull)

@@ -8,6 +8,7 @@
 #include "backends/host/layer_kinds.h"
 
 #include "core/data_type.h"
+#include "core/logging.h"
 
 #include <cuda_runtime_api.h>
 
@@ -866,6 +867,9 @@ std::optional<Error> chooseTactics(
             for (int32_t tactic = 0; tactic < count; ++tactic)
             {
                 auto const ms = timeTactic(backend, layer, tactic, model, inputs, views.back(), stream, iterations);
+                log(Severity::kVERBOSE,
+                    "layer '" + layer.name + "': tactic " + names.value()[static_cast<std::size_t>(tactic)] + ": "
+                        + (ms ? std::to_string(*ms) + " ms" : std::string("failed, skipped")));
                 if (ms && (!fastest || *ms < *fastest))
                 {
                     fastest = ms;
@@ -875,6 +879,11 @@ std::optional<Error> chooseTactics(
         }
         layer.tactic = best;
         layer.tacticName = best < count ? names.value()[static_cast<std::size_t>(best)] : std::string();
+        if (count > 1)
+        {
+            log(Severity::kVERBOSE,
+                "layer '" + layer.name + "': chose tactic " + layer.tacticName + " of " + std::to_string(count));
+        }
     }
     static_cast<void>(cudaStreamSynchronize(stream));
     static_cast<void>(cudaStreamDestroy(stream));

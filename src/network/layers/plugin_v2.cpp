@@ -62,8 +62,10 @@ public:
         return index >= 0 && index < static_cast<int32_t>(types.size()) ? types[static_cast<std::size_t>(index)]
                                                                         : DataType::kFLOAT;
     }
-    //! Plugin output shapes come from the plugin, which the builder asks.
-    Dims outputDims(int32_t /*index*/) const noexcept { return kUnsetDims; }
+    //! What getOutputDimensions() gives for the inputs' shapes as the network knows them so far (TensorRT asks the
+    //! plugin while the network is defined): constants, -1 for extents that depend on dynamic input extents; an
+    //! unknown rank when the network's shapes cannot be inferred yet.
+    Dims outputDims(int32_t index) const noexcept { return inferredOutputDims(index); }
     void inputChanged(int32_t /*index*/) noexcept
     {
         PluginV2Params& params = p();

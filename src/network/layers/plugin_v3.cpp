@@ -76,36 +76,7 @@ public:
     //! What getOutputShapes() gives for the inputs' shapes as the network knows them so far: extents that are
     //! constants, -1 for those that depend on dynamic input extents (as TensorRT reports plugin outputs). An unknown
     //! rank when the network's shapes cannot be inferred yet.
-    Dims outputDims(int32_t index) const noexcept
-    {
-        try
-        {
-            ExprContext exprs;
-            Expected<NetworkShapes> shapes = inferShapes(mLayer.network(), exprs);
-            auto const& outputs = mLayer.outputs();
-            if (!shapes || index < 0 || index >= static_cast<int32_t>(outputs.size()))
-            {
-                return kUnsetDims;
-            }
-            auto found = shapes.value().tensors.find(outputs[static_cast<std::size_t>(index)]);
-            if (found == shapes.value().tensors.end() || !found->second.shape
-                || found->second.shape->size() > static_cast<std::size_t>(Dims::MAX_DIMS))
-            {
-                return kUnsetDims;
-            }
-            SymbolicDims const& symbolic = *found->second.shape;
-            Dims dims{static_cast<int32_t>(symbolic.size()), {}};
-            for (std::size_t i = 0; i < symbolic.size(); ++i)
-            {
-                dims.d[i] = symbolic[i]->kind() == DimExpr::Kind::kCONSTANT ? symbolic[i]->value() : -1;
-            }
-            return dims;
-        }
-        catch (...)
-        {
-            return kUnsetDims;
-        }
-    }
+    Dims outputDims(int32_t index) const noexcept { return inferredOutputDims(index); }
     void inputChanged(int32_t index) noexcept
     {
         PluginV3Params& params = p();
