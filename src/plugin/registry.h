@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "plugin/library_loader.h"
+#include "plugin/plugin_lookup.h"
 #include "plugin/resource_store.h"
 
 #include <atomic>
@@ -113,6 +114,11 @@ private:
     //! Returns the listing's array (the same array for the same listing) and its length.
     template <typename T>
     T* const* publish(Listings<T>& listings, std::vector<T*> snapshot, int32_t* numCreators) const;
+
+    //! The creator of key in the parents (while parent search is enabled), or nullptr; logs nothing.
+    nvinfer1::IPluginCreatorInterface* findInherited(PluginKey const& key);
+    //! The error for a look-up of key that found nothing, naming the near misses and the loaded plugin libraries.
+    Error missing(PluginKey const& key);
 
     //! Unloads a library, or keeps it mapped for good if some registry still refers into its code.
     static void unload(std::unique_ptr<SharedLibrary> library) noexcept;
