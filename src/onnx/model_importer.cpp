@@ -103,7 +103,8 @@ void checkNode(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes con
         fail(ErrorCode::kUNSUPPORTED_NODE, "kiln does not support ONNX op ", node.op_type(), ": ",
             builtinOps().find(node.op_type())->unsupportedReason,
             ". A plugin of that name is used instead when the node has a plugin_namespace attribute or the parser has "
-            "OnnxParserFlag::kENABLE_PLUGIN_OVERRIDE");
+            "OnnxParserFlag::kENABLE_PLUGIN_OVERRIDE. ",
+            describeNodePluginNearMisses(ctx, node, attrs));
     }
 }
 

@@ -20,6 +20,11 @@ namespace
 
 using Severity = nvinfer1::ILogger::Severity;
 
+//! A private registry and a capturing logger (RegistryTest's) under this file's name.
+class PluginLookup : public RegistryTest
+{
+};
+
 TEST(EditDistance, CountsInsertionsDeletionsAndSubstitutionsIgnoringCase)
 {
     EXPECT_EQ(editDistance("kitten", "sitting"), 3U);
@@ -30,7 +35,7 @@ TEST(EditDistance, CountsInsertionsDeletionsAndSubstitutionsIgnoringCase)
     EXPECT_EQ(editDistance("ROIAlign_TRT", "RoiAlign"), 4U);
 }
 
-TEST_F(RegistryTest, FindsQuietlyWhatGetCreatorFinds)
+TEST_F(PluginLookup, FindsQuietlyWhatGetCreatorFinds)
 {
     ProbeV3Creator v3{"Pad", "1", "acme"};
     ProbeV2Creator v2{"Legacy", "2", ""};
@@ -47,7 +52,7 @@ TEST_F(RegistryTest, FindsQuietlyWhatGetCreatorFinds)
     EXPECT_EQ(listed[1].key, (PluginKey{"Legacy", "2", ""}));
 }
 
-TEST_F(RegistryTest, TheLibraryOfACreatorIsWhereItsCodeIs)
+TEST_F(PluginLookup, TheLibraryOfACreatorIsWhereItsCodeIs)
 {
     ProbeV3Creator inProgram{"Pad", "1", ""};
     EXPECT_EQ(pluginLibraryOf(inProgram), "") << "the program itself is no plugin library";
@@ -68,7 +73,7 @@ TEST_F(RegistryTest, TheLibraryOfACreatorIsWhereItsCodeIs)
     mRegistry->deregisterLibrary(handle);
 }
 
-TEST_F(RegistryTest, ALibraryExportingGetCreatorsIsListedWithoutRegisteredCreators)
+TEST_F(PluginLookup, ALibraryExportingGetCreatorsIsListedWithoutRegisteredCreators)
 {
     // A library that exports getCreators counts as a plugin library, whether or not the creators given include its
     // own.
@@ -80,7 +85,7 @@ TEST_F(RegistryTest, ALibraryExportingGetCreatorsIsListedWithoutRegisteredCreato
     mRegistry->deregisterLibrary(handle);
 }
 
-TEST_F(RegistryTest, NearMissesAreOrderedAndCapped)
+TEST_F(PluginLookup, NearMissesAreOrderedAndCapped)
 {
     std::vector<std::unique_ptr<ProbeV3Creator>> creators;
     for (char const* version : {"2", "3", "4", "5", "6", "7"})
@@ -101,7 +106,7 @@ TEST_F(RegistryTest, NearMissesAreOrderedAndCapped)
     EXPECT_EQ(text.find("Scaler"), std::string::npos) << "the most distant ones are the ones left out";
 }
 
-TEST_F(RegistryTest, NearMissesSayWhenNothingIsNear)
+TEST_F(PluginLookup, NearMissesSayWhenNothingIsNear)
 {
     std::string const text = describeNearMisses(*mRegistry, {"Scale", "1", ""});
     EXPECT_EQ(text.rfind("No creator of that name or a similar one is registered (0 creators are).", 0), 0U) << text;

@@ -332,6 +332,11 @@ PluginMatch findNodePlugin(ImportContext& ctx, ::onnx::NodeProto const& node, At
     return match;
 }
 
+std::string describeNodePluginNearMisses(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs)
+{
+    return nearMisses(ctx, findNodePlugin(ctx, node, attrs, false));
+}
+
 void checkPluginNode(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs)
 {
     PluginMatch match = findNodePlugin(ctx, node, attrs);

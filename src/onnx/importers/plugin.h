@@ -25,6 +25,10 @@ struct PluginMatch
 PluginMatch findNodePlugin(
     ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs, bool withDomain = true);
 
+//! What the builder's registry holds near the node's plugin (op type, plugin_version, plugin_namespace) and the
+//! plugin libraries loaded: sentences for a "not found" message.
+std::string describeNodePluginNearMisses(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs);
+
 //! Fails, naming the node and what was looked up, unless the node's plugin is registered.
 void checkPluginNode(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs);
 
