@@ -344,10 +344,35 @@ Expected<std::optional<PluginRegistry::Entry>> PluginRegistry::findOwn(
     return entry != nullptr ? std::optional<Entry>(*entry) : std::nullopt;
 }
 
+IPluginCreatorInterface* PluginRegistry::findQuietly(PluginKey const& key)
+{
+    {
+        std::lock_guard<std::mutex> lock(mMutex);
+        if (Entry const* entry = findLocked(Key{key.name, key.version, key.pluginNamespace}))
+        {
+            return entry->creator;
+        }
+    }
+    return findInherited(key);
+}
+
 IPluginCreatorInterface* PluginRegistry::findInherited(PluginKey const& key)
 {
-    // The parents' listing, not their getCreator: a miss there would log one more "not found".
-    return mParent != nullptr && mParentSearch.load() ? findCreatorQuietly(*mParent, key) : nullptr;
+    if (mParent == nullptr || !mParentSearch.load())
+    {
+        return nullptr;
+    }
+    // Not the parent's getCreator: a miss there would log one more "not found".
+    return findRegisteredQuietly(*mParent, key);
+}
+
+IPluginCreatorInterface* findRegisteredQuietly(nvinfer1::IPluginRegistry& registry, PluginKey const& key)
+{
+    if (auto* kilnRegistry = dynamic_cast<PluginRegistry*>(&registry))
+    {
+        return kilnRegistry->findQuietly(key);
+    }
+    return findCreatorQuietly(registry, key); // another implementation: its listing
 }
 
 Error PluginRegistry::missing(PluginKey const& key)

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "plugin/library_loader.h"
 #include "plugin/plugin_lookup.h"
+#include "plugin/registry_lookup.h"
 #include "plugin/resource_store.h"
 
 #include <atomic>
@@ -59,6 +60,10 @@ public:
         char const* key, nvinfer1::IPluginResource* resource) noexcept override;
     int32_t releasePluginResource(char const* key) noexcept override;
     nvinfer1::IPluginCreatorInterface* const* getAllCreatorsRecursive(int32_t* const numCreators) noexcept override;
+
+    //! The creator registered under key here or (while parent search is enabled) in a parent, as getCreator finds
+    //! it, but logging nothing on a miss.
+    nvinfer1::IPluginCreatorInterface* findQuietly(PluginKey const& key);
 
     //! The parent given at construction.
     nvinfer1::IPluginRegistry* parent() const noexcept { return mParent; }

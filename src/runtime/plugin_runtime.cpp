@@ -5,6 +5,7 @@
 #include "plan/model_support.h"
 #include "plugin/plugin_fields.h"
 #include "plugin/plugin_lookup.h"
+#include "plugin/registry_lookup.h"
 
 #include <cstring>
 
@@ -151,7 +152,7 @@ Expected<nvinfer1::IPluginCreatorInterface*> findPluginCreator(nvinfer1::IPlugin
     std::string const described = describeIdentity(identity);
     // Looked up quietly (getCreator would log the miss too), so that a miss is reported once, here.
     PluginKey const key{identity.name, identity.version, identity.pluginNamespace};
-    nvinfer1::IPluginCreatorInterface* creator = findCreatorQuietly(registry, key);
+    nvinfer1::IPluginCreatorInterface* creator = findRegisteredQuietly(registry, key);
     if (creator == nullptr)
     {
         return failure(ErrorCode::kINVALID_ARGUMENT,

@@ -142,6 +142,12 @@ TEST_F(RegistryTest, AHitInTheParentIsNoErrorAndAMissIsReportedOnce)
     ASSERT_NE(child, nullptr);
     EXPECT_EQ(child->getCreator("Shared", "1"), &inParent);
     EXPECT_EQ(mLog.text(Severity::kWARNING), "") << "the parent is searched quietly";
+    // In the parent as in the registry itself, a creator is found under the namespace it was registered under.
+    ProbeV3Creator elsewhere{"Moved", "1", "acme"};
+    ASSERT_TRUE(mRegistry->registerCreator(elsewhere, "elsewhere"));
+    mLog.clear();
+    EXPECT_EQ(child->getCreator("Moved", "1", "elsewhere"), &elsewhere);
+    EXPECT_EQ(mLog.text(Severity::kWARNING), "");
 
     EXPECT_EQ(child->getCreator("Shared", "2"), nullptr);
     std::string const all = mLog.text(Severity::kWARNING);
