@@ -6,7 +6,7 @@
 // instances timed once, a rebuild with the saved cache times nothing), data-dependent outputs through size tensors,
 // and every failure with its message and no plugin object left behind.
 #include "support/api_test.h"
-#include "support/named_creator.h"
+#include "support/probe_plugins.h" // tests/plugin/support
 #include "support/recording_v3.h"
 
 #include "NvInfer.h"
@@ -596,7 +596,7 @@ TEST_F(PluginEngineTest, AMissingCreatorAtLoadNamesTheNearMissAndTheLoadedLibrar
     auto const plan = build(*made);
     ASSERT_FALSE(plan.empty());
     getPluginRegistry()->deregisterCreator(*mCreator);
-    NamedCreator nearMiss{"Recording", "2", kRecordingNamespace};
+    ProbeV3Creator nearMiss{"Recording", "2", kRecordingNamespace};
     ASSERT_TRUE(getPluginRegistry()->registerCreator(nearMiss, kRecordingNamespace));
     auto* library = getPluginRegistry()->loadLibrary(KILN_TEST_PLUGIN_LIBRARY);
     ASSERT_NE(library, nullptr) << mLogger.all();

@@ -8,7 +8,7 @@
 // the host runner's enqueueHost), correct outputs at two batch sizes, other formats timed and reformatted, every object
 // destroyed, and every failure with its message.
 #include "support/api_test.h"
-#include "support/named_creator.h"
+#include "support/probe_plugins.h" // tests/plugin/support
 #include "support/recording_v2.h"
 
 #include "NvInfer.h"
@@ -393,7 +393,7 @@ TEST_P(PluginV2EngineTest, AMissingCreatorAtLoadNamesTheNearMissAndTheLoadedLibr
     auto const plan = build();
     ASSERT_FALSE(plan.empty()) << mLogger.all();
     getPluginRegistry()->deregisterCreator(*mCreator);
-    NamedCreator nearMiss{name(), "1", "kiln.tests"}; // one letter away from the namespace asked for
+    ProbeV3Creator nearMiss{name(), "1", "kiln.tests"}; // one letter away from the namespace asked for
     ASSERT_TRUE(getPluginRegistry()->registerCreator(nearMiss, "kiln.tests"));
     auto* library = getPluginRegistry()->loadLibrary(KILN_TEST_PLUGIN_LIBRARY);
     ASSERT_NE(library, nullptr) << mLogger.all();
