@@ -75,20 +75,16 @@ TEST_F(RegistryTest, RegistersAndFindsAV3Creator)
 
 TEST_F(RegistryTest, AMissNamesOtherVersionsNamespacesAndSimilarNames)
 {
-    RecordingErrorRecorder recorder;
-    mRegistry->setErrorRecorder(&recorder);
     ProbeV3Creator otherNamespace{"Pad", "1", "other"};
     ProbeV3Creator otherBoth{"Pad", "2", "acme"};
     ProbeV2Creator similar{"pAdd", "1", ""};
     ProbeV3Creator unrelated{"Convolution", "1", ""};
-    for (IPluginCreatorInterface* creator :
-        std::vector<IPluginCreatorInterface*>{&otherNamespace, &otherBoth, &similar, &unrelated})
-    {
-        ASSERT_TRUE(mRegistry->registerCreator(*creator,
-            creator == &otherBoth            ? "acme"
-                : creator == &otherNamespace ? "other"
-                                             : ""));
-    }
+    ASSERT_TRUE(mRegistry->registerCreator(otherNamespace, "other"));
+    ASSERT_TRUE(mRegistry->registerCreator(otherBoth, "acme"));
+    ASSERT_TRUE(mRegistry->registerCreator(similar, ""));
+    ASSERT_TRUE(mRegistry->registerCreator(unrelated, ""));
+    RecordingErrorRecorder recorder; // set after the ASSERTs: the registry must not outlive it holding it
+    mRegistry->setErrorRecorder(&recorder);
 
     EXPECT_EQ(mRegistry->getCreator("Pad", "1", ""), nullptr);
     std::string const expected = "no creator is registered for plugin \"Pad\" version \"1\" namespace \"\". Did you "
@@ -97,13 +93,16 @@ TEST_F(RegistryTest, AMissNamesOtherVersionsNamespacesAndSimilarNames)
                                  "(a similar name)?";
     EXPECT_TRUE(mLog.has(Severity::kERROR, {"IPluginRegistry::getCreator: " + expected})) << mLog.text();
     EXPECT_EQ(mLog.text().find("Convolution"), std::string::npos) << "not near: " << mLog.text();
-    ASSERT_EQ(recorder.getNbErrors(), 1) << "reported to the error recorder as well";
-    EXPECT_EQ(recorder.getErrorCode(0), nvinfer1::ErrorCode::kINVALID_ARGUMENT);
-    // The recorder's copy is cut to kMAX_DESC_LENGTH bytes.
-    EXPECT_NE(std::strstr(recorder.getErrorDesc(0),
-                  "IPluginRegistry::getCreator: no creator is registered for plugin \"Pad\" version \"1\""),
-        nullptr)
-        << recorder.getErrorDesc(0);
+    EXPECT_EQ(recorder.getNbErrors(), 1) << "reported to the error recorder as well";
+    if (recorder.getNbErrors() == 1)
+    {
+        EXPECT_EQ(recorder.getErrorCode(0), nvinfer1::ErrorCode::kINVALID_ARGUMENT);
+        // The recorder's copy is cut to kMAX_DESC_LENGTH bytes.
+        EXPECT_NE(std::strstr(recorder.getErrorDesc(0),
+                      "IPluginRegistry::getCreator: no creator is registered for plugin \"Pad\" version \"1\""),
+            nullptr)
+            << recorder.getErrorDesc(0);
+    }
 
     // The deprecated getPluginCreator says the same.
     mLog.clear();
