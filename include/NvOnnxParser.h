@@ -164,7 +164,8 @@ public:
 
     virtual ~IParser() noexcept = default;
 
-    //! The version-compatible plugin libraries the parsed network needs (none in kiln).
+    //! The paths of the plugin libraries the last parse's plugin layers come from (for setPluginsToSerialize or
+    //! IPluginRegistry::loadLibrary), or nullptr when none; valid until the next parse.
     virtual char const* const* getUsedVCPluginLibraries(int64_t& nbPluginLibs) const noexcept = 0;
 
     //! Replaces all flags.

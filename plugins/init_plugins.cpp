@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "deform_conv.h"
+#include "plugin/plugin_lookup.h"
 #include "roi_align.h"
 
 #include <memory>
@@ -30,7 +31,9 @@ template <typename Creator>
 void registerStandard(nvinfer1::IPluginRegistry& registry, char const* pluginNamespace)
 {
     auto creator = std::make_unique<Creator>();
-    if (registry.getCreator(creator->getPluginName(), creator->getPluginVersion(), pluginNamespace) != nullptr)
+    // Probed quietly: getCreator reports a miss as an error, as TensorRT's registry does.
+    if (kiln::findCreatorQuietly(registry, {creator->getPluginName(), creator->getPluginVersion(), pluginNamespace})
+        != nullptr)
     {
         return; // Registered already (a duplicate is skipped quietly).
     }

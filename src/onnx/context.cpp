@@ -231,4 +231,14 @@ void ImportContext::nameLayer(nvinfer1::ILayer* layer)
     layer->setName(name.c_str());
 }
 
+void ImportContext::usePluginLibrary(std::string const& path)
+{
+    if (path.empty() || std::find(mPluginLibraries.begin(), mPluginLibraries.end(), path) != mPluginLibraries.end())
+    {
+        return;
+    }
+    mPluginLibraries.push_back(path);
+    mPluginLibraryPaths.push_back(mPluginLibraries.back().c_str());
+}
+
 } // namespace kiln::onnx_import

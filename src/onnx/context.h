@@ -15,6 +15,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -125,6 +126,12 @@ public:
     //! The attributes of the innermost function call (nullptr at the top level).
     std::vector<Attributes const*>& callerAttributes() noexcept { return mCallerAttributes; }
 
+    //! Records the plugin library (its path) that a node's plugin comes from, once per path, for
+    //! IParser::getUsedVCPluginLibraries.
+    void usePluginLibrary(std::string const& path);
+    //! The recorded plugin library paths, in the order they were first used; valid while the context lives.
+    std::vector<char const*> const& pluginLibraries() const noexcept { return mPluginLibraryPaths; }
+
 private:
     void nameLayer(nvinfer1::ILayer* layer);
 
@@ -156,6 +163,8 @@ private:
     std::map<std::string, ::onnx::FunctionProto const*> mLocalFunctions;
     std::vector<std::string> mFunctionStack;
     std::vector<Attributes const*> mCallerAttributes;
+    std::deque<std::string> mPluginLibraries;     //!< A deque: its strings stay where they are as it grows.
+    std::vector<char const*> mPluginLibraryPaths; //!< mPluginLibraries' c_str()s.
 };
 
 } // namespace kiln::onnx_import

@@ -103,7 +103,8 @@ void checkNode(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes con
         fail(ErrorCode::kUNSUPPORTED_NODE, "kiln does not support ONNX op ", node.op_type(), ": ",
             builtinOps().find(node.op_type())->unsupportedReason,
             ". A plugin of that name is used instead when the node has a plugin_namespace attribute or the parser has "
-            "OnnxParserFlag::kENABLE_PLUGIN_OVERRIDE");
+            "OnnxParserFlag::kENABLE_PLUGIN_OVERRIDE. ",
+            describeNodePluginNearMisses(ctx, node, attrs));
     }
 }
 
@@ -190,6 +191,7 @@ void importNode(ImportContext& ctx, ::onnx::NodeProto const& proto, int index)
         case Route::kPlugin: outputs = importPluginNode(ctx, node); break;
         case Route::kBuiltin:
         {
+            warnIgnoredPluginAttributes(ctx, node, concat("kiln's ", proto.op_type(), " importer"));
             OpImporter const* op = builtinOps().find(proto.op_type());
             if (op->check != nullptr)
             {
@@ -198,7 +200,10 @@ void importNode(ImportContext& ctx, ::onnx::NodeProto const& proto, int index)
             outputs = op->import(ctx, node);
             break;
         }
-        case Route::kFunction: outputs = importFunction(ctx, node, *ctx.localFunctions().at(proto.op_type())); break;
+        case Route::kFunction:
+            warnIgnoredPluginAttributes(ctx, node, concat("a call of the model-local function ", proto.op_type()));
+            outputs = importFunction(ctx, node, *ctx.localFunctions().at(proto.op_type()));
+            break;
         case Route::kUnsupported: checkNode(ctx, proto, node.attrs); break;
         }
         for (int i = 0; i < proto.output_size(); ++i)

@@ -165,10 +165,13 @@ public:
 
     void clearErrors() noexcept override { mErrors.clear(); }
 
+    //! The plugin libraries (paths) the creators of the last parse's plugin layers come from, as TensorRT's parser
+    //! lists the libraries its plugin-backed importers need.
     char const* const* getUsedVCPluginLibraries(int64_t& nbPluginLibs) const noexcept override
     {
-        nbPluginLibs = 0;
-        return nullptr;
+        std::vector<char const*> const* used = mContexts.empty() ? nullptr : &mContexts.back()->pluginLibraries();
+        nbPluginLibs = used != nullptr ? static_cast<int64_t>(used->size()) : 0;
+        return nbPluginLibs > 0 ? used->data() : nullptr;
     }
 
     void setFlags(OnnxParserFlags flags) noexcept override { mFlags = flags; }

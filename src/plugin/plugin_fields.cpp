@@ -36,28 +36,6 @@ std::optional<int64_t> fieldBytes(PluginFieldType type, int64_t length) noexcept
     return std::nullopt;
 }
 
-char const* fieldTypeName(PluginFieldType type) noexcept
-{
-    switch (type)
-    {
-    case PluginFieldType::kFLOAT16: return "kFLOAT16";
-    case PluginFieldType::kFLOAT32: return "kFLOAT32";
-    case PluginFieldType::kFLOAT64: return "kFLOAT64";
-    case PluginFieldType::kINT8: return "kINT8";
-    case PluginFieldType::kINT16: return "kINT16";
-    case PluginFieldType::kINT32: return "kINT32";
-    case PluginFieldType::kCHAR: return "kCHAR";
-    case PluginFieldType::kDIMS: return "kDIMS";
-    case PluginFieldType::kUNKNOWN: return "kUNKNOWN";
-    case PluginFieldType::kBF16: return "kBF16";
-    case PluginFieldType::kINT64: return "kINT64";
-    case PluginFieldType::kFP8: return "kFP8";
-    case PluginFieldType::kINT4: return "kINT4";
-    case PluginFieldType::kFP4: return "kFP4";
-    }
-    return "an unknown type";
-}
-
 Expected<std::vector<PluginFieldRecord>> copyFields(nvinfer1::PluginFieldCollection const& collection)
 {
     auto const invalid = [](std::string message) { return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT, message}; };

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "network/params.h"
+#include "plugin/plugin_lookup.h" // fieldTypeName
 
 #include <cstdint>
 #include <optional>
@@ -21,9 +22,6 @@ namespace kiln
 
 //! Bytes that length elements of a field of type take, or nullopt for an unknown type or a negative length.
 std::optional<int64_t> fieldBytes(nvinfer1::PluginFieldType type, int64_t length) noexcept;
-
-//! "kINT32", for messages.
-char const* fieldTypeName(nvinfer1::PluginFieldType type) noexcept;
 
 //! Deep copies of every field of collection; an error names the field that is malformed (a null name, an unknown
 //! type, a negative length, null data with a non-zero length).

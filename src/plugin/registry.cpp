@@ -2,6 +2,7 @@
 #include "plugin/registry.h"
 
 #include "core/logging.h"
+#include "plugin/plugin_lookup.h"
 
 #include <algorithm>
 #include <cstring>
@@ -343,6 +344,48 @@ Expected<std::optional<PluginRegistry::Entry>> PluginRegistry::findOwn(
     return entry != nullptr ? std::optional<Entry>(*entry) : std::nullopt;
 }
 
+IPluginCreatorInterface* PluginRegistry::findQuietly(PluginKey const& key)
+{
+    {
+        std::lock_guard<std::mutex> lock(mMutex);
+        if (Entry const* entry = findLocked(Key{key.name, key.version, key.pluginNamespace}))
+        {
+            return entry->creator;
+        }
+    }
+    return findInherited(key);
+}
+
+IPluginCreatorInterface* PluginRegistry::findInherited(PluginKey const& key)
+{
+    if (mParent == nullptr || !mParentSearch.load())
+    {
+        return nullptr;
+    }
+    // Not the parent's getCreator: a miss there would log one more "not found".
+    return findRegisteredQuietly(*mParent, key);
+}
+
+IPluginCreatorInterface* findRegisteredQuietly(nvinfer1::IPluginRegistry& registry, PluginKey const& key)
+{
+    if (auto* kilnRegistry = dynamic_cast<PluginRegistry*>(&registry))
+    {
+        return kilnRegistry->findQuietly(key);
+    }
+    return findCreatorQuietly(registry, key); // another implementation: its listing
+}
+
+Error PluginRegistry::missing(PluginKey const& key)
+{
+    // TensorRT's registry reports a miss as an error too, though callers may only be probing: kiln's own callers
+    // probe with findCreatorQuietly instead.
+    return Error{ErrorCode::kINVALID_ARGUMENT,
+        "no creator is registered for "
+            + describePlugin(key.name.c_str(), key.version.c_str(), key.pluginNamespace.c_str())
+            + (mParent != nullptr && mParentSearch.load() ? " in this registry or its parents. " : ". ")
+            + describeNearMisses(*this, key)};
+}
+
 IPluginCreatorInterface* PluginRegistry::getCreator(
     char const* const pluginName, char const* const pluginVersion, char const* const pluginNamespace) noexcept
 {
@@ -358,13 +401,12 @@ IPluginCreatorInterface* PluginRegistry::getCreator(
         {
             return own.value()->creator;
         }
-        if (mParent != nullptr && mParentSearch.load())
+        PluginKey const key{pluginName, pluginVersion, orEmpty(pluginNamespace)};
+        if (IPluginCreatorInterface* inherited = findInherited(key))
         {
-            return mParent->getCreator(pluginName, pluginVersion, pluginNamespace);
+            return inherited;
         }
-        log(Severity::kVERBOSE,
-            "IPluginRegistry::getCreator: no creator for "
-                + describePlugin(pluginName, pluginVersion, pluginNamespace));
+        reportHere(missing(key));
         return nullptr;
     });
 }
@@ -380,22 +422,21 @@ IPluginCreator* PluginRegistry::getPluginCreator(
             reportHere(own.error());
             return nullptr;
         }
-        if (own.value() && own.value()->kind == CreatorKind::kV2)
+        PluginKey const key{pluginName, pluginVersion, orEmpty(pluginNamespace)};
+        IPluginCreatorInterface* found = own.value() ? own.value()->creator : findInherited(key);
+        if (found == nullptr)
         {
-            return static_cast<IPluginCreator*>(own.value()->creator);
-        }
-        if (own.value())
-        {
-            log(Severity::kWARNING,
-                "IPluginRegistry::getPluginCreator: " + describePlugin(pluginName, pluginVersion, pluginNamespace)
-                    + " has a V3 creator (IPluginCreatorV3One); getPluginCreator returns V2 creators only, use "
-                      "getCreator");
+            reportHere(missing(key));
             return nullptr;
         }
-        if (mParent != nullptr && mParentSearch.load())
+        auto const kind = classifyCreator(*found);
+        if (kind && kind.value() == CreatorKind::kV2)
         {
-            return mParent->getPluginCreator(pluginName, pluginVersion, pluginNamespace);
+            return static_cast<IPluginCreator*>(found);
         }
+        log(Severity::kWARNING,
+            "IPluginRegistry::getPluginCreator: " + describePlugin(pluginName, pluginVersion, pluginNamespace)
+                + " has a V3 creator (IPluginCreatorV3One); getPluginCreator returns V2 creators only, use getCreator");
         return nullptr;
     });
 }

@@ -4,6 +4,8 @@
 
 #include "core/error.h"
 #include "plugin/library_loader.h"
+#include "plugin/plugin_lookup.h"
+#include "plugin/registry_lookup.h"
 #include "plugin/resource_store.h"
 
 #include <atomic>
@@ -59,6 +61,10 @@ public:
     int32_t releasePluginResource(char const* key) noexcept override;
     nvinfer1::IPluginCreatorInterface* const* getAllCreatorsRecursive(int32_t* const numCreators) noexcept override;
 
+    //! The creator registered under key here or (while parent search is enabled) in a parent, as getCreator finds
+    //! it, but logging nothing on a miss.
+    nvinfer1::IPluginCreatorInterface* findQuietly(PluginKey const& key);
+
     //! The parent given at construction.
     nvinfer1::IPluginRegistry* parent() const noexcept { return mParent; }
 
@@ -113,6 +119,11 @@ private:
     //! Returns the listing's array (the same array for the same listing) and its length.
     template <typename T>
     T* const* publish(Listings<T>& listings, std::vector<T*> snapshot, int32_t* numCreators) const;
+
+    //! The creator of key in the parents (while parent search is enabled), or nullptr; logs nothing.
+    nvinfer1::IPluginCreatorInterface* findInherited(PluginKey const& key);
+    //! The error for a look-up of key that found nothing, naming the near misses and the loaded plugin libraries.
+    Error missing(PluginKey const& key);
 
     //! Unloads a library, or keeps it mapped for good if some registry still refers into its code.
     static void unload(std::unique_ptr<SharedLibrary> library) noexcept;

@@ -4,6 +4,8 @@
 #include "network/checks.h"
 #include "plan/model_support.h"
 #include "plugin/plugin_fields.h"
+#include "plugin/plugin_lookup.h"
+#include "plugin/registry_lookup.h"
 
 #include <cstring>
 
@@ -151,14 +153,16 @@ Expected<nvinfer1::IPluginCreatorInterface*> findPluginCreator(nvinfer1::IPlugin
     PluginIdentity const& identity, std::string const& where, CreatorKind const& wanted)
 {
     std::string const described = describeIdentity(identity);
-    nvinfer1::IPluginCreatorInterface* creator
-        = registry.getCreator(identity.name.c_str(), identity.version.c_str(), identity.pluginNamespace.c_str());
+    // Looked up quietly (getCreator would log the miss too), so that a miss is reported once, here.
+    PluginKey const key{identity.name, identity.version, identity.pluginNamespace};
+    nvinfer1::IPluginCreatorInterface* creator = findRegisteredQuietly(registry, key);
     if (creator == nullptr)
     {
         return failure(ErrorCode::kINVALID_ARGUMENT,
             where + ": no creator of " + described + " is registered; register its " + wanted.className
                 + " before deserializing (REGISTER_TENSORRT_PLUGIN, IPluginRegistry::registerCreator(creator, \""
-                + identity.pluginNamespace + "\"), or load its library with IPluginRegistry::loadLibrary)");
+                + identity.pluginNamespace + "\"), or load its library with IPluginRegistry::loadLibrary). "
+                + describeNearMisses(registry, key));
     }
     nvinfer1::InterfaceInfo const info = creator->getInterfaceInfo();
     if (info.kind == nullptr || std::strcmp(info.kind, wanted.kind) != 0 || info.major != 1)

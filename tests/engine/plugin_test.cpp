@@ -6,6 +6,7 @@
 // instances timed once, a rebuild with the saved cache times nothing), data-dependent outputs through size tensors,
 // and every failure with its message and no plugin object left behind.
 #include "support/api_test.h"
+#include "support/probe_plugins.h" // tests/plugin/support
 #include "support/recording_v3.h"
 #include "support/tensorrt_only_v3.h"
 
@@ -693,6 +694,30 @@ TEST_F(PluginEngineTest, AMissingCreatorAtLoadSaysHowToRegisterIt)
     expectError({"IRuntime::deserializeCudaEngine", "layer 'plugin0'",
         "no creator of plugin \"Recording\" version \"1\" namespace \"kiln.test\" is registered",
         "registerCreator(creator, \"kiln.test\")"});
+    ASSERT_TRUE(getPluginRegistry()->registerCreator(*mCreator, kRecordingNamespace));
+}
+
+TEST_F(PluginEngineTest, AMissingCreatorAtLoadNamesTheNearMissAndTheLoadedLibraries)
+{
+    chain();
+    auto made = config();
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty());
+    getPluginRegistry()->deregisterCreator(*mCreator);
+    ProbeV3Creator nearMiss{"Recording", "2", kRecordingNamespace};
+    ASSERT_TRUE(getPluginRegistry()->registerCreator(nearMiss, kRecordingNamespace));
+    auto* library = getPluginRegistry()->loadLibrary(KILN_TEST_PLUGIN_LIBRARY);
+    ASSERT_NE(library, nullptr) << mLogger.all();
+    mLogger.clear();
+
+    EXPECT_EQ(load(plan), nullptr);
+    expectError({"IRuntime::deserializeCudaEngine", "layer 'plugin0'",
+        "no creator of plugin \"Recording\" version \"1\" namespace \"kiln.test\" is registered",
+        "Did you mean 'Recording' version '2' namespace 'kiln.test' (another version)?",
+        std::string("Plugin libraries loaded: "), KILN_TEST_PLUGIN_LIBRARY});
+
+    getPluginRegistry()->deregisterLibrary(library);
+    getPluginRegistry()->deregisterCreator(nearMiss);
     ASSERT_TRUE(getPluginRegistry()->registerCreator(*mCreator, kRecordingNamespace));
 }
 

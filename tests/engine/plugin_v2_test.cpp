@@ -8,6 +8,7 @@
 // the host runner's enqueueHost), correct outputs at two batch sizes, other formats timed and reformatted, every object
 // destroyed, and every failure with its message.
 #include "support/api_test.h"
+#include "support/probe_plugins.h" // tests/plugin/support
 #include "support/recording_v2.h"
 
 #include "NvInfer.h"
@@ -447,6 +448,29 @@ TEST_P(PluginV2EngineTest, AMissingCreatorAtLoadSaysHowToRegisterIt)
     expectError(
         {"IRuntime::deserializeCudaEngine", "layer 'plugin0'", "no creator of " + described() + " is registered",
             "register its IPluginCreator", "registerCreator(creator, \"kiln.test\")", "loadLibrary"});
+    ASSERT_TRUE(getPluginRegistry()->registerCreator(*mCreator, kRecordingNamespace));
+}
+
+TEST_P(PluginV2EngineTest, AMissingCreatorAtLoadNamesTheNearMissAndTheLoadedLibraries)
+{
+    network();
+    auto const plan = build();
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    getPluginRegistry()->deregisterCreator(*mCreator);
+    ProbeV3Creator nearMiss{name(), "1", "kiln.tests"}; // one letter away from the namespace asked for
+    ASSERT_TRUE(getPluginRegistry()->registerCreator(nearMiss, "kiln.tests"));
+    auto* library = getPluginRegistry()->loadLibrary(KILN_TEST_PLUGIN_LIBRARY);
+    ASSERT_NE(library, nullptr) << mLogger.all();
+    mLogger.clear();
+
+    EXPECT_EQ(load(plan), nullptr);
+    expectError(
+        {"IRuntime::deserializeCudaEngine", "layer 'plugin0'", "no creator of " + described() + " is registered",
+            "Did you mean '" + std::string(name()) + "' version '1' namespace 'kiln.tests' (another namespace)?",
+            std::string("Plugin libraries loaded: "), KILN_TEST_PLUGIN_LIBRARY});
+
+    getPluginRegistry()->deregisterLibrary(library);
+    getPluginRegistry()->deregisterCreator(nearMiss);
     ASSERT_TRUE(getPluginRegistry()->registerCreator(*mCreator, kRecordingNamespace));
 }
 

@@ -4,6 +4,7 @@
 // initializer inputs as constants; tensorrt_plugin_shape_input_indices; plugins that override builtin ops; the error
 // for a missing plugin; and plugin models built and run end to end on the host backend.
 #include "model_builder.h"
+#include "plugin_models.h"
 #include "test_plugins.h"
 
 #include "NvInfer.h"
@@ -25,21 +26,6 @@ namespace
 using nvinfer1::LayerType;
 using nvonnxparser::ErrorCode;
 using nvonnxparser::OnnxParserFlag;
-
-//! x [2, 3] -> op (node "p", in domain) -> y. Attributes go on node(m).
-ModelBuilder unaryModel(std::string const& op, std::string const& domain = "", std::string const& nodeName = "p")
-{
-    ModelBuilder m;
-    m.input("x", {2, 3});
-    m.node(op, {"x"}, {"y"}, nodeName, domain);
-    m.output("y");
-    return m;
-}
-
-::onnx::NodeProto& node(ModelBuilder& m, int index = 0)
-{
-    return *m.graph().mutable_node(index);
-}
 
 std::vector<float> iota(size_t n, float start = 1.0F)
 {

@@ -66,7 +66,96 @@ TEST_F(RegistryTest, RegistersAndFindsAV3Creator)
     EXPECT_EQ(mRegistry->getCreator("Pad", "2", "acme"), nullptr);
     EXPECT_EQ(mRegistry->getCreator("Pad", "1"), nullptr) << "the default namespace is \"\"";
     EXPECT_EQ(mRegistry->getCreator("Pad", "1", "other"), nullptr);
-    EXPECT_EQ(mLog.text(Severity::kWARNING), "") << "a miss is not an error";
+    // Each miss is reported as TensorRT's registry reports it (an error), naming the near miss.
+    EXPECT_TRUE(mLog.has(Severity::kERROR,
+        {"IPluginRegistry::getCreator: no creator is registered for plugin \"Pad\" version \"2\" namespace \"acme\". "
+         "Did you mean 'Pad' version '1' namespace 'acme' (another version)?"}))
+        << mLog.text();
+}
+
+TEST_F(RegistryTest, AMissNamesOtherVersionsNamespacesAndSimilarNames)
+{
+    ProbeV3Creator otherNamespace{"Pad", "1", "other"};
+    ProbeV3Creator otherBoth{"Pad", "2", "acme"};
+    ProbeV2Creator similar{"pAdd", "1", ""};
+    ProbeV3Creator unrelated{"Convolution", "1", ""};
+    ASSERT_TRUE(mRegistry->registerCreator(otherNamespace, "other"));
+    ASSERT_TRUE(mRegistry->registerCreator(otherBoth, "acme"));
+    ASSERT_TRUE(mRegistry->registerCreator(similar, ""));
+    ASSERT_TRUE(mRegistry->registerCreator(unrelated, ""));
+    RecordingErrorRecorder recorder; // set after the ASSERTs: the registry must not outlive it holding it
+    mRegistry->setErrorRecorder(&recorder);
+
+    EXPECT_EQ(mRegistry->getCreator("Pad", "1", ""), nullptr);
+    std::string const expected = "no creator is registered for plugin \"Pad\" version \"1\" namespace \"\". Did you "
+                                 "mean 'Pad' version '1' namespace 'other' (another namespace) or 'Pad' version '2' "
+                                 "namespace 'acme' (another version and namespace) or 'pAdd' version '1' namespace '' "
+                                 "(a similar name)?";
+    EXPECT_TRUE(mLog.has(Severity::kERROR, {"IPluginRegistry::getCreator: " + expected})) << mLog.text();
+    EXPECT_EQ(mLog.text().find("Convolution"), std::string::npos) << "not near: " << mLog.text();
+    EXPECT_EQ(recorder.getNbErrors(), 1) << "reported to the error recorder as well";
+    if (recorder.getNbErrors() == 1)
+    {
+        EXPECT_EQ(recorder.getErrorCode(0), nvinfer1::ErrorCode::kINVALID_ARGUMENT);
+        // The recorder's copy is cut to kMAX_DESC_LENGTH bytes.
+        EXPECT_NE(std::strstr(recorder.getErrorDesc(0),
+                      "IPluginRegistry::getCreator: no creator is registered for plugin \"Pad\" version \"1\""),
+            nullptr)
+            << recorder.getErrorDesc(0);
+    }
+
+    // The deprecated getPluginCreator says the same.
+    mLog.clear();
+    EXPECT_EQ(mRegistry->getPluginCreator("Pad", "1", ""), nullptr);
+    EXPECT_TRUE(mLog.has(Severity::kERROR, {"IPluginRegistry::getPluginCreator: " + expected})) << mLog.text();
+
+    // Nothing near at all.
+    mLog.clear();
+    EXPECT_EQ(mRegistry->getCreator("Softmax", "1", ""), nullptr);
+    EXPECT_TRUE(mLog.has(Severity::kERROR,
+        {"no creator is registered for plugin \"Softmax\" version \"1\" namespace \"\". No creator of that name or a "
+         "similar one is registered (4 creators are)."}))
+        << mLog.text();
+    mRegistry->setErrorRecorder(nullptr);
+}
+
+TEST_F(RegistryTest, AMissNamesTheLoadedPluginLibraries)
+{
+    std::string const path = libraryPath("v3_library");
+    nvinfer1::IPluginRegistry::PluginLibraryHandle handle = mRegistry->loadLibrary(path.c_str());
+    ASSERT_NE(handle, nullptr) << mLog.text();
+    EXPECT_EQ(mRegistry->getCreator("LibV3First", "2", "kilnTest"), nullptr);
+    EXPECT_TRUE(mLog.has(Severity::kERROR,
+        {"no creator is registered for plugin \"LibV3First\" version \"2\" namespace \"kilnTest\". Did you mean "
+         "'LibV3First' version '1' namespace 'kilnTest' (another version)?",
+            "Plugin libraries loaded: ", path}))
+        << mLog.text();
+    mRegistry->deregisterLibrary(handle);
+}
+
+TEST_F(RegistryTest, AHitInTheParentIsNoErrorAndAMissIsReportedOnce)
+{
+    ProbeV3Creator inParent{"Shared", "1", ""};
+    ASSERT_TRUE(mRegistry->registerCreator(inParent, ""));
+    nvinfer1::IPluginRegistry* child = kilnCreatePluginRegistry(mRegistry);
+    ASSERT_NE(child, nullptr);
+    EXPECT_EQ(child->getCreator("Shared", "1"), &inParent);
+    EXPECT_EQ(mLog.text(Severity::kWARNING), "") << "the parent is searched quietly";
+    // In the parent as in the registry itself, a creator is found under the namespace it was registered under.
+    ProbeV3Creator elsewhere{"Moved", "1", "acme"};
+    ASSERT_TRUE(mRegistry->registerCreator(elsewhere, "elsewhere"));
+    mLog.clear();
+    EXPECT_EQ(child->getCreator("Moved", "1", "elsewhere"), &elsewhere);
+    EXPECT_EQ(mLog.text(Severity::kWARNING), "");
+
+    EXPECT_EQ(child->getCreator("Shared", "2"), nullptr);
+    std::string const all = mLog.text(Severity::kWARNING);
+    EXPECT_TRUE(mLog.has(Severity::kERROR,
+        {"no creator is registered for plugin \"Shared\" version \"2\" namespace \"\" in this registry or its "
+         "parents. Did you mean 'Shared' version '1' namespace '' (another version)?"}))
+        << all;
+    EXPECT_EQ(all.find("no creator"), all.rfind("no creator")) << "one message, not one per registry: " << all;
+    kilnDestroyPluginRegistry(child);
 }
 
 TEST_F(RegistryTest, DeprecatedOverloadRegistersAV2Creator)

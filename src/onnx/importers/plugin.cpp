@@ -2,6 +2,7 @@
 #include "onnx/importers/plugin.h"
 
 #include "onnx/weights.h"
+#include "plugin/plugin_lookup.h"
 
 #include <onnx/defs/schema.h>
 
@@ -31,11 +32,6 @@ enum class CreatorKind
     kV3One,
 };
 
-std::string text(char const* s)
-{
-    return s == nullptr ? std::string{} : std::string{s};
-}
-
 //! The creator's kind from its interface info; other kinds fail naming the plugin.
 CreatorKind creatorKind(IPluginCreatorInterface const& creator, PluginMatch const& match)
 {
@@ -55,52 +51,58 @@ CreatorKind creatorKind(IPluginCreatorInterface const& creator, PluginMatch cons
         "\"; kiln imports PLUGIN CREATOR_V1 and PLUGIN CREATOR_V3ONE creators");
 }
 
-struct CreatorIdentity
-{
-    std::string name;
-    std::string version;
-    std::string pluginNamespace;
-};
-
-bool identify(IPluginCreatorInterface* creator, CreatorIdentity& out)
-{
-    char const* kind = creator->getInterfaceInfo().kind;
-    if (kind == nullptr)
-    {
-        return false;
-    }
-    if (std::strcmp(kind, "PLUGIN CREATOR_V1") == 0)
-    {
-        auto* v1 = static_cast<IPluginCreator*>(creator);
-        out = {text(v1->getPluginName()), text(v1->getPluginVersion()), text(v1->getPluginNamespace())};
-        return true;
-    }
-    if (std::strcmp(kind, "PLUGIN CREATOR_V3ONE") == 0)
-    {
-        auto* v3 = static_cast<IPluginCreatorV3One*>(creator);
-        out = {text(v3->getPluginName()), text(v3->getPluginVersion()), text(v3->getPluginNamespace())};
-        return true;
-    }
-    return false;
-}
-
 //! The registered creator with exactly this name, version and namespace (the registry and its parents), or nullptr.
+//! A scan of the listing, not getCreator, which would log each miss as an error.
 IPluginCreatorInterface* findCreator(
     ImportContext& ctx, std::string const& name, std::string const& version, std::string const& pluginNamespace)
 {
-    nvinfer1::IPluginRegistry& registry = ctx.network().getBuilder().getPluginRegistry();
-    int32_t count = 0;
-    IPluginCreatorInterface* const* creators = registry.getAllCreatorsRecursive(&count);
-    for (int32_t i = 0; creators != nullptr && i < count; ++i)
+    return findCreatorQuietly(ctx.network().getBuilder().getPluginRegistry(), {name, version, pluginNamespace});
+}
+
+//! What the builder's registry holds near the plugin looked up, and the plugin libraries loaded.
+std::string nearMisses(ImportContext& ctx, PluginMatch const& match)
+{
+    return describeNearMisses(
+        ctx.network().getBuilder().getPluginRegistry(), {match.name, match.version, match.pluginNamespace});
+}
+
+//! Records the plugin library the node's creator comes from, for IParser::getUsedVCPluginLibraries.
+void recordPluginLibrary(ImportContext& ctx, Node const& node, PluginMatch const& match, bool standard)
+{
+    std::string const library = pluginLibraryOf(*match.creator);
+    std::string const plugin = concat(
+        "plugin \"", match.name, "\" version \"", match.version, "\" namespace \"", match.pluginNamespace, "\"");
+    if (!library.empty())
     {
-        CreatorIdentity identity;
-        if (creators[i] != nullptr && identify(creators[i], identity) && identity.name == name
-            && identity.version == version && identity.pluginNamespace == pluginNamespace)
-        {
-            return creators[i];
-        }
+        ctx.usePluginLibrary(library);
+        ctx.log(Severity::kVERBOSE, concat("node ", node.name(), " needs ", plugin, ", from plugin library ", library));
     }
-    return nullptr;
+    else if (standard)
+    {
+        ctx.info("node ", node.name(), " needs ", plugin, ", whose creator is part of the program, not of a plugin ",
+            "library: getUsedVCPluginLibraries does not list it");
+    }
+}
+
+//! What becomes of an attribute's values on the way to its field: "as is", or the conversion.
+char const* conversionOf(::onnx::AttributeProto const& attribute)
+{
+    using ::onnx::AttributeProto;
+    switch (attribute.type())
+    {
+    case AttributeProto::INT:
+    case AttributeProto::INTS: return "each value narrowed from int64 to int32";
+    case AttributeProto::STRINGS: return "the strings joined, each ending in a NUL";
+    case AttributeProto::TENSOR:
+        return attribute.t().data_type() == ::onnx::TensorProto::DOUBLE ? "converted from DOUBLE to float" : "as is";
+    default: return "as is";
+    }
+}
+
+//! Attributes the parser itself reads on plugin nodes; they are not meant as plugin fields.
+bool isLookupAttribute(std::string const& name)
+{
+    return name == "plugin_version" || name == "plugin_namespace" || name == "tensorrt_plugin_shape_input_indices";
 }
 
 //! The field of one attribute, with its bytes in storage.
@@ -277,7 +279,7 @@ nvinfer1::IPluginV3Layer& addStandardPlugin(ImportContext& ctx, Node const& node
         problem = loadStandardPlugins();
         creator = findCreator(ctx, name, version, "");
     }
-    PluginMatch const match{creator, name, version, ""};
+    PluginMatch const match{creator, name, version, "", false, ""};
     if (creator == nullptr)
     {
         fail(ErrorCode::kUNSUPPORTED_NODE, "Plugin not found, are the plugin name, version, and namespace correct? ",
@@ -285,8 +287,10 @@ nvinfer1::IPluginV3Layer& addStandardPlugin(ImportContext& ctx, Node const& node
             "\" namespace \"\", and no creator is registered under that name",
             problem.empty() ? std::string{} : concat(" (kiln's standard plugin library did not load: ", problem, ")"),
             ". Call initLibNvInferPlugins() before parsing, or register a creator of that name, version and "
-            "namespace");
+            "namespace. ",
+            nearMisses(ctx, match));
     }
+    recordPluginLibrary(ctx, node, match, true);
     require(creatorKind(*creator, match) == CreatorKind::kV3One, ErrorCode::kUNSUPPORTED_NODE,
         "the creator of plugin \"", name, "\" version \"", version,
         "\" is not an IPluginCreatorV3One; TensorRT's standard ", name, " is an IPluginV3");
@@ -320,10 +324,17 @@ PluginMatch findNodePlugin(ImportContext& ctx, ::onnx::NodeProto const& node, At
         if (creator != nullptr)
         {
             match.creator = creator;
+            match.attributeNamespace = match.pluginNamespace;
             match.pluginNamespace = node.domain();
+            match.viaDomain = true;
         }
     }
     return match;
+}
+
+std::string describeNodePluginNearMisses(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs)
+{
+    return nearMisses(ctx, findNodePlugin(ctx, node, attrs, false));
 }
 
 void checkPluginNode(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs)
@@ -341,7 +352,8 @@ void checkPluginNode(ImportContext& ctx, ::onnx::NodeProto const& node, Attribut
             " yet, and no plugin replaces it: no creator is registered as plugin \"", match.name, "\" version \"",
             match.version, "\" namespace \"", match.pluginNamespace,
             "\". Register a plugin of that name (it is "
-            "used for nodes of this op type), or replace the node in the model");
+            "used for nodes of this op type), or replace the node in the model. ",
+            nearMisses(ctx, match));
     }
     std::string domainPart = node.domain() != match.pluginNamespace
         ? concat(" nor under namespace \"", node.domain(), "\" (the node's domain)")
@@ -351,7 +363,39 @@ void checkPluginNode(ImportContext& ctx, ::onnx::NodeProto const& node, Attribut
         "as plugin \"", match.name, "\" version \"", match.version, "\" namespace \"", match.pluginNamespace, "\"",
         domainPart, ". Register the creator before parsing (REGISTER_TENSORRT_PLUGIN, ",
         "IPluginRegistry::registerCreator, or IPluginRegistry::loadLibrary on the builder's registry), or set the ",
-        "node's plugin_version and plugin_namespace attributes to the creator's.");
+        "node's plugin_version and plugin_namespace attributes to the creator's. ", nearMisses(ctx, match));
+}
+
+void warnIgnoredPluginAttributes(ImportContext& ctx, Node const& node, std::string const& importedAs)
+{
+    bool const asked
+        = ctx.flag(nvonnxparser::OnnxParserFlag::kENABLE_PLUGIN_OVERRIDE) || node.attrs.has("plugin_namespace");
+    for (char const* name : {"plugin_version", "plugin_namespace"})
+    {
+        ::onnx::AttributeProto const* attribute = node.attrs.find(name);
+        if (attribute == nullptr)
+        {
+            continue;
+        }
+        std::string why;
+        if (asked)
+        {
+            PluginMatch const match = findNodePlugin(ctx, node.proto, node.attrs, false);
+            why = concat("no creator is registered as plugin \"", match.name, "\" version \"", match.version,
+                "\" namespace \"", match.pluginNamespace, "\"",
+                node.proto.domain() != match.pluginNamespace
+                    ? concat(" nor under namespace \"", node.proto.domain(), "\" (the node's domain)")
+                    : std::string{},
+                ". ", nearMisses(ctx, match));
+        }
+        else
+        {
+            why = "a plugin replaces an op kiln imports only when the node has a plugin_namespace attribute or the "
+                  "parser has OnnxParserFlag::kENABLE_PLUGIN_OVERRIDE";
+        }
+        ctx.warn("node ", node.name(), " is imported as ", importedAs, "; its attribute ", name, " (\"", attribute->s(),
+            "\") is ignored: ", why);
+    }
 }
 
 std::vector<Value> importPluginNode(ImportContext& ctx, Node& node)
@@ -361,9 +405,18 @@ std::vector<Value> importPluginNode(ImportContext& ctx, Node& node)
     {
         checkPluginNode(ctx, node.proto, node.attrs); // fails with the full message
     }
-    ctx.info("importing node ", node.name(), " as plugin \"", match.name, "\" version \"", match.version,
-        "\" namespace \"", match.pluginNamespace, "\"");
+    std::string const described = concat(
+        "plugin \"", match.name, "\" version \"", match.version, "\" namespace \"", match.pluginNamespace, "\"");
+    ctx.info("importing node ", node.name(), " as ", described);
+    if (match.viaDomain && node.attrs.has("plugin_namespace"))
+    {
+        // TensorRT's parser tries the domain only in its parse-time check, so it would fail this node at import.
+        ctx.warn("node ", node.name(), ": attribute plugin_namespace (\"", match.attributeNamespace,
+            "\") is ignored: no creator is registered under that namespace, so kiln uses the one registered under ",
+            "the node's domain, ", described);
+    }
     CreatorKind const kind = creatorKind(*match.creator, match);
+    recordPluginLibrary(ctx, node, match, false);
 
     // Fields: only those the creator declares, in its order, from the attributes of the same names.
     PluginFieldCollection const* declared = kind == CreatorKind::kV1
@@ -371,21 +424,44 @@ std::vector<Value> importPluginNode(ImportContext& ctx, Node& node)
         : static_cast<IPluginCreatorV3One*>(match.creator)->getFieldNames();
     std::vector<PluginField> fields;
     std::vector<std::vector<std::byte>> storage;
+    std::vector<std::string> fieldNames; // in the creator's order
     for (int32_t i = 0; declared != nullptr && declared->fields != nullptr && i < declared->nbFields; ++i)
     {
-        char const* fieldName = declared->fields[i].name;
-        if (fieldName == nullptr)
+        PluginField const& field = declared->fields[i];
+        if (field.name == nullptr)
         {
             continue;
         }
-        ::onnx::AttributeProto const* attribute = node.attrs.find(fieldName);
+        fieldNames.emplace_back(field.name);
+        ::onnx::AttributeProto const* attribute = node.attrs.find(field.name);
         if (attribute == nullptr)
         {
-            ctx.warn("node ", node.name(), ": plugin field '", fieldName, "' has no attribute of that name; the ",
+            ctx.warn("node ", node.name(), ": plugin field '", field.name, "' has no attribute of that name; the ",
                 "plugin gets no value for it (its creator's default, if any)");
             continue;
         }
-        fields.push_back(makeField(ctx, fieldName, *attribute, storage));
+        fields.push_back(makeField(ctx, field.name, *attribute, storage));
+        // As in TensorRT's parser, the attribute's ONNX type decides the field's type, whatever the creator declares.
+        if (field.type != PluginFieldType::kUNKNOWN && field.type != fields.back().type)
+        {
+            ctx.warn("node ", node.name(), ": attribute '", field.name, "' (", attributeTypeName(attribute->type()),
+                ") is passed to field '", field.name, "' as ", fieldTypeName(fields.back().type), " (",
+                conversionOf(*attribute), "), but the creator of ", described, " declares the field ",
+                fieldTypeName(field.type));
+        }
+    }
+    for (auto const& [name, attribute] : node.attrs.all())
+    {
+        if (std::find(fieldNames.begin(), fieldNames.end(), name) == fieldNames.end() && !isLookupAttribute(name))
+        {
+            std::string declaredList;
+            for (std::string const& fieldName : fieldNames)
+            {
+                declaredList += (declaredList.empty() ? "" : ", ") + fieldName;
+            }
+            ctx.warn("node ", node.name(), ": attribute '", name, "' is ignored: it is not a field of ", described,
+                " (its creator declares ", fieldNames.empty() ? std::string("no fields") : declaredList, ")");
+        }
     }
     PluginFieldCollection collection{static_cast<int32_t>(fields.size()), fields.data()};
 

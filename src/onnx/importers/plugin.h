@@ -16,15 +16,25 @@ struct PluginMatch
     nvinfer1::IPluginCreatorInterface* creator{nullptr};
     std::string name;
     std::string version;
-    std::string pluginNamespace; //!< Where it was found (the attribute's or the node's domain).
+    std::string pluginNamespace;    //!< Where it was found (the attribute's or the node's domain).
+    bool viaDomain{false};          //!< Found under the node's domain, not under the attribute's namespace.
+    std::string attributeNamespace; //!< With viaDomain: the namespace looked up first (attribute or default "").
 };
 
 //! The node's plugin creator, or a match with creator nullptr. withDomain also tries the node's domain.
 PluginMatch findNodePlugin(
     ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs, bool withDomain = true);
 
+//! What the builder's registry holds near the node's plugin (op type, plugin_version, plugin_namespace) and the
+//! plugin libraries loaded: sentences for a "not found" message.
+std::string describeNodePluginNearMisses(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs);
+
 //! Fails, naming the node and what was looked up, unless the node's plugin is registered.
 void checkPluginNode(ImportContext& ctx, ::onnx::NodeProto const& node, Attributes const& attrs);
+
+//! Warns, one attribute at a time, that a node imported as importedAs (kiln's importer of its op, or a local
+//! function) ignores its plugin_version and plugin_namespace attributes, and why.
+void warnIgnoredPluginAttributes(ImportContext& ctx, Node const& node, std::string const& importedAs);
 
 //! Adds the node as a plugin layer (IPluginV2 or IPluginV3, by the creator's interface kind).
 std::vector<Value> importPluginNode(ImportContext& ctx, Node& node);
