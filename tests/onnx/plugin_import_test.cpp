@@ -283,6 +283,33 @@ TEST(PluginKinds, V2PluginRunsEndToEnd)
     EXPECT_GE(log->hostRuns, 1);
 }
 
+TEST(PluginKinds, AV2PluginBetweenTwoConvolutionsHasItsShapeForTheSecond)
+{
+    // Conv -> custom V2 node -> Conv: the second convolution needs its input's rank when it is added, which the V2
+    // plugin's getOutputDimensions gives at once (as in TensorRT).
+    auto log = std::make_shared<CreatorLog>();
+    TestCreatorV2 creator(log, "KTestV2Between");
+    Registration reg(creator, "");
+    ASSERT_TRUE(reg.ok());
+    TestRunnerV2 runner;
+    ASSERT_TRUE(kilnRegisterPluginV2HostRunner("KTestV2Between", "1", "", &runner));
+    ModelBuilder m;
+    m.input("x", {1, 1, 5, 5});
+    m.initializer(floatTensor("w", {1, 1, 3, 3}, std::vector<float>(9, 1.0F)));
+    m.node("Conv", {"x", "w"}, {"a"}, "conv1");
+    attrFloat(m.node("KTestV2Between", {"a"}, {"b"}, "p"), "scale", 2.0F);
+    m.node("Conv", {"b", "w"}, {"y"}, "conv2");
+    m.output("y");
+    Harness h;
+    ASSERT_TRUE(h.parse(m)) << h.errors();
+    auto out = h.run({{"x", {{1, 1, 5, 5}, std::vector<float>(25, 1.0F)}}});
+    kilnDeregisterPluginV2HostRunner("KTestV2Between", "1", "");
+    ASSERT_EQ(out.count("y"), 1U) << h.lastFailure();
+    // 3x3 sums of ones are 9 (a 3x3 result); doubled, 18; the second convolution's one window sums nine of them.
+    EXPECT_EQ(out["y"].shape, (Shape{1, 1, 1, 1}));
+    EXPECT_EQ(out["y"].values, std::vector<float>{162.0F});
+}
+
 // ---- 3. Attributes as plugin fields ----
 
 TEST(PluginFields, EachAttributeTypeBecomesItsFieldType)
