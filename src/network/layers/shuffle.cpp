@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <vector>
 
 namespace kiln
 {
@@ -102,30 +103,51 @@ private:
         {
             return transposed;
         }
+        // An extent copied by a 0 placeholder is a factor of both the input's volume and the extents given, so it
+        // cancels from the inferred one even when it is dynamic ([-1, 8, 4] reshaped to {0, -1} is [-1, 32]), as the
+        // builder's symbolic shapes find (core/shape_expr.h).
         int32_t inferred = -1;
-        int64_t known = 1;
+        int64_t given = 1;
+        int64_t remaining = 1;
+        bool copiedZero = false;
+        std::vector<bool> copied(static_cast<std::size_t>(std::max(transposed.nbDims, 0)), false);
         for (int32_t i = 0; i < result.nbDims; ++i)
         {
             if (result.d[i] == 0 && p().zeroIsPlaceholder)
             {
                 result.d[i] = i < transposed.nbDims ? transposed.d[i] : -1;
+                if (i < transposed.nbDims)
+                {
+                    copied[static_cast<std::size_t>(i)] = true;
+                    copiedZero = copiedZero || transposed.d[i] == 0;
+                }
+                else
+                {
+                    given = -1; // nothing to copy: the builder reports it
+                }
             }
-            if (result.d[i] == -1 && p().reshape.d[i] == -1)
+            else if (result.d[i] == -1 && p().reshape.d[i] == -1)
             {
                 inferred = i;
             }
-            else if (known >= 0)
+            else if (given >= 0 && (result.d[i] < 0 || __builtin_mul_overflow(given, result.d[i], &given)))
             {
-                if (result.d[i] < 0 || __builtin_mul_overflow(known, result.d[i], &known))
-                {
-                    known = -1;
-                }
+                given = -1;
+            }
+        }
+        for (int32_t i = 0; i < transposed.nbDims && remaining >= 0; ++i)
+        {
+            if (!copied[static_cast<std::size_t>(i)]
+                && (transposed.d[i] < 0 || __builtin_mul_overflow(remaining, transposed.d[i], &remaining)))
+            {
+                remaining = -1;
             }
         }
         if (inferred >= 0)
         {
-            auto const volume = staticVolume(transposed);
-            result.d[inferred] = volume && known > 0 ? *volume / known : -1;
+            bool const exact
+                = !copiedZero && transposed.nbDims >= 0 && remaining >= 0 && given > 0 && remaining % given == 0;
+            result.d[inferred] = exact ? remaining / given : -1;
         }
         return result;
     }
