@@ -469,7 +469,7 @@ TEST_F(ShapeInference, ShuffleReshapeFromAComputedShapeTensor)
     auto* reshape = net().addShuffle(*x);
     reshape->setInput(1, *target);
     NetworkShapes const shapes = infer();
-    EXPECT_EQ(str(shapes, reshape->getOutput(0)), "[x.d0, ((3 * x.d2) * x.d3)]");
+    EXPECT_EQ(str(shapes, reshape->getOutput(0)), "[x.d0, ((x.d2 * x.d3) * 3)]");
     EXPECT_EQ(at(shapes, reshape->getOutput(0), {{"x", Dims{4, {2, 3, 4, 5}}}}), (std::vector<int64_t>{2, 60}));
 }
 

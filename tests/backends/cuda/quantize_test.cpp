@@ -280,7 +280,7 @@ TEST_F(CudaQuantize, OddInt4CountsAndEmptyTensors)
 // as on the host.
 TEST_F(CudaQuantize, AOneElementScaleIsPerTensorOnEveryAxis)
 {
-    for (Dims const dims : {Dims{2, {1, 8}}, Dims{3, {3, 5, 7}}, Dims{1, {9}}})
+    for (Dims const& dims : {Dims{2, {1, 8}}, Dims{3, {3, 5, 7}}, Dims{1, {9}}})
     {
         for (int32_t axis = -1; axis < dims.nbDims; ++axis)
         {
