@@ -186,6 +186,8 @@ TEST_F(EngineShapes, AReshapeToAShapeComputedFromShapeGatherConcatIsKnownButForT
     auto* reshape = mNetwork->addShuffle(*x);
     reshape->setInput(1, *newShape);
     output(*reshape, "y");
+    EXPECT_DIMS(newShape->getDimensions(), {2});
+    EXPECT_DIMS(reshape->getOutput(0)->getDimensions(), {-1, 20}) << "at network definition";
 
     ICudaEngine* engine = buildAndLoad("x", dims({0, 4, 5}));
     ASSERT_NE(engine, nullptr) << mLogger.all();

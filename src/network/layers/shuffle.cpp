@@ -2,6 +2,7 @@
 // Shuffle: transpose, reshape (0 copies an extent unless zeroIsPlaceholder is off, one -1 is inferred; or the shape
 // from tensor input 1), transpose.
 #include "network/checks.h"
+#include "network/definition_shapes.h"
 #include "network/network.h"
 #include "network/shape_rules.h"
 
@@ -80,12 +81,48 @@ public:
     DataType outputType(int32_t /*index*/) const noexcept { return inputType(0); }
     Dims outputDims(int32_t /*index*/) const noexcept
     {
+        if (mLayer.input(1) != nullptr)
+        {
+            if (auto const dims = computedReshapeDims())
+            {
+                return *dims;
+            }
+        }
         Dims const shaped = reshapedDims();
         return shaped.nbDims < 0 ? kUnsetDims : permuteDims(shaped, p().secondTranspose);
     }
 
 private:
     ShuffleParams& p() const noexcept { return mLayer.paramsAs<ShuffleParams>(); }
+
+    //! The output of a reshape to a shape tensor's values, through the symbolic rule and the layers that compute the
+    //! values (network/definition_shapes.h): x reshaped to [x.d0, -1] from x's own shape is [-1, C*H*W]; nullopt when
+    //! the values cannot be followed.
+    std::optional<Dims> computedReshapeDims() const noexcept
+    {
+        try
+        {
+            ExprContext exprs;
+            auto const outputs = inferFromDefinition(mLayer, exprs);
+            if (!outputs || outputs.value().empty() || !outputs.value().front().shape
+                || outputs.value().front().shape->size() > static_cast<std::size_t>(Dims::MAX_DIMS))
+            {
+                return std::nullopt;
+            }
+            SymbolicDims const& shape = *outputs.value().front().shape;
+            Dims dims{static_cast<int32_t>(shape.size()), {}};
+            for (std::size_t i = 0; i < shape.size(); ++i)
+            {
+                int64_t value = -1;
+                dims.d[i] = isConstantExpr(shape[i], &value) ? value : -1;
+            }
+            return dims;
+        }
+        catch (...)
+        {
+            return std::nullopt;
+        }
+    }
 
     //! The shape after the first transpose and the reshape.
     Dims reshapedDims() const noexcept
