@@ -205,79 +205,20 @@ Expected<DimExpr const*> ExprContext::operation(DimensionOperation op, DimExpr c
         }
         return constant(*folded);
     }
-
-    // Identities that hold whatever the unknown operand's value.
-    auto const isConst
-        = [](DimExpr const& e, int64_t v) { return e.kind() == DimExpr::Kind::kCONSTANT && e.value() == v; };
-    switch (op)
+    if ((op == DimensionOperation::kFLOOR_DIV || op == DimensionOperation::kCEIL_DIV) && rhsConst && rhs.value() == 0)
     {
-    case DimensionOperation::kSUM:
-        if (isConst(lhs, 0))
-        {
-            return &rhs;
-        }
-        if (isConst(rhs, 0))
-        {
-            return &lhs;
-        }
-        break;
-    case DimensionOperation::kSUB:
-        if (isConst(rhs, 0))
-        {
-            return &lhs;
-        }
-        if (&lhs == &rhs)
-        {
-            return constant(0);
-        }
-        break;
-    case DimensionOperation::kPROD:
-        if (isConst(lhs, 1))
-        {
-            return &rhs;
-        }
-        if (isConst(rhs, 1))
-        {
-            return &lhs;
-        }
-        if (isConst(lhs, 0) || isConst(rhs, 0))
-        {
-            return constant(0);
-        }
-        break;
-    case DimensionOperation::kMAX:
-    case DimensionOperation::kMIN:
-        if (&lhs == &rhs)
-        {
-            return &lhs;
-        }
-        break;
-    case DimensionOperation::kEQUAL:
-        if (&lhs == &rhs)
-        {
-            return constant(1);
-        }
-        break;
-    case DimensionOperation::kLESS:
-        if (&lhs == &rhs)
-        {
-            return constant(0);
-        }
-        break;
-    case DimensionOperation::kFLOOR_DIV:
-    case DimensionOperation::kCEIL_DIV:
-        if (isConst(rhs, 0))
-        {
-            return Error{
-                ErrorCode::kINVALID_ARGUMENT, std::string(opName(op)) + "(" + toString(lhs) + ", 0) divides by zero"};
-        }
-        if (isConst(rhs, 1))
-        {
-            return &lhs;
-        }
-        break;
+        return Error{
+            ErrorCode::kINVALID_ARGUMENT, std::string(opName(op)) + "(" + toString(lhs) + ", 0) divides by zero"};
     }
+    if (DimExpr const* simplified = simplify(op, lhs, rhs))
+    {
+        return simplified;
+    }
+    return intern(op, lhs, rhs);
+}
 
+DimExpr const* ExprContext::intern(DimensionOperation op, DimExpr const& lhs, DimExpr const& rhs)
+{
     // Structurally equal operations share one node (commutative operands in either order); the node keeps the
     // operand order of its first use, which is how messages print it.
     uint32_t first = lhs.id();
@@ -287,17 +228,15 @@ Expected<DimExpr const*> ExprContext::operation(DimensionOperation op, DimExpr c
         std::swap(first, second);
     }
     auto const key = std::make_tuple(static_cast<int32_t>(op), first, second);
-    DimExpr const* a = &lhs;
-    DimExpr const* b = &rhs;
     if (auto found = mOperations.find(key); found != mOperations.end())
     {
         return found->second;
     }
     DimExpr* node = make(DimExpr::Kind::kOPERATION);
     node->mOp = op;
-    node->mLhs = a;
-    node->mRhs = b;
-    node->mSizeDependent = a->dependsOnSizeTensor() || b->dependsOnSizeTensor();
+    node->mLhs = &lhs;
+    node->mRhs = &rhs;
+    node->mSizeDependent = lhs.dependsOnSizeTensor() || rhs.dependsOnSizeTensor();
     mOperations.emplace(key, node);
     return node;
 }

@@ -9,6 +9,15 @@
 //     DimExpr const* padded = context.operation(DimensionOperation::kMAX, *n, *context.constant(32));
 //     context.evaluate(*padded, {{n->symbol(), 7}});   // 32
 //     context.bounds(*padded, {{n->symbol(), {1, 64}}});   // [32, 64]
+//
+// operation() simplifies as it builds, so that an extent that is provably a constant is one (TensorRT reports
+// Flatten after a dynamic batch as [-1, C*H*W]): sums, differences and products are kept as a sum of terms, each a
+// constant coefficient times a product of factors in one order (so (a*b)*c and c*(b*a) are one node, and a + b - a is
+// b); a quotient drops the factors and the constant divisor its operands share ((N*c)/N is c, (N*a*b)/(N*a) is b) and
+// takes exact multiples of a constant divisor out (floor_div(2*N + 3, 2) is N + 1); comparisons, max and min of
+// operands that differ by a constant are decided. Each rewrite keeps the value wherever the original expression has
+// one: (N*c)/N is c for every N but 0, where the original divides by zero (an extent of 0 makes an empty tensor,
+// whose reshape TensorRT gives the same extents). A sum is kept whole inside a product ((N + 1) * c), never expanded.
 #pragma once
 
 #include "core/error.h"
@@ -49,6 +58,7 @@ struct Interval
 };
 
 class ExprContext;
+struct LinearForm;
 
 //! One immutable node of an expression DAG, owned by its ExprContext. Hand it to plugins as IDimensionExpr.
 class DimExpr final : public nvinfer1::IDimensionExpr
@@ -124,7 +134,8 @@ struct SymbolInfo
 class ExprContext
 {
 public:
-    ExprContext() = default;
+    ExprContext();
+    ~ExprContext();
     ExprContext(ExprContext const&) = delete;
     ExprContext& operator=(ExprContext const&) = delete;
 
@@ -164,12 +175,22 @@ public:
 
 private:
     DimExpr* make(DimExpr::Kind kind);
+    //! The node op(lhs, rhs) as given (one node per structure), without simplifying.
+    DimExpr const* intern(DimensionOperation op, DimExpr const& lhs, DimExpr const& rhs);
+    //! expr as a sum of terms (computed once per node).
+    LinearForm const& form(DimExpr const& expr);
+    //! The node of a sum of terms in its canonical structure; nullptr when a coefficient overflows.
+    DimExpr const* build(LinearForm const& form);
+    //! op(lhs, rhs) simplified through the operands' sums of terms, or nullptr when no rule applies.
+    DimExpr const* simplify(DimensionOperation op, DimExpr const& lhs, DimExpr const& rhs);
+    DimExpr const* simplifyDivision(DimensionOperation op, DimExpr const& lhs, DimExpr const& rhs);
 
     std::deque<std::unique_ptr<DimExpr>> mNodes;
     std::vector<SymbolInfo> mSymbols;
     std::unordered_map<int64_t, DimExpr const*> mConstants;
     std::map<std::tuple<int32_t, uint32_t, uint32_t>, DimExpr const*> mOperations;
     std::unordered_map<nvinfer1::IDimensionExpr const*, DimExpr const*> mOwned;
+    std::unordered_map<uint32_t, std::unique_ptr<LinearForm>> mForms; //!< By node id, filled by form().
 };
 
 //! The IExprBuilder handed to a plugin's getOutputShapes / getOutputDimensions. Misuse (a foreign expression, an

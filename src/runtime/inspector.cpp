@@ -3,6 +3,7 @@
 
 #include "network/layer_kinds.h"
 #include "runtime/context.h"
+#include "runtime/executor.h"
 
 #include <cstdio>
 #include <utility>
@@ -152,7 +153,12 @@ std::string EngineInspector::describeTensor(
     int32_t index, LayerInformationFormat format, std::vector<Dims> const& shapes) const
 {
     TensorRecord const& tensor = mEngine.program().model().tensors[static_cast<std::size_t>(index)];
-    std::string const location = tensor.isShapeTensor ? "Host" : "Device";
+    // Where the tensor lives as the engine runs: an I/O tensor where the application gives it
+    // (ICudaEngine::getTensorLocation), another where its layer writes it (a host engine's tensors, and a CUDA engine's
+    // shape arithmetic, in host memory).
+    EngineProgram const& program = mEngine.program();
+    Side const side = tensor.isInput || tensor.isOutput ? program.ioSide(index) : program.tensorSide(index);
+    std::string const location = side == Side::kHOST ? "Host" : "Device";
     std::string const formatText = linearFormatDescription(tensor.type);
     Dims const& dims = shapes[static_cast<std::size_t>(index)];
     if (format == LayerInformationFormat::kJSON)

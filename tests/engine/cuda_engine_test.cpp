@@ -460,6 +460,22 @@ TEST_F(CudaEngine, QuantizeAndDequantizeMatchTheHost)
     expectSameOnBothBackends({Dims{4, {2, 3, 8, 8}}}, 0.F);
 }
 
+// A constant scale of shape [1] on an input [1, 8] is the tensor's one scale (TensorRT's per-tensor scale) on the GPU
+// too.
+TEST_F(CudaEngine, QuantizeWithAOneElementScaleMatchesTheHost)
+{
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {1, 8}});
+    mWeights.push_back({0.004F});
+    ITensor* scale = mNetwork->addConstant(Dims{1, {1}}, nvinfer1::Weights{DataType::kFLOAT, mWeights.back().data(), 1})
+                         ->getOutput(0);
+    auto* quantize = mNetwork->addQuantize(*x, *scale);
+    ASSERT_NE(quantize, nullptr) << mLogger.all();
+    auto* dequantize = mNetwork->addDequantize(*quantize->getOutput(0), *scale);
+    dequantize->getOutput(0)->setName("y");
+    mNetwork->markOutput(*dequantize->getOutput(0));
+    expectSameOnBothBackends({Dims{2, {1, 8}}}, 0.F);
+}
+
 TEST_F(CudaEngine, ScatterMatchesTheHost)
 {
     // Rows 3 and 0 of x replaced by u (kND), then columns written along axis 1 (kELEMENT, distinct per row).
@@ -830,6 +846,23 @@ TEST_F(CudaEngine, TensorLocationIsDeviceButForShapeTensorsAndHostOnAHostEngine)
     for (char const* name : {"x", "new_shape", "y"})
     {
         EXPECT_EQ(hostEngine->getTensorLocation(name), nvinfer1::TensorLocation::kHOST) << name;
+    }
+    // The inspector says the same of each engine's I/O tensors, in both formats.
+    for (ICudaEngine* engine : {cudaEngine, hostEngine})
+    {
+        std::unique_ptr<nvinfer1::IEngineInspector> inspector{engine->createEngineInspector()};
+        std::string const json = inspector->getEngineInformation(nvinfer1::LayerInformationFormat::kJSON);
+        std::string const oneLine = inspector->getEngineInformation(nvinfer1::LayerInformationFormat::kONELINE);
+        for (std::string const name : {"x", "new_shape", "y"})
+        {
+            bool const host = engine->getTensorLocation(name.c_str()) == nvinfer1::TensorLocation::kHOST;
+            std::string const where = host ? "Host" : "Device";
+            EXPECT_NE(json.find("{\"Name\": \"" + name + "\", \"Location\": \"" + where + "\""), std::string::npos)
+                << name << "\n"
+                << json;
+            EXPECT_NE(oneLine.find("{ Name: " + name + ", Location: " + where + ","), std::string::npos) << name << "\n"
+                                                                                                         << oneLine;
+        }
     }
 }
 

@@ -168,15 +168,15 @@ TEST_F(EngineQueries, InspectorDescribesLayers)
     std::string const oneLine = inspector->getEngineInformation(LayerInformationFormat::kONELINE);
     EXPECT_NE(oneLine.find("Name: relu, LayerType: Activation"), std::string::npos) << oneLine;
     EXPECT_NE(oneLine.find("Name: add, LayerType: ElementWise"), std::string::npos) << oneLine;
-    EXPECT_NE(oneLine.find("{ Name: x, Location: Device, Dimensions: [-1,3], Format/Datatype: Row major linear FP32"),
+    EXPECT_NE(oneLine.find("{ Name: x, Location: Host, Dimensions: [-1,3], Format/Datatype: Row major linear FP32"),
         std::string::npos)
         << oneLine;
     EXPECT_EQ(std::count(oneLine.begin(), oneLine.end(), '\n'), 2);
 
     std::string const json = inspector->getEngineInformation(LayerInformationFormat::kJSON);
     EXPECT_NE(json.find("{\"Layers\": [{\"Name\": \"relu\", \"LayerType\": \"Activation\""), std::string::npos) << json;
-    EXPECT_NE(json.find("\"Outputs\": [{\"Name\": \"h\", \"Location\": \"Device\", \"Dimensions\": [-1,3]"),
-        std::string::npos)
+    EXPECT_NE(
+        json.find("\"Outputs\": [{\"Name\": \"h\", \"Location\": \"Host\", \"Dimensions\": [-1,3]"), std::string::npos)
         << json;
     EXPECT_NE(json.find("\"Bindings\": [\"x\", \"y\"]}"), std::string::npos) << json;
 
@@ -186,8 +186,7 @@ TEST_F(EngineQueries, InspectorDescribesLayers)
     EXPECT_EQ(inspector->getExecutionContext(), context.get());
     std::string const layer = inspector->getLayerInformation(1, LayerInformationFormat::kJSON);
     EXPECT_NE(layer.find("\"Name\": \"add\""), std::string::npos) << layer;
-    EXPECT_NE(layer.find("\"Name\": \"y\", \"Location\": \"Device\", \"Dimensions\": [2,3]"), std::string::npos)
-        << layer;
+    EXPECT_NE(layer.find("\"Name\": \"y\", \"Location\": \"Host\", \"Dimensions\": [2,3]"), std::string::npos) << layer;
     expectNoError();
 
     EXPECT_EQ(inspector->getLayerInformation(2, LayerInformationFormat::kONELINE), nullptr);

@@ -250,9 +250,9 @@ Expected<ScaleMap> mapScales(Dims const& input, Dims const& scale, int32_t axis,
         }
         return map;
     }
-    if (scale.nbDims == 0)
+    if (scale.nbDims == 0 || (scale.nbDims == 1 && scale.d[0] == 1))
     {
-        return map;
+        return map; // one scale for the whole tensor, whatever the axis
     }
     if (scale.nbDims == 1)
     {

@@ -40,7 +40,8 @@ struct ScaleMap
 };
 
 //! How a scale of shape scale maps onto an input of shape input, for a layer with axis and blockShape: per tensor (0-D
-//! scale), per axis (1-D scale, unless the input is 1-D and a block shape is set), or per block (the input's rank).
+//! scale, or 1-D of one element), per axis (other 1-D scales, unless the input is 1-D and a block shape is set), or per
+//! block (the input's rank).
 //! The error says why the shapes do not fit.
 Expected<ScaleMap> mapScales(Dims const& input, Dims const& scale, int32_t axis, Dims const& blockShape);
 

@@ -3,8 +3,9 @@
 //     quantize:   output = saturate(round-half-even(input / scale) + zeroPoint)   kFLOAT/kHALF/kBF16 ->
 //     kINT8/kFP8/kINT4 dequantize: output = (input - zeroPoint) * scale                            kINT8/kFP8/kINT4 ->
 //     kFLOAT/kHALF/kBF16
-// Input 1, the scale (kFLOAT, kHALF or kBF16), maps onto the input one of three ways: a 0-D scale is the one scale of
-// the tensor; a 1-D scale has one scale per index of the axis (setAxis, negative from the last axis); a scale of the
+// Input 1, the scale (kFLOAT, kHALF or kBF16), maps onto the input one of three ways: a 0-D scale, or a 1-D scale of
+// one element, is the one scale of the tensor (as in TensorRT); another 1-D scale has one scale per index of the axis
+// (setAxis, negative from the last axis); a scale of the
 // input's rank has one scale per block, the block's extents given by setBlockShape (-1: the whole axis; the scale's
 // extent is then ceil(input extent / block extent)) or, without a block shape, the input's extents over the scale's
 // (which must divide them). Input 2, optional, is the zero point: the scale's shape, the quantized type, and zero.
@@ -376,7 +377,12 @@ Expected<std::vector<SymbolicTensor>> qdqShapes(typename QdqTraits<T>::Params co
                 "a block shape is set but the scale ", context.str(s), " is not of the input's rank (", rank, ")");
         }
     }
-    if (scale.rank() == 1 && !block)
+    int64_t scaleCount = 0;
+    if (scale.rank() == 1 && !block && isConstantExpr(s[0], &scaleCount) && scaleCount == 1)
+    {
+        // One scale in a 1-D tensor is the tensor's one scale, whatever the axis (TensorRT takes it per tensor).
+    }
+    else if (scale.rank() == 1 && !block)
     {
         if (params.axis < -rank || params.axis >= rank)
         {

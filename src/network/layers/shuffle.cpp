@@ -2,11 +2,13 @@
 // Shuffle: transpose, reshape (0 copies an extent unless zeroIsPlaceholder is off, one -1 is inferred; or the shape
 // from tensor input 1), transpose.
 #include "network/checks.h"
+#include "network/definition_shapes.h"
 #include "network/network.h"
 #include "network/shape_rules.h"
 
 #include <algorithm>
 #include <optional>
+#include <vector>
 
 namespace kiln
 {
@@ -79,12 +81,48 @@ public:
     DataType outputType(int32_t /*index*/) const noexcept { return inputType(0); }
     Dims outputDims(int32_t /*index*/) const noexcept
     {
+        if (mLayer.input(1) != nullptr)
+        {
+            if (auto const dims = computedReshapeDims())
+            {
+                return *dims;
+            }
+        }
         Dims const shaped = reshapedDims();
         return shaped.nbDims < 0 ? kUnsetDims : permuteDims(shaped, p().secondTranspose);
     }
 
 private:
     ShuffleParams& p() const noexcept { return mLayer.paramsAs<ShuffleParams>(); }
+
+    //! The output of a reshape to a shape tensor's values, through the symbolic rule and the layers that compute the
+    //! values (network/definition_shapes.h): x reshaped to [x.d0, -1] from x's own shape is [-1, C*H*W]; nullopt when
+    //! the values cannot be followed.
+    std::optional<Dims> computedReshapeDims() const noexcept
+    {
+        try
+        {
+            ExprContext exprs;
+            auto const outputs = inferFromDefinition(mLayer, exprs);
+            if (!outputs || outputs.value().empty() || !outputs.value().front().shape
+                || outputs.value().front().shape->size() > static_cast<std::size_t>(Dims::MAX_DIMS))
+            {
+                return std::nullopt;
+            }
+            SymbolicDims const& shape = *outputs.value().front().shape;
+            Dims dims{static_cast<int32_t>(shape.size()), {}};
+            for (std::size_t i = 0; i < shape.size(); ++i)
+            {
+                int64_t value = -1;
+                dims.d[i] = isConstantExpr(shape[i], &value) ? value : -1;
+            }
+            return dims;
+        }
+        catch (...)
+        {
+            return std::nullopt;
+        }
+    }
 
     //! The shape after the first transpose and the reshape.
     Dims reshapedDims() const noexcept
@@ -102,30 +140,51 @@ private:
         {
             return transposed;
         }
+        // An extent copied by a 0 placeholder is a factor of both the input's volume and the extents given, so it
+        // cancels from the inferred one even when it is dynamic ([-1, 8, 4] reshaped to {0, -1} is [-1, 32]), as the
+        // builder's symbolic shapes find (core/shape_expr.h).
         int32_t inferred = -1;
-        int64_t known = 1;
+        int64_t given = 1;
+        int64_t remaining = 1;
+        bool copiedZero = false;
+        std::vector<bool> copied(static_cast<std::size_t>(std::max(transposed.nbDims, 0)), false);
         for (int32_t i = 0; i < result.nbDims; ++i)
         {
             if (result.d[i] == 0 && p().zeroIsPlaceholder)
             {
                 result.d[i] = i < transposed.nbDims ? transposed.d[i] : -1;
+                if (i < transposed.nbDims)
+                {
+                    copied[static_cast<std::size_t>(i)] = true;
+                    copiedZero = copiedZero || transposed.d[i] == 0;
+                }
+                else
+                {
+                    given = -1; // nothing to copy: the builder reports it
+                }
             }
-            if (result.d[i] == -1 && p().reshape.d[i] == -1)
+            else if (result.d[i] == -1 && p().reshape.d[i] == -1)
             {
                 inferred = i;
             }
-            else if (known >= 0)
+            else if (given >= 0 && (result.d[i] < 0 || __builtin_mul_overflow(given, result.d[i], &given)))
             {
-                if (result.d[i] < 0 || __builtin_mul_overflow(known, result.d[i], &known))
-                {
-                    known = -1;
-                }
+                given = -1;
+            }
+        }
+        for (int32_t i = 0; i < transposed.nbDims && remaining >= 0; ++i)
+        {
+            if (!copied[static_cast<std::size_t>(i)]
+                && (transposed.d[i] < 0 || __builtin_mul_overflow(remaining, transposed.d[i], &remaining)))
+            {
+                remaining = -1;
             }
         }
         if (inferred >= 0)
         {
-            auto const volume = staticVolume(transposed);
-            result.d[inferred] = volume && known > 0 ? *volume / known : -1;
+            bool const exact
+                = !copiedZero && transposed.nbDims >= 0 && remaining >= 0 && given > 0 && remaining % given == 0;
+            result.d[inferred] = exact ? remaining / given : -1;
         }
         return result;
     }

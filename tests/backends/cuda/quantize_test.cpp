@@ -276,6 +276,24 @@ TEST_F(CudaQuantize, OddInt4CountsAndEmptyTensors)
     compare(empty, scale, nullptr, Mapping{Dims{1, {4}}, 1, Dims{-1, {}}}, DataType::kINT8, DataType::kFLOAT, "empty");
 }
 
+// A 1-D scale of one element is the tensor's one scale whatever the axis (TensorRT's per-tensor scale), on the device
+// as on the host.
+TEST_F(CudaQuantize, AOneElementScaleIsPerTensorOnEveryAxis)
+{
+    for (Dims const& dims : {Dims{2, {1, 8}}, Dims{3, {3, 5, 7}}, Dims{1, {9}}})
+    {
+        for (int32_t axis = -1; axis < dims.nbDims; ++axis)
+        {
+            HostBuffer in(DataType::kFLOAT, dims);
+            fillInput(in, 600.0);
+            HostBuffer scale(DataType::kFLOAT, Dims{1, {1}});
+            fillScale(scale);
+            compare(in, scale, nullptr, Mapping{Dims{1, {1}}, axis, Dims{-1, {}}}, DataType::kINT8, DataType::kFLOAT,
+                host::shapeString(dims) + " axis " + std::to_string(axis));
+        }
+    }
+}
+
 TEST_F(CudaQuantize, RefusalsAreTheHosts)
 {
     HostBuffer in(DataType::kFLOAT, Dims{2, {2, 3}});

@@ -279,6 +279,27 @@ TEST(HostQuantize, PerAxisWithPositiveAndNegativeAxes)
     }
 }
 
+// A 1-D scale of one element is the tensor's one scale on every axis (TensorRT's per-tensor scale), not a per-axis
+// scale that would need the axis to have one index.
+TEST(HostQuantize, AOneElementScaleIsPerTensor)
+{
+    Dims const dims{2, {1, 8}};
+    HostBuffer in = tensorOf(DataType::kFLOAT, dims, {0.25, 0.75, 1.25, -0.75, 63.5, 64.5, 100.0, -100.0});
+    HostBuffer scale = tensorOf(DataType::kFLOAT, Dims{1, {1}}, {0.5});
+    for (int32_t axis : {-1, 0, 1})
+    {
+        HostBuffer out(DataType::kINT8, dims);
+        QuantizeParams const params{axis, Dims{-1, {}}, DataType::kINT8};
+        ASSERT_TRUE(runQuantize(params, in.tensor(), scale.tensor(), nullptr, out.tensor()).ok()) << axis;
+        // Quotients 0.5, 1.5, 2.5, -1.5, 127, 129, 200, -200: ties to even, then saturated to [-128, 127].
+        EXPECT_EQ(codesOf(out), (std::vector<int32_t>{0, 2, 2, -2, 127, 127, 127, -128})) << axis;
+        HostBuffer back(DataType::kFLOAT, dims);
+        DequantizeParams const dq{axis, Dims{-1, {}}, DataType::kFLOAT};
+        ASSERT_TRUE(runDequantize(dq, out.tensor(), scale.tensor(), nullptr, back.tensor()).ok()) << axis;
+        EXPECT_EQ(valuesOf(back), (std::vector<double>{0, 1, 1, -1, 63.5, 63.5, 63.5, -64})) << axis;
+    }
+}
+
 TEST(HostQuantize, Fp8RoundsToNearestEvenAndSaturates)
 {
     std::vector<double> const x{
