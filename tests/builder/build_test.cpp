@@ -760,8 +760,8 @@ TEST_F(Build, RefusesAProfileWithoutAnInputItNeeds)
 
 TEST_F(Build, RefusesPluginLayersItCannotBuild)
 {
-    // The network tests' recording plugins give no output shapes and no host capability; tests/engine/plugin_test.cpp
-    // builds plugins that do.
+    // The network tests' recording V3 plugin gives no output shapes, and the V2 one no host runner;
+    // tests/engine/plugin_test.cpp builds plugins that do.
     ITensor* x = input("x", Dims{1, {4}});
     auto family = std::make_shared<test::PluginFamily>();
     family->behaviour.nbOutputs = 1;
@@ -774,15 +774,26 @@ TEST_F(Build, RefusesPluginLayersItCannotBuild)
     EXPECT_EQ(error.rfind("layer 'custom' (IPluginV3Layer): plugin \"Recording\"", 0), 0U) << error;
     EXPECT_NE(error.find("getOutputShapes"), std::string::npos) << error;
 
-    recreate();
-    ITensor* y = input("y", Dims{1, {4}});
-    test::RecordingV2DynamicPlugin legacy(family);
-    auto* legacyLayer = net().addPluginV2(&y, 1, legacy);
-    ASSERT_NE(legacyLayer, nullptr) << mLogger.all();
-    legacyLayer->setName("legacy");
-    net().markOutput(*legacyLayer->getOutput(0));
-    std::string const legacyError = buildError();
-    EXPECT_EQ(legacyError.rfind("layer 'legacy' (IPluginV2Layer): plugin \"RecordingV2", 0), 0U) << legacyError;
+    // A V2 plugin without a host runner builds when there is nothing to choose (one format combination), as nothing
+    // runs; with several combinations to time it is refused, naming the plugin.
+    for (bool const choice : {false, true})
+    {
+        recreate();
+        ITensor* y = input("y", choice ? Dims{4, {1, 3, 2, 2}} : Dims{1, {4}});
+        test::RecordingV2DynamicPlugin legacy(family);
+        auto* legacyLayer = net().addPluginV2(&y, 1, legacy);
+        ASSERT_NE(legacyLayer, nullptr) << mLogger.all();
+        legacyLayer->setName("legacy");
+        net().markOutput(*legacyLayer->getOutput(0));
+        std::string const legacyError = buildError();
+        if (!choice)
+        {
+            EXPECT_EQ(legacyError, "");
+            continue;
+        }
+        EXPECT_EQ(legacyError.rfind("layer 'legacy' (IPluginV2Layer): plugin \"RecordingV2", 0), 0U) << legacyError;
+        EXPECT_NE(legacyError.find("no kiln::IPluginV2HostRunner is registered"), std::string::npos) << legacyError;
+    }
 }
 
 TEST_F(Build, RefusesInputsAndOutputsThatMayNotBeLinear)
