@@ -434,11 +434,14 @@ extern "C" TENSORRTAPI void* createNvOnnxParser_INTERNAL(void* network, void* lo
 
 extern "C" TENSORRTAPI void* createNvOnnxParserRefitter_INTERNAL(void* refitter, void* logger, int32_t) noexcept
 {
-    // kiln has no refitter yet (IRefitter is not offered), so there is nothing to refit from ONNX.
+    // Refitting from a model would have to replay what the importers made of each initializer (transposes, casts,
+    // folded normalizations); that is not done yet. The engine's IRefitter takes the initializers by name.
     if (logger != nullptr)
     {
         static_cast<nvinfer1::ILogger*>(logger)->log(nvinfer1::ILogger::Severity::kERROR,
-            "[kiln onnx] createParserRefitter: kiln does not support refitting yet");
+            "[kiln onnx] createParserRefitter: kiln's ONNX parser cannot refit from a model yet; give the new "
+            "initializers to the IRefitter by name instead (IRefitter::setNamedWeights: the parser names weights "
+            "after their initializers)");
     }
     (void)refitter;
     return nullptr;
