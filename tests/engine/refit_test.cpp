@@ -325,6 +325,25 @@ TEST_F(RefitTest, RefittedEngineComputesWhatAnEngineBuiltWithTheNewWeightsComput
     EXPECT_TRUE(refitter->setWeights("scale", WeightsRole::kCONSTANT, weightsOf(after.scale)));
     EXPECT_TRUE(refitter->refitCudaEngine());
     expectSame(run(*refittable), expected);
+#if KILN_REFIT_TEST_CUDA
+    // New values in device memory (TensorLocation::kDEVICE) are read from there: a bias one higher everywhere.
+    std::vector<float> higher = after.fcBias;
+    std::for_each(higher.begin(), higher.end(), [](float& v) { v += 1.F; });
+    void* device = nullptr;
+    ASSERT_EQ(cudaMalloc(&device, higher.size() * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(device, higher.data(), higher.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_TRUE(refitter->setNamedWeights(
+        "fc.bias", nvinfer1::Weights{DataType::kFLOAT, device, 4}, nvinfer1::TensorLocation::kDEVICE));
+    EXPECT_EQ(refitter->getWeightsLocation("fc.bias"), nvinfer1::TensorLocation::kDEVICE);
+    EXPECT_TRUE(refitter->refitCudaEngine()) << mLogger.all();
+    EXPECT_EQ(cudaFree(device), cudaSuccess);
+    std::vector<float> const raised = run(*refittable);
+    ASSERT_EQ(raised.size(), refitted.size());
+    for (std::size_t i = 0; i < raised.size(); ++i)
+    {
+        EXPECT_NEAR(raised[i], refitted[i] + 1.F, 1e-4 + 1e-5 * std::fabs(raised[i]));
+    }
+#endif
     expectNoError();
 }
 
