@@ -390,6 +390,10 @@ TEST_F(RefitTest, ListsTheRefittableWeights)
     // Refitting with nothing given changes nothing and succeeds.
     EXPECT_TRUE(refitter->refitCudaEngine());
     expectNoError();
+
+    // Every weights is refittable, so a stripped plan would hold none of them.
+    EXPECT_EQ(mEngines.back()->getEngineStat(nvinfer1::EngineStat::kSTRIPPED_WEIGHTS_SIZE), 0);
+    EXPECT_GT(mEngines.back()->getEngineStat(nvinfer1::EngineStat::kTOTAL_WEIGHTS_SIZE), 6500);
 }
 
 TEST_F(RefitTest, RefusalsNameTheLayerOrWeights)
@@ -432,6 +436,21 @@ TEST_F(RefitTest, RefusalsNameTheLayerOrWeights)
     EXPECT_EQ(refitter->getNamedWeights("fc.bias").count, 0);
     expectNoError();
     refitter->setErrorRecorder(nullptr);
+
+#if KILN_REFIT_TEST_CUDA
+    // The CUDA engine keeps the chained convolutions' kernels in FP16: values FP16 cannot hold are refused while the
+    // refitter validates weights, and the engine is left as it was.
+    EXPECT_TRUE(refitter->getWeightsValidation());
+    std::vector<float> huge = w.conv2Kernel;
+    huge[5] = 1e6F;
+    EXPECT_TRUE(refitter->setNamedWeights("conv2.weight", weightsOf(huge)));
+    EXPECT_FALSE(refitter->refitCudaEngine());
+    expectError({"IRefitter::refitCudaEngine", "\"conv2.weight\"", "value 5", "kHALF", "unchanged"});
+    refitter->setWeightsValidation(false);
+    EXPECT_TRUE(refitter->setNamedWeights("conv2.weight", weightsOf(w.conv2Kernel)));
+    EXPECT_TRUE(refitter->refitCudaEngine());
+    expectNoError();
+#endif
 
     // An engine built without a refit flag has no refitter.
     ICudaEngine* fixed = load(build(w, 0));
