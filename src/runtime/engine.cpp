@@ -36,8 +36,10 @@ constexpr Dims kNoDims{-1, {}};
 class SerializationConfig final : public nvinfer1::ISerializationConfig
 {
 public:
-    explicit SerializationConfig(Reporter const& reporter)
+    //! flags: the initial flags (kEXCLUDE_WEIGHTS for an engine built with kSTRIP_PLAN).
+    SerializationConfig(Reporter const& reporter, nvinfer1::SerializationFlags flags)
         : mReporter(reporter)
+        , mFlags(flags)
     {
         mImpl = &mImplObject;
     }
@@ -448,9 +450,14 @@ nvinfer1::IRuntimeConfig* Engine::Impl::createRuntimeConfig() noexcept
 
 nvinfer1::ISerializationConfig* Engine::Impl::createSerializationConfig() noexcept
 {
-    return mEngine.mReporter.guard("ICudaEngine::createSerializationConfig",
-        static_cast<nvinfer1::ISerializationConfig*>(nullptr),
-        [&] { return static_cast<nvinfer1::ISerializationConfig*>(new SerializationConfig(mEngine.mReporter)); });
+    return mEngine.mReporter.guard(
+        "ICudaEngine::createSerializationConfig", static_cast<nvinfer1::ISerializationConfig*>(nullptr), [&] {
+            // As the engine was built: a stripped build's plans leave the refittable weights out.
+            nvinfer1::SerializationFlags const flags = mEngine.program().model().refit.strip
+                ? 1U << static_cast<uint32_t>(nvinfer1::SerializationFlag::kEXCLUDE_WEIGHTS)
+                : 0U;
+            return static_cast<nvinfer1::ISerializationConfig*>(new SerializationConfig(mEngine.mReporter, flags));
+        });
 }
 
 nvinfer1::IEngineInspector* Engine::Impl::createEngineInspector() const noexcept

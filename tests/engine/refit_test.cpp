@@ -498,6 +498,7 @@ TEST_F(RefitTest, StrippedPlanRunsOnlyOnceRefitted)
     ASSERT_NE(again, nullptr);
     EXPECT_EQ(again->size(), stripped.size());
     std::unique_ptr<nvinfer1::ISerializationConfig> config{engine->createSerializationConfig()};
+    EXPECT_TRUE(config->getFlag(nvinfer1::SerializationFlag::kEXCLUDE_WEIGHTS)); // As the engine was built.
     config->clearFlag(nvinfer1::SerializationFlag::kEXCLUDE_WEIGHTS);
     std::unique_ptr<nvinfer1::IHostMemory> whole{engine->serializeWithConfig(*config)};
     ASSERT_NE(whole, nullptr);
