@@ -2717,6 +2717,12 @@ KILN_IGNORE_DEPRECATED_END
 //! returns an IBuilder*, or nullptr.
 extern "C" TENSORRTAPI void* createInferBuilder_INTERNAL(void* logger, int32_t version) noexcept;
 
+//! The plugin registry builders use for engines of capability: the process-wide registry (getPluginRegistry()) for
+//! EngineCapability::kSTANDARD; nullptr, with an error logged, for kSAFETY and kDLA_STANDALONE, which kiln does not
+//! build.
+extern "C" TENSORRTAPI nvinfer1::IPluginRegistry* getBuilderPluginRegistry(
+    nvinfer1::EngineCapability capability) noexcept;
+
 namespace nvinfer1
 {
 // An unnamed namespace: each translation unit has its own copy, tied to the header version it was compiled with.

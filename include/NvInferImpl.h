@@ -274,6 +274,38 @@ public:
     virtual nvinfer1::ICudaEngine* deserializeCudaEngineV2(IStreamReaderV2& streamReader) noexcept = 0;
 };
 
+//! What an IRefitter forwards to. IRefitter::setNamedWeights(name, weights, location) goes to
+//! setNamedWeightsWithLocation.
+class VRefitter : public VRoot
+{
+public:
+    virtual IRefitter* getPImpl() noexcept = 0;
+    virtual bool setWeights(char const* layerName, WeightsRole role, Weights const weights) noexcept = 0;
+    virtual bool refitCudaEngine() noexcept = 0;
+    virtual int32_t getMissing(int32_t size, char const** layerNames, WeightsRole* roles) noexcept = 0;
+    virtual int32_t getAll(int32_t size, char const** layerNames, WeightsRole* roles) noexcept = 0;
+    virtual bool setDynamicRange(char const* tensorName, float min, float max) noexcept = 0;
+    virtual float getDynamicRangeMin(char const* tensorName) const noexcept = 0;
+    virtual float getDynamicRangeMax(char const* tensorName) const noexcept = 0;
+    virtual int32_t getTensorsWithDynamicRange(int32_t size, char const** tensorNames) const noexcept = 0;
+    virtual void setErrorRecorder(IErrorRecorder* recorder) noexcept = 0;
+    virtual IErrorRecorder* getErrorRecorder() const noexcept = 0;
+    virtual bool setNamedWeights(char const* name, Weights weights) noexcept = 0;
+    virtual int32_t getMissingWeights(int32_t size, char const** weightsNames) noexcept = 0;
+    virtual int32_t getAllWeights(int32_t size, char const** weightsNames) noexcept = 0;
+    virtual ILogger* getLogger() const noexcept = 0;
+    virtual bool setMaxThreads(int32_t maxThreads) noexcept = 0;
+    virtual int32_t getMaxThreads() const noexcept = 0;
+    virtual bool setNamedWeightsWithLocation(char const* name, Weights weights, TensorLocation location) noexcept = 0;
+    virtual Weights getNamedWeights(char const* weightsName) const noexcept = 0;
+    virtual TensorLocation getWeightsLocation(char const* weightsName) const noexcept = 0;
+    virtual bool unsetNamedWeights(char const* weightsName) noexcept = 0;
+    virtual void setWeightsValidation(bool weightsValidation) noexcept = 0;
+    virtual bool getWeightsValidation() const noexcept = 0;
+    virtual bool refitCudaEngineAsync(cudaStream_t stream) noexcept = 0;
+    virtual Weights getWeightsPrototype(char const* weightsName) const noexcept = 0;
+};
+
 //! What an IOptimizationProfile forwards to.
 class VOptimizationProfile : public VRoot
 {
@@ -343,7 +375,7 @@ public:
     virtual IHostMemory* serializeWithConfig(ISerializationConfig& config) const noexcept = 0;
 
     virtual size_t getDeviceMemorySizeForProfile(int32_t profileIndex) const noexcept = 0;
-    //! No wrapper calls this one; createInferRefitter goes through its own entry point.
+    //! No wrapper calls this one; createInferRefitter() reaches it through createInferRefitter_INTERNAL.
     virtual IRefitter* createRefitter(ILogger& logger) noexcept = 0;
 
     virtual bool setWeightStreamingBudget(int64_t gpuMemoryBudget) noexcept = 0;

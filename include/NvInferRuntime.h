@@ -14,9 +14,9 @@
  *     REGISTER_TENSORRT_PLUGIN(PadPluginCreator);   // registers in getPluginRegistry() under namespace ""
  *
  * It also declares the runtime classes an application uses to run a plan (IHostMemory, IRuntime, ICudaEngine,
- * IExecutionContext, IOptimizationProfile, IRuntimeConfig, ISerializationConfig, IEngineInspector) and
- * createInferRuntime(). They are wrappers: [vptr][apiv::V<Name>* mImpl] with inline methods that forward to the
- * implementation interfaces of NvInferImpl.h. Objects the user owns have public destructors:
+ * IExecutionContext, IOptimizationProfile, IRuntimeConfig, ISerializationConfig, IEngineInspector, IRefitter),
+ * createInferRuntime() and createInferRefitter(). They are wrappers: [vptr][apiv::V<Name>* mImpl] with inline methods
+ * that forward to the implementation interfaces of NvInferImpl.h. Objects the user owns have public destructors:
  *
  *     std::unique_ptr<nvinfer1::IRuntime> runtime{nvinfer1::createInferRuntime(logger)};
  *     std::unique_ptr<nvinfer1::ICudaEngine> engine{runtime->deserializeCudaEngine(plan, planSize)};
@@ -886,6 +886,137 @@ protected:
     apiv::VRuntime* mImpl;
 };
 
+//! Replaces the weights of an engine built refittable (BuilderFlag::kREFIT, kREFIT_IDENTICAL, kREFIT_INDIVIDUAL or
+//! kSTRIP_PLAN) without building it again. Made by createInferRefitter() for one engine, which must outlive it.
+//! Give new weights by layer and role (setWeights) or by name (setNamedWeights: the name given with
+//! INetworkDefinition::setWeightsName, e.g. an ONNX initializer's), then call refitCudaEngine(). New weights must
+//! have the type and count of getWeightsPrototype(); their memory must stay valid until the refit returns.
+//!
+//!     std::unique_ptr<nvinfer1::IRefitter> refitter{nvinfer1::createInferRefitter(*engine, logger)};
+//!     refitter->setNamedWeights("conv1.weight", newKernel);
+//!     bool const done = refitter->refitCudaEngine();
+class IRefitter : public INoCopy
+{
+public:
+    virtual ~IRefitter() noexcept = default;
+
+    //! Gives new weights for the weights of role in layer layerName; false (with an error naming both) when the layer
+    //! has no refittable weights of that role, or the type or count differs from the build's.
+    bool setWeights(char const* layerName, WeightsRole role, Weights weights) noexcept
+    {
+        return mImpl->setWeights(layerName, role, weights);
+    }
+
+    //! Copies the weights given since the last refit into the engine; false when weights are missing or one fails.
+    //! No execution context of the engine may run meanwhile.
+    bool refitCudaEngine() noexcept { return mImpl->refitCudaEngine(); }
+
+    //! The number of weights that must still be given before refitCudaEngine() can succeed; the first size of them
+    //! are written to layerNames and roles (either may be null when size is 0).
+    int32_t getMissing(int32_t size, char const** layerNames, WeightsRole* roles) noexcept
+    {
+        return mImpl->getMissing(size, layerNames, roles);
+    }
+
+    //! The number of refittable weights; the first size of them are written to layerNames and roles.
+    int32_t getAll(int32_t size, char const** layerNames, WeightsRole* roles) noexcept
+    {
+        return mImpl->getAll(size, layerNames, roles);
+    }
+
+    //! Deprecated (explicit quantization): sets the dynamic range of tensorName.
+    TRT_DEPRECATED bool setDynamicRange(char const* tensorName, float min, float max) noexcept
+    {
+        return mImpl->setDynamicRange(tensorName, min, max);
+    }
+
+    //! Deprecated (explicit quantization): the lower end of tensorName's dynamic range.
+    TRT_DEPRECATED float getDynamicRangeMin(char const* tensorName) const noexcept
+    {
+        return mImpl->getDynamicRangeMin(tensorName);
+    }
+
+    //! Deprecated (explicit quantization): the upper end of tensorName's dynamic range.
+    TRT_DEPRECATED float getDynamicRangeMax(char const* tensorName) const noexcept
+    {
+        return mImpl->getDynamicRangeMax(tensorName);
+    }
+
+    //! Deprecated (explicit quantization): the number of tensors with a dynamic range; the first size names.
+    TRT_DEPRECATED int32_t getTensorsWithDynamicRange(int32_t size, char const** tensorNames) const noexcept
+    {
+        return mImpl->getTensorsWithDynamicRange(size, tensorNames);
+    }
+
+    //! Sends errors to recorder as well as to the logger; nullptr detaches.
+    void setErrorRecorder(IErrorRecorder* recorder) noexcept { mImpl->setErrorRecorder(recorder); }
+
+    //! The recorder set with setErrorRecorder(), or nullptr.
+    IErrorRecorder* getErrorRecorder() const noexcept { return mImpl->getErrorRecorder(); }
+
+    //! Gives new values, in host memory, for the weights called name; false (with an error naming them) for an
+    //! unknown name, or a type or count that differs from getWeightsPrototype(name).
+    bool setNamedWeights(char const* name, Weights weights) noexcept { return mImpl->setNamedWeights(name, weights); }
+
+    //! The number of named weights that must still be given; the first size names are written to weightsNames.
+    int32_t getMissingWeights(int32_t size, char const** weightsNames) noexcept
+    {
+        return mImpl->getMissingWeights(size, weightsNames);
+    }
+
+    //! The number of refittable named weights; the first size names are written to weightsNames.
+    int32_t getAllWeights(int32_t size, char const** weightsNames) noexcept
+    {
+        return mImpl->getAllWeights(size, weightsNames);
+    }
+
+    //! The logger given to createInferRefitter().
+    ILogger* getLogger() const noexcept { return mImpl->getLogger(); }
+
+    //! Allows up to maxThreads threads for a refit (at least 1).
+    bool setMaxThreads(int32_t maxThreads) noexcept { return mImpl->setMaxThreads(maxThreads); }
+
+    //! The thread limit set with setMaxThreads().
+    int32_t getMaxThreads() const noexcept { return mImpl->getMaxThreads(); }
+
+    //! setNamedWeights() with the values in location's memory (kDEVICE: device memory of the engine's device).
+    bool setNamedWeights(char const* name, Weights weights, TensorLocation location) noexcept
+    {
+        return mImpl->setNamedWeightsWithLocation(name, weights, location);
+    }
+
+    //! The weights given for name since the last refit, or empty weights (values nullptr, count 0).
+    Weights getNamedWeights(char const* weightsName) const noexcept { return mImpl->getNamedWeights(weightsName); }
+
+    //! Where the weights given for weightsName live; kHOST when none were given.
+    TensorLocation getWeightsLocation(char const* weightsName) const noexcept
+    {
+        return mImpl->getWeightsLocation(weightsName);
+    }
+
+    //! Forgets the weights given for weightsName; false when none were given.
+    bool unsetNamedWeights(char const* weightsName) noexcept { return mImpl->unsetNamedWeights(weightsName); }
+
+    //! Whether a refit checks the new weights' values (finite floats) first; on by default.
+    void setWeightsValidation(bool weightsValidation) noexcept { mImpl->setWeightsValidation(weightsValidation); }
+
+    //! The setting of setWeightsValidation().
+    bool getWeightsValidation() const noexcept { return mImpl->getWeightsValidation(); }
+
+    //! refitCudaEngine() with the copies to the device ordered on stream; the weights given must stay valid until
+    //! the stream has run them.
+    bool refitCudaEngineAsync(cudaStream_t stream) noexcept { return mImpl->refitCudaEngineAsync(stream); }
+
+    //! The type and count new weights for weightsName must have (values nullptr); count -1 for an unknown name.
+    Weights getWeightsPrototype(char const* weightsName) const noexcept
+    {
+        return mImpl->getWeightsPrototype(weightsName);
+    }
+
+protected:
+    apiv::VRefitter* mImpl;
+};
+
 //! The shape ranges (and shape-tensor value ranges) one engine profile supports. Made by IBuilder and owned by it.
 class IOptimizationProfile : public INoCopy
 {
@@ -1511,6 +1642,10 @@ extern "C" TENSORRTAPI nvinfer1::ILogger* getLogger() noexcept;
 //! returns an IRuntime*, or nullptr.
 extern "C" TENSORRTAPI void* createInferRuntime_INTERNAL(void* logger, int32_t version) noexcept;
 
+//! The library's refitter factory behind createInferRefitter(): engine is an ICudaEngine*, logger an ILogger*,
+//! version NV_TENSORRT_VERSION; returns an IRefitter*, or nullptr.
+extern "C" TENSORRTAPI void* createInferRefitter_INTERNAL(void* engine, void* logger, int32_t version) noexcept;
+
 namespace nvinfer1
 {
 // An unnamed namespace: each translation unit has its own copy, tied to the header version it was compiled with.
@@ -1521,6 +1656,13 @@ namespace
 inline IRuntime* createInferRuntime(ILogger& logger) noexcept
 {
     return static_cast<IRuntime*>(createInferRuntime_INTERNAL(&logger, NV_TENSORRT_VERSION));
+}
+
+//! A new refitter for engine that logs to logger; delete it before the engine. nullptr (with an error) when the
+//! engine was not built refittable.
+inline IRefitter* createInferRefitter(ICudaEngine& engine, ILogger& logger) noexcept
+{
+    return static_cast<IRefitter*>(createInferRefitter_INTERNAL(&engine, &logger, NV_TENSORRT_VERSION));
 }
 
 } // namespace

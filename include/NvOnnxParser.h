@@ -271,7 +271,7 @@ inline IParser* createParser(nvinfer1::INetworkDefinition& network, nvinfer1::IL
     return static_cast<IParser*>(createNvOnnxParser_INTERNAL(&network, &logger, NV_ONNX_PARSER_VERSION));
 }
 
-//! A new refitter for refitter's engine; nullptr on failure (kiln has no refit yet).
+//! A new refitter for refitter's engine, which refits from a model's initializers by name; nullptr on failure.
 inline IParserRefitter* createParserRefitter(nvinfer1::IRefitter& refitter, nvinfer1::ILogger& logger) noexcept
 {
     return static_cast<IParserRefitter*>(

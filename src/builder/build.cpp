@@ -913,6 +913,7 @@ Expected<EngineModel> buildEngineModel(
     }
     ChosenFormats chosenFormats;
     WeightsKeeper keeper(model.weights, weights);
+    RefitTagger refit(network, settings, model.refit);
     PluginBuildInputs pluginInputs
         = hostPluginInputs(settings, shapes, concrete, timing.value().cache, [&](Tensor const& tensor) {
               return model.tensors[static_cast<std::size_t>(tensors.value().index.at(&tensor))].scale;
@@ -964,6 +965,7 @@ Expected<EngineModel> buildEngineModel(
                 return *problem;
             }
             model.layers.push_back(layerRecord(layer, tensors.value(), keeper, std::move(built)));
+            refit.tag(layer, model.layers.back());
             if (!phase.stepComplete(static_cast<int32_t>(l)))
             {
                 return Error{ErrorCode::kUNSPECIFIED_ERROR,
@@ -1019,7 +1021,9 @@ Expected<EngineModel> buildEngineModel(
         }
         report.rewrite("channels-last convolution chains (kHWC8 reformats)", before, model);
     }
-    // 8. Each loop's layers as one block, which the executor runs once per iteration.
+    // 8. The refittable weights the final layers hold; each loop's layers as one block, which the executor runs once
+    // per iteration.
+    finishRefit(model);
     if (auto problem = orderLoops(model))
     {
         return *problem;

@@ -97,6 +97,30 @@ private:
 std::optional<Error> planProfiles(
     EngineModel& model, KeptTensors const& tensors, std::vector<ConcreteShapes> const& profiles);
 
+// ---- build_refit.cpp ------------------------------------------------------------------------------------------------
+
+//! Records which weights of the layers a build keeps an IRefitter may replace (plan/refit.h), as the config's flags
+//! say: every weights of the network under BuilderFlag::kREFIT or kREFIT_IDENTICAL (and kSTRIP_PLAN alone, which
+//! assumes identical values), the weights marked with markWeightsRefittable under kREFIT_INDIVIDUAL.
+class RefitTagger
+{
+public:
+    RefitTagger(Network const& network, BuildSettings const& settings, RefitRecord& refit);
+
+    //! Adds an entry for each refittable weights of layer, whose record (just kept) then points to it.
+    void tag(Layer const& layer, LayerRecord& record);
+
+private:
+    Network const& mNetwork;
+    RefitRecord& mRefit;
+    bool mIndividual{};
+};
+
+//! Once the layers are final (fusions made): constants whose values shapes were computed from stop being refittable
+//! (their values are fixed in the engine's shapes), entries no layer holds any more (weights folded away under
+//! kREFIT_IDENTICAL) are dropped, and the rest renumbered.
+void finishRefit(EngineModel& model);
+
 // ---- build_expressions.cpp ------------------------------------------------------------------------------------------
 
 //! Copies the shape expressions of the kept tensors and of the assertions of the layers kept (order, as in

@@ -254,3 +254,17 @@ extern "C" TENSORRTAPI void* createInferBuilder_INTERNAL(void* logger, int32_t v
 {
     return kiln::createFromEntryPoint<nvinfer1::IBuilder, kiln::Builder>("createInferBuilder", logger, version);
 }
+
+extern "C" TENSORRTAPI nvinfer1::IPluginRegistry* getBuilderPluginRegistry(
+    nvinfer1::EngineCapability capability) noexcept
+{
+    if (capability == nvinfer1::EngineCapability::kSTANDARD)
+    {
+        return getPluginRegistry();
+    }
+    kiln::log(kiln::Severity::kERROR,
+        "getBuilderPluginRegistry: kiln builds only EngineCapability::kSTANDARD engines, so it has no plugin registry "
+        "for EngineCapability "
+            + std::to_string(static_cast<int32_t>(capability)));
+    return nullptr;
+}

@@ -82,11 +82,16 @@ bool pointwiseType(DataType type)
     return type == DataType::kFLOAT || type == DataType::kHALF || type == DataType::kBF16;
 }
 
-//! The value of a tensor made by a constant layer of one float element; nullopt for any other tensor.
+//! The value of a tensor made by a constant layer of one float element; nullopt for any other tensor, and for
+//! refittable values that a refit may change (plan/refit.h: folding them is allowed only under kREFIT_IDENTICAL).
 std::optional<float> scalarConstant(EngineModel const& model, int32_t tensor)
 {
     int32_t const producer = model.tensors[static_cast<std::size_t>(tensor)].producer;
     if (producer < 0)
+    {
+        return std::nullopt;
+    }
+    if (model.refit.mode == RefitRecord::Mode::kREFIT && model.layers[static_cast<std::size_t>(producer)].refit[0] >= 0)
     {
         return std::nullopt;
     }

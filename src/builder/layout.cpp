@@ -4,10 +4,9 @@
 #include "backends/host/reformat.h"
 #include "builder/build_passes.h"
 #include "core/data_type.h"
-#include "core/float_convert.h"
+#include "plan/refit.h"
 
 #include <algorithm>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -135,28 +134,6 @@ std::vector<bool> interiorTensors(EngineModel const& model, std::vector<bool> co
     return interior;
 }
 
-//! Element index of weights as a float (kFLOAT, kHALF or kBF16).
-float loadWeight(nvinfer1::Weights const& weights, int64_t index)
-{
-    auto const* bytes = static_cast<uint8_t const*>(weights.values);
-    if (weights.type == DataType::kFLOAT)
-    {
-        float value{};
-        std::memcpy(&value, bytes + index * 4, sizeof(value));
-        return value;
-    }
-    uint16_t bits{};
-    std::memcpy(&bits, bytes + index * 2, sizeof(bits));
-    return weights.type == DataType::kHALF ? halfToFloat(bits) : bf16ToFloat(bits);
-}
-
-//! Stores value, rounded to nearest even, as element index of a kHALF or kBF16 array.
-void storeWeight(std::vector<uint8_t>& bytes, DataType type, int64_t index, float value)
-{
-    uint16_t const bits = type == DataType::kHALF ? floatToHalf(value) : floatToBf16(value);
-    std::memcpy(bytes.data() + index * 2, &bits, sizeof(bits));
-}
-
 //! The blob whose bytes start at values and that only one Weights of the model points into, or nullptr.
 WeightsBlob* ownBlob(EngineModel& model, void const* values)
 {
@@ -194,35 +171,7 @@ WeightsBlob* ownBlob(EngineModel& model, void const* values)
 void storeKernelChannelsLast(EngineModel& model, ConvolutionParams& params, DataType type)
 {
     nvinfer1::Weights const kernel = params.kernel;
-    int64_t spatial = 1;
-    for (int32_t i = 0; i < params.kernelSize.nbDims; ++i)
-    {
-        spatial *= params.kernelSize.d[i];
-    }
-    int64_t const maps = params.nbOutputMaps;
-    int64_t const channels = kernel.count / (maps * spatial);
-    int64_t const size = dataTypeBits(type) / 8;
-    std::vector<uint8_t> bytes(static_cast<std::size_t>(storageBytes(type, kernel.count)));
-    for (int64_t k = 0; k < maps; ++k)
-    {
-        for (int64_t c = 0; c < channels; ++c)
-        {
-            for (int64_t s = 0; s < spatial; ++s)
-            {
-                int64_t const from = (k * channels + c) * spatial + s;
-                int64_t const to = (k * spatial + s) * channels + c;
-                if (kernel.type == type)
-                {
-                    std::memcpy(bytes.data() + to * size, static_cast<uint8_t const*>(kernel.values) + from * size,
-                        static_cast<std::size_t>(size));
-                }
-                else
-                {
-                    storeWeight(bytes, type, to, loadWeight(kernel, from));
-                }
-            }
-        }
-    }
+    std::vector<uint8_t> bytes = kernelChannelsLast(params, kernel, type);
     WeightsBlob* blob = ownBlob(model, kernel.values);
     if (blob == nullptr)
     {

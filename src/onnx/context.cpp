@@ -208,7 +208,7 @@ nvinfer1::ITensor& ImportContext::tensor(Value const& value)
     nvinfer1::ITensor& tensor = *layer.getOutput(0);
     if (!weights.name.empty())
     {
-        mNetwork.setWeightsName(weights.api(), weights.name.c_str());
+        nameWeights(weights);
         if (mNamedTensors.insert(&tensor).second)
         {
             tensor.setName(weights.name.c_str());
@@ -216,6 +216,19 @@ nvinfer1::ITensor& ImportContext::tensor(Value const& value)
         mConstants[weights.name] = Constant{&tensor, weights.data, weights.type, weights.shape};
     }
     return tensor;
+}
+
+void ImportContext::nameWeights(ShapedWeights const& weights)
+{
+    if (weights.name.empty() || weights.data == nullptr || weights.count == 0)
+    {
+        return;
+    }
+    auto const [named, added] = mWeightsNames.emplace(weights.name, weights.data);
+    if (added || named->second == weights.data)
+    {
+        mNetwork.setWeightsName(weights.api(), weights.name.c_str());
+    }
 }
 
 void ImportContext::nameLayer(nvinfer1::ILayer* layer)

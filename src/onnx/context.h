@@ -107,6 +107,10 @@ public:
     //! The value as a network tensor: weights become a constant layer (one per named initializer).
     nvinfer1::ITensor& tensor(Value const& value);
 
+    //! Names weights a layer was given after their initializer (INetworkDefinition::setWeightsName), so that an
+    //! IRefitter finds them by that name; unnamed weights, and a name other values already carry, are left alone.
+    void nameWeights(ShapedWeights const& weights);
+
     //! Checks that the network added the layer, and names it after the node being imported.
     template <typename Layer>
     Layer& added(Layer* layer)
@@ -157,7 +161,8 @@ private:
         DataType type;
         Dims shape;
     };
-    std::unordered_map<std::string, Constant> mConstants; //!< Constant layers of named weights.
+    std::unordered_map<std::string, Constant> mConstants;       //!< Constant layers of named weights.
+    std::unordered_map<std::string, void const*> mWeightsNames; //!< Names given with setWeightsName, and their values.
     std::unordered_map<std::string, int> mLayerNames;
     Node const* mCurrentNode{nullptr};
     std::map<std::string, ::onnx::FunctionProto const*> mLocalFunctions;

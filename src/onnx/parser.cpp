@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // nvonnxparser::IParser: parses ONNX models into the network it was made for, and reports errors as IParserError
-// records. The work is in model_importer.cpp; this file holds the API object, the error records and the library's
-// entry points.
+// records; nvonnxparser::IParserRefitter: refits an engine from a model's initializers. The work is in
+// model_importer.cpp; this file holds the API objects, the error records and the library's entry points.
 #include "onnx/model_importer.h"
+#include "onnx/weights.h"
 
+#include "NvInfer.h"
 #include "NvOnnxConfig.h"
 #include "NvOnnxParser.h"
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <set>
 
 namespace kiln::onnx_import
 {
@@ -95,12 +100,158 @@ std::string describe(Failure const& failure)
     return concat(where, "(", failure.func, "): ", errorCodeName(failure.code), ": ", failure.desc, stack);
 }
 
-class Parser final : public nvonnxparser::IParser
+//! What the parser and the parser refitter share: the logger, the error records (logged as they are made), and a
+//! model read by loadModelProto() whose initializers loadInitializer() may replace.
+class ParserBase
+{
+protected:
+    explicit ParserBase(nvinfer1::ILogger& logger)
+        : mLogger(logger)
+    {
+    }
+
+    template <typename Work>
+    bool guarded(Work work) noexcept
+    {
+        try
+        {
+            return work();
+        }
+        catch (ImportError const& error)
+        {
+            record(error.failure());
+        }
+        catch (std::exception const& error)
+        {
+            record(failureAt(ErrorCode::kINTERNAL_ERROR, error.what(), std::source_location::current()));
+        }
+        catch (...)
+        {
+            record(failureAt(ErrorCode::kINTERNAL_ERROR, "unknown exception", std::source_location::current()));
+        }
+        return false;
+    }
+
+    void log(nvinfer1::ILogger::Severity severity, std::string const& message) const
+    {
+        if (static_cast<int>(severity) <= mVerbosity)
+        {
+            mLogger.log(severity, ("[kiln onnx] " + message).c_str());
+        }
+    }
+
+    void record(Failure failure)
+    {
+        log(nvinfer1::ILogger::Severity::kERROR, describe(failure));
+        mErrors.emplace_back(std::move(failure));
+    }
+
+    static void setFolder(ImportContext& ctx, char const* modelPath)
+    {
+        if (modelPath != nullptr)
+        {
+            ctx.setModelFolder(std::filesystem::path(modelPath).parent_path().string());
+        }
+    }
+
+    //! The bytes of an ONNX model file, or nullopt after recording why (method names the caller).
+    std::optional<std::string> readFile(char const* method, char const* file)
+    {
+        if (file == nullptr)
+        {
+            record(failureAt(
+                ErrorCode::kINVALID_VALUE, concat(method, ": the file name is null"), std::source_location::current()));
+            return std::nullopt;
+        }
+        std::ifstream in(file, std::ios::binary);
+        if (!in)
+        {
+            record(failureAt(ErrorCode::kINVALID_VALUE, concat("cannot open the ONNX model file '", file, "'"),
+                std::source_location::current()));
+            return std::nullopt;
+        }
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        log(nvinfer1::ILogger::Severity::kINFO, concat("reading ", file, " (", bytes.size(), " bytes)"));
+        return bytes;
+    }
+
+    //! The model of bytes, or null after recording why.
+    std::shared_ptr<::onnx::ModelProto> readProto(void const* model, size_t size)
+    {
+        auto proto = std::make_shared<::onnx::ModelProto>();
+        if (auto failure = readModel(model, size, *proto))
+        {
+            record(*failure);
+            return nullptr;
+        }
+        return proto;
+    }
+
+    //! loadModelProto(): keeps the model of bytes and its path for later.
+    bool loadModel(void const* model, size_t size, char const* modelPath)
+    {
+        auto proto = readProto(model, size);
+        if (proto == nullptr)
+        {
+            return false;
+        }
+        mLoaded = proto;
+        mLoadedPath = modelPath != nullptr ? modelPath : "";
+        return true;
+    }
+
+    //! loadInitializer(): data becomes the data of the loaded model's initializer name.
+    bool replaceInitializer(char const* name, void const* data, size_t size)
+    {
+        if (!mLoaded || name == nullptr || (data == nullptr && size != 0))
+        {
+            record(failureAt(ErrorCode::kINVALID_VALUE,
+                "loadInitializer needs a model from loadModelProto, a name and data", std::source_location::current()));
+            return false;
+        }
+        for (::onnx::TensorProto& initializer : *mLoaded->mutable_graph()->mutable_initializer())
+        {
+            if (initializer.name() == name)
+            {
+                // The caller's bytes become the initializer's data (copied into the model).
+                initializer.clear_external_data();
+                initializer.set_data_location(::onnx::TensorProto::DEFAULT);
+                initializer.set_raw_data(data, size);
+                return true;
+            }
+        }
+        record(failureAt(ErrorCode::kINVALID_VALUE, concat("the model has no initializer named '", name, "'"),
+            std::source_location::current()));
+        return false;
+    }
+
+    //! The path loadModelProto() was given, or nullptr.
+    char const* loadedPath() const noexcept { return mLoadedPath.empty() ? nullptr : mLoadedPath.c_str(); }
+
+    //! The model loadModelProto() read, or null after recording that method (the caller) needs one.
+    std::shared_ptr<::onnx::ModelProto> loaded(char const* method)
+    {
+        if (!mLoaded)
+        {
+            record(failureAt(ErrorCode::kINVALID_VALUE, concat(method, " needs a model from loadModelProto"),
+                std::source_location::current()));
+        }
+        return mLoaded;
+    }
+
+    nvinfer1::ILogger& mLogger;
+    int mVerbosity{static_cast<int>(nvinfer1::ILogger::Severity::kVERBOSE)};
+    std::deque<ParserError> mErrors;
+    std::shared_ptr<::onnx::ModelProto> mLoaded;
+    std::string mLoadedPath;
+};
+
+class Parser final : public nvonnxparser::IParser, private ParserBase
 {
 public:
     Parser(nvinfer1::INetworkDefinition& network, nvinfer1::ILogger& logger)
-        : mNetwork(network)
-        , mLogger(logger)
+        : ParserBase(logger)
+        , mNetwork(network)
     {
     }
 
@@ -113,22 +264,8 @@ public:
     {
         return guarded([&] {
             mVerbosity = verbosity;
-            if (file == nullptr)
-            {
-                record(failureAt(ErrorCode::kINVALID_VALUE, "parseFromFile: the file name is null",
-                    std::source_location::current()));
-                return false;
-            }
-            std::ifstream in(file, std::ios::binary);
-            if (!in)
-            {
-                record(failureAt(ErrorCode::kINVALID_VALUE, concat("cannot open the ONNX model file '", file, "'"),
-                    std::source_location::current()));
-                return false;
-            }
-            std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-            log(nvinfer1::ILogger::Severity::kINFO, concat("parsing ", file, " (", bytes.size(), " bytes)"));
-            return parseBytes(bytes.data(), bytes.size(), file);
+            std::optional<std::string> const bytes = readFile("parseFromFile", file);
+            return bytes && parseBytes(bytes->data(), bytes->size(), file);
         });
     }
 
@@ -201,10 +338,9 @@ public:
     {
         return guarded([&] {
             mRuns.clear();
-            auto proto = std::make_shared<::onnx::ModelProto>();
-            if (auto failure = readModel(model, size, *proto))
+            auto proto = readProto(model, size);
+            if (proto == nullptr)
             {
-                record(*failure);
                 return false;
             }
             ImportContext scratch(mNetwork, mLogger, mFlags);
@@ -241,56 +377,19 @@ public:
 
     bool loadModelProto(void const* model, size_t size, char const* modelPath) noexcept override
     {
-        return guarded([&] {
-            auto proto = std::make_shared<::onnx::ModelProto>();
-            if (auto failure = readModel(model, size, *proto))
-            {
-                record(*failure);
-                return false;
-            }
-            mLoaded = proto;
-            mLoadedPath = modelPath != nullptr ? modelPath : "";
-            return true;
-        });
+        return guarded([&] { return loadModel(model, size, modelPath); });
     }
 
     bool loadInitializer(char const* name, void const* data, size_t size) noexcept override
     {
-        return guarded([&] {
-            if (!mLoaded || name == nullptr || (data == nullptr && size != 0))
-            {
-                record(failureAt(ErrorCode::kINVALID_VALUE,
-                    "loadInitializer needs a model from loadModelProto, a name and data",
-                    std::source_location::current()));
-                return false;
-            }
-            for (::onnx::TensorProto& initializer : *mLoaded->mutable_graph()->mutable_initializer())
-            {
-                if (initializer.name() == name)
-                {
-                    // The caller's bytes become the initializer's data (copied into the model).
-                    initializer.clear_external_data();
-                    initializer.set_data_location(::onnx::TensorProto::DEFAULT);
-                    initializer.set_raw_data(data, size);
-                    return true;
-                }
-            }
-            record(failureAt(ErrorCode::kINVALID_VALUE, concat("the model has no initializer named '", name, "'"),
-                std::source_location::current()));
-            return false;
-        });
+        return guarded([&] { return replaceInitializer(name, data, size); });
     }
 
     bool parseModelProto() noexcept override
     {
         return guarded([&] {
-            if (!mLoaded)
-            {
-                record(failureAt(ErrorCode::kINVALID_VALUE, "parseModelProto needs a model from loadModelProto",
-                    std::source_location::current()));
-                return false;
-            }
-            return parseProto(mLoaded, mLoadedPath.empty() ? nullptr : mLoadedPath.c_str());
+            auto const model = loaded("parseModelProto");
+            return model != nullptr && parseProto(model, loadedPath());
         });
     }
 
@@ -299,59 +398,10 @@ public:
 private:
     static OnnxParserFlags bit(OnnxParserFlag flag) { return 1U << static_cast<uint32_t>(flag); }
 
-    template <typename Work>
-    bool guarded(Work work) noexcept
-    {
-        try
-        {
-            return work();
-        }
-        catch (ImportError const& error)
-        {
-            record(error.failure());
-        }
-        catch (std::exception const& error)
-        {
-            record(failureAt(ErrorCode::kINTERNAL_ERROR, error.what(), std::source_location::current()));
-        }
-        catch (...)
-        {
-            record(failureAt(ErrorCode::kINTERNAL_ERROR, "unknown exception", std::source_location::current()));
-        }
-        return false;
-    }
-
-    void log(nvinfer1::ILogger::Severity severity, std::string const& message) const
-    {
-        if (static_cast<int>(severity) <= mVerbosity)
-        {
-            mLogger.log(severity, ("[kiln onnx] " + message).c_str());
-        }
-    }
-
-    void record(Failure failure)
-    {
-        log(nvinfer1::ILogger::Severity::kERROR, describe(failure));
-        mErrors.emplace_back(std::move(failure));
-    }
-
-    static void setFolder(ImportContext& ctx, char const* modelPath)
-    {
-        if (modelPath != nullptr)
-        {
-            ctx.setModelFolder(std::filesystem::path(modelPath).parent_path().string());
-        }
-    }
-
     bool parseBytes(void const* model, size_t size, char const* modelPath)
     {
-        auto proto = std::make_shared<::onnx::ModelProto>();
-        if (auto failure = readModel(model, size, *proto))
-        {
-            record(*failure);
-            return false;
-        }
-        return parseProto(proto, modelPath);
+        auto proto = readProto(model, size);
+        return proto != nullptr && parseProto(proto, modelPath);
     }
 
     bool parseProto(std::shared_ptr<::onnx::ModelProto> proto, char const* modelPath)
@@ -376,15 +426,156 @@ private:
     }
 
     nvinfer1::INetworkDefinition& mNetwork;
-    nvinfer1::ILogger& mLogger;
     OnnxParserFlags mFlags{1U << static_cast<uint32_t>(OnnxParserFlag::kNATIVE_INSTANCENORM)};
-    int mVerbosity{static_cast<int>(nvinfer1::ILogger::Severity::kVERBOSE)};
-    std::deque<ParserError> mErrors;
     std::vector<std::unique_ptr<ImportContext>> mContexts;
     std::vector<std::pair<std::vector<size_t>, bool>> mRuns;
     std::vector<int64_t> mNodeList;
-    std::shared_ptr<::onnx::ModelProto> mLoaded;
-    std::string mLoadedPath;
+};
+
+//! nvonnxparser::IParserRefitter: gives an IRefitter the values of the initializers (and Constant nodes' tensors) of
+//! an ONNX model whose names the engine's refittable weights carry, converted as the parser converts them, then
+//! refits. The parser names weights after the initializers that reach the network unchanged (constant layers, Conv
+//! and ConvTranspose weights: ImportContext::nameWeights); weights an importer made from an initializer some other
+//! way are not refitted from the model (refit them by layer and role).
+class ParserRefitter final : public nvonnxparser::IParserRefitter, private ParserBase
+{
+public:
+    ParserRefitter(nvinfer1::IRefitter& refitter, nvinfer1::ILogger& logger)
+        : ParserBase(logger)
+        , mRefitter(refitter)
+    {
+    }
+
+    bool refitFromBytes(void const* model, size_t size, char const* modelPath) noexcept override
+    {
+        return guarded([&] {
+            auto proto = readProto(model, size);
+            return proto != nullptr && refit(*proto, modelPath);
+        });
+    }
+
+    bool refitFromFile(char const* file) noexcept override
+    {
+        return guarded([&] {
+            std::optional<std::string> const bytes = readFile("refitFromFile", file);
+            auto proto = bytes ? readProto(bytes->data(), bytes->size()) : nullptr;
+            return proto != nullptr && refit(*proto, file);
+        });
+    }
+
+    int32_t getNbErrors() const noexcept override { return static_cast<int32_t>(mErrors.size()); }
+
+    IParserError const* getError(int32_t index) const noexcept override
+    {
+        return index >= 0 && index < getNbErrors() ? &mErrors[static_cast<size_t>(index)] : nullptr;
+    }
+
+    void clearErrors() override { mErrors.clear(); }
+
+    bool loadModelProto(void const* model, size_t size, char const* modelPath) noexcept override
+    {
+        return guarded([&] { return loadModel(model, size, modelPath); });
+    }
+
+    bool loadInitializer(char const* name, void const* data, size_t size) noexcept override
+    {
+        return guarded([&] { return replaceInitializer(name, data, size); });
+    }
+
+    bool refitModelProto() noexcept override
+    {
+        return guarded([&] {
+            auto const model = loaded("refitModelProto");
+            return model != nullptr && refit(*model, loadedPath());
+        });
+    }
+
+private:
+    void refused(std::string desc)
+    {
+        record(failureAt(ErrorCode::kREFIT_FAILED, std::move(desc), std::source_location::current()));
+    }
+
+    //! Gives the refitter the values of the tensors of model named as the engine's refittable weights, then refits.
+    bool refit(::onnx::ModelProto const& model, char const* modelPath)
+    {
+        // importTensor converts through an import context, which needs a network; a scratch one that stays empty.
+        std::unique_ptr<nvinfer1::IBuilder> builder{nvinfer1::createInferBuilder(mLogger)};
+        std::unique_ptr<nvinfer1::INetworkDefinition> network{
+            builder != nullptr ? builder->createNetworkV2(0) : nullptr};
+        if (network == nullptr)
+        {
+            refused("cannot make the scratch network the import of the model's tensors needs");
+            return false;
+        }
+        ImportContext ctx(*network, mLogger, 0);
+        setFolder(ctx, modelPath);
+        int32_t const count = std::max(mRefitter.getAllWeights(0, nullptr), 0);
+        std::vector<char const*> names(static_cast<size_t>(count));
+        mRefitter.getAllWeights(count, names.data());
+        std::set<std::string> wanted(names.begin(), names.end());
+        std::set<std::string> given;
+        bool ok = true;
+        auto const offer = [&](::onnx::TensorProto const& tensor, std::string const& name) {
+            if (wanted.count(name) == 0 || given.count(name) != 0)
+            {
+                return;
+            }
+            ShapedWeights const weights = importTensor(ctx, tensor);
+            nvinfer1::Weights const prototype = mRefitter.getWeightsPrototype(name.c_str());
+            if (weights.type != prototype.type || weights.count != prototype.count)
+            {
+                refused(concat("initializer '", name, "' has ", weights.count, " elements of type ",
+                    static_cast<int>(weights.type), "; the engine's weights of that name take ", prototype.count,
+                    " elements of type ", static_cast<int>(prototype.type)));
+                ok = false;
+                return;
+            }
+            if (!mRefitter.setNamedWeights(name.c_str(), weights.api()))
+            {
+                refused(concat("the refitter refused initializer '", name, "'; the log says why"));
+                ok = false;
+                return;
+            }
+            given.insert(name);
+        };
+        for (::onnx::TensorProto const& initializer : model.graph().initializer())
+        {
+            offer(initializer, initializer.name());
+        }
+        for (::onnx::NodeProto const& node : model.graph().node())
+        {
+            for (::onnx::AttributeProto const& attribute : node.attribute())
+            {
+                if (node.op_type() == "Constant" && node.output_size() > 0 && attribute.name() == "value"
+                    && attribute.has_t())
+                {
+                    offer(attribute.t(), node.output(0));
+                }
+            }
+        }
+        for (std::string const& name : wanted)
+        {
+            if (given.count(name) == 0)
+            {
+                refused(
+                    concat("the engine refits weights '", name, "', but the model has no initializer of that name"));
+                ok = false;
+            }
+        }
+        if (!ok)
+        {
+            return false;
+        }
+        if (!mRefitter.refitCudaEngine())
+        {
+            refused("IRefitter::refitCudaEngine failed; the log says why");
+            return false;
+        }
+        return true;
+    }
+
+    nvinfer1::IRefitter& mRefitter;
 };
 
 class OnnxConfig final : public nvonnxparser::IOnnxConfig
@@ -435,16 +626,21 @@ extern "C" TENSORRTAPI void* createNvOnnxParser_INTERNAL(void* network, void* lo
     }
 }
 
-extern "C" TENSORRTAPI void* createNvOnnxParserRefitter_INTERNAL(void* refitter, void* logger, int32_t) noexcept
+extern "C" TENSORRTAPI void* createNvOnnxParserRefitter_INTERNAL(void* refitter, void* logger, int32_t version) noexcept
 {
-    // kiln has no refitter yet (IRefitter is not offered), so there is nothing to refit from ONNX.
-    if (logger != nullptr)
+    if (refitter == nullptr || logger == nullptr || version / 100 != NV_ONNX_PARSER_VERSION / 100)
     {
-        static_cast<nvinfer1::ILogger*>(logger)->log(nvinfer1::ILogger::Severity::kERROR,
-            "[kiln onnx] createParserRefitter: kiln does not support refitting yet");
+        return nullptr;
     }
-    (void)refitter;
-    return nullptr;
+    try
+    {
+        return static_cast<nvonnxparser::IParserRefitter*>(new kiln::onnx_import::ParserRefitter(
+            *static_cast<nvinfer1::IRefitter*>(refitter), *static_cast<nvinfer1::ILogger*>(logger)));
+    }
+    catch (...)
+    {
+        return nullptr;
+    }
 }
 
 extern "C" TENSORRTAPI int getNvOnnxParserVersion() noexcept

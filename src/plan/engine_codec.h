@@ -29,14 +29,23 @@ struct PlanBytes
     std::span<uint8_t const> bytes;
 };
 
+//! Which weights a plan holds: every one, or all but the refittable ones (plan/refit.h: BuilderFlag::kSTRIP_PLAN,
+//! SerializationFlag::kEXCLUDE_WEIGHTS). Weights a model lacks (WeightsBlob::stripped) are left out in any case.
+enum class PlanWeights
+{
+    kAS_BUILT, //!< As the build said: refittable weights left out when the model says kSTRIP_PLAN.
+    kALL,
+    kNOT_REFITTABLE,
+};
+
 //! The whole plan file (envelope and payload) for model. An error for an inconsistent model (modelProblem: weights
 //! that point outside model.weights, an index out of range, ...) and for what the format cannot hold (a plugin layer
 //! before issue 4, a payload over 2 GiB).
-Expected<std::vector<uint8_t>> encodeEngine(EngineModel const& model);
+Expected<std::vector<uint8_t>> encodeEngine(EngineModel const& model, PlanWeights weights = PlanWeights::kAS_BUILT);
 
 //! encodeEngine's plan file left where the encoder wrote it, with no copy: the weights are copied once, from the
 //! model's blobs into the plan. What buildSerializedNetwork and ICudaEngine::serialize hand out.
-Expected<PlanBytes> encodePlan(EngineModel const& model);
+Expected<PlanBytes> encodePlan(EngineModel const& model, PlanWeights weights = PlanWeights::kAS_BUILT);
 
 //! The model of a plan file held in memory; never reads outside [data, data + size) and copies what it keeps.
 Expected<EngineModel> decodeEngine(void const* data, std::size_t size);

@@ -8,6 +8,7 @@
 #include "plan/engine_codec_internal.h"
 #include "plan/model_check.h"
 #include "plan/model_support.h"
+#include "plan/refit.h"
 
 #include <algorithm>
 #include <cstring>
@@ -451,10 +452,30 @@ Expected<EngineModel> Decoder::run()
     if (auto const* blobs = mEngine.weights())
     {
         mModel.weights.reserve(blobs->size());
-        for (fb::WeightsBlob const* blob : *blobs)
+        int64_t strippedBytes = 0;
+        for (flatbuffers::uoffset_t i = 0; i < blobs->size(); ++i)
         {
-            mModel.weights.push_back(
-                WeightsBlob{static_cast<DataType>(blob->type()), blob->count(), copy(blob->bytes())});
+            fb::WeightsBlob const& blob = *blobs->Get(i);
+            auto const type = static_cast<DataType>(blob.type());
+            if (!blob.stripped())
+            {
+                mModel.weights.push_back(WeightsBlob{type, blob.count(), copy(blob.bytes())});
+                continue;
+            }
+            // A stripped blob holds zeros until a refit gives its values; it takes what the plan would have held.
+            int64_t const bytes = isValidEnum(type) ? weightsBytes(type, blob.count()) : -1;
+            if (bytes < 0 || (blob.bytes() != nullptr && blob.bytes()->size() != 0)
+                || static_cast<uint64_t>(bytes) > kMaxPayloadBytes - static_cast<uint64_t>(strippedBytes))
+            {
+                return payloadError(cat("weights blob ", i, " was left out of the plan but says it has ", blob.count(),
+                    " elements of type ", blob.type(), " and ", blob.bytes() != nullptr ? blob.bytes()->size() : 0,
+                    " bytes; stripped weights take no bytes, and a plan's weights at most ", kMaxPayloadBytes,
+                    " bytes"));
+            }
+            strippedBytes += bytes;
+            WeightsBlob zeros{type, blob.count(), std::vector<uint8_t>(static_cast<std::size_t>(bytes))};
+            zeros.stripped = true;
+            mModel.weights.push_back(std::move(zeros));
         }
     }
     if (auto const* exprs = mEngine.exprs())
@@ -532,6 +553,17 @@ Expected<EngineModel> Decoder::run()
                 record.fused = FusedKernel{
                     static_cast<FusedKernel::Kind>(fused->kind()), fused->epsilon(), fused->heads(), fused->scale()};
             }
+            if (auto const* refit = flat.refit())
+            {
+                if (refit->size() != static_cast<flatbuffers::uoffset_t>(kRefitSlots))
+                {
+                    fail(cat(mWhere, ": ", refit->size(), " refit slots; a layer has ", kRefitSlots));
+                }
+                else
+                {
+                    std::copy(refit->begin(), refit->end(), record.refit.begin());
+                }
+            }
             mModel.layers.push_back(std::move(record));
         }
     }
@@ -555,6 +587,17 @@ Expected<EngineModel> Decoder::run()
     }
     mModel.deviceMemorySize = mEngine.device_memory_size();
     mModel.tacticSources = mEngine.tactic_sources();
+    mModel.refit.mode = static_cast<RefitRecord::Mode>(mEngine.refit_mode());
+    mModel.refit.strip = mEngine.refit_strip();
+    if (auto const* refit = mEngine.refit_weights())
+    {
+        for (fb::RefitWeights const* entry : *refit)
+        {
+            mModel.refit.weights.push_back(
+                RefitWeightsRecord{text(entry->layer()), static_cast<nvinfer1::WeightsRole>(entry->role()),
+                    text(entry->name()), static_cast<DataType>(entry->type()), entry->count()});
+        }
+    }
     if (mError)
     {
         return *mError;

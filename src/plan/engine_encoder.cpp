@@ -10,6 +10,7 @@
 #include "plan/engine_codec_internal.h"
 #include "plan/model_check.h"
 #include "plan/model_support.h"
+#include "plan/refit.h"
 
 #include <algorithm>
 #include <array>
@@ -66,8 +67,9 @@ uint64_t payloadBound(EngineModel const& model) noexcept
 class Encoder
 {
 public:
-    explicit Encoder(EngineModel const& model)
+    explicit Encoder(EngineModel const& model, PlanWeights weights = PlanWeights::kAS_BUILT)
         : mModel(model)
+        , mStrip(weights == PlanWeights::kNOT_REFITTABLE || (weights == PlanWeights::kAS_BUILT && model.refit.strip))
         , mBlobs(model.weights)
         , mBuilder(static_cast<std::size_t>(std::min(payloadBound(model), kMaxPayloadBytes) + kPlanHeaderSize))
     {
@@ -349,6 +351,7 @@ private:
     Offset<fb::ProfileInput> profileInput(ProfileRecord::Input const& input);
 
     EngineModel const& mModel;
+    bool mStrip{}; //!< Leave the refittable weights out.
     BlobFinder mBlobs;
     flatbuffers::FlatBufferBuilder mBuilder;
     std::size_t mLayer{};
@@ -388,9 +391,12 @@ Offset<fb::Layer> Encoder::layer(std::size_t index)
         fused = fb::CreateFusedKernel(mBuilder, static_cast<int32_t>(record.fused->kind), record.fused->epsilon,
             record.fused->heads, record.fused->scale);
     }
+    auto const tacticName = record.tacticName.empty() ? 0 : mBuilder.CreateString(record.tacticName);
+    bool const refittable = std::any_of(record.refit.begin(), record.refit.end(), [](int32_t e) { return e >= 0; });
+    auto const refit = refittable ? mBuilder.CreateVector(record.refit.data(), record.refit.size())
+                                  : Offset<flatbuffers::Vector<int32_t>>{};
     return fb::CreateLayer(mBuilder, name, static_cast<int32_t>(record.type), inputs, outputs, member, flatParams,
-        metadata, record.tactic, epilogue, pointwise, record.scale, fused,
-        record.tacticName.empty() ? 0 : mBuilder.CreateString(record.tacticName));
+        metadata, record.tactic, epilogue, pointwise, record.scale, fused, tacticName, refit);
 }
 
 Offset<fb::ProfileInput> Encoder::profileInput(ProfileRecord::Input const& input)
@@ -475,15 +481,29 @@ Expected<flatbuffers::DetachedBuffer> Encoder::run(bool header)
     auto const profiles = mBuilder.CreateVector(profileRecords);
 
     std::vector<Offset<fb::WeightsBlob>> blobRecords;
-    for (WeightsBlob const& blob : mModel.weights)
+    std::vector<bool> const strip = mStrip ? refittableBlobs(mModel) : std::vector<bool>(mModel.weights.size());
+    for (std::size_t b = 0; b < mModel.weights.size(); ++b)
     {
+        WeightsBlob const& blob = mModel.weights[b];
+        bool const stripped = strip[b] || blob.stripped;
+        std::span<uint8_t const> const bytes = stripped ? std::span<uint8_t const>{} : blob.view();
         blobRecords.push_back(fb::CreateWeightsBlob(mBuilder, static_cast<int32_t>(blob.type), blob.count,
-            mBuilder.CreateVector(blob.view().data(), blob.view().size())));
+            mBuilder.CreateVector(bytes.data(), bytes.size()), stripped));
     }
     auto const blobs = mBuilder.CreateVector(blobRecords);
 
+    std::vector<Offset<fb::RefitWeights>> refitRecords;
+    for (RefitWeightsRecord const& entry : mModel.refit.weights)
+    {
+        refitRecords.push_back(
+            fb::CreateRefitWeights(mBuilder, mBuilder.CreateString(entry.layer), static_cast<int32_t>(entry.role),
+                mBuilder.CreateString(entry.name), static_cast<int32_t>(entry.type), entry.count));
+    }
+    auto const refitWeights = refitRecords.empty() ? 0 : mBuilder.CreateVector(refitRecords);
+
     auto const engine = fb::CreateEngine(mBuilder, name, exprs, symbols, tensors, layers, assertions, ioTensors,
-        mModel.nbInputs, profiles, blobs, mModel.deviceMemorySize, mModel.tacticSources);
+        mModel.nbInputs, profiles, blobs, mModel.deviceMemorySize, mModel.tacticSources,
+        static_cast<int32_t>(mModel.refit.mode), refitWeights, mModel.refit.strip);
     fb::FinishEngineBuffer(mBuilder, engine);
     if (mError)
     {
@@ -510,13 +530,13 @@ Expected<std::vector<uint8_t>> encodePayload(EngineModel const& model)
     return std::vector<uint8_t>(buffer.value().data(), buffer.value().data() + buffer.value().size());
 }
 
-Expected<PlanBytes> encodePlan(EngineModel const& model)
+Expected<PlanBytes> encodePlan(EngineModel const& model, PlanWeights weights)
 {
     if (auto problem = modelProblem(model))
     {
         return Error{ErrorCode::kINVALID_ARGUMENT, "cannot write the plan: the engine is inconsistent: " + *problem};
     }
-    auto buffer = Encoder(model).run(true);
+    auto buffer = Encoder(model, weights).run(true);
     if (!buffer)
     {
         return buffer.error();
@@ -526,9 +546,9 @@ Expected<PlanBytes> encodePlan(EngineModel const& model)
     return PlanBytes{std::move(owner), bytes};
 }
 
-Expected<std::vector<uint8_t>> encodeEngine(EngineModel const& model)
+Expected<std::vector<uint8_t>> encodeEngine(EngineModel const& model, PlanWeights weights)
 {
-    auto plan = encodePlan(model);
+    auto plan = encodePlan(model, weights);
     if (!plan)
     {
         return plan.error();

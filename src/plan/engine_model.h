@@ -23,6 +23,7 @@
 #include "NvInferRuntime.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -195,6 +196,10 @@ struct LayerRecord
     std::vector<PointwiseStep> pointwise;
     //! A fused kernel that replaced a pattern of layers (CUDA engines; none: the kind's own kernel).
     std::optional<FusedKernel> fused;
+    //! Per weights field of the parameters (slot 0: a convolution's or deconvolution's kernel, a constant's weights;
+    //! slot 1: the bias), the EngineModel::refit.weights entry the field holds a form of, or -1 when it is not
+    //! refittable (plan/refit.h).
+    std::array<int32_t, 2> refit{-1, -1};
 };
 
 //! A condition on shapes that must hold at run time (a non-zero value), recorded by a layer's shape rule.
@@ -269,6 +274,9 @@ struct WeightsBlob
         return blob;
     }
 
+    //! The values were left out of the plan (BuilderFlag::kSTRIP_PLAN): the blob holds zeros until a refit gives them.
+    bool stripped{};
+
     //! The storage, owned or borrowed: what every reader of a blob's bytes uses.
     std::span<uint8_t const> view() const noexcept
     {
@@ -278,8 +286,42 @@ struct WeightsBlob
     //! Same type, count and bytes, wherever the bytes are.
     bool operator==(WeightsBlob const& other) const noexcept
     {
-        return type == other.type && count == other.count && std::ranges::equal(view(), other.view());
+        return type == other.type && count == other.count && stripped == other.stripped
+            && std::ranges::equal(view(), other.view());
     }
+};
+
+//! Weights of the network that an IRefitter may replace: named as TensorRT names them, by the network layer that
+//! holds them and their role (IRefitter::setWeights), and by the name setWeightsName gave them, if any
+//! (setNamedWeights). type and count are the prototype: what the network gave, and what new weights must have. The
+//! layers that hold a form of them point here (LayerRecord::refit).
+struct RefitWeightsRecord
+{
+    std::string layer;
+    nvinfer1::WeightsRole role{nvinfer1::WeightsRole::kKERNEL};
+    std::string name; //!< Empty: unnamed (refitted by layer and role only).
+    DataType type{DataType::kFLOAT};
+    int64_t count{};
+
+    bool operator==(RefitWeightsRecord const&) const = default;
+};
+
+//! How an engine may be refitted (BuilderFlag::kREFIT, kREFIT_IDENTICAL, kREFIT_INDIVIDUAL, kSTRIP_PLAN).
+struct RefitRecord
+{
+    enum class Mode : int32_t
+    {
+        kNONE = 0,      //!< Not refittable.
+        kREFIT = 1,     //!< Any new values; nothing folds refittable weights into others.
+        kIDENTICAL = 2, //!< The same values as at build time (kREFIT_IDENTICAL): folding is allowed.
+    };
+
+    Mode mode{Mode::kNONE};
+    std::vector<RefitWeightsRecord> weights;
+    //! BuilderFlag::kSTRIP_PLAN: the plan leaves the values of the refittable weights out.
+    bool strip{};
+
+    bool operator==(RefitRecord const&) const = default;
 };
 
 //! A built engine. Movable, not copyable (layer parameters may own plugin objects).
@@ -304,6 +346,7 @@ struct EngineModel
     //! The builder's TacticSources bits (ICudaEngine::getTacticSources): whether V2 plugins receive cuDNN and cuBLAS
     //! handles in attachToContext() on the CUDA backend.
     uint32_t tacticSources{};
+    RefitRecord refit;
 
     EngineModel() = default;
     EngineModel(EngineModel&&) = default;

@@ -8,6 +8,7 @@
 #include "plan/layer_arity.h"
 #include "plan/model_support.h"
 #include "plan/params_fields.h"
+#include "plan/refit.h"
 #include "plugin/plugin_fields.h"
 
 #include <array>
@@ -917,7 +918,11 @@ std::optional<std::string> ModelCheck::profiles()
 
 std::optional<std::string> modelProblem(EngineModel const& model)
 {
-    return ModelCheck(model).run();
+    if (auto problem = ModelCheck(model).run())
+    {
+        return problem;
+    }
+    return refitProblem(model);
 }
 
 } // namespace kiln

@@ -737,6 +737,15 @@ void ExecutionContext::Impl::setDeviceMemoryV2(void* memory, int64_t size) noexc
 bool ExecutionContext::Impl::execute(char const* method, Bindings const& bindings, cudaStream_t stream) noexcept
 {
     ExecutionContext& c = mContext;
+    if (c.mEngine.weightsMissing())
+    {
+        c.mReporter.error(ErrorCode::kINVALID_STATE, method, ": the engine (network ",
+            quotedText(c.mEngine.program().model().name),
+            ") was built with BuilderFlag::kSTRIP_PLAN and its refittable weights are not in it yet; refit it first "
+            "(createInferRefitter, setNamedWeights or setWeights for each weights getMissingWeights or getMissing "
+            "lists, then refitCudaEngine)");
+        return false;
+    }
     return c.mReporter.guard(method, false, [&] {
         int64_t const needed = c.mEngine.activationBytes(bindings.profile);
         ActivationMemory memory;

@@ -5,6 +5,7 @@
 #include "core/host_memory.h"
 #include "plan/engine_codec.h"
 #include "plan/model_check.h"
+#include "plan/refit.h"
 #include "runtime/context.h"
 #include "runtime/inspector.h"
 
@@ -35,8 +36,10 @@ constexpr Dims kNoDims{-1, {}};
 class SerializationConfig final : public nvinfer1::ISerializationConfig
 {
 public:
-    explicit SerializationConfig(Reporter const& reporter)
+    //! flags: the initial flags (kEXCLUDE_WEIGHTS for an engine built with kSTRIP_PLAN).
+    SerializationConfig(Reporter const& reporter, nvinfer1::SerializationFlags flags)
         : mReporter(reporter)
+        , mFlags(flags)
     {
         mImpl = &mImplObject;
     }
@@ -113,7 +116,7 @@ private:
 
 // ---- Factories ------------------------------------------------------------------------------------------------------
 
-Expected<BackendFactory> backendsFor(EngineProgram const& program)
+Expected<BackendFactory> backendsFor(EngineProgram const& program, WeightsRefresh* refresh)
 {
     if (!program.onDevice())
     {
@@ -124,6 +127,11 @@ Expected<BackendFactory> backendsFor(EngineProgram const& program)
     if (!weights)
     {
         return weights.error();
+    }
+    if (refresh != nullptr)
+    {
+        *refresh = [device = weights.value()](
+                       WeightsBlob const& blob, cudaStream_t stream) { return device->refresh(blob, stream); };
     }
     return BackendFactory{[weights = std::move(weights.value())] { return cuda::makeCudaBackend(weights); }};
 #else
@@ -163,9 +171,10 @@ nvinfer1::ICudaEngine* createEngine(EngineModel&& model, nvinfer1::ILogger& logg
         {
             return fail(program.error().message);
         }
+        WeightsRefresh refresh;
         if (!backends)
         {
-            auto made = backendsFor(*program.value());
+            auto made = backendsFor(*program.value(), &refresh);
             if (!made)
             {
                 return fail(made.error().message);
@@ -173,6 +182,7 @@ nvinfer1::ICudaEngine* createEngine(EngineModel&& model, nvinfer1::ILogger& logg
             backends = std::move(made.value());
         }
         auto engine = std::make_unique<Engine>(std::move(program.value()), logger, std::move(backends), nullptr);
+        engine->setWeightsRefresh(std::move(refresh));
         if (auto problem = engine->makePlugins(*getPluginRegistry()))
         {
             return fail(problem->message);
@@ -199,6 +209,8 @@ Engine::Engine(std::unique_ptr<EngineProgram const> program, nvinfer1::ILogger& 
 {
     mImpl = &mImplObject;
     mReporter.setRecorder(recorder);
+    auto const& blobs = mProgram->model().weights;
+    setWeightsMissing(std::any_of(blobs.begin(), blobs.end(), [](WeightsBlob const& blob) { return blob.stripped; }));
 }
 
 Engine::~Engine() noexcept = default;
@@ -350,29 +362,38 @@ int32_t Engine::Impl::getNbLayers() const noexcept
     return static_cast<int32_t>(mEngine.program().model().layers.size());
 }
 
-nvinfer1::IHostMemory* Engine::Impl::serialize() const noexcept
+nvinfer1::IHostMemory* Engine::Impl::serializeAs(char const* method, PlanWeights weights) const noexcept
 {
-    constexpr char const* kWhere = "ICudaEngine::serialize";
-    return mEngine.mReporter.guard(kWhere, static_cast<nvinfer1::IHostMemory*>(nullptr), [&] {
-        auto plan = encodePlan(mEngine.program().model());
+    return mEngine.mReporter.guard(method, static_cast<nvinfer1::IHostMemory*>(nullptr), [&] {
+        auto plan = encodePlan(mEngine.program().model(), weights);
         if (!plan)
         {
-            mEngine.mReporter.error(plan.error().code, kWhere, ": ", plan.error().message);
+            mEngine.mReporter.error(plan.error().code, method, ": ", plan.error().message);
             return static_cast<nvinfer1::IHostMemory*>(nullptr);
         }
         return static_cast<nvinfer1::IHostMemory*>(new HostMemory(std::move(plan.value().owner), plan.value().bytes));
     });
 }
 
+nvinfer1::IHostMemory* Engine::Impl::serialize() const noexcept
+{
+    return serializeAs("ICudaEngine::serialize", PlanWeights::kAS_BUILT);
+}
+
 nvinfer1::IHostMemory* Engine::Impl::serializeWithConfig(nvinfer1::ISerializationConfig& config) const noexcept
 {
     auto const flags = static_cast<SerializationConfig const&>(config).flags();
-    if ((flags >> static_cast<uint32_t>(nvinfer1::SerializationFlag::kEXCLUDE_WEIGHTS) & 1U) != 0)
+    bool const exclude = (flags >> static_cast<uint32_t>(nvinfer1::SerializationFlag::kEXCLUDE_WEIGHTS) & 1U) != 0;
+    if (!isRefittable())
     {
-        mEngine.mReporter.warning("ICudaEngine::serializeWithConfig: kEXCLUDE_WEIGHTS applies to refittable engines; ",
-            "this engine is not refittable, so its weights stay in the plan");
+        if (exclude)
+        {
+            mEngine.mReporter.warning("ICudaEngine::serializeWithConfig: kEXCLUDE_WEIGHTS applies to refittable ",
+                "engines; this engine is not refittable, so its weights stay in the plan");
+        }
+        return serialize();
     }
-    return serialize();
+    return serializeAs("ICudaEngine::serializeWithConfig", exclude ? PlanWeights::kNOT_REFITTABLE : PlanWeights::kALL);
 }
 
 nvinfer1::IExecutionContext* Engine::Impl::makeContext(
@@ -429,9 +450,14 @@ nvinfer1::IRuntimeConfig* Engine::Impl::createRuntimeConfig() noexcept
 
 nvinfer1::ISerializationConfig* Engine::Impl::createSerializationConfig() noexcept
 {
-    return mEngine.mReporter.guard("ICudaEngine::createSerializationConfig",
-        static_cast<nvinfer1::ISerializationConfig*>(nullptr),
-        [&] { return static_cast<nvinfer1::ISerializationConfig*>(new SerializationConfig(mEngine.mReporter)); });
+    return mEngine.mReporter.guard(
+        "ICudaEngine::createSerializationConfig", static_cast<nvinfer1::ISerializationConfig*>(nullptr), [&] {
+            // As the engine was built: a stripped build's plans leave the refittable weights out.
+            nvinfer1::SerializationFlags const flags = mEngine.program().model().refit.strip
+                ? 1U << static_cast<uint32_t>(nvinfer1::SerializationFlag::kEXCLUDE_WEIGHTS)
+                : 0U;
+            return static_cast<nvinfer1::ISerializationConfig*>(new SerializationConfig(mEngine.mReporter, flags));
+        });
 }
 
 nvinfer1::IEngineInspector* Engine::Impl::createEngineInspector() const noexcept
@@ -471,7 +497,7 @@ int64_t Engine::Impl::getDeviceMemorySizeForProfileV2(int32_t profileIndex) cons
 
 bool Engine::Impl::isRefittable() const noexcept
 {
-    return false;
+    return mEngine.program().model().refit.mode != RefitRecord::Mode::kNONE;
 }
 
 char const* Engine::Impl::getName() const noexcept
@@ -714,11 +740,9 @@ int32_t Engine::Impl::getNbAuxStreams() const noexcept
     return 0;
 }
 
-nvinfer1::IRefitter* Engine::Impl::createRefitter(nvinfer1::ILogger& /*logger*/) noexcept
+nvinfer1::IRefitter* Engine::Impl::createRefitter(nvinfer1::ILogger& logger) noexcept
 {
-    mEngine.mReporter.error(ErrorCode::kUNSUPPORTED_STATE,
-        "ICudaEngine::createRefitter: the engine is not refittable (kiln does not build refittable engines yet)");
-    return nullptr;
+    return mEngine.createRefitter(logger);
 }
 
 // Weight streaming: kiln keeps every weight resident, so no weight is streamable and any budget covers them all.
@@ -787,7 +811,22 @@ int64_t Engine::Impl::getEngineStat(nvinfer1::EngineStat stat) const noexcept
     switch (stat)
     {
     case nvinfer1::EngineStat::kTOTAL_WEIGHTS_SIZE: return mEngine.program().weightBytes();
-    case nvinfer1::EngineStat::kSTRIPPED_WEIGHTS_SIZE: return -1;
+    case nvinfer1::EngineStat::kSTRIPPED_WEIGHTS_SIZE:
+    {
+        // The weights a plan without the refittable ones holds; -1 for an engine that is not refittable.
+        EngineModel const& model = mEngine.program().model();
+        if (model.refit.mode == RefitRecord::Mode::kNONE)
+        {
+            return -1;
+        }
+        std::vector<bool> const refittable = refittableBlobs(model);
+        int64_t bytes = 0;
+        for (std::size_t b = 0; b < model.weights.size(); ++b)
+        {
+            bytes += refittable[b] ? 0 : static_cast<int64_t>(model.weights[b].view().size());
+        }
+        return bytes;
+    }
     }
     mEngine.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "ICudaEngine::getEngineStat: ", stat, " is no EngineStat");
     return -1;

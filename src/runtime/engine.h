@@ -12,12 +12,14 @@
 
 #include "backends/backend.h"
 #include "network/report.h"
+#include "plan/engine_codec.h"
 #include "plan/engine_model.h"
 #include "runtime/executor.h"
 #include "runtime/plugin_runtime.h"
 
 #include "NvInferRuntime.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,13 +31,18 @@ namespace kiln
 //! Makes a backend for each execution context.
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 
+//! Brings the backend's copy of a weights blob of the engine up to date after a refit rewrote its host bytes, ordered
+//! on stream (a CUDA engine's device copy); null where the kernels read the host bytes themselves.
+using WeightsRefresh = std::function<std::optional<Error>(WeightsBlob const& blob, cudaStream_t stream)>;
+
 //! The engine of a built or deserialized plan, or nullptr with the error sent to logger. For the builder's
 //! buildEngineWithConfig.
 nvinfer1::ICudaEngine* createEngine(EngineModel&& model, nvinfer1::ILogger& logger) noexcept;
 
 //! The backends of an engine's contexts: the host backend, or for a CUDA engine the CUDA backend over the engine's
-//! weights, uploaded to the device now. The error says why a CUDA engine cannot run here.
-Expected<BackendFactory> backendsFor(EngineProgram const& program);
+//! weights, uploaded to the device now; refresh (may be null) receives how to update those weights after a refit. The
+//! error says why a CUDA engine cannot run here.
+Expected<BackendFactory> backendsFor(EngineProgram const& program, WeightsRefresh* refresh = nullptr);
 
 //! The same with the contexts' backends made by backends (tests use it to run a model on a fake backend); a null
 //! backends picks them as backendsFor does.
@@ -83,6 +90,23 @@ public:
 
     //! The largest activation bytes over all profiles.
     int64_t maxActivationBytes() const noexcept;
+
+    // Refitting (runtime/refitter.h). The application must not run contexts of the engine during a refit.
+
+    //! How the backend's copy of the weights follows a refit (see WeightsRefresh).
+    void setWeightsRefresh(WeightsRefresh refresh) { mWeightsRefresh = std::move(refresh); }
+    WeightsRefresh const& weightsRefresh() const noexcept { return mWeightsRefresh; }
+
+    //! The model's weights blobs, for a refit to rewrite in place: nothing the program prepared at load depends on
+    //! the values of weights.
+    std::vector<WeightsBlob>& refitBlobs() noexcept { return const_cast<EngineModel&>(mProgram->model()).weights; }
+
+    //! Whether weights were left out of the plan (kSTRIP_PLAN) and not yet refitted: contexts refuse to run.
+    bool weightsMissing() const noexcept { return mWeightsMissing.load(std::memory_order_acquire); }
+    void setWeightsMissing(bool missing) noexcept { mWeightsMissing.store(missing, std::memory_order_release); }
+
+    //! A refitter for this engine that logs to logger, or nullptr after reporting why the engine cannot be refitted.
+    nvinfer1::IRefitter* createRefitter(nvinfer1::ILogger& logger) noexcept;
 
 private:
     class Impl final : public nvinfer1::apiv::VCudaEngine
@@ -162,6 +186,8 @@ private:
         //! The range of input tensorName in profile, or nullptr after reporting why there is none.
         ProfileRecord::Input const* profileRange(char const* method, char const* tensorName, int32_t profile,
             nvinfer1::OptProfileSelector select, bool wantValues, int32_t* position = nullptr) const noexcept;
+        //! The engine as a plan holding weights, or nullptr after reporting the error as method's.
+        nvinfer1::IHostMemory* serializeAs(char const* method, PlanWeights weights) const noexcept;
         nvinfer1::IExecutionContext* makeContext(
             char const* method, nvinfer1::ExecutionContextAllocationStrategy strategy) noexcept;
 
@@ -177,6 +203,8 @@ private:
     Reporter mReporter;
     int64_t mWeightStreamingBudget{-1};   //!< setWeightStreamingBudget (V1): -1, streaming off.
     int64_t mWeightStreamingBudgetV2{-1}; //!< setWeightStreamingBudgetV2; -1 until set (reads as every weight).
+    WeightsRefresh mWeightsRefresh;
+    std::atomic<bool> mWeightsMissing{};
 };
 
 //! IRuntimeConfig: the allocation strategy of contexts made with it.

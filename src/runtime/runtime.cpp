@@ -126,7 +126,8 @@ nvinfer1::ICudaEngine* Runtime::Impl::load(char const* method, void const* data,
             reporter.error(program.error().code, method, ": network ", quotedText(name), ": ", program.error().message);
             return nullptr;
         }
-        auto backends = backendsFor(*program.value());
+        WeightsRefresh refresh;
+        auto backends = backendsFor(*program.value(), &refresh);
         if (!backends)
         {
             reporter.error(
@@ -136,6 +137,7 @@ nvinfer1::ICudaEngine* Runtime::Impl::load(char const* method, void const* data,
         auto engine = std::make_unique<Engine>(
             std::move(program.value()), mRuntime.mLogger, std::move(backends.value()), reporter.recorder());
         engine->setPluginAllocator(mRuntime.mAllocator);
+        engine->setWeightsRefresh(std::move(refresh));
         if (auto problem = engine->makePlugins(*::getPluginRegistry()))
         {
             reporter.error(problem->code, method, ": network ", quotedText(name), ": ", problem->message);

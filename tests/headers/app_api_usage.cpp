@@ -311,6 +311,44 @@ bool runPlan(ILogger& logger, IHostMemory const& plan, int32_t batch, void* imag
     return ran && expected.nbDims == 2;
 }
 
+//! Refits engine's convolution "conv" with new kernel weights the way TensorRT's samples do: a refitter from
+//! createInferRefitter, the missing weights listed, new weights by layer and role and by name (the name an ONNX
+//! initializer would give), then the refit.
+bool refitEngine(ICudaEngine& engine, ILogger& logger, Weights kernel, void* deviceKernel, cudaStream_t stream)
+{
+    if (!engine.isRefittable())
+    {
+        return false;
+    }
+    std::unique_ptr<IRefitter> refitter{createInferRefitter(engine, logger)};
+    if (!refitter)
+    {
+        return false;
+    }
+    int32_t const nbMissing = refitter->getMissing(0, nullptr, nullptr);
+    std::vector<char const*> layerNames(static_cast<std::size_t>(nbMissing));
+    std::vector<WeightsRole> roles(static_cast<std::size_t>(nbMissing));
+    refitter->getMissing(nbMissing, layerNames.data(), roles.data());
+    int32_t const nbWeights = refitter->getAllWeights(0, nullptr);
+    std::vector<char const*> weightsNames(static_cast<std::size_t>(nbWeights));
+    refitter->getAllWeights(nbWeights, weightsNames.data());
+    if (!refitter->setWeights("conv", WeightsRole::kKERNEL, kernel))
+    {
+        return false;
+    }
+    Weights const prototype = refitter->getWeightsPrototype("conv.weight");
+    Weights const onDevice{prototype.type, deviceKernel, prototype.count};
+    if (!refitter->setNamedWeights("conv.weight", onDevice, TensorLocation::kDEVICE)
+        || refitter->getWeightsLocation("conv.weight") != TensorLocation::kDEVICE)
+    {
+        return false;
+    }
+    refitter->setWeightsValidation(true);
+    refitter->setMaxThreads(2);
+    return refitter->getMissingWeights(0, nullptr) == 0 && refitter->refitCudaEngineAsync(stream)
+        && getBuilderPluginRegistry(EngineCapability::kSTANDARD) != nullptr;
+}
+
 } // namespace
 
 int main()
@@ -328,5 +366,12 @@ int main()
     void* scores = nullptr;
     void* arena = nullptr;
     cudaStream_t stream = nullptr;
-    return runPlan(logger, *plan, 4, image, scores, arena, stream) ? 0 : 1;
+    if (!runPlan(logger, *plan, 4, image, scores, arena, stream))
+    {
+        return 1;
+    }
+    std::unique_ptr<IRuntime> runtime{createInferRuntime(logger)};
+    std::unique_ptr<ICudaEngine> engine{runtime->deserializeCudaEngine(plan->data(), plan->size())};
+    Weights const kernel{DataType::kFLOAT, weights.kernel.data(), static_cast<int64_t>(weights.kernel.size())};
+    return engine && refitEngine(*engine, logger, kernel, nullptr, stream) ? 0 : 1;
 }

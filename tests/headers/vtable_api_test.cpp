@@ -70,6 +70,36 @@ TEST(VtableSlots, IRuntimeIsAWrapper)
         KILN_SLOT(kNotVirtual, C, getEngineHostCodeAllowed, bool() const noexcept));
 }
 
+TEST(VtableSlots, IRefitterIsAWrapper)
+{
+    using C = IRefitter;
+    KILN_EXPECT_VTABLE(IRefitter, 2, 0, KILN_DTOR(0),
+        KILN_SLOT(kNotVirtual, C, setWeights, bool(char const*, WeightsRole, Weights) noexcept),
+        KILN_SLOT(kNotVirtual, C, refitCudaEngine, bool() noexcept),
+        KILN_SLOT(kNotVirtual, C, getMissing, int32_t(int32_t, char const**, WeightsRole*) noexcept),
+        KILN_SLOT(kNotVirtual, C, getAll, int32_t(int32_t, char const**, WeightsRole*) noexcept),
+        KILN_SLOT(kNotVirtual, C, setDynamicRange, bool(char const*, float, float) noexcept),
+        KILN_SLOT(kNotVirtual, C, getDynamicRangeMin, float(char const*) const noexcept),
+        KILN_SLOT(kNotVirtual, C, getDynamicRangeMax, float(char const*) const noexcept),
+        KILN_SLOT(kNotVirtual, C, getTensorsWithDynamicRange, int32_t(int32_t, char const**) const noexcept),
+        KILN_SLOT(kNotVirtual, C, setErrorRecorder, void(IErrorRecorder*) noexcept),
+        KILN_SLOT(kNotVirtual, C, getErrorRecorder, IErrorRecorder * () const noexcept),
+        KILN_SLOT(kNotVirtual, C, setNamedWeights, bool(char const*, Weights) noexcept),
+        KILN_SLOT(kNotVirtual, C, getMissingWeights, int32_t(int32_t, char const**) noexcept),
+        KILN_SLOT(kNotVirtual, C, getAllWeights, int32_t(int32_t, char const**) noexcept),
+        KILN_SLOT(kNotVirtual, C, getLogger, ILogger * () const noexcept),
+        KILN_SLOT(kNotVirtual, C, setMaxThreads, bool(int32_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, getMaxThreads, int32_t() const noexcept),
+        KILN_SLOT(kNotVirtual, C, setNamedWeights, bool(char const*, Weights, TensorLocation) noexcept),
+        KILN_SLOT(kNotVirtual, C, getNamedWeights, Weights(char const*) const noexcept),
+        KILN_SLOT(kNotVirtual, C, getWeightsLocation, TensorLocation(char const*) const noexcept),
+        KILN_SLOT(kNotVirtual, C, unsetNamedWeights, bool(char const*) noexcept),
+        KILN_SLOT(kNotVirtual, C, setWeightsValidation, void(bool) noexcept),
+        KILN_SLOT(kNotVirtual, C, getWeightsValidation, bool() const noexcept),
+        KILN_SLOT(kNotVirtual, C, refitCudaEngineAsync, bool(cudaStream_t) noexcept),
+        KILN_SLOT(kNotVirtual, C, getWeightsPrototype, Weights(char const*) const noexcept));
+}
+
 TEST(VtableSlots, IOptimizationProfileIsAWrapper)
 {
     using C = IOptimizationProfile;
@@ -911,6 +941,36 @@ TEST(VtableSlots, ApivVRuntime)
         KILN_SLOT(21, C, setEngineHostCodeAllowed, void(bool) noexcept),
         KILN_SLOT(22, C, getEngineHostCodeAllowed, bool() const noexcept),
         KILN_SLOT(23, C, deserializeCudaEngineV2, nvinfer1::ICudaEngine * (IStreamReaderV2&) noexcept));
+}
+
+TEST(VtableSlots, ApivVRefitter)
+{
+    using C = apiv::VRefitter;
+    KILN_EXPECT_VTABLE(apiv::VRefitter, 27, 0, KILN_DTOR(0), KILN_SLOT(2, C, getPImpl, IRefitter * () noexcept),
+        KILN_SLOT(3, C, setWeights, bool(char const*, WeightsRole, Weights) noexcept),
+        KILN_SLOT(4, C, refitCudaEngine, bool() noexcept),
+        KILN_SLOT(5, C, getMissing, int32_t(int32_t, char const**, WeightsRole*) noexcept),
+        KILN_SLOT(6, C, getAll, int32_t(int32_t, char const**, WeightsRole*) noexcept),
+        KILN_SLOT(7, C, setDynamicRange, bool(char const*, float, float) noexcept),
+        KILN_SLOT(8, C, getDynamicRangeMin, float(char const*) const noexcept),
+        KILN_SLOT(9, C, getDynamicRangeMax, float(char const*) const noexcept),
+        KILN_SLOT(10, C, getTensorsWithDynamicRange, int32_t(int32_t, char const**) const noexcept),
+        KILN_SLOT(11, C, setErrorRecorder, void(IErrorRecorder*) noexcept),
+        KILN_SLOT(12, C, getErrorRecorder, IErrorRecorder * () const noexcept),
+        KILN_SLOT(13, C, setNamedWeights, bool(char const*, Weights) noexcept),
+        KILN_SLOT(14, C, getMissingWeights, int32_t(int32_t, char const**) noexcept),
+        KILN_SLOT(15, C, getAllWeights, int32_t(int32_t, char const**) noexcept),
+        KILN_SLOT(16, C, getLogger, ILogger * () const noexcept),
+        KILN_SLOT(17, C, setMaxThreads, bool(int32_t) noexcept),
+        KILN_SLOT(18, C, getMaxThreads, int32_t() const noexcept),
+        KILN_SLOT(19, C, setNamedWeightsWithLocation, bool(char const*, Weights, TensorLocation) noexcept),
+        KILN_SLOT(20, C, getNamedWeights, Weights(char const*) const noexcept),
+        KILN_SLOT(21, C, getWeightsLocation, TensorLocation(char const*) const noexcept),
+        KILN_SLOT(22, C, unsetNamedWeights, bool(char const*) noexcept),
+        KILN_SLOT(23, C, setWeightsValidation, void(bool) noexcept),
+        KILN_SLOT(24, C, getWeightsValidation, bool() const noexcept),
+        KILN_SLOT(25, C, refitCudaEngineAsync, bool(cudaStream_t) noexcept),
+        KILN_SLOT(26, C, getWeightsPrototype, Weights(char const*) const noexcept));
 }
 
 TEST(VtableSlots, ApivVOptimizationProfile)

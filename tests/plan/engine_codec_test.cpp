@@ -472,6 +472,7 @@ void expectSameModel(EngineModel const& expected, EngineModel const& actual)
         EXPECT_EQ(a.tacticName, e.tacticName);
         EXPECT_EQ(a.pointwise, e.pointwise);
         EXPECT_EQ(a.scale, e.scale);
+        EXPECT_EQ(a.refit, e.refit);
         ASSERT_EQ(a.epilogue.has_value(), e.epilogue.has_value());
         if (e.epilogue)
         {
@@ -486,6 +487,7 @@ void expectSameModel(EngineModel const& expected, EngineModel const& actual)
     EXPECT_EQ(actual.profiles, expected.profiles);
     EXPECT_EQ(actual.weights, expected.weights);
     EXPECT_EQ(actual.deviceMemorySize, expected.deviceMemorySize);
+    EXPECT_EQ(actual.refit, expected.refit);
 }
 
 std::vector<uint8_t> encoded(EngineModel const& model)
@@ -854,6 +856,78 @@ TEST(PlanEngineCodec, RefusesWeightsOutsideTheBlobs)
     EXPECT_EQ(payload.error().message,
         "cannot write the plan: layer 0 (\"conv\"): kernel weights (4 elements of kFLOAT) are not inside one of the "
         "engine's 4 weights blobs");
+}
+
+//! The sample with the kernel and bias of its convolution and deconvolution (which share blobs 0 and 1) refittable
+//! (plan/refit.h).
+EngineModel refittableSample()
+{
+    EngineModel model = sampleModel();
+    model.refit.mode = RefitRecord::Mode::kREFIT;
+    model.refit.weights = {
+        RefitWeightsRecord{"conv", nvinfer1::WeightsRole::kKERNEL, "conv.weight", DataType::kFLOAT, 4},
+        RefitWeightsRecord{"conv", nvinfer1::WeightsRole::kBIAS, "", DataType::kHALF, 2},
+        RefitWeightsRecord{"deconv", nvinfer1::WeightsRole::kKERNEL, "conv.weight", DataType::kFLOAT, 4},
+        RefitWeightsRecord{"deconv", nvinfer1::WeightsRole::kBIAS, "", DataType::kHALF, 2},
+    };
+    model.layers[0].refit = {0, 1};
+    auto const deconvolution = std::find_if(model.layers.begin(), model.layers.end(),
+        [](LayerRecord const& layer) { return layer.type == LayerType::kDECONVOLUTION; });
+    deconvolution->refit = {2, 3};
+    return model;
+}
+
+TEST(PlanEngineCodec, RoundTripsRefitRecordsAndLeavesRefittableWeightsOutWhenAsked)
+{
+    EngineModel const model = refittableSample();
+    ASSERT_EQ(modelProblem(model), std::nullopt) << *modelProblem(model);
+    auto const full = encoded(model);
+    auto decoded = decodeEngine(full.data(), full.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    expectSameModel(model, decoded.value());
+
+    auto const stripped = encodeEngine(model, PlanWeights::kNOT_REFITTABLE);
+    ASSERT_TRUE(stripped.ok()) << stripped.error().message;
+    EXPECT_NE(stripped.value(), full); // Blobs this small save less than their flags take; the engine tests weigh.
+    auto loaded = decodeEngine(stripped.value().data(), stripped.value().size());
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    std::vector<WeightsBlob> const& blobs = loaded.value().weights;
+    ASSERT_EQ(blobs.size(), 4U);
+    EXPECT_TRUE(blobs[0].stripped && blobs[1].stripped);
+    EXPECT_EQ(blobs[0].bytes, std::vector<uint8_t>(16, 0)); // Zeros of the blob's size until a refit.
+    EXPECT_EQ(blobs[1].bytes, std::vector<uint8_t>(4, 0));
+    EXPECT_EQ(blobs[3], model.weights[3]);
+    EXPECT_EQ(loaded.value().refit, model.refit);
+
+    // A model built with kSTRIP_PLAN leaves them out as built; kALL keeps them.
+    EngineModel strip = refittableSample();
+    strip.refit.strip = true;
+    EXPECT_EQ(encoded(strip).size(), stripped.value().size());
+    EXPECT_EQ(encodeEngine(strip, PlanWeights::kALL).value().size(), full.size());
+}
+
+TEST(PlanEngineCodec, RefusesInconsistentRefitRecords)
+{
+    EngineModel model = refittableSample();
+    model.layers[0].refit = {0, 5};
+    EXPECT_THAT(decodeMessage(hostilePlan(model)), HasSubstr("weights slot 1 refers to refittable weights 5"));
+
+    model = refittableSample();
+    model.refit.weights[1].count = 3;
+    EXPECT_THAT(decodeMessage(hostilePlan(model)), HasSubstr("holds 2 elements, but refittable weights 1 have 3"));
+
+    model = refittableSample();
+    model.refit.weights[0].role = nvinfer1::WeightsRole::kANY;
+    EXPECT_THAT(decodeMessage(hostilePlan(model)), HasSubstr("a role other than kANY"));
+
+    model = refittableSample();
+    model.refit.mode = RefitRecord::Mode::kNONE;
+    EXPECT_THAT(decodeMessage(hostilePlan(model)), HasSubstr("not refittable lists refittable weights"));
+
+    // A blob left out that weights which cannot be refitted read.
+    model = refittableSample();
+    model.weights[3].stripped = true;
+    EXPECT_THAT(decodeMessage(hostilePlan(model)), HasSubstr("weights blob 3 was left out of the plan"));
 }
 
 TEST(PlanEngineCodec, DeconvolutionAndCumulativeRoundTripAsMembers26And27)

@@ -672,6 +672,29 @@ DeviceWeights::~DeviceWeights()
     }
 }
 
+std::optional<Error> DeviceWeights::refresh(WeightsBlob const& blob, cudaStream_t stream) const
+{
+    std::span<uint8_t const> const bytes = blob.view();
+    if (bytes.empty())
+    {
+        return std::nullopt;
+    }
+    auto const found = mBlobs.find(reinterpret_cast<std::byte const*>(bytes.data()));
+    if (found == mBlobs.end() || found->second.first != static_cast<int64_t>(bytes.size()))
+    {
+        return Error{ErrorCode::kINTERNAL_ERROR,
+            "a weights blob of " + std::to_string(bytes.size()) + " bytes has no copy on the device to refit"};
+    }
+    // From pageable memory the copy has read the host bytes when the call returns, so they may change afterwards.
+    if (cudaError_t const status
+        = cudaMemcpyAsync(found->second.second, bytes.data(), bytes.size(), cudaMemcpyHostToDevice, stream);
+        status != cudaSuccess)
+    {
+        return cudaFailure(status, "copying refitted weights to the device");
+    }
+    return std::nullopt;
+}
+
 void const* DeviceWeights::find(void const* hostValues) const noexcept
 {
     auto const* address = static_cast<std::byte const*>(hostValues);

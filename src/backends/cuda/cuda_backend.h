@@ -41,6 +41,11 @@ public:
     //! The bytes on the device.
     int64_t bytes() const noexcept { return mBytes; }
 
+    //! Copies the host bytes of blob, one of the model's blobs (rewritten in place by a refit, runtime/refitter.h), to
+    //! its device copy, ordered on stream; the engine's contexts read the new values from then on. The error names
+    //! the size.
+    std::optional<Error> refresh(WeightsBlob const& blob, cudaStream_t stream) const;
+
 private:
     DeviceWeights() = default;
     void* mBlock{};

@@ -129,6 +129,14 @@ std::vector<Value> importConv(ImportContext& ctx, Node& node)
     }
     auto& conv = ctx.added(
         ctx.network().addConvolutionNd(*x, kernelShape.d[0], widen(kernelSize, oneD, 1), kernelWeights, biasWeights));
+    if (kernel.isWeights())
+    {
+        ctx.nameWeights(kernel.weights());
+    }
+    if (biasIsWeights)
+    {
+        ctx.nameWeights(node.input(2).weights());
+    }
     if (!kernel.isWeights())
     {
         ITensor& k = ctx.tensor(kernel);

@@ -265,6 +265,14 @@ std::vector<Value> importConvTranspose(ImportContext& ctx, Node& node)
     }
     auto& layer = ctx.added(
         ctx.network().addDeconvolutionNd(*x, maps, layerDims(kernelSize, oneD, 1), kernelWeights, biasWeights));
+    if (kernel.isWeights())
+    {
+        ctx.nameWeights(kernel.weights());
+    }
+    if (biasIsWeights && !adds)
+    {
+        ctx.nameWeights(node.input(2).weights());
+    }
     if (!kernel.isWeights())
     {
         ITensor& k = ctx.tensor(kernel);
