@@ -515,9 +515,15 @@ private:
         mRefitter.getAllWeights(count, names.data());
         std::set<std::string> wanted(names.begin(), names.end());
         std::set<std::string> given;
+        std::vector<std::string> unused; // The model's tensors the engine holds no weights of that name for.
         bool ok = true;
         auto const offer = [&](::onnx::TensorProto const& tensor, std::string const& name) {
-            if (wanted.count(name) == 0 || given.count(name) != 0)
+            if (wanted.count(name) == 0)
+            {
+                unused.push_back(name);
+                return;
+            }
+            if (given.count(name) != 0)
             {
                 return;
             }
@@ -566,6 +572,22 @@ private:
         if (!ok)
         {
             return false;
+        }
+        if (!unused.empty())
+        {
+            // Nothing is dropped silently: these keep the values the engine was built with.
+            std::string list;
+            for (std::size_t i = 0; i < unused.size() && i < 16; ++i)
+            {
+                list += (i == 0 ? "'" : ", '") + unused[i] + "'";
+            }
+            log(nvinfer1::ILogger::Severity::kWARNING,
+                concat("refit: ", unused.size(),
+                    " tensor(s) of the model are not refittable weights of the engine by "
+                    "name, so they keep the values the engine was built with (an importer transformed them, the "
+                    "engine was built without them refittable, or they became shapes): ",
+                    list, unused.size() > 16 ? ", ..." : "",
+                    "; refit those by layer and role with IRefitter::setWeights"));
         }
         if (!mRefitter.refitCudaEngine())
         {

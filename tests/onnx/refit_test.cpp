@@ -158,6 +158,24 @@ TEST(OnnxRefit, ParserRefitterRefusesAModelWithoutTheEnginesWeights)
     EXPECT_EQ(parserRefitter->getNbErrors(), 0);
 }
 
+TEST(OnnxRefit, TensorsTheEngineCannotRefitByNameAreNamedInAWarning)
+{
+    // An initializer the engine holds no weights of that name for keeps its built value: the refit says so.
+    ModelBuilder const model = convModel(randomValues(54, 1), randomValues(3, 2), randomValues(3, 3));
+    RefitEngine built(model, flag(nvinfer1::BuilderFlag::kREFIT));
+    std::unique_ptr<nvonnxparser::IParserRefitter> parserRefitter = built.parserRefitter();
+    ASSERT_NE(parserRefitter, nullptr);
+    ModelBuilder extra = convModel(randomValues(54, 1), randomValues(3, 2), randomValues(3, 3));
+    extra.initializer(floatTensor("unused_table", {2}, {1.F, 2.F}));
+    std::string const bytes = extra.bytes();
+    EXPECT_TRUE(parserRefitter->refitFromBytes(bytes.data(), bytes.size())) << built.logger().all();
+    auto const warned
+        = built.logger().find("keep the values the engine was built with", nvinfer1::ILogger::Severity::kWARNING);
+    ASSERT_EQ(warned.size(), 1U) << built.logger().all();
+    EXPECT_NE(warned[0].find("'unused_table'"), std::string::npos) << warned[0];
+    EXPECT_NE(warned[0].find("IRefitter::setWeights"), std::string::npos) << warned[0];
+}
+
 TEST(OnnxRefit, InitializerNamesRefitTheEngine)
 {
     std::vector<float> const w1 = randomValues(54, 1);
