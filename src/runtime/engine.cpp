@@ -116,7 +116,7 @@ private:
 
 // ---- Factories ------------------------------------------------------------------------------------------------------
 
-Expected<BackendFactory> backendsFor(EngineProgram const& program, WeightsRefresh* refresh)
+Expected<BackendFactory> backendsFor(EngineProgram const& program, [[maybe_unused]] WeightsRefresh* refresh)
 {
     if (!program.onDevice())
     {
