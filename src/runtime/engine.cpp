@@ -65,6 +65,11 @@ private:
                     " contain bits that are no SerializationFlag (mask ", kKnown, ")");
                 return false;
             }
+            if ((flags & (1U << static_cast<uint32_t>(nvinfer1::SerializationFlag::kINCLUDE_REFIT))) != 0)
+            {
+                mConfig.mReporter.warning("ISerializationConfig: SerializationFlag::kINCLUDE_REFIT is ignored: kiln "
+                                          "always keeps a refittable engine's refit information in its plan");
+            }
             mConfig.mFlags = flags;
             return true;
         }
@@ -80,12 +85,7 @@ private:
         }
         bool setFlag(nvinfer1::SerializationFlag flag) noexcept override
         {
-            if (!check("setFlag", flag))
-            {
-                return false;
-            }
-            mConfig.mFlags |= 1U << static_cast<uint32_t>(flag);
-            return true;
+            return check("setFlag", flag) && setFlags(mConfig.mFlags | 1U << static_cast<uint32_t>(flag));
         }
         bool getFlag(nvinfer1::SerializationFlag flag) const noexcept override
         {

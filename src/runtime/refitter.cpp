@@ -488,6 +488,11 @@ bool Refitter::Impl::setMaxThreads(int32_t maxThreads) noexcept
     {
         return false;
     }
+    if (maxThreads > 1)
+    {
+        mRefitter.mReporter.warning("IRefitter::setMaxThreads: kiln refits on one thread; maxThreads ", maxThreads,
+            " is kept for getMaxThreads() only");
+    }
     mRefitter.mMaxThreads = maxThreads;
     return true;
 }

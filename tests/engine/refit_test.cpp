@@ -426,6 +426,11 @@ TEST_F(RefitTest, RefusalsNameTheLayerOrWeights)
     expectError({"IRefitter::unsetNamedWeights", "\"fc.bias\"", "no values were given"});
     EXPECT_FALSE(refitter->setMaxThreads(0));
     expectError({"IRefitter::setMaxThreads", "at least 1"});
+    EXPECT_TRUE(refitter->setMaxThreads(4)); // Kept, and said to be unused.
+    EXPECT_EQ(refitter->getMaxThreads(), 4);
+    auto const warned = mLogger.messages(nvinfer1::ILogger::Severity::kWARNING);
+    ASSERT_FALSE(warned.empty());
+    EXPECT_NE(warned.back().find("kiln refits on one thread"), std::string::npos) << warned.back();
     EXPECT_EQ(refitter->getAll(-1, nullptr, nullptr), -1);
     expectError({"IRefitter::getAll", "size is -1"});
     EXPECT_EQ(recorder.getNbErrors(), 11);

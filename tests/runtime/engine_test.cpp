@@ -253,6 +253,11 @@ TEST_F(Serialization, RoundTripThroughTheRuntime)
     EXPECT_TRUE(config->getFlag(nvinfer1::SerializationFlag::kEXCLUDE_LEAN_RUNTIME));
     EXPECT_EQ(config->getFlags(), 2U);
     EXPECT_TRUE(config->clearFlag(nvinfer1::SerializationFlag::kEXCLUDE_LEAN_RUNTIME));
+    EXPECT_TRUE(config->setFlag(nvinfer1::SerializationFlag::kINCLUDE_REFIT)); // Accepted, and said to change nothing.
+    auto const warned = mLogger.messages(nvinfer1::ILogger::Severity::kWARNING);
+    ASSERT_FALSE(warned.empty());
+    EXPECT_NE(warned.back().find("kINCLUDE_REFIT is ignored"), std::string::npos) << warned.back();
+    EXPECT_TRUE(config->clearFlag(nvinfer1::SerializationFlag::kINCLUDE_REFIT));
     EXPECT_FALSE(config->setFlags(8U));
     expectError({"ISerializationConfig::setFlags", "flags 8"});
     std::unique_ptr<nvinfer1::IHostMemory> again{engine->serializeWithConfig(*config)};
