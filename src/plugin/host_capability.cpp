@@ -107,15 +107,34 @@ IPluginV3OneHost* hostBase(nvinfer1::IPluginV3& plugin) noexcept
 
 } // namespace
 
+namespace
+{
+
+//! What plugin offers as its host capability, by either opt-in, before its interface info is checked.
+struct Offered
+{
+    IPluginV3OneHost* host{};
+    bool declared{}; //!< Asked for through kilnRegisterPluginV3Host()'s declaration.
+};
+
+Offered offered(nvinfer1::IPluginV3& plugin)
+{
+    Offered result{hostBase(plugin), false};
+    if (result.host == nullptr && isDeclared(plugin))
+    {
+        result.declared = true;
+        result.host = static_cast<IPluginV3OneHost*>(plugin.getCapabilityInterface(kPLUGIN_CAPABILITY_HOST));
+    }
+    return result;
+}
+
+} // namespace
+
 IPluginV3OneHost* findHostCapability(nvinfer1::IPluginV3& plugin) noexcept
 {
     try
     {
-        IPluginV3OneHost* host = hostBase(plugin);
-        if (host == nullptr && isDeclared(plugin))
-        {
-            host = static_cast<IPluginV3OneHost*>(plugin.getCapabilityInterface(kPLUGIN_CAPABILITY_HOST));
-        }
+        IPluginV3OneHost* const host = offered(plugin).host;
         return host != nullptr && isHostCapability(host->getInterfaceInfo()) ? host : nullptr;
     }
     catch (...)
@@ -126,32 +145,30 @@ IPluginV3OneHost* findHostCapability(nvinfer1::IPluginV3& plugin) noexcept
 
 std::string hostCapabilityProblem(nvinfer1::IPluginV3& plugin)
 {
-    std::string found;
-    IPluginV3OneHost* host = hostBase(plugin);
-    if (host == nullptr && isDeclared(plugin))
+    Offered const found = offered(plugin);
+    std::string why;
+    if (found.host != nullptr)
     {
-        host = static_cast<IPluginV3OneHost*>(plugin.getCapabilityInterface(kPLUGIN_CAPABILITY_HOST));
-        found = host == nullptr ? "; it was declared with kilnRegisterPluginV3Host(), but "
-                                  "getCapabilityInterface(kiln::kPLUGIN_CAPABILITY_HOST) returned null"
-                                : "";
-    }
-    if (host != nullptr)
-    {
-        nvinfer1::InterfaceInfo const info = host->getInterfaceInfo();
-        found = "; its host capability reports " + quoted(info.kind) + " version " + std::to_string(info.major) + "."
+        nvinfer1::InterfaceInfo const info = found.host->getInterfaceInfo();
+        why = "; its host capability reports " + quoted(info.kind) + " version " + std::to_string(info.major) + "."
             + std::to_string(info.minor) + ", where kiln needs \"" + kHostKind + "\" version "
             + std::to_string(kHostMajor);
     }
-    else if (found.empty())
+    else if (found.declared)
     {
-        found = hasTypeInformation(plugin)
+        why = "; it was declared with kilnRegisterPluginV3Host(), but "
+              "getCapabilityInterface(kiln::kPLUGIN_CAPABILITY_HOST) returned null";
+    }
+    else
+    {
+        why = hasTypeInformation(plugin)
             ? "; its class does not derive from kiln::IPluginV3OneHost, and it was not declared with "
               "kilnRegisterPluginV3Host()"
             : "; its class was compiled without RTTI, so kiln cannot look for a kiln::IPluginV3OneHost base, and it "
               "was not declared with kilnRegisterPluginV3Host()";
     }
     return describeV3(plugin) + " cannot run on kiln's host backend: it offers no kiln::IPluginV3OneHost "
-        + "(include/kiln/plugin_host.h)" + found
+        + "(include/kiln/plugin_host.h)" + why
         + " (build the engine for the CUDA backend, or add the host capability to the plugin)";
 }
 
