@@ -39,12 +39,22 @@ void Layer::clearInput(int32_t index) noexcept
     {
         mInputs.pop_back();
     }
+    outputsChanged();
 }
 
 void Layer::appendHiddenInput(Tensor& tensor)
 {
     mInputs.push_back(&tensor);
     ++mNbHiddenInputs;
+    outputsChanged();
+}
+
+void Layer::outputsChanged() const noexcept
+{
+    for (Tensor const* output : mOutputs)
+    {
+        output->shapeChanged();
+    }
 }
 
 std::optional<DataType> Layer::requestedOutputType(int32_t index) const noexcept
@@ -179,6 +189,7 @@ void Layer::setInput(int32_t index, nvinfer1::ITensor& tensor) noexcept
         }
         mInputs[static_cast<std::size_t>(index)] = own;
         inputChanged(index);
+        outputsChanged();
         return 0;
     });
 }
@@ -216,6 +227,7 @@ void Layer::setOutputType(int32_t index, DataType dataType) noexcept
     reporter().guard("ILayer::setOutputType", 0, [&] {
         mOutputTypes.resize(mOutputs.size());
         mOutputTypes[static_cast<std::size_t>(index)] = dataType;
+        outputsChanged();
         return 0;
     });
 }
@@ -236,6 +248,7 @@ void Layer::resetOutputType(int32_t index) noexcept
     if (checkOutputIndex("resetOutputType", index) && index < static_cast<int32_t>(mOutputTypes.size()))
     {
         mOutputTypes[static_cast<std::size_t>(index)].reset();
+        outputsChanged();
     }
 }
 

@@ -53,15 +53,20 @@ public:
     int32_t apiOutputs() const noexcept { return static_cast<int32_t>(mOutputs.size()) - mNbHiddenOutputs; }
     LayerParams const& params() const noexcept { return mParams; }
     template <typename P>
-    P& paramsAs() noexcept
-    {
-        return std::get<P>(mParams);
-    }
-    template <typename P>
     P const& paramsAs() const noexcept
     {
         return std::get<P>(mParams);
     }
+    //! The parameters, to change: the shapes and types computed from this layer's outputs are forgotten.
+    template <typename P>
+    P& editParams() noexcept
+    {
+        outputsChanged();
+        return std::get<P>(mParams);
+    }
+    //! Forgets the shapes and types computed for this layer's outputs and for every tensor computed from them
+    //! (Tensor::dims and Tensor::type compute each once): after a change of parameters, inputs or output types.
+    void outputsChanged() const noexcept;
     //! The precision set with setPrecision(), if any.
     std::optional<DataType> precision() const noexcept { return mPrecision; }
     //! The type set with setOutputType(index), if any.
@@ -210,7 +215,7 @@ public:
     }
 
     KindImpl<T>& kind() noexcept { return mKind; }
-    Params& kindParams() noexcept { return paramsAs<Params>(); }
+    Params& kindParams() noexcept { return editParams<Params>(); }
 
     nvinfer1::ILayer& api() noexcept override { return *this; }
     DataType kindOutputType(int32_t index) const noexcept override { return mKind.outputType(index); }

@@ -132,6 +132,23 @@ constexpr char const* layerKindTag(LayerType type) noexcept
 }
 
 //! The API class name ("IConvolutionLayer"), or "ILayer".
+//! Whether a layer of this kind is a loop's or an if-conditional's boundary (trip limit, recurrence, iterator, loop
+//! output, condition, conditional input or output).
+constexpr bool isLoopOrConditionalBoundary(LayerType type) noexcept
+{
+    switch (type)
+    {
+    case LayerType::kTRIP_LIMIT:
+    case LayerType::kRECURRENCE:
+    case LayerType::kITERATOR:
+    case LayerType::kLOOP_OUTPUT:
+    case LayerType::kCONDITION:
+    case LayerType::kCONDITIONAL_INPUT:
+    case LayerType::kCONDITIONAL_OUTPUT: return true;
+    default: return false;
+    }
+}
+
 constexpr char const* layerClassName(LayerType type) noexcept
 {
     auto const index = layerKindIndex(type);

@@ -2,6 +2,8 @@
 #include "network/network.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace kiln
 {
@@ -47,6 +49,67 @@ std::vector<std::pair<Layer*, int32_t>> Network::consumers(Tensor const& tensor)
         }
     }
     return result;
+}
+
+void Network::forgetComputedShapes(Tensor const& changed) const noexcept
+{
+    changed.forgetComputed();
+    bool const read = std::any_of(mLayers.begin(), mLayers.end(), [&](auto const& layer) {
+        return std::find(layer->inputs().begin(), layer->inputs().end(), &changed) != layer->inputs().end();
+    });
+    if (!read)
+    {
+        return;
+    }
+    try
+    {
+        std::unordered_map<Tensor const*, std::vector<Layer const*>> readers;
+        for (auto const& layer : mLayers)
+        {
+            for (Tensor const* input : layer->inputs())
+            {
+                if (input != nullptr)
+                {
+                    readers[input].push_back(layer.get());
+                }
+            }
+        }
+        std::vector<Tensor const*> pending{&changed};
+        std::unordered_set<Tensor const*> seen{&changed};
+        while (!pending.empty())
+        {
+            Tensor const* tensor = pending.back();
+            pending.pop_back();
+            auto const found = readers.find(tensor);
+            if (found == readers.end())
+            {
+                continue;
+            }
+            for (Layer const* reader : found->second)
+            {
+                for (Tensor const* output : reader->outputs())
+                {
+                    if (seen.insert(output).second)
+                    {
+                        output->forgetComputed();
+                        pending.push_back(output);
+                    }
+                }
+            }
+        }
+    }
+    catch (...)
+    {
+        forgetAllComputedShapes(); // out of memory for the walk: forget everything instead
+    }
+}
+
+void Network::forgetAllComputedShapes() const noexcept
+{
+    for (auto const& tensor : mTensors)
+    {
+        tensor->forgetComputed();
+    }
 }
 
 Tensor* Network::own(ITensor const* tensor, char const* where, char const* what) const noexcept
@@ -98,7 +161,7 @@ bool Network::dependsOn(Tensor const& tensor, Layer const& layer) const noexcept
 {
     // Walk producers upwards; the graph is acyclic, and each layer is visited once.
     std::vector<Layer const*> pending;
-    std::vector<Layer const*> seen;
+    std::unordered_set<Layer const*> seen;
     try
     {
         if (tensor.producer() != nullptr)
@@ -113,11 +176,10 @@ bool Network::dependsOn(Tensor const& tensor, Layer const& layer) const noexcept
             {
                 return true;
             }
-            if (std::find(seen.begin(), seen.end(), current) != seen.end())
+            if (!seen.insert(current).second)
             {
                 continue;
             }
-            seen.push_back(current);
             for (std::size_t i = 0; i < current->inputs().size(); ++i)
             {
                 Tensor const* input = current->inputs()[i];
@@ -174,7 +236,12 @@ void Network::adopt(std::unique_ptr<Layer> layer, int32_t nbOutputs, int32_t nbH
         mTensorIndex.emplace(output.get(), output.get());
         mTensors.push_back(std::move(output));
     }
+    bool const boundary = isLoopOrConditionalBoundary(layer->type());
     mLayers.push_back(std::move(layer));
+    if (boundary)
+    {
+        forgetAllComputedShapes(); // the loop's or conditional's outputs may change with it
+    }
 }
 
 // --- NetworkApi: inputs, outputs, access, names, flags ----------------------------------------------------------

@@ -216,6 +216,12 @@ public:
     //! The layers that read tensor, with the input index, in layer order.
     std::vector<std::pair<Layer*, int32_t>> consumers(Tensor const& tensor) const;
 
+    //! Forgets the shape and type computed for changed and for every tensor computed from it (Tensor::shapeChanged).
+    //! Cheap for a tensor no layer reads yet, which is what the setters of a layer just added meet.
+    void forgetComputedShapes(Tensor const& changed) const noexcept;
+    //! Forgets every computed shape and type: when a loop or an if-conditional gains a boundary layer.
+    void forgetAllComputedShapes() const noexcept;
+
     Reporter const& reporter() const noexcept { return mReporter; }
     //! The implementation interface behind the wrapper (for kiln's own tests of methods no wrapper offers).
     nvinfer1::apiv::VNetworkDefinition& api() noexcept { return mApi; }

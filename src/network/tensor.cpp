@@ -39,13 +39,36 @@ DataType Tensor::type() const noexcept
     {
         return mType;
     }
-    auto const requested = mProducer->requestedOutputType(mOutputIndex);
-    return requested ? *requested : mProducer->kindOutputType(mOutputIndex);
+    if (!mComputedType)
+    {
+        auto const requested = mProducer->requestedOutputType(mOutputIndex);
+        mComputedType = requested ? *requested : mProducer->kindOutputType(mOutputIndex);
+    }
+    return *mComputedType;
 }
 
 Dims Tensor::dims() const noexcept
 {
-    return mProducer == nullptr ? mDims : mProducer->kindOutputDims(mOutputIndex);
+    if (mProducer == nullptr)
+    {
+        return mDims;
+    }
+    if (!mComputedDims)
+    {
+        mComputedDims = mProducer->kindOutputDims(mOutputIndex);
+    }
+    return *mComputedDims;
+}
+
+void Tensor::shapeChanged() const noexcept
+{
+    mNetwork.forgetComputedShapes(*this);
+}
+
+void Tensor::forgetComputed() const noexcept
+{
+    mComputedType.reset();
+    mComputedDims.reset();
 }
 
 std::optional<std::pair<float, float>> Tensor::dynamicRange() const noexcept
@@ -129,6 +152,7 @@ void Tensor::Impl::setDimensions(Dims const& dimensions) noexcept
         }
     }
     mTensor.mDims = dimensions;
+    mTensor.shapeChanged();
 }
 
 Dims Tensor::Impl::getDimensions() const noexcept
@@ -146,6 +170,7 @@ void Tensor::Impl::setType(DataType type) noexcept
     if (mTensor.mIsInput)
     {
         mTensor.mType = type;
+        mTensor.shapeChanged();
         return;
     }
     if (mTensor.mNetwork.isStronglyTyped())

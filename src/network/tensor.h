@@ -39,6 +39,11 @@ public:
     DataType type() const noexcept;
     //! An input's shape; for a layer output what the producer's kind knows without symbolic inference.
     Dims dims() const noexcept;
+    //! Forgets the shape and type computed for this tensor and every tensor computed from it: they are computed
+    //! again when next asked. Layer::outputsChanged and the input's own setters call it.
+    void shapeChanged() const noexcept;
+    //! Forgets this tensor's own computed shape and type (Network::forgetComputedShapes walks the readers).
+    void forgetComputed() const noexcept;
     Layer* producer() const noexcept { return mProducer; }
     int32_t producerOutput() const noexcept { return mOutputIndex; }
     bool isInput() const noexcept { return mIsInput; }
@@ -106,6 +111,10 @@ private:
     int32_t mOutputIndex{-1};
     DataType mType{DataType::kFLOAT}; //!< Inputs only.
     Dims mDims{kUnsetDims};           //!< Inputs only.
+    // A layer output's type and shape, computed once from the producer (each query of a whole model would otherwise
+    // walk every path to the inputs: exponential in the number of residual branches). shapeChanged() forgets them.
+    mutable std::optional<DataType> mComputedType;
+    mutable std::optional<Dims> mComputedDims;
     bool mIsInput{};
     bool mIsOutput{};
     bool mIsShapeOutput{};

@@ -160,3 +160,52 @@ TEST(OnnxRMSNormalization, RefusesAnIntegerStashType)
 
 } // namespace
 } // namespace kiln::onnx_test
+
+namespace kiln::onnx_test
+{
+namespace
+{
+
+// PyTorch's half models export LayerNormalization with a float X (after a Cast) and half scale and bias: the output
+// is in X's type, the scale and bias are cast to it (they used to meet X in one kPROD, which the builder refused).
+TEST(OnnxLayerNormalization, HalfScaleAndBiasOnAFloatInputAreCastToTheInputsType)
+{
+    ModelBuilder m(17);
+    m.input("x", {2, 3, 4});
+    // 0.5, 1, 1.5, -2 and 0.25, 0, -0.25, 1 as IEEE half bits: exact in both types.
+    m.initializer(
+        rawTensor("scale", ::onnx::TensorProto::FLOAT16, {4}, std::vector<uint16_t>{0x3800, 0x3C00, 0x3E00, 0xC000}));
+    m.initializer(
+        rawTensor("bias", ::onnx::TensorProto::FLOAT16, {4}, std::vector<uint16_t>{0x3400, 0x0000, 0xB400, 0x3C00}));
+    attrFloat(m.node("LayerNormalization", {"x", "scale", "bias"}, {"y"}, "norm"), "epsilon", 1e-5F);
+    m.output("y");
+    Harness h;
+    ASSERT_TRUE(h.parse(m)) << h.errors();
+    std::vector<float> const x = randomValues(24, 5);
+    auto out = h.run({{"x", {{2, 3, 4}, x}}});
+    ASSERT_EQ(out.count("y"), 1U) << h.lastFailure();
+    float const scale[] = {0.5F, 1.0F, 1.5F, -2.0F};
+    float const bias[] = {0.25F, 0.0F, -0.25F, 1.0F};
+    std::vector<float> expected(x.size());
+    for (size_t row = 0; row < 6; ++row)
+    {
+        float mean = 0.0F;
+        for (size_t i = 0; i < 4; ++i)
+        {
+            mean += x[row * 4 + i] / 4.0F;
+        }
+        float variance = 0.0F;
+        for (size_t i = 0; i < 4; ++i)
+        {
+            variance += (x[row * 4 + i] - mean) * (x[row * 4 + i] - mean) / 4.0F;
+        }
+        for (size_t i = 0; i < 4; ++i)
+        {
+            expected[row * 4 + i] = (x[row * 4 + i] - mean) / std::sqrt(variance + 1e-5F) * scale[i] + bias[i];
+        }
+    }
+    expectClose(out["y"].values, expected, 1e-4F);
+}
+
+} // namespace
+} // namespace kiln::onnx_test

@@ -20,12 +20,12 @@ public:
     {
         if (mLayer.checkEnum("setActivationType", "activation type", type))
         {
-            p().type = type;
+            edit().type = type;
         }
     }
     nvinfer1::ActivationType getActivationType() const noexcept override { return p().type; }
-    void setAlpha(float alpha) noexcept override { p().alpha = alpha; }
-    void setBeta(float beta) noexcept override { p().beta = beta; }
+    void setAlpha(float alpha) noexcept override { edit().alpha = alpha; }
+    void setBeta(float beta) noexcept override { edit().beta = beta; }
     float getAlpha() const noexcept override { return p().alpha; }
     float getBeta() const noexcept override { return p().beta; }
 
@@ -33,7 +33,9 @@ public:
     Dims outputDims(int32_t /*index*/) const noexcept { return inputDims(0); }
 
 private:
-    ActivationParams& p() const noexcept { return mLayer.paramsAs<ActivationParams>(); }
+    ActivationParams const& p() const noexcept { return mLayer.paramsAs<ActivationParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    ActivationParams& edit() noexcept { return mLayer.editParams<ActivationParams>(); }
 };
 
 nvinfer1::IActivationLayer* NetworkApi::addActivation(nvinfer1::ITensor& input, nvinfer1::ActivationType type) noexcept

@@ -20,7 +20,7 @@ public:
     {
         if (mLayer.checkEnum("setToType", "data type", toType))
         {
-            p().toType = toType;
+            edit().toType = toType;
         }
     }
     DataType getToType() const noexcept override { return p().toType; }
@@ -30,7 +30,9 @@ public:
     Dims outputDims(int32_t /*index*/) const noexcept { return inputDims(0); }
 
 private:
-    CastParams& p() const noexcept { return mLayer.paramsAs<CastParams>(); }
+    CastParams const& p() const noexcept { return mLayer.paramsAs<CastParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    CastParams& edit() noexcept { return mLayer.editParams<CastParams>(); }
 };
 
 nvinfer1::ICastLayer* NetworkApi::addCast(nvinfer1::ITensor& input, DataType toType) noexcept

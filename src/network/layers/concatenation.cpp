@@ -24,7 +24,7 @@ public:
             mLayer.fail("setAxis", "axis ", axis, " is out of range for inputs of rank ", rank);
             return;
         }
-        p().axis = axis;
+        edit().axis = axis;
     }
     int32_t getAxis() const noexcept override { return p().axis; }
 
@@ -54,7 +54,9 @@ public:
     }
 
 private:
-    ConcatenationParams& p() const noexcept { return mLayer.paramsAs<ConcatenationParams>(); }
+    ConcatenationParams const& p() const noexcept { return mLayer.paramsAs<ConcatenationParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    ConcatenationParams& edit() noexcept { return mLayer.editParams<ConcatenationParams>(); }
 };
 
 nvinfer1::IConcatenationLayer* NetworkApi::addConcatenation(nvinfer1::ITensor* const* inputs, int32_t nbInputs) noexcept

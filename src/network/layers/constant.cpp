@@ -23,14 +23,14 @@ public:
             mLayer.fail("setWeights", "the weights are unusable: ", problem);
             return;
         }
-        p().weights = weights;
+        edit().weights = weights;
     }
     Weights getWeights() const noexcept override { return p().weights; }
     void setDimensions(Dims const& dimensions) noexcept override
     {
         if (mLayer.checkDims("setDimensions", "the dimensions", dimensions, 0))
         {
-            p().dims = dimensions;
+            edit().dims = dimensions;
         }
     }
     Dims getDimensions() const noexcept override { return p().dims; }
@@ -41,7 +41,9 @@ public:
     Dims outputDims(int32_t /*index*/) const noexcept { return p().dims; }
 
 private:
-    ConstantParams& p() const noexcept { return mLayer.paramsAs<ConstantParams>(); }
+    ConstantParams const& p() const noexcept { return mLayer.paramsAs<ConstantParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    ConstantParams& edit() noexcept { return mLayer.editParams<ConstantParams>(); }
 };
 
 nvinfer1::IConstantLayer* NetworkApi::addConstant(Dims const& dimensions, Weights weights) noexcept

@@ -41,13 +41,13 @@ public:
         {
             return false;
         }
-        p().op = op;
+        edit().op = op;
         return true;
     }
     CumulativeOperation getOperation() const noexcept override { return p().op; }
-    void setExclusive(bool exclusive) noexcept override { p().exclusive = exclusive; }
+    void setExclusive(bool exclusive) noexcept override { edit().exclusive = exclusive; }
     bool getExclusive() const noexcept override { return p().exclusive; }
-    void setReverse(bool reverse) noexcept override { p().reverse = reverse; }
+    void setReverse(bool reverse) noexcept override { edit().reverse = reverse; }
     bool getReverse() const noexcept override { return p().reverse; }
 
     //! Inputs: 0 data, 1 axis.
@@ -56,7 +56,9 @@ public:
     Dims outputDims(int32_t /*index*/) const noexcept { return inputDims(0); }
 
 private:
-    CumulativeParams& p() const noexcept { return mLayer.paramsAs<CumulativeParams>(); }
+    CumulativeParams const& p() const noexcept { return mLayer.paramsAs<CumulativeParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    CumulativeParams& edit() noexcept { return mLayer.editParams<CumulativeParams>(); }
 };
 
 nvinfer1::ICumulativeLayer* NetworkApi::addCumulative(nvinfer1::ITensor& input, nvinfer1::ITensor& axis,

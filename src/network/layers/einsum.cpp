@@ -66,7 +66,7 @@ public:
                 " does not fit the inputs: ", bound.error().message);
             return false;
         }
-        p().equation = equation;
+        edit().equation = equation;
         return true;
     }
     char const* getEquation() const noexcept override { return p().equation.c_str(); }
@@ -110,7 +110,9 @@ public:
     }
 
 private:
-    EinsumParams& p() const noexcept { return mLayer.paramsAs<EinsumParams>(); }
+    EinsumParams const& p() const noexcept { return mLayer.paramsAs<EinsumParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    EinsumParams& edit() noexcept { return mLayer.editParams<EinsumParams>(); }
     std::vector<Dims> inputShapes() const
     {
         std::vector<Dims> shapes;

@@ -22,7 +22,7 @@ public:
     {
         if (mLayer.checkEnum("setOperation", "operation", op))
         {
-            p().op = op;
+            edit().op = op;
         }
     }
     ElementWiseOperation getOperation() const noexcept override { return p().op; }
@@ -38,7 +38,9 @@ public:
     Dims outputDims(int32_t /*index*/) const noexcept { return broadcastDims({inputDims(0), inputDims(1)}); }
 
 private:
-    ElementWiseParams& p() const noexcept { return mLayer.paramsAs<ElementWiseParams>(); }
+    ElementWiseParams const& p() const noexcept { return mLayer.paramsAs<ElementWiseParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    ElementWiseParams& edit() noexcept { return mLayer.editParams<ElementWiseParams>(); }
 };
 
 nvinfer1::IElementWiseLayer* NetworkApi::addElementWise(

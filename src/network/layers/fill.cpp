@@ -43,7 +43,7 @@ public:
     {
         if (mLayer.checkDims("setDimensions", "the dimensions", dimensions, 0))
         {
-            p().dims = dimensions;
+            edit().dims = dimensions;
             mLayer.clearInput(0);
         }
     }
@@ -59,38 +59,38 @@ public:
             mLayer.fail("setOperation", "operation ", op, " with output type ", p().toType, ": ", problem);
             return;
         }
-        p().op = op;
+        edit().op = op;
     }
     FillOperation getOperation() const noexcept override { return p().op; }
     void setAlpha(double alpha) noexcept override
     {
-        p().alpha = alpha;
-        p().alphaInt64 = static_cast<int64_t>(alpha);
-        p().alphaBetaInt64 = false;
+        edit().alpha = alpha;
+        edit().alphaInt64 = static_cast<int64_t>(alpha);
+        edit().alphaBetaInt64 = false;
         mLayer.clearInput(1);
     }
     double getAlpha() const noexcept override { return mLayer.input(1) != nullptr ? -1.0 : p().alpha; }
     void setBeta(double beta) noexcept override
     {
-        p().beta = beta;
-        p().betaInt64 = static_cast<int64_t>(beta);
-        p().alphaBetaInt64 = false;
+        edit().beta = beta;
+        edit().betaInt64 = static_cast<int64_t>(beta);
+        edit().alphaBetaInt64 = false;
         mLayer.clearInput(2);
     }
     double getBeta() const noexcept override { return mLayer.input(2) != nullptr ? -1.0 : p().beta; }
     void setAlphaInt64(int64_t alpha) noexcept override
     {
-        p().alphaInt64 = alpha;
-        p().alpha = static_cast<double>(alpha);
-        p().alphaBetaInt64 = true;
+        edit().alphaInt64 = alpha;
+        edit().alpha = static_cast<double>(alpha);
+        edit().alphaBetaInt64 = true;
         mLayer.clearInput(1);
     }
     int64_t getAlphaInt64() const noexcept override { return mLayer.input(1) != nullptr ? -1 : p().alphaInt64; }
     void setBetaInt64(int64_t beta) noexcept override
     {
-        p().betaInt64 = beta;
-        p().beta = static_cast<double>(beta);
-        p().alphaBetaInt64 = true;
+        edit().betaInt64 = beta;
+        edit().beta = static_cast<double>(beta);
+        edit().alphaBetaInt64 = true;
         mLayer.clearInput(2);
     }
     int64_t getBetaInt64() const noexcept override { return mLayer.input(2) != nullptr ? -1 : p().betaInt64; }
@@ -107,7 +107,7 @@ public:
             mLayer.fail("setToType", "output type ", toType, " with operation ", p().op, ": ", problem);
             return;
         }
-        p().toType = toType;
+        edit().toType = toType;
     }
 
     //! Inputs: 0 shape, 1 alpha, 2 beta.
@@ -127,7 +127,9 @@ public:
     }
 
 private:
-    FillParams& p() const noexcept { return mLayer.paramsAs<FillParams>(); }
+    FillParams const& p() const noexcept { return mLayer.paramsAs<FillParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    FillParams& edit() noexcept { return mLayer.editParams<FillParams>(); }
 };
 
 nvinfer1::IFillLayer* NetworkApi::addFillV2(Dims const& dimensions, FillOperation op, DataType outputType) noexcept

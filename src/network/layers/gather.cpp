@@ -26,7 +26,7 @@ public:
             mLayer.fail("setGatherAxis", "axis ", axis, " is out of range for data of rank ", rank);
             return;
         }
-        p().axis = axis;
+        edit().axis = axis;
     }
     int32_t getGatherAxis() const noexcept override { return p().axis; }
     void setNbElementWiseDims(int32_t k) noexcept override
@@ -36,14 +36,14 @@ public:
             mLayer.fail("setNbElementWiseDims", "nbElementWiseDims is ", k, "; it is 0 or 1, and 0 in kELEMENT mode");
             return;
         }
-        p().nbElementWiseDims = k;
+        edit().nbElementWiseDims = k;
     }
     int32_t getNbElementWiseDims() const noexcept override { return p().nbElementWiseDims; }
     void setMode(GatherMode mode) noexcept override
     {
         if (mLayer.checkEnum("setMode", "gather mode", mode))
         {
-            p().mode = mode;
+            edit().mode = mode;
         }
     }
     GatherMode getMode() const noexcept override { return p().mode; }
@@ -109,7 +109,9 @@ public:
     }
 
 private:
-    GatherParams& p() const noexcept { return mLayer.paramsAs<GatherParams>(); }
+    GatherParams const& p() const noexcept { return mLayer.paramsAs<GatherParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    GatherParams& edit() noexcept { return mLayer.editParams<GatherParams>(); }
 };
 
 namespace

@@ -45,11 +45,11 @@ public:
     {
         if (mLayer.checkEnum("setInterpolationMode", "interpolation mode", mode))
         {
-            p().mode = mode;
+            edit().mode = mode;
         }
     }
     InterpolationMode getInterpolationMode() const noexcept override { return p().mode; }
-    void setAlignCorners(bool alignCorners) noexcept override { p().alignCorners = alignCorners; }
+    void setAlignCorners(bool alignCorners) noexcept override { edit().alignCorners = alignCorners; }
     bool getAlignCorners() const noexcept override { return p().alignCorners; }
     bool setSampleMode(SampleMode mode) noexcept override
     {
@@ -59,7 +59,7 @@ public:
                 "kREFLECT)");
             return false;
         }
-        p().sampleMode = mode;
+        edit().sampleMode = mode;
         return true;
     }
     SampleMode getSampleMode() const noexcept override { return p().sampleMode; }
@@ -78,7 +78,9 @@ public:
     }
 
 private:
-    GridSampleParams& p() const noexcept { return mLayer.paramsAs<GridSampleParams>(); }
+    GridSampleParams const& p() const noexcept { return mLayer.paramsAs<GridSampleParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    GridSampleParams& edit() noexcept { return mLayer.editParams<GridSampleParams>(); }
 };
 
 nvinfer1::IGridSampleLayer* NetworkApi::addGridSample(nvinfer1::ITensor& input, nvinfer1::ITensor& grid) noexcept

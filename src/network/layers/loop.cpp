@@ -90,16 +90,18 @@ public:
     using LoopBoundaryKind::LoopBoundaryKind;
 
     nvinfer1::ILoop* getLoop() const noexcept override { return loop<IteratorParams>(); }
-    void setAxis(int32_t axis) noexcept override { p().axis = axis; }
+    void setAxis(int32_t axis) noexcept override { edit().axis = axis; }
     int32_t getAxis() const noexcept override { return p().axis; }
-    void setReverse(bool reverse) noexcept override { p().reverse = reverse; }
+    void setReverse(bool reverse) noexcept override { edit().reverse = reverse; }
     bool getReverse() const noexcept override { return p().reverse; }
 
     DataType outputType(int32_t /*index*/) const noexcept { return inputType(0); }
     Dims outputDims(int32_t /*index*/) const noexcept { return withoutAxis(inputDims(0), p().axis); }
 
 private:
-    IteratorParams& p() const noexcept { return mLayer.paramsAs<IteratorParams>(); }
+    IteratorParams const& p() const noexcept { return mLayer.paramsAs<IteratorParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    IteratorParams& edit() noexcept { return mLayer.editParams<IteratorParams>(); }
 };
 
 template <>
@@ -110,7 +112,7 @@ public:
 
     nvinfer1::ILoop* getLoop() const noexcept override { return loop<LoopOutputParams>(); }
     nvinfer1::LoopOutput getLoopOutput() const noexcept override { return p().kind; }
-    void setAxis(int32_t axis) noexcept override { p().axis = axis; }
+    void setAxis(int32_t axis) noexcept override { edit().axis = axis; }
     int32_t getAxis() const noexcept override { return p().axis; }
 
     //! Input 1, the length of a concatenation, is set after the layer is made and read for its value.
@@ -137,7 +139,9 @@ public:
     }
 
 private:
-    LoopOutputParams& p() const noexcept { return mLayer.paramsAs<LoopOutputParams>(); }
+    LoopOutputParams const& p() const noexcept { return mLayer.paramsAs<LoopOutputParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    LoopOutputParams& edit() noexcept { return mLayer.editParams<LoopOutputParams>(); }
 };
 
 // ---- Loop ---------------------------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ public:
         }
         if (mLayer.checkEnum("setOperation", "matrix operation", op))
         {
-            p().ops[index] = op;
+            edit().ops[index] = op;
         }
     }
     MatrixOperation getOperation(int32_t index) const noexcept override
@@ -90,7 +90,9 @@ public:
     }
 
 private:
-    MatrixMultiplyParams& p() const noexcept { return mLayer.paramsAs<MatrixMultiplyParams>(); }
+    MatrixMultiplyParams const& p() const noexcept { return mLayer.paramsAs<MatrixMultiplyParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    MatrixMultiplyParams& edit() noexcept { return mLayer.editParams<MatrixMultiplyParams>(); }
 };
 
 nvinfer1::IMatrixMultiplyLayer* NetworkApi::addMatrixMultiply(

@@ -72,7 +72,7 @@ public:
     {
         if (mLayer.checkEnum("setBoundingBoxFormat", "format", fmt))
         {
-            p().format = fmt;
+            edit().format = fmt;
         }
     }
     BoundingBoxFormat getBoundingBoxFormat() const noexcept override { return p().format; }
@@ -83,7 +83,7 @@ public:
             mLayer.fail("setTopKBoxLimit", "the limit is ", limit, "; it must be 1 to ", kMaxTopKBoxLimit);
             return;
         }
-        p().topKBoxLimit = limit;
+        edit().topKBoxLimit = limit;
     }
     int32_t getTopKBoxLimit() const noexcept override { return p().topKBoxLimit; }
     bool setIndicesType(DataType type) noexcept override
@@ -92,7 +92,7 @@ public:
         {
             return false;
         }
-        p().indicesType = type;
+        edit().indicesType = type;
         return true;
     }
     DataType getIndicesType() const noexcept override { return p().indicesType; }
@@ -104,7 +104,9 @@ public:
     Dims outputDims(int32_t index) const noexcept { return index == 0 ? Dims{2, {-1, 3}} : Dims{0, {}}; }
 
 private:
-    NMSParams& p() const noexcept { return mLayer.paramsAs<NMSParams>(); }
+    NMSParams const& p() const noexcept { return mLayer.paramsAs<NMSParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    NMSParams& edit() noexcept { return mLayer.editParams<NMSParams>(); }
 };
 
 nvinfer1::INMSLayer* NetworkApi::addNMSV2(nvinfer1::ITensor& boxes, nvinfer1::ITensor& scores,

@@ -51,7 +51,7 @@ public:
         {
             return false;
         }
-        p().indicesType = type;
+        edit().indicesType = type;
         return true;
     }
     DataType getIndicesType() const noexcept override { return p().indicesType; }
@@ -69,7 +69,9 @@ public:
     }
 
 private:
-    NonZeroParams& p() const noexcept { return mLayer.paramsAs<NonZeroParams>(); }
+    NonZeroParams const& p() const noexcept { return mLayer.paramsAs<NonZeroParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    NonZeroParams& edit() noexcept { return mLayer.editParams<NonZeroParams>(); }
 };
 
 nvinfer1::INonZeroLayer* NetworkApi::addNonZeroV2(nvinfer1::ITensor& input, DataType indicesType) noexcept

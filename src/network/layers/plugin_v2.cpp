@@ -68,7 +68,7 @@ public:
     Dims outputDims(int32_t index) const noexcept { return inferredOutputDims(index); }
     void inputChanged(int32_t /*index*/) noexcept
     {
-        PluginV2Params& params = p();
+        PluginV2Params& params = edit();
         mLayer.reporter().guard("ILayer::setInput", 0, [&] {
             std::vector<DataType> inputTypes;
             for (int32_t i = 0; i < static_cast<int32_t>(mLayer.inputs().size()); ++i)
@@ -89,7 +89,9 @@ public:
     }
 
 private:
-    PluginV2Params& p() const noexcept { return mLayer.paramsAs<PluginV2Params>(); }
+    PluginV2Params const& p() const noexcept { return mLayer.paramsAs<PluginV2Params>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    PluginV2Params& edit() noexcept { return mLayer.editParams<PluginV2Params>(); }
 };
 
 namespace

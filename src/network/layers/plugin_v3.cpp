@@ -79,7 +79,7 @@ public:
     Dims outputDims(int32_t index) const noexcept { return inferredOutputDims(index); }
     void inputChanged(int32_t index) noexcept
     {
-        PluginV3Params& params = p();
+        PluginV3Params& params = edit();
         if (index >= params.nbInputs)
         {
             return;
@@ -103,7 +103,9 @@ public:
     }
 
 private:
-    PluginV3Params& p() const noexcept { return mLayer.paramsAs<PluginV3Params>(); }
+    PluginV3Params const& p() const noexcept { return mLayer.paramsAs<PluginV3Params>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    PluginV3Params& edit() noexcept { return mLayer.editParams<PluginV3Params>(); }
 };
 
 namespace

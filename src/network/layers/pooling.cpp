@@ -21,7 +21,7 @@ public:
     {
         if (mLayer.checkEnum("setPoolingType", "pooling type", type))
         {
-            p().type = type;
+            edit().type = type;
         }
     }
     nvinfer1::PoolingType getPoolingType() const noexcept override { return p().type; }
@@ -32,19 +32,19 @@ public:
             mLayer.fail("setBlendFactor", "the blend factor ", static_cast<double>(blendFactor), " is not in [0, 1]");
             return;
         }
-        p().blendFactor = blendFactor;
+        edit().blendFactor = blendFactor;
     }
     float getBlendFactor() const noexcept override { return p().blendFactor; }
     void setAverageCountExcludesPadding(bool exclusive) noexcept override
     {
-        p().averageCountExcludesPadding = exclusive;
+        edit().averageCountExcludesPadding = exclusive;
     }
     bool getAverageCountExcludesPadding() const noexcept override { return p().averageCountExcludesPadding; }
     void setWindowSizeNd(Dims const& windowSize) noexcept override
     {
         if (mLayer.checkDims("setWindowSizeNd", "the window size", windowSize, 1, 2, 3))
         {
-            p().windowSize = windowSize;
+            edit().windowSize = windowSize;
         }
     }
     Dims getWindowSizeNd() const noexcept override { return p().windowSize; }

@@ -221,7 +221,7 @@ public:
             mLayer.fail("setAxis", "axis ", axis, " is outside [", -rank, ", ", rank, ") for the input ", inputDims(0));
             return;
         }
-        p().axis = axis;
+        edit().axis = axis;
     }
     DataType getToType() const noexcept override { return p().toType; }
     void setToType(DataType toType) noexcept override
@@ -231,7 +231,7 @@ public:
             mLayer.fail("setToType", "the output type ", dataTypeName(toType), " (", toType, ") ", problem);
             return;
         }
-        p().toType = toType;
+        edit().toType = toType;
     }
     bool setBlockShape(Dims const& blockShape) noexcept override
     {
@@ -240,7 +240,7 @@ public:
             mLayer.fail("setBlockShape", "the block shape ", blockShape, " ", *problem);
             return false;
         }
-        p().blockShape = blockShape;
+        edit().blockShape = blockShape;
         return true;
     }
     Dims getBlockShape() const noexcept override { return p().blockShape; }
@@ -270,7 +270,9 @@ public:
     Dims outputDims(int32_t /*index*/) const noexcept { return inputDims(0); }
 
 private:
-    Params& p() const noexcept { return mLayer.paramsAs<Params>(); }
+    Params const& p() const noexcept { return mLayer.paramsAs<Params>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    Params& edit() noexcept { return mLayer.editParams<Params>(); }
 };
 
 template <>

@@ -46,7 +46,7 @@ public:
             mLayer.fail("setOperation", "operation ", op, " ", problem);
             return;
         }
-        p().op = op;
+        edit().op = op;
     }
     ReduceOperation getOperation() const noexcept override { return p().op; }
     void setReduceAxes(uint32_t reduceAxes) noexcept override
@@ -57,10 +57,10 @@ public:
                 inputDims(0).nbDims);
             return;
         }
-        p().axes = reduceAxes;
+        edit().axes = reduceAxes;
     }
     uint32_t getReduceAxes() const noexcept override { return p().axes; }
-    void setKeepDimensions(bool keepDimensions) noexcept override { p().keepDimensions = keepDimensions; }
+    void setKeepDimensions(bool keepDimensions) noexcept override { edit().keepDimensions = keepDimensions; }
     bool getKeepDimensions() const noexcept override { return p().keepDimensions; }
 
     bool computesShapeValues() const noexcept { return true; }
@@ -90,7 +90,9 @@ public:
     }
 
 private:
-    ReduceParams& p() const noexcept { return mLayer.paramsAs<ReduceParams>(); }
+    ReduceParams const& p() const noexcept { return mLayer.paramsAs<ReduceParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    ReduceParams& edit() noexcept { return mLayer.editParams<ReduceParams>(); }
 };
 
 nvinfer1::IReduceLayer* NetworkApi::addReduce(

@@ -87,8 +87,8 @@ public:
                 " extents; the input has rank ", rank);
             return;
         }
-        p().outputDims = dimensions;
-        p().scales.clear();
+        edit().outputDims = dimensions;
+        edit().scales.clear();
         mLayer.clearInput(kShapeInput);
     }
     Dims getOutputDimensions() const noexcept override { return given() ? kUnsetDims : p().outputDims; }
@@ -121,10 +121,10 @@ public:
             }
         }
         mLayer.reporter().guard("IResizeLayer::setScales", 0, [&] {
-            p().scales.assign(scales, scales + nbScales);
+            edit().scales.assign(scales, scales + nbScales);
             return 0;
         });
-        p().outputDims = kUnsetDims;
+        edit().outputDims = kUnsetDims;
         mLayer.clearInput(kShapeInput);
     }
     int32_t getScales(int32_t size, float* scales) const noexcept override
@@ -144,7 +144,7 @@ public:
     {
         if (mLayer.checkEnum("setResizeMode", "interpolation mode", interpolationMode))
         {
-            p().mode = interpolationMode;
+            edit().mode = interpolationMode;
         }
     }
     InterpolationMode getResizeMode() const noexcept override { return p().mode; }
@@ -152,7 +152,7 @@ public:
     {
         if (mLayer.checkEnum("setCoordinateTransformation", "coordinate transformation", coordTransform))
         {
-            p().transformation = coordTransform;
+            edit().transformation = coordTransform;
         }
     }
     ResizeCoordinateTransformation getCoordinateTransformation() const noexcept override { return p().transformation; }
@@ -160,7 +160,7 @@ public:
     {
         if (mLayer.checkEnum("setSelectorForSinglePixel", "selector", selector))
         {
-            p().selector = selector;
+            edit().selector = selector;
         }
     }
     ResizeSelector getSelectorForSinglePixel() const noexcept override { return p().selector; }
@@ -168,7 +168,7 @@ public:
     {
         if (mLayer.checkEnum("setNearestRounding", "rounding mode", value))
         {
-            p().rounding = value;
+            edit().rounding = value;
         }
     }
     ResizeRoundMode getNearestRounding() const noexcept override { return p().rounding; }
@@ -179,10 +179,10 @@ public:
             mLayer.fail("setCubicCoeff", "the cubic coefficient is ", static_cast<double>(A), "; it must be finite");
             return;
         }
-        p().cubicCoeff = A;
+        edit().cubicCoeff = A;
     }
     float getCubicCoeff() const noexcept override { return p().cubicCoeff; }
-    void setExcludeOutside(bool excludeFlag) noexcept override { p().excludeOutside = excludeFlag; }
+    void setExcludeOutside(bool excludeFlag) noexcept override { edit().excludeOutside = excludeFlag; }
     bool getExcludeOutside() const noexcept override { return p().excludeOutside; }
 
     //! Inputs: 0 data, 1 the output shape.
@@ -217,7 +217,9 @@ public:
     }
 
 private:
-    ResizeParams& p() const noexcept { return mLayer.paramsAs<ResizeParams>(); }
+    ResizeParams const& p() const noexcept { return mLayer.paramsAs<ResizeParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    ResizeParams& edit() noexcept { return mLayer.editParams<ResizeParams>(); }
     bool given() const noexcept { return mLayer.input(kShapeInput) != nullptr; }
 };
 

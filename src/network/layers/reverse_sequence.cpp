@@ -27,7 +27,7 @@ public:
     {
         if (checkAxis("setBatchAxis", "batch axis", batchAxis))
         {
-            p().batchAxis = batchAxis;
+            edit().batchAxis = batchAxis;
         }
     }
     int32_t getBatchAxis() const noexcept override { return p().batchAxis; }
@@ -35,7 +35,7 @@ public:
     {
         if (checkAxis("setSequenceAxis", "sequence axis", sequenceAxis))
         {
-            p().sequenceAxis = sequenceAxis;
+            edit().sequenceAxis = sequenceAxis;
         }
     }
     int32_t getSequenceAxis() const noexcept override { return p().sequenceAxis; }
@@ -45,7 +45,9 @@ public:
     Dims outputDims(int32_t /*index*/) const noexcept { return inputDims(0); }
 
 private:
-    ReverseSequenceParams& p() const noexcept { return mLayer.paramsAs<ReverseSequenceParams>(); }
+    ReverseSequenceParams const& p() const noexcept { return mLayer.paramsAs<ReverseSequenceParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    ReverseSequenceParams& edit() noexcept { return mLayer.editParams<ReverseSequenceParams>(); }
     bool checkAxis(char const* method, char const* what, int32_t axis) const noexcept
     {
         int32_t const rank = inputDims(0).nbDims;

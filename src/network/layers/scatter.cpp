@@ -43,7 +43,7 @@ public:
     {
         if (mLayer.checkEnum("setMode", "mode", mode))
         {
-            p().mode = mode;
+            edit().mode = mode;
         }
     }
     ScatterMode getMode() const noexcept override { return p().mode; }
@@ -56,7 +56,7 @@ public:
                 "setAxis", "axis ", axis, " is outside [", -data.nbDims, ", ", data.nbDims, ") for the data ", data);
             return;
         }
-        p().axis = axis;
+        edit().axis = axis;
     }
     int32_t getAxis() const noexcept override { return p().axis; }
 
@@ -64,7 +64,9 @@ public:
     Dims outputDims(int32_t /*index*/) const noexcept { return inputDims(0); }
 
 private:
-    ScatterParams& p() const noexcept { return mLayer.paramsAs<ScatterParams>(); }
+    ScatterParams const& p() const noexcept { return mLayer.paramsAs<ScatterParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    ScatterParams& edit() noexcept { return mLayer.editParams<ScatterParams>(); }
 };
 
 nvinfer1::IScatterLayer* NetworkApi::addScatter(

@@ -31,7 +31,7 @@ public:
                 ")");
             return;
         }
-        p().firstTranspose = permutation;
+        edit().firstTranspose = permutation;
     }
     Permutation const& getFirstTranspose() const noexcept override { return p().firstTranspose; }
     void setReshapeDimensions(Dims const& dimensions) noexcept override
@@ -51,7 +51,7 @@ public:
                 " have more than one -1; at most one extent is inferred");
             return;
         }
-        p().reshape = dimensions;
+        edit().reshape = dimensions;
         mLayer.clearInput(1);
     }
     Dims getReshapeDimensions() const noexcept override
@@ -68,10 +68,13 @@ public:
                 ")");
             return;
         }
-        p().secondTranspose = permutation;
+        edit().secondTranspose = permutation;
     }
     Permutation const& getSecondTranspose() const noexcept override { return p().secondTranspose; }
-    void setZeroIsPlaceholder(bool zeroIsPlaceholder) noexcept override { p().zeroIsPlaceholder = zeroIsPlaceholder; }
+    void setZeroIsPlaceholder(bool zeroIsPlaceholder) noexcept override
+    {
+        edit().zeroIsPlaceholder = zeroIsPlaceholder;
+    }
     bool getZeroIsPlaceholder() const noexcept override { return p().zeroIsPlaceholder; }
 
     //! Inputs: 0 data, 1 reshape dimensions.
@@ -93,7 +96,9 @@ public:
     }
 
 private:
-    ShuffleParams& p() const noexcept { return mLayer.paramsAs<ShuffleParams>(); }
+    ShuffleParams const& p() const noexcept { return mLayer.paramsAs<ShuffleParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    ShuffleParams& edit() noexcept { return mLayer.editParams<ShuffleParams>(); }
 
     //! The output of a reshape to a shape tensor's values, through the symbolic rule and the layers that compute the
     //! values (network/definition_shapes.h): x reshaped to [x.d0, -1] from x's own shape is [-1, C*H*W]; nullopt when

@@ -35,7 +35,7 @@ public:
     {
         if (mLayer.checkDims("setStart", "the start", start, std::numeric_limits<int64_t>::min()))
         {
-            p().start = start;
+            edit().start = start;
             mLayer.clearInput(kStartInput);
         }
     }
@@ -44,7 +44,7 @@ public:
     {
         if (mLayer.checkDims("setSize", "the size", size, 0))
         {
-            p().size = size;
+            edit().size = size;
             mLayer.clearInput(kSizeInput);
         }
     }
@@ -53,7 +53,7 @@ public:
     {
         if (mLayer.checkDims("setStride", "the stride", stride, std::numeric_limits<int64_t>::min()))
         {
-            p().stride = stride;
+            edit().stride = stride;
             mLayer.clearInput(kStrideInput);
         }
     }
@@ -62,7 +62,7 @@ public:
     {
         if (mLayer.checkEnum("setMode", "sample mode", mode))
         {
-            p().mode = mode;
+            edit().mode = mode;
         }
     }
     nvinfer1::SampleMode getMode() const noexcept override { return p().mode; }
@@ -85,7 +85,7 @@ public:
             }
             seen[axis] = true;
         }
-        p().axes = axes;
+        edit().axes = axes;
         mLayer.clearInput(kAxesInput);
     }
     Dims getAxes() const noexcept override { return given(kAxesInput) ? kUnsetDims : p().axes; }
@@ -128,7 +128,9 @@ public:
     }
 
 private:
-    SliceParams& p() const noexcept { return mLayer.paramsAs<SliceParams>(); }
+    SliceParams const& p() const noexcept { return mLayer.paramsAs<SliceParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    SliceParams& edit() noexcept { return mLayer.editParams<SliceParams>(); }
     bool given(int32_t index) const noexcept { return mLayer.input(index) != nullptr; }
 };
 

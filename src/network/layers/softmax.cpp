@@ -29,7 +29,7 @@ public:
             mLayer.fail("setAxes", "axis ", std::countr_zero(axes), " is out of range for an input of rank ", rank);
             return;
         }
-        p().axes = axes;
+        edit().axes = axes;
     }
     uint32_t getAxes() const noexcept override { return p().axes; }
 
@@ -37,7 +37,9 @@ public:
     Dims outputDims(int32_t /*index*/) const noexcept { return inputDims(0); }
 
 private:
-    SoftMaxParams& p() const noexcept { return mLayer.paramsAs<SoftMaxParams>(); }
+    SoftMaxParams const& p() const noexcept { return mLayer.paramsAs<SoftMaxParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    SoftMaxParams& edit() noexcept { return mLayer.editParams<SoftMaxParams>(); }
 };
 
 nvinfer1::ISoftMaxLayer* NetworkApi::addSoftMax(nvinfer1::ITensor& input) noexcept

@@ -64,7 +64,7 @@ public:
     {
         if (mLayer.checkEnum("setOperation", "operation", op))
         {
-            p().op = op;
+            edit().op = op;
         }
     }
     TopKOperation getOperation() const noexcept override { return p().op; }
@@ -82,7 +82,7 @@ public:
                 " elements along the axis; k must be at most that");
             return;
         }
-        p().k = k;
+        edit().k = k;
         mLayer.clearInput(1);
     }
     int32_t getK() const noexcept override { return mLayer.input(1) != nullptr ? -1 : p().k; }
@@ -101,7 +101,7 @@ public:
                 " elements in the input ", input, ", fewer than k (", p().k, ")");
             return;
         }
-        p().axes = reduceAxes;
+        edit().axes = reduceAxes;
     }
     uint32_t getReduceAxes() const noexcept override { return p().axes; }
     bool setIndicesType(DataType type) noexcept override
@@ -110,7 +110,7 @@ public:
         {
             return false;
         }
-        p().indicesType = type;
+        edit().indicesType = type;
         return true;
     }
     DataType getIndicesType() const noexcept override { return p().indicesType; }
@@ -132,7 +132,9 @@ public:
     }
 
 private:
-    TopKParams& p() const noexcept { return mLayer.paramsAs<TopKParams>(); }
+    TopKParams const& p() const noexcept { return mLayer.paramsAs<TopKParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    TopKParams& edit() noexcept { return mLayer.editParams<TopKParams>(); }
 };
 
 nvinfer1::ITopKLayer* NetworkApi::addTopKV2(

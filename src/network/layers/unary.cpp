@@ -22,7 +22,7 @@ public:
     {
         if (mLayer.checkEnum("setOperation", "operation", op))
         {
-            p().op = op;
+            edit().op = op;
         }
     }
     UnaryOperation getOperation() const noexcept override { return p().op; }
@@ -36,7 +36,9 @@ public:
     Dims outputDims(int32_t /*index*/) const noexcept { return inputDims(0); }
 
 private:
-    UnaryParams& p() const noexcept { return mLayer.paramsAs<UnaryParams>(); }
+    UnaryParams const& p() const noexcept { return mLayer.paramsAs<UnaryParams>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    UnaryParams& edit() noexcept { return mLayer.editParams<UnaryParams>(); }
 };
 
 nvinfer1::IUnaryLayer* NetworkApi::addUnary(nvinfer1::ITensor& input, UnaryOperation operation) noexcept

@@ -25,7 +25,7 @@ public:
     {
         if (mLayer.checkDims("setPrePadding", "the padding", padding, 0, 1, 3))
         {
-            p().prePadding = padding;
+            edit().prePadding = padding;
         }
     }
     Dims getPrePadding() const noexcept override { return p().prePadding; }
@@ -33,7 +33,7 @@ public:
     {
         if (mLayer.checkDims("setPostPadding", "the padding", padding, 0, 1, 3))
         {
-            p().postPadding = padding;
+            edit().postPadding = padding;
         }
     }
     Dims getPostPadding() const noexcept override { return p().postPadding; }
@@ -41,7 +41,7 @@ public:
     {
         if (mLayer.checkEnum("setPaddingMode", "padding mode", paddingMode))
         {
-            p().paddingMode = paddingMode;
+            edit().paddingMode = paddingMode;
         }
     }
     nvinfer1::PaddingMode getPaddingMode() const noexcept override { return p().paddingMode; }
@@ -49,7 +49,7 @@ public:
     {
         if (mLayer.checkDims("setStrideNd", "the stride", stride, 1, 1, 3))
         {
-            p().stride = stride;
+            edit().stride = stride;
         }
     }
     Dims getStrideNd() const noexcept override { return p().stride; }
@@ -57,14 +57,16 @@ public:
     {
         if (mLayer.checkDims("setPaddingNd", "the padding", padding, 0, 1, 3))
         {
-            p().prePadding = padding;
-            p().postPadding = padding;
+            edit().prePadding = padding;
+            edit().postPadding = padding;
         }
     }
     Dims getPaddingNd() const noexcept override { return p().prePadding; }
 
 protected:
-    Params& p() const noexcept { return mLayer.paramsAs<Params>(); }
+    Params const& p() const noexcept { return mLayer.paramsAs<Params>(); }
+    //! The parameters, to change: the layer's outputs are then computed again (Layer::editParams).
+    Params& edit() noexcept { return mLayer.editParams<Params>(); }
 };
 
 //! The methods IConvolutionLayer and IDeconvolutionLayer share beyond the window's; inputs 0 data, 1 kernel, 2 bias.
@@ -81,7 +83,7 @@ public:
             this->mLayer.fail("setNbOutputMaps", "nbOutputMaps is ", nbOutputMaps, "; it must be at least 1");
             return;
         }
-        this->p().nbOutputMaps = nbOutputMaps;
+        this->edit().nbOutputMaps = nbOutputMaps;
     }
     int64_t getNbOutputMaps() const noexcept override { return this->p().nbOutputMaps; }
     void setNbGroups(int64_t nbGroups) noexcept override
@@ -91,7 +93,7 @@ public:
             this->mLayer.fail("setNbGroups", "nbGroups is ", nbGroups, "; it must be at least 1");
             return;
         }
-        this->p().nbGroups = nbGroups;
+        this->edit().nbGroups = nbGroups;
     }
     int64_t getNbGroups() const noexcept override { return this->p().nbGroups; }
     void setKernelWeights(Weights weights) noexcept override
@@ -101,7 +103,7 @@ public:
             this->mLayer.fail("setKernelWeights", "the kernel weights are unusable: ", problem);
             return;
         }
-        this->p().kernel = weights;
+        this->edit().kernel = weights;
     }
     Weights getKernelWeights() const noexcept override { return this->p().kernel; }
     void setBiasWeights(Weights weights) noexcept override
@@ -111,14 +113,14 @@ public:
             this->mLayer.fail("setBiasWeights", "the bias weights are unusable: ", problem);
             return;
         }
-        this->p().bias = weights;
+        this->edit().bias = weights;
     }
     Weights getBiasWeights() const noexcept override { return this->p().bias; }
     void setKernelSizeNd(Dims const& kernelSize) noexcept override
     {
         if (this->mLayer.checkDims("setKernelSizeNd", "the kernel size", kernelSize, 1, 2, 3))
         {
-            this->p().kernelSize = kernelSize;
+            this->edit().kernelSize = kernelSize;
         }
     }
     Dims getKernelSizeNd() const noexcept override { return this->p().kernelSize; }
@@ -126,7 +128,7 @@ public:
     {
         if (this->mLayer.checkDims("setDilationNd", "the dilation", dilation, 1, 1, 3))
         {
-            this->p().dilation = dilation;
+            this->edit().dilation = dilation;
         }
     }
     Dims getDilationNd() const noexcept override { return this->p().dilation; }

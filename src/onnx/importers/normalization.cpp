@@ -91,10 +91,12 @@ ITensor& perChannelConstant(ImportContext& ctx, std::vector<double> const& value
 }
 
 //! x * scale + bias (bias may be nullptr).
+//! x * scale + bias in x's type. Exporters write scale and bias in another type than X (PyTorch's half models
+//! normalize a float X with half weights), which the element-wise layers refuse: they are cast to x's type.
 ITensor& affine(ImportContext& ctx, ITensor& x, ITensor& scale, ITensor* bias)
 {
-    ITensor& scaled = binary(ctx, x, scale, ElementWiseOperation::kPROD);
-    return bias == nullptr ? scaled : binary(ctx, scaled, *bias, ElementWiseOperation::kSUM);
+    ITensor& scaled = binary(ctx, x, castTo(ctx, scale, x.getType()), ElementWiseOperation::kPROD);
+    return bias == nullptr ? scaled : binary(ctx, scaled, castTo(ctx, *bias, x.getType()), ElementWiseOperation::kSUM);
 }
 
 //! Fails when the node asks for an output beyond the first.
