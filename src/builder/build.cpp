@@ -22,8 +22,10 @@
 #include "builder/build_report.h"
 #include "builder/fusion.h"
 #include "builder/layout.h"
+#include "builder/precision.h"
 #include "builder/timing_cache.h"
 #include "core/data_type.h"
+#include "core/logging.h"
 #include "plan/loops.h"
 #include "plugin/plugin_v3.h"
 #include "plugin/v2_handles.h"
@@ -502,39 +504,12 @@ Expected<PlanBackend> backendAsked()
 //! The formats a plugin layer chose, by the layer's index in the engine.
 using ChosenFormats = std::map<std::size_t, std::vector<nvinfer1::TensorFormat>>;
 
-//! Layers that an edit puts before and after the layer it was given.
-struct AroundLayer
-{
-    std::vector<LayerRecord> before;
-    std::vector<LayerRecord> after;
-};
-
-//! Rebuilds model.layers with what edit(layer index, layer) puts around each layer (edit may also rewire the layer
-//! itself), then renumbers every tensor's producer and every assertion's layer.
-void insertAround(EngineModel& model, std::function<AroundLayer(std::size_t, LayerRecord&)> const& edit);
-
 //! After model.layers moved (old layer l is now newIndex[l]): every tensor's producer and every assertion's layer.
 void renumberLayers(EngineModel& model, std::vector<int32_t> const& newIndex);
 
 //! Orders each loop's layers as one block (plan/loops.h); an error for a loop nested in another or one that reads its
 //! own output.
 std::optional<Error> orderLoops(EngineModel& model);
-
-//! A tensor like model.tensors[twin] (the same shape) in format, named with suffix: internal, its producer set
-//! later.
-int32_t addTwinTensor(
-    EngineModel& model, KeptTensors& kept, int32_t twin, std::string const& suffix, nvinfer1::TensorFormat format)
-{
-    TensorRecord record = model.tensors[static_cast<std::size_t>(twin)];
-    record.name += suffix;
-    record.format = format;
-    record.isInput = false;
-    record.isOutput = false;
-    record.isShapeTensor = false;
-    model.tensors.push_back(std::move(record));
-    kept.list.push_back(kept.list[static_cast<std::size_t>(twin)]); // the same network tensor: the same shapes
-    return static_cast<int32_t>(model.tensors.size() - 1);
-}
 
 //! Puts a reformat layer (an identity between two formats) before each plugin input and after each plugin output
 //! that the plugin takes in a format other than kLINEAR, then renumbers producers and assertions.
@@ -639,23 +614,6 @@ void isolateAliases(EngineModel& model, KeptTensors& kept)
         }
         return around;
     });
-}
-
-void insertAround(EngineModel& model, std::function<AroundLayer(std::size_t, LayerRecord&)> const& edit)
-{
-    std::vector<LayerRecord> layers;
-    std::vector<int32_t> newIndex(model.layers.size());
-    for (std::size_t l = 0; l < model.layers.size(); ++l)
-    {
-        // edit may add tensors (model.tensors), never layers: model.layers[l] stays valid meanwhile.
-        AroundLayer around = edit(l, model.layers[l]);
-        std::move(around.before.begin(), around.before.end(), std::back_inserter(layers));
-        newIndex[l] = static_cast<int32_t>(layers.size());
-        layers.push_back(std::move(model.layers[l]));
-        std::move(around.after.begin(), around.after.end(), std::back_inserter(layers));
-    }
-    model.layers = std::move(layers);
-    renumberLayers(model, newIndex);
 }
 
 void renumberLayers(EngineModel& model, std::vector<int32_t> const& newIndex)
@@ -812,6 +770,37 @@ LayerRecord layerRecord(Layer const& layer, KeptTensors const& tensors, WeightsK
 }
 
 } // namespace
+
+int32_t addTwinTensor(
+    EngineModel& model, KeptTensors& kept, int32_t twin, std::string const& suffix, nvinfer1::TensorFormat format)
+{
+    TensorRecord record = model.tensors[static_cast<std::size_t>(twin)];
+    record.name += suffix;
+    record.format = format;
+    record.isInput = false;
+    record.isOutput = false;
+    record.isShapeTensor = false;
+    model.tensors.push_back(std::move(record));
+    kept.list.push_back(kept.list[static_cast<std::size_t>(twin)]); // the same network tensor: the same shapes
+    return static_cast<int32_t>(model.tensors.size() - 1);
+}
+
+void insertAround(EngineModel& model, std::function<AroundLayer(std::size_t, LayerRecord&)> const& edit)
+{
+    std::vector<LayerRecord> layers;
+    std::vector<int32_t> newIndex(model.layers.size());
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        // edit may add tensors (model.tensors), never layers: model.layers[l] stays valid meanwhile.
+        AroundLayer around = edit(l, model.layers[l]);
+        std::move(around.before.begin(), around.before.end(), std::back_inserter(layers));
+        newIndex[l] = static_cast<int32_t>(layers.size());
+        layers.push_back(std::move(model.layers[l]));
+        std::move(around.after.begin(), around.after.end(), std::back_inserter(layers));
+    }
+    model.layers = std::move(layers);
+    renumberLayers(model, newIndex);
+}
 
 Expected<PlanBackend> chosenBackend()
 {
@@ -1005,6 +994,24 @@ Expected<EngineModel> buildEngineModel(
         pass("layer normalization fusion", fuseLayerNorms);
         pass("point-wise fusion", fusePointwise);
         pass("unread constants removed", removeUnreadConstants);
+    }
+    // 7b. Reduced precision (kFP16, kBF16) in a weakly typed network, after the fusions (whose kernels compute in float
+    // inside) and before the layouts (which need the 16-bit convolutions): builder/precision.h.
+    before = model.layers.size();
+    auto const reduced = chooseReducedPrecision(model, kept, settings, network.isStronglyTyped(), backend, concrete);
+    if (!reduced)
+    {
+        return reduced.error();
+    }
+    report.rewrite("reduced precision casts", before, model);
+    if (reduced.value() > 0)
+    {
+        log(Severity::kINFO,
+            "network '" + network.name() + "': " + std::to_string(reduced.value()) + " layers compute in reduced "
+                + "precision (kFP16 / kBF16); the others keep kFLOAT");
+    }
+    if (model.backend == PlanBackend::kCUDA)
+    {
         // Chains of 16-bit convolutions run in kHWC8 (builder/layout.h); each tensor the pass adds has the shapes of
         // the tensor it is a twin of. On by default (cuDNN's tensor-core kernels read NHWC; in NCHW cuDNN transposes
         // inside every convolution); KILN_CHANNELS_LAST=0 keeps NCHW.

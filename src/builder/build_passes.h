@@ -62,6 +62,24 @@ struct KeptTensors
     std::unordered_map<Tensor const*, int32_t> index;
 };
 
+// ---- build.cpp: rewriting the model's layers ----------------------------------------------------------------------
+
+//! A tensor like model.tensors[twin] (the same shape) in format, named with suffix: internal, its producer set
+//! later; kept.list gains the same network tensor (the same shapes).
+int32_t addTwinTensor(
+    EngineModel& model, KeptTensors& kept, int32_t twin, std::string const& suffix, nvinfer1::TensorFormat format);
+
+//! Layers that an edit puts before and after the layer it was given.
+struct AroundLayer
+{
+    std::vector<LayerRecord> before;
+    std::vector<LayerRecord> after;
+};
+
+//! Rebuilds model.layers with what edit(layer index, layer) puts around each layer (edit may also rewire the layer
+//! itself), then renumbers every tensor's producer and every assertion's layer.
+void insertAround(EngineModel& model, std::function<AroundLayer(std::size_t, LayerRecord&)> const& edit);
+
 // ---- build_memory.cpp -----------------------------------------------------------------------------------------------
 
 //! The profiles to build: the config's, which must give every dynamic input's dimensions and every shape input's

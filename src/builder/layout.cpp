@@ -3,6 +3,7 @@
 
 #include "backends/host/reformat.h"
 #include "builder/build_passes.h"
+#include "builder/weights_blobs.h"
 #include "core/data_type.h"
 #include "plan/refit.h"
 
@@ -134,52 +135,10 @@ std::vector<bool> interiorTensors(EngineModel const& model, std::vector<bool> co
     return interior;
 }
 
-//! The blob whose bytes start at values and that only one Weights of the model points into, or nullptr.
-WeightsBlob* ownBlob(EngineModel& model, void const* values)
-{
-    auto const* address = static_cast<uint8_t const*>(values);
-    auto const within = [](WeightsBlob const& blob, void const* pointer) {
-        auto const* p = static_cast<uint8_t const*>(pointer);
-        std::span<uint8_t const> const bytes = blob.view();
-        return pointer != nullptr && p >= bytes.data() && p < bytes.data() + bytes.size();
-    };
-    for (WeightsBlob& blob : model.weights)
-    {
-        if (blob.view().empty() || blob.view().data() != address)
-        {
-            continue;
-        }
-        int32_t references = 0;
-        for (LayerRecord const& layer : model.layers)
-        {
-            if (auto const* conv = std::get_if<ConvolutionParams>(&layer.params))
-            {
-                references += (within(blob, conv->kernel.values) ? 1 : 0) + (within(blob, conv->bias.values) ? 1 : 0);
-            }
-            else if (auto const* constant = std::get_if<ConstantParams>(&layer.params))
-            {
-                references += within(blob, constant->weights.values) ? 1 : 0;
-            }
-        }
-        return references == 1 ? &blob : nullptr;
-    }
-    return nullptr;
-}
-
-//! Stores a chosen convolution's kernel [K, C, spatial...] KRSC in type: its blob rewritten when it is the kernel's
-//! alone, a new blob otherwise.
+//! Stores a chosen convolution's kernel [K, C, spatial...] KRSC in type (builder/weights_blobs.h).
 void storeKernelChannelsLast(EngineModel& model, ConvolutionParams& params, DataType type)
 {
-    nvinfer1::Weights const kernel = params.kernel;
-    std::vector<uint8_t> bytes = kernelChannelsLast(params, kernel, type);
-    WeightsBlob* blob = ownBlob(model, kernel.values);
-    if (blob == nullptr)
-    {
-        model.weights.push_back(WeightsBlob{});
-        blob = &model.weights.back();
-    }
-    *blob = WeightsBlob{type, kernel.count, std::move(bytes)};
-    params.kernel = nvinfer1::Weights{type, blob->bytes.data(), kernel.count};
+    replaceWeights(model, params.kernel, type, kernelChannelsLast(params, params.kernel, type));
 }
 
 } // namespace
