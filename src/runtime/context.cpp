@@ -375,6 +375,14 @@ bool ExecutionContext::Impl::setInputShape(char const* tensorName, Dims const& d
         }
     }
     c.mBindings.shapes[static_cast<std::size_t>(p)] = dims;
+    // Shape values are computed now, once every input is given; a failure is enqueueV3's to report.
+    try
+    {
+        static_cast<void>(c.mExecutor.prepareShapeValues(c.mBindings));
+    }
+    catch (...)
+    {
+    }
     return true;
 }
 

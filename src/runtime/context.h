@@ -45,6 +45,9 @@ public:
     //! Every tensor's shape as far as the context knows it now (-1 where unknown), for the engine inspector.
     std::vector<nvinfer1::Dims> knownShapes() const;
 
+    //! How many times the context computed its shape values (Executor::shapeValueRuns): once per set of input shapes.
+    int64_t shapeValueRuns() const noexcept { return mExecutor.shapeValueRuns(); }
+
 private:
     class Impl final : public nvinfer1::apiv::VExecutionContext
     {

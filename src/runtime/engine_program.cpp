@@ -3,6 +3,7 @@
 #include "runtime/executor.h"
 
 #include "runtime/executor_support.h"
+#include "runtime/shape_values.h"
 
 #include "backends/host/layer_kinds.h"
 #include "network/layer_kinds.h"
@@ -385,23 +386,24 @@ Placement placeLayers(EngineModel const& m)
     std::vector<Side>& mTensorSides = placement.tensors;
     std::vector<uint8_t>& mMirrored = placement.mirrored;
     std::size_t const nbTensors = m.tensors.size();
-    mLayerSides.assign(m.layers.size(), m.backend == PlanBackend::kCUDA ? Side::kDEVICE : Side::kHOST);
-    mTensorSides.assign(nbTensors, mLayerSides.empty() ? Side::kHOST : mLayerSides.front());
+    bool const onDevice = m.backend == PlanBackend::kCUDA;
+    mLayerSides.assign(m.layers.size(), onDevice ? Side::kDEVICE : Side::kHOST);
+    mTensorSides.assign(nbTensors, onDevice ? Side::kDEVICE : Side::kHOST);
     mMirrored.assign(nbTensors, false);
-    if (m.backend != PlanBackend::kCUDA)
-    {
-        mTensorSides.assign(nbTensors, Side::kHOST);
-        return placement;
-    }
+    placement.precomputed.assign(m.layers.size(), 0);
+    std::vector<uint8_t> const candidates = shapeValueCandidates(m);
     // Uses of each tensor on either side: consumers' inputs, network outputs in the application's memory, and the
-    // symbols whose values the executor reads.
+    // symbols whose values the executor reads. valueUses counts the reads of values (parameters, symbols, shape tensor
+    // outputs, the data precomputed layers read): what makes a candidate worth computing once on the host.
     std::vector<int32_t> hostUses(nbTensors, 0);
     std::vector<int32_t> deviceUses(nbTensors, 0);
+    std::vector<int32_t> valueUses(nbTensors, 0);
     for (std::size_t t = 0; t < nbTensors; ++t)
     {
         if (m.tensors[t].isOutput)
         {
             ++(m.tensors[t].isShapeTensor ? hostUses : deviceUses)[t];
+            valueUses[t] += m.tensors[t].isShapeTensor ? 1 : 0;
         }
     }
     for (SymbolRecord const& symbol : m.symbols)
@@ -409,13 +411,20 @@ Placement placeLayers(EngineModel const& m)
         if (symbol.kind != SymbolKind::kINPUT_EXTENT && !m.tensors[static_cast<std::size_t>(symbol.tensor)].isInput)
         {
             ++hostUses[static_cast<std::size_t>(symbol.tensor)];
+            ++valueUses[static_cast<std::size_t>(symbol.tensor)];
         }
     }
     // Consumers come after producers: deciding from the last layer back decides a layer after all its consumers.
     for (std::size_t l = m.layers.size(); l-- > 0;)
     {
         LayerRecord const& layer = m.layers[l];
-        bool host = layer.type == LayerType::kSHAPE;
+        auto const anyOutput = [&](std::vector<int32_t> const& uses) {
+            return std::any_of(layer.outputs.begin(), layer.outputs.end(),
+                [&](int32_t output) { return uses[static_cast<std::size_t>(output)] > 0; });
+        };
+        // Values from input shapes alone that the host reads are computed there once per set of input shapes.
+        bool const precomputed = candidates[l] != 0 && (anyOutput(valueUses) || (onDevice && anyOutput(hostUses)));
+        bool host = !onDevice || precomputed || layer.type == LayerType::kSHAPE;
         if (!isPluginLayer(layer.type) && !host && !layer.outputs.empty())
         {
             host = std::all_of(layer.outputs.begin(), layer.outputs.end(), [&](int32_t output) {
@@ -423,6 +432,7 @@ Placement placeLayers(EngineModel const& m)
                 return deviceUses[t] == 0 && hostUses[t] > 0;
             });
         }
+        placement.precomputed[l] = precomputed ? 1 : 0;
         mLayerSides[l] = host ? Side::kHOST : Side::kDEVICE;
         for (std::size_t i = 0; i < layer.inputs.size(); ++i)
         {
@@ -433,11 +443,21 @@ Placement placeLayers(EngineModel const& m)
             auto const t = static_cast<std::size_t>(layer.inputs[i]);
             switch (isPluginLayer(layer.type) ? host::InputUse::kDATA : host::inputUse(layer.params, i))
             {
-            case host::InputUse::kVALUES: ++hostUses[t]; break;
+            case host::InputUse::kVALUES:
+                ++hostUses[t];
+                ++valueUses[t];
+                break;
             case host::InputUse::kSHAPE: break;
-            case host::InputUse::kDATA: ++(host ? hostUses : deviceUses)[t]; break;
+            case host::InputUse::kDATA:
+                ++(host ? hostUses : deviceUses)[t];
+                valueUses[t] += precomputed ? 1 : 0;
+                break;
             }
         }
+    }
+    if (!onDevice)
+    {
+        return placement;
     }
     for (std::size_t t = 0; t < nbTensors; ++t)
     {
@@ -456,6 +476,7 @@ void EngineProgram::place()
     mLayerSides = std::move(placement.layers);
     mTensorSides = std::move(placement.tensors);
     mMirrored = std::move(placement.mirrored);
+    mPrecomputed = std::move(placement.precomputed);
 }
 
 int32_t EngineProgram::ioPosition(std::string_view name) const noexcept

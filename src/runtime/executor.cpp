@@ -163,6 +163,44 @@ Executor::Executor(EngineProgram const& program, std::unique_ptr<Backend> backen
             mWeightsConstants[l] = !model.tensors[out].isOutput && !aliased[out];
         }
     }
+
+    // What runLayerAt would otherwise work out on every run: the side each input is read on, the device weights of
+    // constants, and which layers are precomputed.
+    mConstantData.assign(model.layers.size(), nullptr);
+    mInputSides.resize(model.layers.size());
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        LayerRecord const& layer = model.layers[l];
+        auto const index = static_cast<int32_t>(l);
+        Side const side = program.layerSide(index);
+        bool const plugin = isPluginLayer(layer.type);
+        for (std::size_t i = 0; i < layer.inputs.size(); ++i)
+        {
+            int32_t const input = layer.inputs[i];
+            host::InputUse const use = plugin || input == kNoTensor ? host::InputUse::kDATA
+                                                                    : host::inputUse(layer.params, i);
+            mInputSides[l].push_back(use == host::InputUse::kVALUES ? Side::kHOST
+                    : use == host::InputUse::kSHAPE                 ? program.tensorSide(input)
+                                                                    : side);
+        }
+        if (mWeightsConstants[l])
+        {
+            mConstantData[l] = mBackend->constantData(layer, model);
+        }
+        if (program.precomputed(index))
+        {
+            mPrecomputedLayers.push_back(index);
+        }
+    }
+    for (int32_t p = 0; p < model.nbInputs; ++p)
+    {
+        if (model.tensors[static_cast<std::size_t>(program.ioTensors()[static_cast<std::size_t>(p)].tensor)]
+                .isShapeTensor)
+        {
+            mShapeTensorInputs.push_back(p);
+        }
+    }
+    mInputKey.values.resize(mShapeTensorInputs.size());
 }
 
 Executor::~Executor()
@@ -267,6 +305,8 @@ host::Status Executor::evaluateStatic(Bindings const& bindings)
     }
 
     mStaticValues.reset();
+    mInputsKnown = false;
+    mShapeValuesReady = false;
     mStaticShapes.assign(model.tensors.size(), Dims{-1, {}});
     for (std::size_t t = 0; t < model.tensors.size(); ++t)
     {
@@ -590,6 +630,7 @@ host::Status Executor::bindSymbolsOf(int32_t layer)
                 "cannot read the data-dependent value " + q(symbol.name) + ": " + value.error().message);
         }
         mValues[static_cast<SymbolId>(s)] = value.value();
+        mValuesExtended = true;
     }
     return checkAssertions(layer, mValues);
 }
@@ -597,7 +638,8 @@ host::Status Executor::bindSymbolsOf(int32_t layer)
 host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cudaStream_t stream)
 {
     EngineModel const& model = mProgram.model();
-    auto const evaluated = evaluateStatic(bindings);
+    mLastStream = stream;
+    auto const evaluated = prepareInputs(bindings);
     if (!evaluated)
     {
         return evaluated;
@@ -644,6 +686,19 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
                 return copied;
             }
         }
+    }
+    // The shape values: computed when the inputs changed, copied to the device once after that.
+    if (!mShapeValuesReady)
+    {
+        auto const computed = computeShapeValues(bindings, stream);
+        if (!computed)
+        {
+            return computed;
+        }
+    }
+    if (auto const uploaded = uploadShapeValues(stream); !uploaded)
+    {
+        return uploaded;
     }
     if (auto const synced = synchronize(copiedToHost, stream); !synced)
     {
@@ -699,6 +754,21 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
                 }
 #endif
                 l = static_cast<std::size_t>(member);
+            }
+            continue;
+        }
+        if (mProgram.precomputed(static_cast<int32_t>(l)))
+        {
+            // Computed for these inputs already; only the symbols its values bind are read again.
+            mLayerTimes[l] = 0.F;
+            if (!mProgram.symbolsBoundBy(static_cast<int32_t>(l)).empty())
+            {
+                auto const bound = bindSymbolsOf(static_cast<int32_t>(l));
+                if (!bound)
+                {
+                    return failure(
+                        bound.error().code, "after " + layerText(model.layers[l]) + ": " + bound.error().message);
+                }
             }
             continue;
         }
@@ -795,23 +865,15 @@ host::Status Executor::runLayerAt(
     Side const side = mProgram.layerSide(index);
     bool const plugin = isPluginLayer(layer.type);
     inputs.clear();
+    std::vector<Side> const& sides = mInputSides[l];
     for (std::size_t i = 0; i < layer.inputs.size(); ++i)
     {
         int32_t const input = layer.inputs[i];
-        if (input == kNoTensor)
-        {
-            inputs.push_back(nullptr);
-            continue;
-        }
-        host::InputUse const use = plugin ? host::InputUse::kDATA : host::inputUse(layer.params, i);
-        Side const from = use == host::InputUse::kVALUES ? Side::kHOST
-            : use == host::InputUse::kSHAPE              ? mProgram.tensorSide(input)
-                                                         : side;
-        inputs.push_back(&viewOn(input, from));
+        inputs.push_back(input == kNoTensor ? nullptr : &viewOn(input, sides[i]));
     }
     Backend& backend = side == Side::kHOST && mHostBackend != nullptr ? *mHostBackend : *mBackend;
     // A constant whose values the engine's weights already hold on the device is read from them: nothing runs.
-    void const* const weights = mWeightsConstants[l] ? backend.constantData(layer, model) : nullptr;
+    void const* const weights = mConstantData[l];
     if (weights != nullptr)
     {
         mViews[static_cast<std::size_t>(layer.outputs[0])].data = const_cast<void*>(weights);

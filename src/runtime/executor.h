@@ -47,8 +47,17 @@
 // host backend when it is a Shape layer (it reads only extents) or when every output is read only on the host, decided
 // from the last layer back, so shape arithmetic stays on the host as in TensorRT. A tensor read on the other side
 // from where it is written gets a mirror there, copied once its layer has run; a copy to the host is followed by one
-// stream synchronisation. Engines without shape tensors or data-dependent shapes never synchronise inside enqueueV3.
+// stream synchronisation. Engines without data-dependent shapes never synchronise inside enqueueV3.
 // Host engines have everything on the host and no mirrors.
+//
+// Shape values (runtime/shape_values.h). Layers whose outputs depend only on constants, input extents and input shape
+// tensors, and that the host reads (as values, symbols, or data of other such layers), are precomputed: they run on
+// the host once per set of input shapes (at setInputShape, through prepareShapeValues, or at the first run after the
+// inputs changed), into memory the executor keeps, and are skipped by later runs. Their device copies are written once
+// per set too, from that kept host memory (a constant's device copy is the engine's device weights): an enqueueV3
+// after the first one for a set of shapes queues no copy at all, and one that does copy (in a CUDA graph's capture)
+// reads memory that stays valid and unchanged until the shapes change. A CUDA engine without data-dependent shapes
+// therefore never copies to the host inside enqueueV3, and is capturable in a CUDA graph.
 #pragma once
 
 #include "backends/backend.h"
@@ -96,6 +105,9 @@ struct Placement
     std::vector<Side> layers;      //!< Per layer: the host backend, or the engine's.
     std::vector<Side> tensors;     //!< Per tensor: where it is written.
     std::vector<uint8_t> mirrored; //!< Per tensor: also read on the other side (copied there once written).
+    //! Per layer: computes values from input shapes alone that the host reads (runtime/shape_values.h): it runs on the
+    //! host once per set of input shapes, and its outputs (and their device copies) are kept for later enqueues.
+    std::vector<uint8_t> precomputed;
 };
 
 //! The placement of model's layers and tensors: everything on the host for a host engine.
@@ -199,6 +211,9 @@ public:
     //! Whether tensor index is also read on the other side, so that the executor copies it there once written.
     bool mirrored(int32_t tensor) const { return mMirrored.at(static_cast<std::size_t>(tensor)) != 0; }
 
+    //! Whether layer index runs on the host once per set of input shapes (Placement::precomputed).
+    bool precomputed(int32_t layer) const { return mPrecomputed.at(static_cast<std::size_t>(layer)) != 0; }
+
     //! The branches of the engine's if-conditionals (runtime/branches.h): which layers run under which condition.
     Branches const& branches() const noexcept { return mBranches; }
 
@@ -234,6 +249,7 @@ private:
     std::vector<Side> mLayerSides;
     std::vector<Side> mTensorSides;
     std::vector<uint8_t> mMirrored;
+    std::vector<uint8_t> mPrecomputed;
     Branches mBranches;
     Loops mLoops;
 };
@@ -327,6 +343,15 @@ public:
     //! the inputs decide), and evaluates the shapes they decide. Used by inferShapes.
     host::Status prepareShapes(Bindings const& bindings);
 
+    //! Computes the shape values (Placement::precomputed) for what bindings give now, when every input is given, so
+    //! that the next enqueue finds them ready (IExecutionContext::setInputShape). An error for inputs not all given or
+    //! outside the profile (the caller ignores it: enqueue reports it). A CUDA engine's device copies are reserved
+    //! here and written by the next run, on its stream.
+    host::Status prepareShapeValues(Bindings const& bindings);
+
+    //! How many times the precomputed layers ran: once per set of input shapes, not once per run.
+    int64_t shapeValueRuns() const noexcept { return mShapeValueRuns; }
+
     //! The shape of every tensor after the last run or prepareShapes (-1 where not evaluated).
     std::span<nvinfer1::Dims const> shapes() const noexcept { return mShapes; }
 
@@ -339,6 +364,16 @@ public:
     std::span<float const> layerTimes() noexcept;
 
 private:
+    //! What the inputs decide (evaluateStatic), skipped when bindings give what the last call was given: the same
+    //! profile, input shapes and input shape tensor values.
+    host::Status prepareInputs(Bindings const& bindings);
+    bool sameInputs(Bindings const& bindings) const;
+    void rememberInputs(Bindings const& bindings);
+    //! Runs the precomputed layers on the host into memory the executor keeps, and places their device copies
+    //! (executor_shape_values.cpp). Device memory is reserved in the order of stream.
+    host::Status computeShapeValues(Bindings const& bindings, cudaStream_t stream);
+    //! Queues the copies of the shape values the device reads and computeShapeValues left to copy.
+    host::Status uploadShapeValues(cudaStream_t stream);
     host::Status evaluateStatic(Bindings const& bindings);
     host::Status checkAssertions(int32_t stage, SymbolValues const& values) const;
     host::Status completeShape(int32_t tensor, SymbolValues const& values);
@@ -402,6 +437,27 @@ private:
     std::vector<cudaEvent_t> mLayerEvents;
     bool mTimeOnDevice{};
     bool mEventsRecorded{};
+    //! Per layer, per input: the side the layer reads it on (values on the host, shapes where written, data where the
+    //! layer runs).
+    std::vector<std::vector<Side>> mInputSides;
+    //! Per layer: the device weights a weights constant reads (mWeightsConstants), or null.
+    std::vector<void const*> mConstantData;
+    std::vector<int32_t> mPrecomputedLayers; //!< Placement::precomputed, in order.
+    std::vector<int32_t> mShapeTensorInputs; //!< I/O positions of the input shape tensors.
+    //! What prepareInputs was last given: the profile, the input shapes and the input shape tensors' bytes.
+    struct InputKey
+    {
+        int32_t profile{-1};
+        std::vector<nvinfer1::Dims> shapes;
+        std::vector<std::vector<std::byte>> values; //!< Per mShapeTensorInputs entry.
+    };
+    InputKey mInputKey;
+    bool mInputsKnown{};      //!< mInputKey holds inputs that evaluated without error.
+    bool mShapeValuesReady{}; //!< The precomputed layers' outputs hold the values of mInputKey's inputs.
+    bool mValuesExtended{};   //!< mValues has symbols bound during the last run besides mStaticValues.
+    std::vector<int32_t> mPendingUploads; //!< Shape value tensors whose device copy is still to be written.
+    int64_t mShapeValueRuns{};
+    cudaStream_t mLastStream{}; //!< The stream of the last run, for memory reserved between runs.
 };
 
 } // namespace kiln

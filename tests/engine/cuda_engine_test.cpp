@@ -3,10 +3,12 @@
 // (the reference) and for the CUDA backend (KILN_BACKEND), run on the same random inputs, and the GPU's outputs
 // compared with the host's. Also: a plugin whose enqueue runs on the stream with a device workspace, shape tensors
 // computed on the host inside a CUDA engine, enqueueV3 captured into a CUDA graph, and the application's GPU
-// allocator. Skipped without a usable GPU (label gpu).
+// allocator, and an engine with shape values (BERT's position subgraph) captured in CUDA graphs at two lengths.
+// Skipped without a usable GPU (label gpu).
 #include "support/api_test.h"
 #include "support/fusion_patterns.h"
 #include "support/gpu.h"
+#include "support/shape_values_network.h"
 
 #include "NvInfer.h"
 
@@ -19,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <string>
@@ -262,6 +265,18 @@ protected:
     }
 
     void halfConvolutionChain(bool channelsLast);
+
+    //! The shape values network (support/shape_values_network.h) built for the host and the CUDA backend.
+    std::pair<ICudaEngine*, ICudaEngine*> shapeValuesEngines()
+    {
+        addShapeValuesNetwork(*mNetwork);
+        std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+        auto* profile = mBuilder->createOptimizationProfile();
+        shapeValuesProfile(*profile);
+        config->addOptimizationProfile(profile);
+        ICudaEngine* hostEngine = load(build("host", config.get()));
+        return {hostEngine, load(build("cuda", config.get()))};
+    }
 
     cudaStream_t mStream{};
     std::mt19937 mRng{7};
@@ -925,6 +940,152 @@ TEST_F(CudaEngine, EnqueueIsCapturedInACudaGraphAndUsesTheApplicationsAllocator)
     context.reset();
     mEngines.clear();
     EXPECT_EQ(allocator.mFreed, allocator.mAllocated) << "everything the allocator gave is given back";
+}
+
+//! The shape values network (support/shape_values_network.h) on the GPU: a context with device buffers for the
+//! longest x, captured into CUDA graphs.
+class ShapeValuesGraph
+{
+public:
+    ShapeValuesGraph(ICudaEngine& engine, cudaStream_t stream)
+        : mContext(engine.createExecutionContext())
+        , mStream(stream)
+    {
+        std::size_t const bytes = static_cast<std::size_t>(kShapeValuesMaxLength) * sizeof(float);
+        EXPECT_EQ(cudaMalloc(&mX, bytes), cudaSuccess);
+        EXPECT_EQ(cudaMalloc(&mY, bytes), cudaSuccess);
+    }
+    ~ShapeValuesGraph()
+    {
+        mContext.reset();
+        EXPECT_EQ(cudaFree(mX), cudaSuccess);
+        EXPECT_EQ(cudaFree(mY), cudaSuccess);
+    }
+    ShapeValuesGraph(ShapeValuesGraph const&) = delete;
+    ShapeValuesGraph& operator=(ShapeValuesGraph const&) = delete;
+
+    IExecutionContext& context() { return *mContext; }
+
+    //! Sets x's shape and values (x[j] = sin(j + length)) and the addresses; returns x.
+    Values setInput(int64_t length)
+    {
+        Values x(static_cast<std::size_t>(length));
+        for (std::size_t j = 0; j < x.size(); ++j)
+        {
+            x[j] = std::sin(static_cast<float>(j) + static_cast<float>(length));
+        }
+        EXPECT_EQ(cudaMemcpy(mX, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+        EXPECT_EQ(cudaMemset(mY, 0, static_cast<std::size_t>(kShapeValuesMaxLength) * sizeof(float)), cudaSuccess);
+        EXPECT_TRUE(mContext->setInputShape("x", Dims{2, {1, length}}));
+        EXPECT_TRUE(mContext->setTensorAddress("x", mX));
+        EXPECT_TRUE(mContext->setTensorAddress("y", mY));
+        return x;
+    }
+
+    //! Captures enqueueV3 into a graph, launches it twice, and returns y. False in ok when capture or launch failed.
+    Values captureAndReplay(int64_t length, std::string const& log, bool& ok)
+    {
+        ok = false;
+        cudaGraph_t graph{};
+        EXPECT_EQ(cudaStreamBeginCapture(mStream, cudaStreamCaptureModeGlobal), cudaSuccess);
+        bool const enqueued = mContext->enqueueV3(mStream);
+        cudaError_t const ended = cudaStreamEndCapture(mStream, &graph);
+        EXPECT_TRUE(enqueued) << "enqueueV3 inside the capture: " << log;
+        EXPECT_EQ(ended, cudaSuccess) << cudaGetErrorString(ended);
+        Values y(static_cast<std::size_t>(length), 0.F);
+        if (!enqueued || ended != cudaSuccess)
+        {
+            static_cast<void>(cudaGetLastError());
+            return y;
+        }
+        cudaGraphExec_t exec{};
+        EXPECT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+        // Twice: a replay must not depend on what the capture did once.
+        for (int32_t k = 0; k < 2; ++k)
+        {
+            EXPECT_EQ(cudaMemset(mY, 0, y.size() * sizeof(float)), cudaSuccess);
+            EXPECT_EQ(cudaGraphLaunch(exec, mStream), cudaSuccess);
+            EXPECT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+        }
+        EXPECT_EQ(cudaMemcpy(y.data(), mY, y.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+        EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+        ok = true;
+        return y;
+    }
+
+    //! enqueueV3 outside any graph; returns y.
+    Values enqueue(int64_t length, std::string const& log)
+    {
+        Values y(static_cast<std::size_t>(length), 0.F);
+        EXPECT_TRUE(mContext->enqueueV3(mStream)) << log;
+        EXPECT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+        EXPECT_EQ(cudaMemcpy(y.data(), mY, y.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+        return y;
+    }
+
+private:
+    std::unique_ptr<IExecutionContext> mContext;
+    cudaStream_t mStream{};
+    void* mX{};
+    void* mY{};
+};
+
+void expectNear(Values const& actual, Values const& expected, char const* what)
+{
+    ASSERT_EQ(actual.size(), expected.size()) << what;
+    for (std::size_t j = 0; j < expected.size(); ++j)
+    {
+        EXPECT_NEAR(actual[j], expected[j], 1e-5F * (1.F + std::fabs(expected[j]))) << what << " element " << j;
+    }
+}
+
+TEST_F(CudaEngine, ShapeValuesLeaveEnqueueCapturableInACudaGraph)
+{
+    // BERT's position subgraph: a folded Range constant read as a slice start on the host and as data on the GPU,
+    // shape arithmetic read as a slice size and a reshape's dimensions and as data. Before shape values were computed
+    // on the host, enqueueV3 copied them from the device and synchronised: the capture failed.
+    auto const [hostEngine, cudaEngine] = shapeValuesEngines();
+    ASSERT_NE(hostEngine, nullptr);
+    ASSERT_NE(cudaEngine, nullptr);
+    ShapeValuesGraph gpu(*cudaEngine, mStream);
+    Values const x = gpu.setInput(6);
+    auto const expected = runHost(*hostEngine, {Dims{2, {1, 6}}}, {x});
+    ASSERT_EQ(expected.size(), 1U);
+    expectNear(expected[0], shapeValuesReference(x), "the host engine");
+    // Once outside a graph, then captured and replayed.
+    expectNear(gpu.enqueue(6, mLogger.all()), expected[0], "enqueueV3");
+    bool ok = false;
+    Values const replayed = gpu.captureAndReplay(6, mLogger.all(), ok);
+    ASSERT_TRUE(ok) << mLogger.all();
+    expectNear(replayed, expected[0], "the replayed graph");
+}
+
+TEST_F(CudaEngine, ChangingTheInputShapeBetweenGraphCapturesGivesTheNewShapesResults)
+{
+    auto const [hostEngine, cudaEngine] = shapeValuesEngines();
+    ASSERT_NE(hostEngine, nullptr);
+    ASSERT_NE(cudaEngine, nullptr);
+    ShapeValuesGraph gpu(*cudaEngine, mStream);
+    for (int64_t const length : std::initializer_list<int64_t>{5, 11, 2, kShapeValuesMaxLength})
+    {
+        SCOPED_TRACE("S = " + std::to_string(length));
+        Values const x = gpu.setInput(length);
+        auto const expected = runHost(*hostEngine, {Dims{2, {1, length}}}, {x});
+        ASSERT_EQ(expected.size(), 1U);
+        // The first length warms the context up outside a graph; the others are captured right after setInputShape,
+        // which computed the new shape values (the graph holds their copy to the device).
+        if (length == 5)
+        {
+            expectNear(gpu.enqueue(length, mLogger.all()), expected[0], "enqueueV3");
+        }
+        bool ok = false;
+        Values const replayed = gpu.captureAndReplay(length, mLogger.all(), ok);
+        ASSERT_TRUE(ok) << mLogger.all();
+        expectNear(replayed, expected[0], "the replayed graph");
+        // And a plain enqueue after the graph agrees.
+        expectNear(gpu.enqueue(length, mLogger.all()), expected[0], "enqueueV3 after the graph");
+    }
 }
 
 //! x (float) -> half -> three 3x3 convolutions 16 -> 32 -> 32 -> 16 with bias and ReLU -> float, built for both

@@ -78,19 +78,67 @@ TEST(Placement, AHostEngineHasEverythingOnTheHost)
     EXPECT_EQ(placement.mirrored, std::vector<uint8_t>(8, 0));
 }
 
-TEST(Placement, ATensorReadOnBothSidesIsMirrored)
+TEST(Placement, ShapeValuesArePrecomputedOnEitherBackend)
 {
-    // g is also added to a device tensor: the gather stays on the host (its output is read as values too), and g
-    // gets a device copy.
+    // Every layer of d's computation reads only x's extents and constants; tanh and the reshape read x's data.
+    std::vector<uint8_t> const expected{1, 1, 1, 1, 1, 0, 0};
+    EXPECT_EQ(placeLayers(reshapeByShape(PlanBackend::kCUDA)).precomputed, expected);
+    EXPECT_EQ(placeLayers(reshapeByShape(PlanBackend::kHOST)).precomputed, expected);
+}
+
+TEST(Placement, AShapeValueReadOnBothSidesIsComputedOnTheHostAndCopiedToTheDevice)
+{
+    // g is also added to itself on the device: the gather runs on the host (its output is read as values, and
+    // depends on x's extents alone), and g gets a device copy, written once per set of input shapes.
     EngineModel model = reshapeByShape(PlanBackend::kCUDA);
     model.tensors.push_back(tensor("gf", DataType::kINT64, 7, false, true));
     model.layers.push_back(layer(ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {3, 3}, {8}));
     model.layers[6].params = ShuffleParams{};
     Placement const placement = placeLayers(model);
     EXPECT_EQ(placement.layers[7], Side::kDEVICE);
-    EXPECT_EQ(placement.layers[2], Side::kDEVICE) << "g is read as data on the device and as values on the host";
-    EXPECT_EQ(placement.tensors[3], Side::kDEVICE);
-    EXPECT_EQ(placement.mirrored[3], 1) << "the concat on the host reads g from its host copy";
+    EXPECT_EQ(placement.layers[2], Side::kHOST);
+    EXPECT_EQ(placement.precomputed[2], 1);
+    EXPECT_EQ(placement.precomputed[7], 0) << "gf is read only as data on the device";
+    EXPECT_EQ(placement.tensors[3], Side::kHOST);
+    EXPECT_EQ(placement.mirrored[3], 1) << "the sum on the device reads g from its device copy";
+}
+
+TEST(Placement, AConstantReadAsValuesAndAsDataIsReadOnTheHostFromThePlan)
+{
+    // BERT's folded Range: a constant r read as a reshape's dimensions (values) and added to x on the device.
+    //   0 constant -> r;  1 shuffle(x, r) -> y (output);  2 sum(x, r) -> z (output).
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.tensors = {tensor("x", DataType::kINT64, -1, true), tensor("r", DataType::kINT64, 0),
+        tensor("y", DataType::kINT64, 1, false, true), tensor("z", DataType::kINT64, 2, false, true)};
+    model.layers.push_back(layer(ConstantParams{}, {}, {1}));
+    model.layers.push_back(layer(ShuffleParams{}, {0, 1}, {2}));
+    model.layers.push_back(layer(ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {0, 1}, {3}));
+    Placement const placement = placeLayers(model);
+    EXPECT_EQ(placement.layers, (std::vector<Side>{Side::kHOST, Side::kDEVICE, Side::kDEVICE}));
+    EXPECT_EQ(placement.precomputed, (std::vector<uint8_t>{1, 0, 0}));
+    EXPECT_EQ(placement.tensors[1], Side::kHOST);
+    EXPECT_EQ(placement.mirrored[1], 1) << "the sum reads r on the device (the engine's device weights)";
+}
+
+TEST(Placement, ValuesComputedFromDataAreNotPrecomputed)
+{
+    // The reshape's dimensions come from x's data (a reduce): they are computed on every run, from x copied to the host.
+    //   0 reduce(x) -> d;  1 shuffle(x, d) -> y (output).  And a non-output constant read only on the device is not.
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.tensors = {tensor("x", DataType::kINT64, -1, true), tensor("d", DataType::kINT64, 0),
+        tensor("y", DataType::kINT64, 1, false, true), tensor("w", DataType::kINT64, 2),
+        tensor("z", DataType::kINT64, 3, false, true)};
+    model.layers.push_back(layer(ReduceParams{nvinfer1::ReduceOperation::kSUM, 1U, true}, {0}, {1}));
+    model.layers.push_back(layer(ShuffleParams{}, {0, 1}, {2}));
+    model.layers.push_back(layer(ConstantParams{}, {}, {3}));
+    model.layers.push_back(layer(ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {0, 3}, {4}));
+    Placement const placement = placeLayers(model);
+    EXPECT_EQ(placement.precomputed, (std::vector<uint8_t>{0, 0, 0, 0}));
+    EXPECT_EQ(placement.layers[0], Side::kHOST) << "only the host reads d";
+    EXPECT_EQ(placement.mirrored[0], 1) << "x is copied to the host (with a synchronisation) on every run";
+    EXPECT_EQ(placement.layers[2], Side::kDEVICE) << "the constant stays the engine's device weights";
 }
 
 TEST(Placement, ADataDependentValueIsCopiedToTheHost)

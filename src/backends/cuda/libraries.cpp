@@ -41,31 +41,42 @@ uint32_t commonAlignment(void const* address, std::initializer_list<int64_t> off
     return static_cast<uint32_t>(bits & (~bits + 1)); // The lowest set bit.
 }
 
+std::size_t PreparedCache::KeyHash::operator()(Key const& key) const noexcept
+{
+    // FNV-1a over the elements.
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    for (int64_t const element : key)
+    {
+        hash = (hash ^ static_cast<uint64_t>(element)) * 0x100000001b3ULL;
+    }
+    return static_cast<std::size_t>(hash);
+}
+
 Prepared* PreparedCache::find(Key const& key)
 {
-    auto const hit
-        = std::find_if(mEntries.begin(), mEntries.end(), [&](auto const& entry) { return entry.first == key; });
-    if (hit == mEntries.end())
+    auto const hit = mIndex.find(key);
+    if (hit == mIndex.end())
     {
         return nullptr;
     }
-    mEntries.splice(mEntries.begin(), mEntries, hit);
+    mEntries.splice(mEntries.begin(), mEntries, hit->second);
     return mEntries.front().second.get();
 }
 
 Prepared* PreparedCache::insert(Key const& key, std::unique_ptr<Prepared> prepared)
 {
-    auto const same
-        = std::find_if(mEntries.begin(), mEntries.end(), [&](auto const& entry) { return entry.first == key; });
-    if (same != mEntries.end())
+    if (auto const same = mIndex.find(key); same != mIndex.end())
     {
-        mEntries.erase(same);
+        mEntries.erase(same->second);
+        mIndex.erase(same);
     }
     while (mEntries.size() >= kCapacity)
     {
+        mIndex.erase(mEntries.back().first);
         mEntries.pop_back();
     }
     mEntries.emplace_front(key, std::move(prepared));
+    mIndex[key] = mEntries.begin();
     return mEntries.front().second.get();
 }
 

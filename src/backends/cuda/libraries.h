@@ -22,6 +22,7 @@
 #include <initializer_list>
 #include <list>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 
 namespace kiln::cuda
@@ -65,7 +66,14 @@ public:
     std::size_t size() const noexcept { return mEntries.size(); }
 
 private:
-    std::list<std::pair<Key, std::unique_ptr<Prepared>>> mEntries; //!< Most recently used first.
+    using Entries = std::list<std::pair<Key, std::unique_ptr<Prepared>>>;
+    struct KeyHash
+    {
+        std::size_t operator()(Key const& key) const noexcept;
+    };
+    Entries mEntries; //!< Most recently used first.
+    //! Each entry by key: a run's look-up costs one hash, not a walk through the list.
+    std::unordered_map<Key, Entries::iterator, KeyHash> mIndex;
 };
 
 } // namespace kiln::cuda

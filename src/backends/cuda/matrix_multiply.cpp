@@ -295,25 +295,27 @@ Expected<Epilogue> makeEpilogue(
     }
     if (bias != nullptr)
     {
-        std::string const problem = "the bias is " + std::string(dataTypeName(bias->type)) + " "
-            + host::shapeString(bias->dims) + " but must broadcast to the output " + dataTypeName(desc.type) + " "
-            + host::shapeString(desc.dims);
+        // Made only for a refusal: a run that passes builds no string.
+        auto const problem = [&] {
+            return "the bias is " + std::string(dataTypeName(bias->type)) + " " + host::shapeString(bias->dims)
+                + " but must broadcast to the output " + dataTypeName(desc.type) + " " + host::shapeString(desc.dims);
+        };
         if (bias->dims.nbDims != desc.dims.nbDims)
         {
-            return invalid(problem + " (another rank)");
+            return invalid(problem() + " (another rank)");
         }
         e.lastAxisBias = true;
         for (int32_t i = 0; i < desc.dims.nbDims; ++i)
         {
             if (bias->dims.d[i] != desc.dims.d[i] && bias->dims.d[i] != 1)
             {
-                return invalid(problem);
+                return invalid(problem());
             }
             e.lastAxisBias = e.lastAxisBias && (i == desc.dims.nbDims - 1 || bias->dims.d[i] == 1);
         }
         if (bias->type != desc.type && !(bias->type == DataType::kFLOAT && e.lastAxisBias))
         {
-            return invalid(problem + " (of the output's type, or kFLOAT along the last axis only)");
+            return invalid(problem() + " (of the output's type, or kFLOAT along the last axis only)");
         }
         if (checkData)
         {

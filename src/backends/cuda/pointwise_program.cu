@@ -233,10 +233,11 @@ Status runPointwiseProgram(std::span<PointwiseStep const> program, std::span<Dev
     }
     for (std::size_t k = 0; k < inputs.size(); ++k)
     {
-        std::string const role = "input " + std::to_string(k);
-        if (std::optional<Error> const error = pointwise::checkTensor(*inputs[k], role.c_str()))
+        if (pointwise::checkTensor(*inputs[k], "input").has_value())
         {
-            return invalid(error->message);
+            // The message names the input: made only for a refusal.
+            std::string const role = "input " + std::to_string(k);
+            return invalid(pointwise::checkTensor(*inputs[k], role.c_str()).value_or(Error{}).message);
         }
     }
     if (std::optional<Error> const error = pointwise::checkTensor(out, "output"))

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/shape_values.h"
+
+#include "backends/host/layer_kinds.h"
+#include "plan/loops.h"
+#include "runtime/branches.h"
+
+#include <algorithm>
+
+namespace kiln
+{
+namespace
+{
+
+//! Whether a layer of this kind computes the same values from the same inputs and may run on the host backend.
+bool deterministicKind(LayerRecord const& layer)
+{
+    switch (layer.type)
+    {
+    case LayerType::kSHAPE:
+    case LayerType::kCONSTANT:
+    case LayerType::kCAST:
+    case LayerType::kCONCATENATION:
+    case LayerType::kELEMENTWISE:
+    case LayerType::kUNARY:
+    case LayerType::kSHUFFLE:
+    case LayerType::kREDUCE:
+    case LayerType::kGATHER:
+    case LayerType::kIDENTITY:
+    case LayerType::kSLICE:
+    case LayerType::kSELECT:
+    case LayerType::kCUMULATIVE: return true;
+    case LayerType::kFILL:
+    {
+        auto const* fill = std::get_if<FillParams>(&layer.params);
+        return fill != nullptr && fill->op == nvinfer1::FillOperation::kLINSPACE;
+    }
+    default: return false;
+    }
+}
+
+} // namespace
+
+std::vector<uint8_t> shapeValueCandidates(EngineModel const& model)
+{
+    std::size_t const nbTensors = model.tensors.size();
+    std::vector<uint8_t> candidates(model.layers.size(), 0);
+
+    // Expressions known before any layer runs: constants, input extents and input shape tensors' values.
+    std::vector<uint8_t> known(model.exprs.size(), 0);
+    for (std::size_t i = 0; i < model.exprs.size(); ++i)
+    {
+        ExprRecord const& record = model.exprs[i];
+        switch (record.kind)
+        {
+        case DimExpr::Kind::kCONSTANT: known[i] = 1; break;
+        case DimExpr::Kind::kSYMBOL:
+            if (record.symbol < model.symbols.size())
+            {
+                SymbolRecord const& symbol = model.symbols[record.symbol];
+                bool const ofInput = symbol.tensor >= 0 && static_cast<std::size_t>(symbol.tensor) < nbTensors
+                    && model.tensors[static_cast<std::size_t>(symbol.tensor)].isInput;
+                known[i] = symbol.kind == SymbolKind::kINPUT_EXTENT
+                    || (symbol.kind == SymbolKind::kSHAPE_VALUE && ofInput);
+            }
+            break;
+        case DimExpr::Kind::kOPERATION:
+            known[i] = record.lhs < i && record.rhs < i && known[record.lhs] != 0 && known[record.rhs] != 0;
+            break;
+        default: break;
+        }
+    }
+    auto const shapeKnown = [&](int32_t tensor) {
+        auto const& shape = model.tensors[static_cast<std::size_t>(tensor)].shape;
+        return std::all_of(
+            shape.begin(), shape.end(), [&](uint32_t extent) { return extent < known.size() && known[extent] != 0; });
+    };
+
+    // Tensors written in place by a plugin (their memory is another tensor's): never cached.
+    std::vector<int32_t> const roots = aliasRoots(model);
+    std::vector<uint8_t> aliased(nbTensors, 0);
+    for (std::size_t t = 0; t < roots.size() && t < nbTensors; ++t)
+    {
+        if (roots[t] >= 0 && roots[t] != static_cast<int32_t>(t))
+        {
+            aliased[static_cast<std::size_t>(roots[t])] = 1;
+        }
+    }
+    Branches const branches = findBranches(model);
+    auto const loops = findLoops(model);
+
+    // Tensors whose values depend only on input shapes: input shape tensors, then the candidates' outputs.
+    std::vector<uint8_t> values(nbTensors, 0);
+    for (std::size_t t = 0; t < nbTensors; ++t)
+    {
+        TensorRecord const& tensor = model.tensors[t];
+        values[t] = tensor.isInput && tensor.isShapeTensor && tensor.producer < 0;
+    }
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        LayerRecord const& layer = model.layers[l];
+        bool const inLoop = !loops || (l < loops.value().layers.size() && loops.value().layers[l] >= 0);
+        bool const inBranch = l < branches.layers.size() && branches.layers[l] >= 0;
+        if (!deterministicKind(layer) || inLoop || inBranch || layer.fused || !layer.pointwise.empty()
+            || layer.epilogue || layer.outputs.empty() || layer.params.valueless_by_exception())
+        {
+            continue;
+        }
+        bool ok = std::all_of(layer.outputs.begin(), layer.outputs.end(), [&](int32_t output) {
+            auto const t = static_cast<std::size_t>(output);
+            TensorRecord const& tensor = model.tensors[t];
+            return !tensor.isOutput && aliased[t] == 0 && tensor.format == nvinfer1::TensorFormat::kLINEAR
+                && shapeKnown(output);
+        });
+        for (std::size_t i = 0; ok && i < layer.inputs.size(); ++i)
+        {
+            int32_t const input = layer.inputs[i];
+            if (input == kNoTensor)
+            {
+                continue;
+            }
+            ok = host::inputUse(layer.params, i) == host::InputUse::kSHAPE ? shapeKnown(input)
+                                                                          : values[static_cast<std::size_t>(input)] != 0;
+        }
+        if (!ok)
+        {
+            continue;
+        }
+        candidates[l] = 1;
+        for (int32_t output : layer.outputs)
+        {
+            values[static_cast<std::size_t>(output)] = 1;
+        }
+    }
+    return candidates;
+}
+
+} // namespace kiln
