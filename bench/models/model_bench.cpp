@@ -158,11 +158,12 @@ public:
     JsonLine line(std::string const& mode) const
     {
         JsonLine line;
-        line.str("bench", "model")
-            .str("model", mOptions.name)
-            .str("precision", mOptions.fp16 ? "fp16" : "fp32")
-            .integer("batch", mOptions.batch)
-            .str("system", "kiln");
+        line.str("bench", "model").str("model", mOptions.name).str("precision", mOptions.fp16 ? "fp16" : "fp32");
+        if (mOptions.batch >= 0) // unknown before the inputs are read
+        {
+            line.integer("batch", mOptions.batch);
+        }
+        line.str("system", "kiln");
         if (!mode.empty())
         {
             line.str("mode", mode);

@@ -86,9 +86,9 @@ def check_section(lines):
                      number(line.get("top1_agreement")), "-" if ok is None else ("yes" if ok else "NO")])
     if not rows:
         return ""
-    header = ["model", "batch", "precision", "system", "output", "rel L2 vs torch fp32", "max abs diff",
+    header = ["model", "batch", "precision", "system", "output", "rel L2 vs reference", "max abs diff",
               "max abs(torch)", "torch fp16 rel L2", "top-1 agreement", "ok"]
-    return "## Real models: outputs against PyTorch fp32\n\n" + table(header, rows)
+    return "## Real models: outputs against the reference (PyTorch fp32; numpy for tiny)\n\n" + table(header, rows)
 
 
 def size_section(lines):

@@ -19,19 +19,20 @@
 # COMPILE_MODE (default), NO_GRAPH=1 (no CUDA-graph lines), WORK_DIR (/tmp/kiln-models: ONNX files, inputs and dumps,
 # hundreds of MB, kept out of RESULTS), BUILD_DIR (build-bench), PYTHON (python3), SKIP_BUILD=1, SKIP_TORCH=1 (kiln
 # only: no export, so only models already exported in WORK_DIR), SKIP_TINY=1, KILN_MODEL_BACKEND (cuda; host for the
-# tiny model without a GPU), SIZE_SWEEP=1 (also bench/onnx/size_sweep.py, SIZE_BLOCKS "12,50,100,200,400",
-# SIZE_LIMIT_S 60).
+# tiny model without a GPU), SIZE_SWEEP=1 (also bench/onnx/size_sweep.py, SIZE_BLOCKS "1,2,4,8,12,25,50,100,200,400",
+# SIZE_LIMIT_S 30).
 #
-# Deadlines: the whole run keeps to TIME_BUDGET_S (540) from its start, build included. Each model gets an equal share
-# of what is left when it starts; its export and kiln runs are killed past it (a kiln run also past KILN_STEP_TIMEOUT_S,
-# 180), and its PyTorch timings that would start past it are skipped; every such step leaves an "error" line, and the
-# next model still runs. The exit status is 1 when any line carries an error (or the build failed), else 0.
+# Deadlines: the whole run keeps to TIME_BUDGET_S (480) from its start, build included, plus up to 60 s of grace for a
+# PyTorch timing in progress. Each model gets an equal share of what is left when it starts; its export and kiln runs
+# are killed past it (a kiln run also past KILN_STEP_TIMEOUT_S, 180), and its PyTorch timings that would start past it
+# are skipped; every such step leaves an "error" line, and the next model still runs. Batches run largest first. The
+# exit status is 1 when any line carries an error (or the build failed), else 0.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root" || exit 1
 start=$(date +%s)
-deadline=$((start + ${TIME_BUDGET_S:-540}))
+deadline=$((start + ${TIME_BUDGET_S:-480}))
 build=${BUILD_DIR:-build-bench}
 results=${OUT:-$root/bench/results/models}
 work=${WORK_DIR:-/tmp/kiln-models}
@@ -59,6 +60,16 @@ error_line() {
         "$1" "$2" "${3:-null}" "$4" "$5" >>"$lines"
 }
 left() { echo $((${1:-$deadline} - $(date +%s))); }
+# Runs a step under timeout; one killed there leaves an error line. Arguments: limit model precision batch system,
+# then the command.
+step() {
+    local limit=$1 model=$2 precision=$3 batch=$4 system=$5
+    shift 5
+    timeout "$limit" "$@"
+    local code=$?
+    ((code == 124)) && error_line "$model" "$precision" "$batch" "$system" "timeout: killed after $limit s"
+    return "$code"
+}
 
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
     targets=(kiln_model_bench)
@@ -87,11 +98,12 @@ if [[ ${SKIP_TINY:-0} != 1 ]]; then
                 --shapes "$(cat "$work/tiny/shapes.txt")" --dump "$work/tiny/kiln_fp32" "${kiln_common[@]}" \
                 >>"$lines" 2>>"$results/kiln_model_bench.log"
         "$python" bench/models/tiny_model.py check "$work/tiny" >>"$lines"
-    } 2>"$results/tiny.log" || error_line tiny fp32 4 kiln "the tiny model failed: see tiny.log and kiln_model_bench.log"
+    } 2>"$results/tiny.log" ||
+        error_line tiny fp32 4 kiln "the tiny model failed: see tiny.log and kiln_model_bench.log"
 fi
 
 if [[ ${#models[@]} -gt 0 && ${models[0]} == all ]]; then
-    read -r -a models <<<"$("$python" -c 'import sys; sys.path.insert(0, "bench/models"); import zoo; print(*zoo.MODELS)')"
+    read -r -a models <<<"$(cd bench/models && "$python" -c 'import zoo; print(*zoo.MODELS)')"
 fi
 batch_args=()
 for batch in "${batches[@]}"; do batch_args+=(--batch "$batch"); done
@@ -108,15 +120,15 @@ for index in "${!models[@]}"; do
             error_line "$model" "" null export "skipped: the time budget ran out (TIME_BUDGET_S)"
             continue
         fi
-        timeout "$(left "$model_deadline")" "$python" bench/models/torch_models.py export --work "$work" \
-            --model "$model" "${batch_args[@]}" >>"$lines" 2>>"$results/torch_models.log" ||
-            { [[ $? == 124 ]] && error_line "$model" "" null export "timeout: the export ran past its share of TIME_BUDGET_S"; }
+        step "$(left "$model_deadline")" "$model" "" null export "$python" bench/models/torch_models.py export \
+            --work "$work" --model "$model" "${batch_args[@]}" >>"$lines" 2>>"$results/torch_models.log"
     fi
 
-    for folder in "$work/$model"/b*/; do
+    # The largest batch first: when the budget runs short, the throughput figures are the ones kept.
+    for batch in $(find "$work/$model" -maxdepth 1 -name 'b[0-9]*' -printf '%f\n' 2>/dev/null | cut -c2- |
+        sort -rn); do
+        folder="$work/$model/b$batch"
         [[ -f $folder/inputs/manifest.txt ]] || continue
-        batch=$(basename "$folder")
-        batch=${batch#b}
         for precision in "${precisions[@]}"; do
             limit=$(left "$model_deadline")
             ((limit > step_limit)) && limit=$step_limit
@@ -128,10 +140,10 @@ for index in "${!models[@]}"; do
             [[ $precision == fp16 ]] && fp16=(--fp16)
             rm -rf "$folder/kiln_$precision"
             mkdir -p "$folder/kiln_$precision"
-            timeout "$limit" "$bench" "$work/$model/model.onnx" --inputs "$folder/inputs" --name "$model" \
-                --batch "$batch" --shapes "$(cat "$folder/shapes.txt")" "${fp16[@]}" --dump "$folder/kiln_$precision" \
-                "${kiln_common[@]}" >>"$lines" 2>>"$results/kiln_model_bench.log" ||
-                { [[ $? == 124 ]] && error_line "$model" "$precision" "$batch" kiln "timeout: killed after $limit s"; }
+            step "$limit" "$model" "$precision" "$batch" kiln "$bench" "$work/$model/model.onnx" \
+                --inputs "$folder/inputs" --name "$model" --batch "$batch" --shapes "$(cat "$folder/shapes.txt")" \
+                "${fp16[@]}" --dump "$folder/kiln_$precision" "${kiln_common[@]}" \
+                >>"$lines" 2>>"$results/kiln_model_bench.log"
         done
     done
 
@@ -140,20 +152,21 @@ for index in "${!models[@]}"; do
         for precision in "${precisions[@]}"; do precision_args+=(--precision "$precision"); done
         for system in "${systems[@]}"; do system_args+=(--system "$system"); done
         # Timings that would start past model_deadline are skipped; one in progress gets 60 s of grace.
-        timeout $(($(left "$model_deadline") + 60)) "$python" bench/models/torch_models.py torch --work "$work" \
+        limit=$(($(left "$model_deadline") + 60))
+        ((limit < 30)) && limit=30 # the comparisons still run; "timeout 0" would mean no limit at all
+        step "$limit" "$model" "" null torch "$python" bench/models/torch_models.py torch --work "$work" \
             --model "$model" "${batch_args[@]}" "${precision_args[@]}" "${system_args[@]}" \
             --iterations "$iterations" --warmup "$warmup" --compile-mode "${COMPILE_MODE:-default}" \
-            --deadline "$model_deadline" "${graph_flag[@]}" >>"$lines" 2>>"$results/torch_models.log" ||
-            { [[ $? == 124 ]] && error_line "$model" "" null torch "timeout: the PyTorch step was killed past its share of TIME_BUDGET_S"; }
+            --deadline "$model_deadline" "${graph_flag[@]}" >>"$lines" 2>>"$results/torch_models.log"
     fi
 done
 
 if [[ ${SIZE_SWEEP:-0} == 1 ]]; then
     limit=$(left)
-    ((limit > ${SIZE_LIMIT_S:-60})) && limit=${SIZE_LIMIT_S:-60}
+    ((limit > ${SIZE_LIMIT_S:-30})) && limit=${SIZE_LIMIT_S:-30}
     echo "run.sh: parse and build time against model size" >&2
     "$python" bench/onnx/size_sweep.py --bench "$build/bench/onnx/kiln_onnx_parse_bench" \
-        --blocks "${SIZE_BLOCKS:-12,50,100,200,400}" --limit-s "$((limit > 5 ? limit : 5))" \
+        --blocks "${SIZE_BLOCKS:-1,2,4,8,12,25,50,100,200,400}" --limit-s "$((limit > 5 ? limit : 5))" \
         >>"$lines" 2>>"$results/size_sweep.log" || status=1
 fi
 

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -24,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 namespace kiln_bench
@@ -206,9 +208,11 @@ inline std::string tensorFileName(std::string const& name, std::size_t index)
     return file + ".bin";
 }
 
-//! Writes each tensor to folder (which must exist) and the manifest.txt naming them.
+//! Writes each tensor to folder (created when missing) and the manifest.txt naming them.
 inline void writeTensors(std::string const& folder, std::vector<HostTensor> const& tensors)
 {
+    std::error_code ignored; // a folder that cannot be made shows as the failure to write into it
+    std::filesystem::create_directories(folder, ignored);
     std::ofstream manifest(folder + "/manifest.txt");
     for (std::size_t i = 0; i < tensors.size(); ++i)
     {

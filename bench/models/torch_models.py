@@ -47,7 +47,9 @@ FP16_ERROR_RATIO = 4.0  # kiln fp16's relative L2 error may be this many times P
 
 
 def emit(fields):
-    print(json.dumps(fields), flush=True)
+    """One JSON line; a NaN or infinite number becomes null (strict JSON, as kiln_model_bench writes it)."""
+    finite = {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in fields.items()}
+    print(json.dumps(finite), flush=True)
 
 
 def model_line(model, precision, batch, system, **fields):
@@ -275,7 +277,7 @@ def torch_model(name, args):
     if attention:
         fields["attention"] = attention
     failures = 0
-    for batch in batches_of(spec, args.batch):
+    for batch in reversed(batches_of(spec, args.batch)):  # the largest first, as run.sh runs kiln
         inputs = tensor_files.read_tensors(os.path.join(batch_dir(args.work, name, batch), "inputs"))
         prepared = {precision: prepare(model, inputs, precision, spec.kind) for precision in args.precision}
         reference = outputs_of(*prepared["fp32"]) if "fp32" in prepared else outputs_of(
@@ -316,7 +318,8 @@ def command_torch(args, models):
         try:
             failures += torch_model(name, args)
         except Exception as error:  # noqa: BLE001 - any failure becomes the line's "error"
-            emit({"bench": "model", "model": name, "system": "torch_eager", "error": f"{type(error).__name__}: {error}"})
+            emit({"bench": "model", "model": name, "system": "torch_eager",
+                  "error": f"{type(error).__name__}: {error}"})
             failures += 1
         torch.cuda.empty_cache()
     return 1 if failures else 0

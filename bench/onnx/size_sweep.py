@@ -3,7 +3,7 @@
 """Parse and build time against model size: synthetic ONNX models of N transformer-like blocks, each parsed and built
 by kiln_onnx_parse_bench (host backend), one JSON line per N, so that how the times grow with N is visible.
 
-    python3 bench/onnx/size_sweep.py [--blocks 12,50,100,200,400] [--hidden 64] [--tokens 16] [--limit-s 60]
+    python3 bench/onnx/size_sweep.py [--blocks 1,2,4,8,12,25,50,100,200,400] [--hidden 64] [--tokens 16] [--limit-s 30]
                                      [--bench build/bench/onnx/kiln_onnx_parse_bench] [--keep DIR]
 
 Block i on x [1, tokens, hidden] (opset 17), 11 nodes and 7 initializers:
@@ -106,10 +106,10 @@ def run_size(blocks, args, folder):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--blocks", default="12,50,100,200,400", help="comma-separated block counts, ascending")
+    parser.add_argument("--blocks", default="1,2,4,8,12,25,50,100,200,400", help="comma-separated block counts")
     parser.add_argument("--hidden", type=int, default=64)
     parser.add_argument("--tokens", type=int, default=16)
-    parser.add_argument("--limit-s", type=float, default=60.0, help="the time limit of one size, parse and build")
+    parser.add_argument("--limit-s", type=float, default=30.0, help="the time limit of one size, parse and build")
     parser.add_argument("--bench", default=DEFAULT_BENCH, help="the kiln_onnx_parse_bench executable")
     parser.add_argument("--keep", help="keep the models in this folder")
     args = parser.parse_args()
