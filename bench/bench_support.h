@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kiln_bench
@@ -222,6 +223,36 @@ inline double quantile(std::vector<double> const& sorted, double q)
     return sorted[below] + (sorted[above] - sorted[below]) * fraction;
 }
 
+//! The statistics of times (milliseconds, at least one).
+inline Timing summarize(std::vector<double> times)
+{
+    std::sort(times.begin(), times.end());
+    Timing timing;
+    timing.median = quantile(times, 0.5);
+    timing.p10 = quantile(times, 0.1);
+    timing.p90 = quantile(times, 0.9);
+    timing.min = times.front();
+    double total = 0.0;
+    for (double const t : times)
+    {
+        total += t;
+    }
+    timing.mean = total / static_cast<double>(times.size());
+    return timing;
+}
+
+//! The timing fields of a JSON line: ms_median, ms_p10, ms_p90, ms_mean, ms_min, iterations, warmup.
+inline JsonLine& addTiming(JsonLine& line, Timing const& t, int32_t iterations, int32_t warmup)
+{
+    return line.num("ms_median", t.median)
+        .num("ms_p10", t.p10)
+        .num("ms_p90", t.p90)
+        .num("ms_mean", t.mean)
+        .num("ms_min", t.min)
+        .integer("iterations", iterations)
+        .integer("warmup", warmup);
+}
+
 //! Runs launch warmup times, then iterations times, each between two events on stream; milliseconds per iteration.
 //! The iterations are queued back to back and read after one synchronization, as torch_blocks.py does.
 inline Timing timeLaunches(Launch const& launch, cudaStream_t stream, int32_t warmup, int32_t iterations)
@@ -248,19 +279,7 @@ inline Timing timeLaunches(Launch const& launch, cudaStream_t stream, int32_t wa
         cudaCheck(cudaEventElapsedTime(&ms, starts[i], stops[i]), "cudaEventElapsedTime");
         times[i] = ms;
     }
-    std::sort(times.begin(), times.end());
-    Timing timing;
-    timing.median = quantile(times, 0.5);
-    timing.p10 = quantile(times, 0.1);
-    timing.p90 = quantile(times, 0.9);
-    timing.min = times.front();
-    double total = 0.0;
-    for (double const t : times)
-    {
-        total += t;
-    }
-    timing.mean = total / static_cast<double>(count);
-    return timing;
+    return summarize(std::move(times));
 }
 
 //! An instantiated CUDA graph holding what one launch enqueued.

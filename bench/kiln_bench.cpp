@@ -14,8 +14,10 @@
 //
 // Weights and inputs come from benchValue() (bench_support.h); torch_blocks.py implements the same generator, so both
 // sides hold bit-identical fp32 values (and, rounded to nearest-even, bit-identical fp16 ones).
+#include "bench_logger.h"
 #include "bench_support.h"
 #include "identity_copy_plugin.h"
+#include "layer_profile.h"
 
 #include "NvInfer.h"
 
@@ -33,11 +35,9 @@
 #include <exception>
 #include <fstream>
 #include <functional>
-#include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -47,44 +47,7 @@ namespace
 using namespace nvinfer1;
 using namespace kiln_bench;
 
-//! Prints kiln's warnings and errors to stderr and keeps the last error, which a failed build reports.
-class Logger final : public ILogger
-{
-public:
-    void log(Severity severity, char const* msg) noexcept override
-    {
-        if (severity > Severity::kWARNING)
-        {
-            return;
-        }
-        try
-        {
-            std::lock_guard<std::mutex> const lock(mMutex);
-            std::cerr << "kiln_bench: kiln: " << msg << "\n";
-            if (severity <= Severity::kERROR)
-            {
-                mLastError = msg;
-            }
-        }
-        catch (...)
-        {
-            // Logging must not throw into kiln; a message lost under memory exhaustion is acceptable.
-        }
-    }
-
-    //! The last error kiln logged since the previous call, or fallback when there was none.
-    std::string takeLastError(std::string const& fallback)
-    {
-        std::lock_guard<std::mutex> const lock(mMutex);
-        std::string message = mLastError.empty() ? fallback : fallback + ": " + mLastError;
-        mLastError.clear();
-        return message;
-    }
-
-private:
-    std::mutex mMutex;
-    std::string mLastError;
-};
+using Logger = BenchLogger; //!< kiln's warnings and errors on stderr; the last error names the failing call.
 
 // ---------------------------------------------------------------------------------------------------------------
 // Options, precisions, common fields.
@@ -162,13 +125,7 @@ JsonLine lineFor(std::string const& block, std::string const& precision, std::st
 
 void addTiming(JsonLine& line, Timing const& t, Options const& options)
 {
-    line.num("ms_median", t.median)
-        .num("ms_p10", t.p10)
-        .num("ms_p90", t.p90)
-        .num("ms_mean", t.mean)
-        .num("ms_min", t.min)
-        .integer("iterations", options.iterations)
-        .integer("warmup", options.warmup);
+    kiln_bench::addTiming(line, t, options.iterations, options.warmup);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -691,31 +648,6 @@ void checkOutput(
     }
 }
 
-//! Collects IProfiler::reportLayerTime calls: the GPU time of each layer (kiln times a CUDA engine's layers with
-//! events while a profiler is set), summed over runs.
-class LayerProfile final : public IProfiler
-{
-public:
-    void reportLayerTime(char const* layerName, float ms) noexcept override
-    {
-        auto const found
-            = std::find_if(mLayers.begin(), mLayers.end(), [&](auto const& layer) { return layer.first == layerName; });
-        if (found == mLayers.end())
-        {
-            mLayers.emplace_back(layerName, ms);
-        }
-        else
-        {
-            found->second += ms;
-        }
-    }
-
-    std::vector<std::pair<std::string, float>> const& layers() const noexcept { return mLayers; }
-
-private:
-    std::vector<std::pair<std::string, float>> mLayers;
-};
-
 //! Prints the mean GPU time of each layer over a few runs to stderr (kiln_bench.log): where the time goes.
 void printLayerProfile(LoadedEngine const& loaded, std::string const& title, cudaStream_t stream, Logger& logger)
 {
@@ -727,14 +659,8 @@ void printLayerProfile(LoadedEngine const& loaded, std::string const& title, cud
         loaded.enqueue(stream, logger); // Each run reports its layers' times (enqueueEmitsProfile).
     }
     loaded.context->setProfiler(nullptr);
-    float total = 0.F;
     std::cerr << "kiln_bench: layers of " << title << " (mean GPU ms of " << kRuns << " runs):\n";
-    for (auto const& [name, ms] : profile.layers())
-    {
-        std::cerr << "  " << std::fixed << std::setprecision(4) << ms / kRuns << "  " << name << "\n";
-        total += ms / kRuns;
-    }
-    std::cerr << "  " << total << "  (" << profile.layers().size() << " layers)\n";
+    profile.print(std::cerr, kRuns);
 }
 
 //! Builds, loads and times one block in one precision; prints its enqueue line and its graph line.
@@ -1037,7 +963,7 @@ int main(int argc, char** argv)
     }
     device = properties.name;
 
-    Logger logger;
+    Logger logger("kiln_bench");
     static IdentityCopyCreator creator;
     if (!getPluginRegistry()->registerCreator(creator, kPluginNamespace))
     {

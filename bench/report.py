@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Markdown tables from the JSON lines of kiln_bench and torch_blocks.py.
+"""Markdown tables from the JSON lines of kiln_bench and torch_blocks.py, and of the real-model benchmark
+(bench/models) and the size sweep (bench/onnx/size_sweep.py), whose tables bench/models/report_models.py makes.
 
     python3 bench/report.py bench/results/latest.jsonl [more.jsonl ...]  > report.md
 
@@ -10,7 +11,11 @@ outputs against PyTorch's, and every line that carried an error. Lines it does n
 """
 
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))
+import report_models  # noqa: E402
 
 MIB = 1024.0 * 1024.0
 
@@ -58,7 +63,7 @@ def timed(lines):
     """Timing lines (no error, no check) by (block, precision, system, mode)."""
     found = {}
     for line in lines:
-        if "error" in line or "check" in line or "ms_median" not in line:
+        if "error" in line or "check" in line or "ms_median" not in line or "block" not in line:
             continue
         found[(line["block"], line.get("precision", ""), line["system"], line.get("mode", "enqueue"))] = line
     return found
@@ -121,7 +126,7 @@ def copy_section(found):
 def check_section(lines):
     rows = []
     for line in lines:
-        if "check" not in line or "error" in line:
+        if "check" not in line or "error" in line or "block" not in line:
             continue
         scale = line.get("torch_fp16_vs_fp32_max_abs_diff")
         rows.append([line["block"], line["precision"], f"{line['max_abs_diff']:.3g}", f"{line['mean_abs_diff']:.3g}",
@@ -135,11 +140,12 @@ def check_section(lines):
 
 
 def error_section(lines):
-    rows = [[line.get("block", ""), line.get("precision", ""), line.get("system", ""), line.get("mode", ""),
+    rows = [[line.get("block") or line.get("model") or line.get("bench", ""), line.get("precision", ""),
+             line.get("batch", ""), line.get("system") or line.get("step", ""), line.get("mode", ""),
              str(line["error"]).replace("|", "\\|").replace("\n", " ")] for line in lines if "error" in line]
     if not rows:
         return ""
-    return "## Errors\n\n" + table(["block", "precision", "system", "mode", "error"], rows)
+    return "## Errors\n\n" + table(["block or model", "precision", "batch", "system", "mode", "error"], rows)
 
 
 def main(argv):
@@ -148,9 +154,11 @@ def main(argv):
         return 2
     lines = load(argv[1:])
     found = timed(lines)
-    devices = sorted({line["device"] for line in lines if line.get("device") not in (None, "", "unknown")})
-    sections = [f"# kiln benchmark ({', '.join(devices) or 'no device'})", speed_section(found),
-                memory_section(found), copy_section(found), check_section(lines), error_section(lines)]
+    devices = sorted({line["device"] for line in lines if line.get("device") not in (None, "", "unknown", "cpu")})
+    sections = [f"# kiln benchmark ({', '.join(devices) or 'no device'})"]
+    if found:
+        sections += [speed_section(found), memory_section(found), copy_section(found)]
+    sections += [check_section(lines), *report_models.sections(lines), error_section(lines)]
     print("\n\n".join(section for section in sections if section))
     return 0
 

@@ -226,6 +226,15 @@ def capture_graph(call):
     return graph
 
 
+def set_numerics():
+    """kiln's numerics: no TF32, no reduced-precision fp16 reductions in matrix multiplies; cudnn.benchmark on (kiln
+    times its tactics too)."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cudnn.benchmark = True
+
+
 def device_name():
     return torch.cuda.get_device_name(0) if torch is not None and torch.cuda.is_available() else "unknown"
 
@@ -332,10 +341,7 @@ def main():
                 emit({"block": block, "precision": "", "system": system, "device": "unknown", "error": why})
         return 1
 
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
-    torch.backends.cudnn.benchmark = True
+    set_numerics()
 
     failures = 0
     for block in blocks:
