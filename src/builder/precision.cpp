@@ -134,6 +134,8 @@ private:
     //! Tensors that keep their type: I/O, shape values and symbols' tensors, outputs whose type was set.
     void pinTensors()
     {
+        std::unordered_set<Tensor const*> const shapes
+            = mKept.list.empty() ? std::unordered_set<Tensor const*>{} : shapeTensors(mKept.list.front()->network());
         mPinned.assign(mModel.tensors.size(), false);
         mValues.assign(mModel.tensors.size(), false);
         for (std::size_t t = 0; t < mModel.tensors.size(); ++t)
@@ -143,12 +145,13 @@ private:
             Layer const* producer = network->producer();
             bool const typeSet
                 = producer != nullptr && producer->requestedOutputType(network->producerOutput()).has_value();
-            mValues[t] = tensor.values.has_value() || isShapeTensor(*network);
+            mValues[t] = tensor.values.has_value() || shapes.count(network) != 0;
             mPinned[t] = tensor.type != DataType::kFLOAT || tensor.isInput || tensor.isOutput || mValues[t] || typeSet;
         }
         for (SymbolRecord const& symbol : mModel.symbols)
         {
-            if (validTensor(mModel, symbol.tensor))
+            // Values read as symbols (an input's extents are not its values).
+            if (symbol.kind != SymbolKind::kINPUT_EXTENT && validTensor(mModel, symbol.tensor))
             {
                 mPinned[static_cast<std::size_t>(symbol.tensor)] = true;
                 mValues[static_cast<std::size_t>(symbol.tensor)] = true;

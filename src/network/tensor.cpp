@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <unordered_map>
+#include <vector>
 
 namespace kiln
 {
@@ -336,6 +338,16 @@ public:
     explicit RoleAnalysis(Network const& network)
         : mNetwork(network)
     {
+        for (auto const& layer : network.layers())
+        {
+            for (std::size_t i = 0; i < layer->inputs().size(); ++i)
+            {
+                if (layer->inputs()[i] != nullptr)
+                {
+                    mConsumers[layer->inputs()[i]].emplace_back(layer.get(), static_cast<int32_t>(i));
+                }
+            }
+        }
     }
 
     bool shape(Tensor const& tensor)
@@ -346,7 +358,7 @@ public:
         }
         mShape[&tensor] = false;
         bool result = tensor.isShapeOutput();
-        for (auto const& [layer, index] : mNetwork.consumers(tensor))
+        for (auto const& [layer, index] : consumers(tensor))
         {
             result = result || layer->isShapeInput(index) || (forwardsValues(*layer) && anyOutput(*layer, true));
         }
@@ -361,7 +373,7 @@ public:
         }
         mExecution[&tensor] = false;
         bool result = tensor.isOutput() && !tensor.isShapeOutput();
-        for (auto const& [layer, index] : mNetwork.consumers(tensor))
+        for (auto const& [layer, index] : consumers(tensor))
         {
             if (layer->isShapeInput(index) || layer->type() == LayerType::kSHAPE)
             {
@@ -373,6 +385,13 @@ public:
     }
 
 private:
+    std::vector<std::pair<Layer*, int32_t>> const& consumers(Tensor const& tensor) const
+    {
+        static std::vector<std::pair<Layer*, int32_t>> const kNone;
+        auto const found = mConsumers.find(&tensor);
+        return found == mConsumers.end() ? kNone : found->second;
+    }
+
     static bool forwardsValues(Layer const& layer) noexcept
     {
         return layer.computesShapeValues() && layer.type() != LayerType::kSHAPE;
@@ -391,8 +410,9 @@ private:
     }
 
     Network const& mNetwork;
-    std::map<Tensor const*, bool> mShape;
-    std::map<Tensor const*, bool> mExecution;
+    std::unordered_map<Tensor const*, std::vector<std::pair<Layer*, int32_t>>> mConsumers;
+    std::unordered_map<Tensor const*, bool> mShape;
+    std::unordered_map<Tensor const*, bool> mExecution;
 };
 
 } // namespace
@@ -400,6 +420,20 @@ private:
 bool isShapeTensor(Tensor const& tensor)
 {
     return RoleAnalysis{tensor.network()}.shape(tensor);
+}
+
+std::unordered_set<Tensor const*> shapeTensors(Network const& network)
+{
+    RoleAnalysis roles{network};
+    std::unordered_set<Tensor const*> result;
+    for (auto const& tensor : network.tensors())
+    {
+        if (roles.shape(*tensor))
+        {
+            result.insert(tensor.get());
+        }
+    }
+    return result;
 }
 
 bool isExecutionTensor(Tensor const& tensor)

@@ -11,6 +11,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 namespace kiln
@@ -131,6 +132,10 @@ private:
 //! Whether tensor's values are used to compute shapes (a shape output, a shape input of a layer, or an input of a
 //! layer that computes shape values for one).
 bool isShapeTensor(Tensor const& tensor);
+
+//! The tensors of network for which isShapeTensor holds, found in one walk (a call per tensor walks the graph each
+//! time).
+std::unordered_set<Tensor const*> shapeTensors(Network const& network);
 
 //! Whether tensor's values are needed when the engine runs (an output, or data of a layer that runs).
 bool isExecutionTensor(Tensor const& tensor);

@@ -41,7 +41,7 @@ protected:
         setLogger(nullptr);
     }
 
-    void make(nvinfer1::NetworkDefinitionCreationFlags flags)
+    void make(nvinfer1::NetworkDefinitionCreationFlags flags, bool dynamicBatch = false)
     {
         mConfig.reset();
         mNetwork.reset();
@@ -53,7 +53,15 @@ protected:
         {
             mWeights[i] = static_cast<float>(static_cast<int>(i % 7) - 3) / 8.F;
         }
-        ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {2, 8}});
+        ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {dynamicBatch ? -1 : 2, 8}});
+        if (dynamicBatch)
+        {
+            nvinfer1::IOptimizationProfile* profile = mBuilder->createOptimizationProfile();
+            profile->setDimensions("x", nvinfer1::OptProfileSelector::kMIN, Dims{2, {1, 8}});
+            profile->setDimensions("x", nvinfer1::OptProfileSelector::kOPT, Dims{2, {2, 8}});
+            profile->setDimensions("x", nvinfer1::OptProfileSelector::kMAX, Dims{2, {4, 8}});
+            mConfig->addOptimizationProfile(profile);
+        }
         auto* w = mNetwork->addConstant(Dims{2, {8, 8}}, Weights{DataType::kFLOAT, mWeights.data(), 64});
         w->setName("w");
         mMatmul = mNetwork->addMatrixMultiply(
@@ -166,6 +174,19 @@ TEST_F(Precision, Fp16ComputesTheProductAndActivationInHalfAndKeepsTheSumAndTheI
     {
         EXPECT_EQ(model.tensors[static_cast<std::size_t>(io)].type, DataType::kFLOAT);
     }
+}
+
+// An input's extents read as symbols are not values read: a dynamic input is cast like a static one.
+TEST_F(Precision, ADynamicInputIsCastToo)
+{
+    make(0, true);
+    mConfig->setFlag(BuilderFlag::kFP16);
+    EngineModel const model = built();
+    LayerRecord const* matmul = layer(model, "matmul");
+    ASSERT_NE(matmul, nullptr);
+    EXPECT_NE(layer(model, "matmul input 0 to kHALF"), nullptr);
+    EXPECT_EQ(inputType(model, *matmul, 0), DataType::kHALF);
+    EXPECT_EQ(outputType(model, *matmul), DataType::kHALF);
 }
 
 TEST_F(Precision, Bf16AloneGivesBfloat16)
