@@ -431,8 +431,6 @@ TEST_F(FusedKernels, ResidualBlocksFuseIntoConvolutionsAndRunChannelsLastBetween
     EXPECT_EQ(chooseConvolutionLayouts(model), 6);
     EXPECT_EQ(layersNamed(model, "to kHWC8"), 1);
     EXPECT_EQ(layersNamed(model, "from kHWC8"), 1);
-    auto const plan = encodeEngine(model);
-    ASSERT_TRUE(plan.ok()) << plan.error().message;
 }
 
 } // namespace
