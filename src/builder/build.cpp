@@ -990,6 +990,7 @@ Expected<EngineModel> buildEngineModel(
         };
         pass("epilogue fusion (activation, bias, scale and residual into convolutions and matrix multiplies)",
             fuseEpilogues);
+        pass("residual fusion (shortcut additions and their activation into convolutions)", fuseConvolutionResiduals);
         pass("attention fusion", fuseAttention);
         pass("layer normalization fusion", fuseLayerNorms);
         pass("point-wise fusion", fusePointwise);

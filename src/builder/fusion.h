@@ -10,6 +10,11 @@
 //     residual of the product's shape, cuBLASLt's C), in either order; an activation after them its epilogue.
 //   A layer is absorbed only when the tensor between it and the layer before has no other reader: no other layer, no
 //   network output, no shape symbol.
+// - fuseConvolutionResiduals (fusion_residual.cpp): a convolution whose result only an element-wise kSUM reads, adding
+//   a tensor of exactly the result's type, format and shape that exists before the convolution runs (a ResNet
+//   block's shortcut), then optionally an activation that only reads the sum, becomes one convolution: the addend its
+//   input kConvolutionResidualInput (3), the activation its epilogue, out = act(conv(x) + bias + residual). Of two
+//   convolutions added together, the later one absorbs the sum.
 // - fuseAttention: head splits (reshape [B, S, H * D] to [B, S, H, D], transpose to [B, H, S, D]) of q, k and v, the
 //   scores q k^T (with the scale fuseEpilogues folded), a softmax over the last axis, the context (probabilities times
 //   v) and the head merge become one fused attention that reads q, k and v with their heads interleaved and writes the
@@ -27,6 +32,7 @@
 // absorbed layer move to the layer that absorbed it.
 //
 //     fuseEpilogues(model);   // model.backend == PlanBackend::kCUDA
+//     fuseConvolutionResiduals(model);
 //     fuseAttention(model);
 //     fuseLayerNorms(model);
 //     fusePointwise(model);
@@ -40,6 +46,11 @@ namespace kiln
 
 //! Fuses what the file comment lists into model's convolutions and matrix multiplies; returns the layers removed.
 int32_t fuseEpilogues(EngineModel& model);
+
+//! Folds residual additions (and the activation after them) into the convolution before them, as the file comment
+//! says; returns the layers removed. Runs after fuseEpilogues (which leaves a convolution read by a sum alone) and
+//! before fusePointwise (which would take the sum and the activation).
+int32_t fuseConvolutionResiduals(EngineModel& model);
 
 //! Replaces each attention built from primitive layers (head splits, scores, softmax, context, head merge) with one
 //! fused attention (FusedKernel::kATTENTION); returns the layers removed. Runs after fuseEpilogues (which folds the

@@ -48,7 +48,8 @@ bool eligible(EngineModel const& model, LayerRecord const& layer)
     auto const* params = std::get_if<ConvolutionParams>(&layer.params);
     if (layer.type != LayerType::kCONVOLUTION || params == nullptr || !layer.pointwise.empty() || layer.inputs.empty()
         || layer.outputs.size() != 1 || params->nbGroups != 1 || params->kernel.count <= 0
-        || params->kernel.values == nullptr || (layer.inputs.size() > 1 && layer.inputs[1] != kNoTensor))
+        || params->kernel.values == nullptr || (layer.inputs.size() > 1 && layer.inputs[1] != kNoTensor)
+        || layer.inputs.size() > kConvolutionResidualInput + 1)
     {
         return false;
     }
@@ -71,6 +72,17 @@ bool eligible(EngineModel const& model, LayerRecord const& layer)
     {
         return false;
     }
+    if (layer.inputs.size() > kConvolutionResidualInput)
+    {
+        // A fused residual: the output's type (the fusion checked its shape), linear until this pass chooses.
+        int32_t const residual = layer.inputs[kConvolutionResidualInput];
+        if (!validTensor(model, residual) || model.tensors[static_cast<std::size_t>(residual)].type != out.type
+            || model.tensors[static_cast<std::size_t>(residual)].format != TensorFormat::kLINEAR
+            || model.tensors[static_cast<std::size_t>(residual)].isShapeTensor)
+        {
+            return false;
+        }
+    }
     std::optional<int64_t> const channels = constantExtent(model, in, 1);
     std::optional<int64_t> const maps = constantExtent(model, out, 1);
     if (!channels || !maps || *channels <= 0 || *maps <= 0 || *channels % 8 != 0 || *maps % 8 != 0
@@ -85,6 +97,12 @@ bool eligible(EngineModel const& model, LayerRecord const& layer)
         count *= params->kernelSize.d[i];
     }
     return count == params->kernel.count;
+}
+
+//! Whether input slot of a convolution reads a tensor of its output's layout: input 0 and a fused residual.
+bool activationSlot(std::size_t slot)
+{
+    return slot == 0 || slot == kConvolutionResidualInput;
 }
 
 //! Which layers read each tensor, and as which input.
@@ -130,7 +148,7 @@ std::vector<bool> interiorTensors(EngineModel const& model, std::vector<bool> co
             continue;
         }
         interior[t] = std::all_of(readers[t].begin(), readers[t].end(),
-            [&](Reader const& reader) { return convolution[reader.layer] && reader.slot == 0; });
+            [&](Reader const& reader) { return convolution[reader.layer] && activationSlot(reader.slot); });
     }
     return interior;
 }
@@ -166,7 +184,9 @@ int32_t chooseConvolutionLayouts(EngineModel& model, std::vector<int32_t>* twins
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
         LayerRecord const& layer = model.layers[l];
-        chosen[l] = convolution[l] && (isInterior(layer.inputs[0]) || isInterior(layer.outputs[0]));
+        bool const residualInterior
+            = layer.inputs.size() > kConvolutionResidualInput && isInterior(layer.inputs[kConvolutionResidualInput]);
+        chosen[l] = convolution[l] && (isInterior(layer.inputs[0]) || isInterior(layer.outputs[0]) || residualInterior);
         nbChosen += chosen[l] ? 1 : 0;
     }
     if (nbChosen == 0)
@@ -217,15 +237,21 @@ int32_t chooseConvolutionLayouts(EngineModel& model, std::vector<int32_t>* twins
         std::optional<LayerRecord> after;
         if (chosen[l])
         {
-            int32_t& input = layer.inputs[0];
-            if (!isInterior(input))
+            // Input 0 and a fused residual read the twin of a tensor that is not interior.
+            for (std::size_t slot = 0; slot < layer.inputs.size(); ++slot)
             {
+                int32_t& input = layer.inputs[slot];
+                if (!activationSlot(slot) || isInterior(input))
+                {
+                    continue;
+                }
                 int32_t twin = twinOf[static_cast<std::size_t>(input)];
                 if (twin == kNoTensor)
                 {
                     twin = addTwin(input);
                     std::string const format = host::formatName(model.tensors[static_cast<std::size_t>(twin)].format);
-                    layers.push_back(identityLayer(layer.name + " input 0 to " + format, input, twin));
+                    layers.push_back(
+                        identityLayer(layer.name + " input " + std::to_string(slot) + " to " + format, input, twin));
                 }
                 input = twin;
             }

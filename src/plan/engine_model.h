@@ -162,6 +162,9 @@ constexpr bool fusedAttentionHeadSize(int64_t headSize) noexcept
     return headSize == 16 || headSize == 32 || headSize == 64 || headSize == 128;
 }
 
+//! The input of a CUDA engine's convolution record that holds a fused residual (LayerRecord::epilogue).
+inline constexpr std::size_t kConvolutionResidualInput = 3;
+
 //! One layer, in execution order.
 struct LayerRecord
 {
@@ -185,6 +188,10 @@ struct LayerRecord
     //! product before the activation (broadcast as an element-wise sum), and with a fused residual a fourth, of the
     //! output's shape, added after the bias (the third input is kNoTensor when there is a residual but no bias):
     //!     out = epilogue(scale * (a * b) + bias + residual)
+    //! A convolution with a fused residual (builder/fusion.h, fuseConvolutionResiduals) has it as input
+    //! kConvolutionResidualInput, after the kernel tensor (1) and the bias tensor (2), each kNoTensor when absent; the
+    //! residual has the output's type, format and shape:
+    //!     out = epilogue(conv(x, kernel) + bias + residual)
     std::optional<ActivationParams> epilogue;
     //! A CUDA engine's matrix multiply: the factor of the product (a multiplication by a scalar constant that followed
     //! the matrix multiply, folded in by the fusion); 1 otherwise.

@@ -575,8 +575,9 @@ std::optional<std::string> ModelCheck::layers()
         KindArity const& arity = kKindArity[*kind];
         auto const nbInputs = static_cast<int64_t>(record.inputs.size());
         auto const nbOutputs = static_cast<int64_t>(record.outputs.size());
-        // A CUDA engine's matrix multiply may carry a fused bias and residual as a third and fourth input, and a fused
-        // point-wise program takes up to kMaxPointwiseInputs.
+        // A CUDA engine's matrix multiply may carry a fused bias and residual as a third and fourth input, its
+        // convolution a fused residual as a fourth (kConvolutionResidualInput), and a fused point-wise program takes up
+        // to kMaxPointwiseInputs.
         bool const cuda = mModel.backend == PlanBackend::kCUDA;
         bool const fused = !record.pointwise.empty();
         if (record.fused)
@@ -587,9 +588,9 @@ std::optional<std::string> ModelCheck::layers()
             }
         }
         int64_t const minInputs = fused ? 1 : arity.minInputs;
-        int64_t const maxInputs = fused
-            ? static_cast<int64_t>(kMaxPointwiseInputs)
-            : arity.maxInputs + (cuda && record.type == LayerType::kMATRIX_MULTIPLY ? 2 : 0);
+        int64_t const maxInputs = fused ? static_cast<int64_t>(kMaxPointwiseInputs)
+                                        : arity.maxInputs + (cuda && record.type == LayerType::kMATRIX_MULTIPLY ? 2 : 0)
+                + (cuda && record.type == LayerType::kCONVOLUTION ? 1 : 0);
         if (!record.fused && (nbInputs < minInputs || nbInputs > maxInputs))
         {
             return cat(layer(l), " (", layerClassName(record.type), ") has ", nbInputs, " inputs; ",
@@ -688,6 +689,21 @@ std::optional<std::string> ModelCheck::layers()
             {
                 return cat(layer(l), " input ", i, " is ", tensor(t), ", made by ",
                     layer(static_cast<std::size_t>(madeBy)), ", which does not run before it");
+            }
+        }
+        if (record.type == LayerType::kCONVOLUTION && record.inputs.size() > kConvolutionResidualInput)
+        {
+            // A fused residual has the output's type and format (the backends check the shapes when they run).
+            int32_t const residual = record.inputs[kConvolutionResidualInput];
+            TensorRecord const* const out = record.outputs.empty() || !inRange(record.outputs[0], mModel.tensors.size())
+                ? nullptr
+                : &mModel.tensors[static_cast<std::size_t>(record.outputs[0])];
+            if (residual == kNoTensor || out == nullptr
+                || mModel.tensors[static_cast<std::size_t>(residual)].type != out->type
+                || mModel.tensors[static_cast<std::size_t>(residual)].format != out->format)
+            {
+                return cat(layer(l), " (", layerClassName(record.type), ") has a fused residual (input ",
+                    kConvolutionResidualInput, ") that is absent or differs from its output in type or format");
             }
         }
         if (auto const problem = ParamsCheck(mBlobs, mModel.weights.size()).run(record.params))

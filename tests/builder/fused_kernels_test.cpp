@@ -7,6 +7,7 @@
 #include "backends/host/layer_kinds.h"
 #include "builder/build.h"
 #include "builder/fusion.h"
+#include "builder/layout.h"
 #include "model_builder.h"
 #include "plan/engine_codec.h"
 #include "support/api_test.h"
@@ -29,6 +30,7 @@ using nvinfer1::Dims;
 using nvinfer1::ITensor;
 using test::primitiveAttention;
 using test::primitiveLayerNorm;
+using test::residualBlocks;
 using test::ScalarWeights;
 
 //! A CUDA backend that checks layers as the host backend does and runs nothing: what a CUDA build asks at build time.
@@ -385,6 +387,50 @@ TEST_F(FusedKernels, APlanWithABrokenFusedKernelIsRefused)
     ASSERT_FALSE(hostPlan.ok());
     EXPECT_NE(hostPlan.error().message.find("only CUDA engines have them"), std::string::npos)
         << hostPlan.error().message;
+}
+
+//! The layers of model whose names contain text.
+int32_t layersNamed(EngineModel const& model, std::string const& text)
+{
+    return static_cast<int32_t>(std::count_if(model.layers.begin(), model.layers.end(),
+        [&](LayerRecord const& layer) { return layer.name.find(text) != std::string::npos; }));
+}
+
+TEST_F(FusedKernels, ResidualBlocksFuseIntoConvolutionsAndRunChannelsLastBetweenThePoolings)
+{
+    // Two ResNet-like blocks in half, made for the host, then put through a CUDA build's fusions and layouts (a CUDA
+    // build would time the convolutions on a GPU).
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {2, 16, 8, 8}});
+    ITensor* h = mNetwork->addCast(*x, DataType::kHALF)->getOutput(0);
+    std::vector<std::vector<float>> weights;
+    ITensor* y = residualBlocks(*mNetwork, *h, [&](int64_t count) {
+        weights.emplace_back(static_cast<std::size_t>(count), 0.25F);
+        return nvinfer1::Weights{DataType::kFLOAT, weights.back().data(), count};
+    });
+    output(mNetwork->addCast(*y, DataType::kFLOAT)->getOutput(0), "y");
+    EngineModel model = build(PlanBackend::kHOST);
+    model.backend = PlanBackend::kCUDA;
+    fuseEpilogues(model);
+    EXPECT_EQ(fuseConvolutionResiduals(model), 4) << "two sums and two ReLUs";
+    fusePointwise(model);
+    for (LayerRecord const& layer : model.layers)
+    {
+        EXPECT_NE(layer.type, nvinfer1::LayerType::kELEMENTWISE) << layer.name;
+        EXPECT_NE(layer.type, nvinfer1::LayerType::kACTIVATION) << layer.name;
+    }
+    // Block 1's sum fuses into its last convolution, block 2's into the shortcut's (it runs after b2c2).
+    for (char const* const name : {"b1c3", "b2ds"})
+    {
+        auto const conv = std::find_if(
+            model.layers.begin(), model.layers.end(), [&](LayerRecord const& layer) { return layer.name == name; });
+        ASSERT_NE(conv, model.layers.end()) << name;
+        ASSERT_EQ(conv->inputs.size(), kConvolutionResidualInput + 1) << name;
+        EXPECT_TRUE(conv->epilogue.has_value()) << name;
+    }
+    // Channels-last from the first pooling to the second: a reformat at each end and none inside.
+    EXPECT_EQ(chooseConvolutionLayouts(model), 6);
+    EXPECT_EQ(layersNamed(model, "to kHWC8"), 1);
+    EXPECT_EQ(layersNamed(model, "from kHWC8"), 1);
 }
 
 } // namespace

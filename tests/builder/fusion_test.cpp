@@ -346,5 +346,178 @@ TEST(Fusion, SplitsProgramsOverTheLimits)
     EXPECT_EQ(model.layers.back().outputs, (std::vector<int32_t>{kChain}));
 }
 
+// ---- Residual into convolution (fuseConvolutionResiduals) ------------------------------------------------------
+
+//! A 1x1 convolution's parameters (the fusion reads none of them).
+ConvolutionParams pointConvolution()
+{
+    ConvolutionParams params;
+    params.nbOutputMaps = 4;
+    params.kernelSize = Dims{2, {1, 1}};
+    return params;
+}
+
+//! x, r -> conv(x) -> c; c + r -> s; relu(s) -> y (the output); the sum's operands in the order given.
+EngineModel convolutionResidualRelu(bool convolutionFirst = true)
+{
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.exprs = {ExprRecord{DimExpr::Kind::kCONSTANT, 4}, ExprRecord{DimExpr::Kind::kCONSTANT, 4},
+        ExprRecord{DimExpr::Kind::kCONSTANT, 1}};
+    model.tensors
+        = {tensor("x", -1, true), tensor("r", -1, true), tensor("c", 0), tensor("s", 1), tensor("y", 2, false, true)};
+    model.layers.push_back(layer("conv", pointConvolution(), {0}, {2}));
+    model.layers.push_back(layer("add", ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM},
+        convolutionFirst ? std::vector<int32_t>{2, 1} : std::vector<int32_t>{1, 2}, {3}));
+    model.layers.push_back(layer("relu", ActivationParams{nvinfer1::ActivationType::kRELU}, {3}, {4}));
+    model.assertions = {AssertionRecord{0, "add", 1}, AssertionRecord{0, "relu", 2}};
+    return model;
+}
+
+TEST(ResidualFusion, FoldsTheSumAndTheActivationIntoTheConvolution)
+{
+    for (bool const convolutionFirst : {true, false})
+    {
+        EngineModel model = convolutionResidualRelu(convolutionFirst);
+        EXPECT_EQ(fuseConvolutionResiduals(model), 2);
+        ASSERT_EQ(model.layers.size(), 1U);
+        LayerRecord const& conv = model.layers[0];
+        EXPECT_EQ(conv.name, "conv");
+        // The residual is input 3, after the absent kernel and bias tensors.
+        EXPECT_EQ(conv.inputs, (std::vector<int32_t>{0, kNoTensor, kNoTensor, 1}));
+        EXPECT_EQ(conv.inputs.size(), kConvolutionResidualInput + 1);
+        EXPECT_EQ(conv.outputs, (std::vector<int32_t>{4}));
+        ASSERT_TRUE(conv.epilogue.has_value());
+        EXPECT_EQ(conv.epilogue->type, nvinfer1::ActivationType::kRELU);
+        EXPECT_EQ(model.tensors[2].producer, -1);
+        EXPECT_EQ(model.tensors[3].producer, -1);
+        EXPECT_EQ(model.tensors[4].producer, 0);
+        EXPECT_EQ(model.assertions[0].layer, 0);
+        EXPECT_EQ(model.assertions[1].layer, 0);
+    }
+}
+
+TEST(ResidualFusion, RunsAfterTheEpilogueFusionInTheBuildOrder)
+{
+    // fuseEpilogues leaves a convolution that a sum reads; the residual fusion then takes the sum and the ReLU.
+    EngineModel model = convolutionResidualRelu();
+    EXPECT_EQ(fuseEpilogues(model), 0);
+    EXPECT_EQ(fuseConvolutionResiduals(model), 2);
+    EXPECT_EQ(fusePointwise(model), 0);
+    ASSERT_EQ(model.layers.size(), 1U);
+    EXPECT_EQ(model.layers[0].inputs.size(), 4U);
+}
+
+TEST(ResidualFusion, FoldsASumWithoutAnActivation)
+{
+    // The sum's result is the network output and nothing follows it.
+    EngineModel model = convolutionResidualRelu();
+    model.layers.pop_back();
+    model.tensors[3].isOutput = true;
+    model.tensors.pop_back();
+    EXPECT_EQ(fuseConvolutionResiduals(model), 1);
+    ASSERT_EQ(model.layers.size(), 1U);
+    EXPECT_EQ(model.layers[0].inputs, (std::vector<int32_t>{0, kNoTensor, kNoTensor, 1}));
+    EXPECT_EQ(model.layers[0].outputs, (std::vector<int32_t>{3}));
+    EXPECT_FALSE(model.layers[0].epilogue.has_value());
+}
+
+TEST(ResidualFusion, KeepsTheBiasTensorAndLeavesAnActivationReadElsewhere)
+{
+    // conv(x, kernel weights, bias tensor b) + r; the sum is read by the ReLU and by the application.
+    EngineModel model = convolutionResidualRelu();
+    model.tensors.push_back(tensor("b", -1, true));
+    model.layers[0].inputs = {0, kNoTensor, 5};
+    model.tensors[3].isOutput = true;
+    EXPECT_EQ(fuseConvolutionResiduals(model), 1);
+    ASSERT_EQ(model.layers.size(), 2U);
+    EXPECT_EQ(model.layers[0].inputs, (std::vector<int32_t>{0, kNoTensor, 5, 1}));
+    EXPECT_EQ(model.layers[0].outputs, (std::vector<int32_t>{3}));
+    EXPECT_FALSE(model.layers[0].epilogue.has_value());
+    EXPECT_EQ(model.layers[1].name, "relu");
+}
+
+TEST(ResidualFusion, TheLaterOfTwoConvolutionsAddedTogetherAbsorbsTheSum)
+{
+    // A downsampling block: x -> conv a -> ta; x -> conv b -> tb; ta + tb -> s; relu(s) -> y. ta exists when b runs.
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.tensors
+        = {tensor("x", -1, true), tensor("ta", 0), tensor("tb", 1), tensor("s", 2), tensor("y", 3, false, true)};
+    model.layers.push_back(layer("a", pointConvolution(), {0}, {1}));
+    model.layers.push_back(layer("b", pointConvolution(), {0}, {2}));
+    model.layers.push_back(layer("add", ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {1, 2}, {3}));
+    model.layers.push_back(layer("relu", ActivationParams{nvinfer1::ActivationType::kRELU}, {3}, {4}));
+    EXPECT_EQ(fuseConvolutionResiduals(model), 2);
+    ASSERT_EQ(model.layers.size(), 2U);
+    EXPECT_EQ(model.layers[0].name, "a");
+    EXPECT_EQ(model.layers[0].inputs, (std::vector<int32_t>{0}));
+    EXPECT_EQ(model.layers[1].name, "b");
+    EXPECT_EQ(model.layers[1].inputs, (std::vector<int32_t>{0, kNoTensor, kNoTensor, 1}));
+    EXPECT_EQ(model.layers[1].outputs, (std::vector<int32_t>{4}));
+    EXPECT_EQ(model.tensors[1].producer, 0);
+    EXPECT_EQ(model.tensors[4].producer, 1);
+}
+
+TEST(ResidualFusion, LeavesWhatCannotBeAbsorbed)
+{
+    struct Case
+    {
+        char const* what;
+        void (*change)(EngineModel&);
+    };
+    Case const cases[] = {
+        {"the convolution's result has another reader",
+            [](EngineModel& m) {
+                m.tensors.push_back(tensor("other", 3));
+                m.layers.push_back(layer("other", ActivationParams{nvinfer1::ActivationType::kTANH}, {2}, {5}));
+            }},
+        {"the convolution's result is a network output", [](EngineModel& m) { m.tensors[2].isOutput = true; }},
+        {"a shape symbol reads the convolution's result",
+            [](EngineModel& m) {
+                SymbolRecord symbol;
+                symbol.tensor = 2;
+                m.symbols.push_back(symbol);
+            }},
+        {"the addend broadcasts",
+            [](EngineModel& m) {
+                m.tensors[1].shape = {0, 2};
+            }},
+        {"the addend has another type", [](EngineModel& m) { m.tensors[1].type = DataType::kHALF; }},
+        {"a subtraction",
+            [](EngineModel& m) { m.layers[1].params = ElementWiseParams{nvinfer1::ElementWiseOperation::kSUB}; }},
+        {"a product",
+            [](EngineModel& m) { m.layers[1].params = ElementWiseParams{nvinfer1::ElementWiseOperation::kPROD}; }},
+        {"the convolution already has an activation",
+            [](EngineModel& m) { m.layers[0].epilogue = ActivationParams{nvinfer1::ActivationType::kRELU}; }},
+        {"an INT8 convolution",
+            [](EngineModel& m) {
+                for (TensorRecord& t : m.tensors)
+                {
+                    t.type = DataType::kINT8;
+                }
+            }},
+        {"the addend is made after the convolution",
+            [](EngineModel& m) {
+                // r becomes the result of an activation of x that runs between the convolution and the sum.
+                m.tensors[1].isInput = false;
+                m.tensors[1].producer = 1;
+                m.layers.insert(m.layers.begin() + 1,
+                    layer("late", ActivationParams{nvinfer1::ActivationType::kSIGMOID}, {0}, {1}));
+                m.tensors[3].producer = 2;
+                m.tensors[4].producer = 3;
+            }},
+    };
+    for (Case const& c : cases)
+    {
+        EngineModel model = convolutionResidualRelu();
+        c.change(model);
+        std::size_t const before = model.layers.size();
+        EXPECT_EQ(fuseConvolutionResiduals(model), 0) << c.what;
+        EXPECT_EQ(model.layers.size(), before) << c.what;
+        EXPECT_EQ(model.layers[0].inputs, (std::vector<int32_t>{0})) << c.what;
+    }
+}
+
 } // namespace
 } // namespace kiln

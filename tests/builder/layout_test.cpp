@@ -58,9 +58,10 @@ public:
         mModel.ioTensors.push_back(tensor);
     }
 
-    //! A 3x3 (3x3x3) convolution of in to maps output maps, with a bias and optionally a fused ReLU; returns its
-    //! output.
-    int32_t convolution(std::string name, int32_t in, int64_t maps, bool relu = false, int64_t groups = 1)
+    //! A 3x3 (3x3x3) convolution of in to maps output maps, with a bias, optionally a fused ReLU and a fused residual
+    //! (input 3); returns its output.
+    int32_t convolution(
+        std::string name, int32_t in, int64_t maps, bool relu = false, int64_t groups = 1, int32_t residual = kNoTensor)
     {
         TensorRecord const& input = mModel.tensors[static_cast<std::size_t>(in)];
         auto const nbSpatial = static_cast<int32_t>(input.shape.size()) - 2;
@@ -81,6 +82,10 @@ public:
         params.bias = blob(std::vector<float>(static_cast<std::size_t>(maps), 0.5F));
         int32_t const out = tensor(name + ".out", input.type, maps, nbSpatial, next());
         LayerRecord layer = record(std::move(name), params, {in}, {out});
+        if (residual != kNoTensor)
+        {
+            layer.inputs = {in, kNoTensor, kNoTensor, residual};
+        }
         if (relu)
         {
             layer.epilogue = ActivationParams{nvinfer1::ActivationType::kRELU, 0.F, 0.F};
@@ -476,6 +481,91 @@ TEST(ConvolutionLayouts, ASharedKernelBlobIsCopiedNotRewritten)
     EXPECT_EQ(convolutionOf(model, "c3").kernel.type, DataType::kHALF);
     EXPECT_NE(model.weights[0].bytes, before);
     expectValidPlan(maker.finished());
+}
+
+//! A ResNet-like chain (each block's shortcut fused into a convolution, builder/fusion.h): x -> pool p; block 1
+//! (identity shortcut) b1c1, b1c2, b1c3 + p -> o1; block 2 (downsampling shortcut: the sum fused into the later
+//! convolution, ds) b2c1, b2c2, b2c3 -> t3, ds(o1) + t3 -> o2; pool q -> y. Channels 16, then 32 in block 2.
+ModelMaker residualBlocks()
+{
+    ModelMaker maker;
+    int32_t const x = maker.input("x", DataType::kHALF, 16);
+    int32_t const p = maker.pooling("p", x);
+    int32_t const b1 = maker.convolution("b1c1", p, 16, true);
+    int32_t const b2 = maker.convolution("b1c2", b1, 16, true);
+    int32_t const o1 = maker.convolution("b1c3", b2, 16, true, 1, p);
+    int32_t const b3 = maker.convolution("b2c1", o1, 32, true);
+    int32_t const b4 = maker.convolution("b2c2", b3, 32, true);
+    int32_t const t3 = maker.convolution("b2c3", b4, 32);
+    int32_t const o2 = maker.convolution("ds", o1, 32, true, 1, t3);
+    maker.output(maker.pooling("q", o2));
+    return maker;
+}
+
+TEST(ConvolutionLayouts, ResidualBlocksRunChannelsLastEndToEnd)
+{
+    ModelMaker maker = residualBlocks();
+    EngineModel& model = maker.model();
+    EXPECT_EQ(chooseConvolutionLayouts(model), 7);
+    // Reformats only where the chain meets the pooling layers: p's twin (read by b1c1 and by b1c3's residual) and o2.
+    EXPECT_EQ(layerNames(model),
+        (std::vector<std::string>{"p", "b1c1 input 0 to kHWC8", "b1c1", "b1c2", "b1c3", "b2c1", "b2c2", "b2c3", "ds",
+            "ds output 0 from kHWC8", "q"}));
+    LayerRecord const& b1c3 = layerNamed(model, "b1c3");
+    int32_t const pTwin = layerNamed(model, "b1c1").inputs[0];
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(pTwin)].name, "p.out (kHWC8)");
+    EXPECT_EQ(b1c3.inputs[kConvolutionResidualInput], pTwin) << "the residual reads the twin the first reformat made";
+    for (char const* name : {"b1c1", "b1c2", "b1c3", "b2c1", "b2c2", "b2c3", "ds"})
+    {
+        LayerRecord const& conv = layerNamed(model, name);
+        for (int32_t const t : {conv.inputs[0], conv.outputs[0]})
+        {
+            EXPECT_EQ(model.tensors[static_cast<std::size_t>(t)].format, TensorFormat::kHWC8) << name;
+        }
+        if (conv.inputs.size() > kConvolutionResidualInput)
+        {
+            EXPECT_EQ(model.tensors[static_cast<std::size_t>(conv.inputs[kConvolutionResidualInput])].format,
+                TensorFormat::kHWC8)
+                << name;
+        }
+    }
+    // o1 (block 1's output, read by b2c1 and ds) and t3 (ds's residual) are interior: kHWC8 themselves, no twin.
+    EXPECT_EQ(layerNamed(model, "ds").inputs,
+        (std::vector<int32_t>{
+            layerNamed(model, "b1c3").outputs[0], kNoTensor, kNoTensor, layerNamed(model, "b2c3").outputs[0]}));
+    expectValidPlan(maker.finished());
+}
+
+TEST(ConvolutionLayouts, AResidualFromOutsideTheChainGetsATwin)
+{
+    // x -> c1 -> c2 (+ r, a network input) -> y: r is reformatted before c2, which reads its twin.
+    ModelMaker maker;
+    int32_t const x = maker.input("x", DataType::kHALF, 16);
+    int32_t const r = maker.input("r", DataType::kHALF, 32);
+    int32_t const t1 = maker.convolution("c1", x, 32);
+    maker.output(maker.convolution("c2", t1, 32, true, 1, r));
+    EngineModel& model = maker.model();
+    EXPECT_EQ(chooseConvolutionLayouts(model), 2);
+    EXPECT_EQ(layerNames(model),
+        (std::vector<std::string>{"c1 input 0 to kHWC8", "c1", "c2 input 3 to kHWC8", "c2", "c2 output 0 from kHWC8"}));
+    LayerRecord const& c2 = layerNamed(model, "c2");
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(c2.inputs[kConvolutionResidualInput])].name, "r (kHWC8)");
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(r)].format, TensorFormat::kLINEAR);
+    expectValidPlan(maker.finished());
+}
+
+TEST(ConvolutionLayouts, AResidualReadByAnotherKindOfLayerStaysLinear)
+{
+    // x -> c1 -> t1; c2(t1) + t1 -> y, t1 also pooled: t1 is not interior, so no interior tensor links c1 and c2 and
+    // both stay linear.
+    ModelMaker maker;
+    int32_t const x = maker.input("x", DataType::kHALF, 16);
+    int32_t const t1 = maker.convolution("c1", x, 16);
+    int32_t const t2 = maker.convolution("c2", t1, 16, true, 1, t1);
+    maker.output(t2);
+    maker.output(maker.pooling("pool", t1));
+    EngineModel& model = maker.model();
+    EXPECT_EQ(chooseConvolutionLayouts(model), 0) << "no interior tensor links c1 and c2";
 }
 
 } // namespace

@@ -265,6 +265,7 @@ protected:
     }
 
     void halfConvolutionChain(bool channelsLast);
+    void residualBlocksMatchTheHost(DataType type);
 
     //! The shape values network (support/shape_values_network.h) built for the host and the CUDA backend.
     std::pair<ICudaEngine*, ICudaEngine*> shapeValuesEngines()
@@ -1143,6 +1144,55 @@ TEST_F(CudaEngine, HalfConvolutionChainRunsChannelsLastAndMatchesTheHost)
 TEST_F(CudaEngine, HalfConvolutionChainInNchwMatchesTheHost)
 {
     halfConvolutionChain(false);
+}
+
+//! Two ResNet-like blocks (support/fusion_patterns.h, residualBlocks) in type, strongly typed with weights of type: x
+//! (float) -> type -> max pooling -> block 1 (identity shortcut) -> block 2 (downsampling shortcut) -> max pooling ->
+//! float, built for both backends and compared. The CUDA build folds each block's sum and ReLU into a convolution
+//! (builder/fusion.h, input 3) and, in kHALF, runs the blocks in kHWC8 with one reformat after the first pooling and
+//! one before the second (builder/layout.h). The weights are multiples of 2^-13 in [-1/16, 1/16], which half holds
+//! exactly.
+void CudaEngine::residualBlocksMatchTheHost(DataType type)
+{
+    ApiTest::recreate(1U << static_cast<uint32_t>(nvinfer1::NetworkDefinitionCreationFlag::kSTRONGLY_TYPED));
+    Dims const shape{4, {2, 16, 12, 12}};
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, shape);
+    ITensor* h = type == DataType::kFLOAT ? x : mNetwork->addCast(*x, type)->getOutput(0);
+    test::ScalarWeights arrays;
+    ITensor* y = test::residualBlocks(*mNetwork, *h, [&](int64_t count) {
+        weights(static_cast<std::size_t>(count));
+        for (float& v : mWeights.back())
+        {
+            v = std::round(v * 1024.F) / 8192.F;
+        }
+        return arrays(mWeights.back(), type);
+    });
+    if (type != DataType::kFLOAT)
+    {
+        y = mNetwork->addCast(*y, DataType::kFLOAT)->getOutput(0);
+    }
+    y->setName("y");
+    mNetwork->markOutput(*y);
+    expectSameOnBothBackends({shape}, type == DataType::kFLOAT ? 1e-4F : 1e-2F);
+    ASSERT_EQ(mEngines.size(), 2U);
+    std::unique_ptr<nvinfer1::IEngineInspector> inspector{mEngines[1]->createEngineInspector()};
+    ASSERT_NE(inspector, nullptr);
+    std::string const layers = inspector->getEngineInformation(nvinfer1::LayerInformationFormat::kONELINE);
+    bool const channelsLast = type != DataType::kFLOAT;
+    EXPECT_EQ(layers.find("Name: b1c1 input 0 to kHWC8,") != std::string::npos, channelsLast) << layers;
+    EXPECT_EQ(layers.find("Name: b2ds output 0 from kHWC8,") != std::string::npos, channelsLast) << layers;
+    EXPECT_EQ(layers.find(" to kHWC8,"), layers.rfind(" to kHWC8,")) << "one reformat into kHWC8 at most: " << layers;
+    EXPECT_EQ(layers.find(" from kHWC8,"), layers.rfind(" from kHWC8,")) << "one back at most: " << layers;
+}
+
+TEST_F(CudaEngine, HalfResidualBlocksRunChannelsLastFusedAndMatchTheHost)
+{
+    residualBlocksMatchTheHost(DataType::kHALF);
+}
+
+TEST_F(CudaEngine, FloatResidualBlocksRunFusedAndMatchTheHost)
+{
+    residualBlocksMatchTheHost(DataType::kFLOAT);
 }
 
 //! How many times text occurs in haystack.

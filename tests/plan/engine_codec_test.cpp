@@ -783,6 +783,27 @@ TEST(PlanEngineCodec, ChecksFusedProgramsScalesAndResiduals)
         "(none)");
     EXPECT_THAT(problem([](EngineModel& m) { m.layers[11].inputs.resize(5, m.layers[11].inputs[0]); }),
         HasSubstr("has 5 inputs; the kind takes"));
+    // A convolution with a fused residual (input 3): of its output's type and format, in a CUDA engine only.
+    EXPECT_EQ(problem([](EngineModel& m) { m.layers[0].inputs = {kX, kNoTensor, kNoTensor, kX}; }), "(none)");
+    EXPECT_THAT(problem([](EngineModel& m) {
+        m.layers[0].inputs = {kX, kNoTensor, kNoTensor, kShapeInput};
+    }),
+        HasSubstr("layer 0 (\"conv\") (IConvolutionLayer) has a fused residual (input 3) that is absent or differs "
+                  "from its output in type or format"));
+    EXPECT_THAT(problem([](EngineModel& m) {
+        m.layers[0].inputs = {kX, kNoTensor, kNoTensor, kNoTensor};
+    }),
+        HasSubstr("has a fused residual (input 3) that is absent"));
+    EXPECT_THAT(problem([](EngineModel& m) {
+        m.backend = PlanBackend::kHOST;
+        for (LayerRecord& layer : m.layers)
+        {
+            layer.epilogue.reset();
+            layer.pointwise.clear();
+        }
+        m.layers[0].inputs = {kX, kNoTensor, kNoTensor, kX};
+    }),
+        HasSubstr("(IConvolutionLayer) has 4 inputs; the kind takes 1 to 3"));
 }
 
 TEST(PlanEngineCodec, ChecksPluginRecords)
@@ -1380,9 +1401,9 @@ std::vector<HostileCase> hostileCases()
             "layer 1 (\"cast\") (ICastLayer) has 2 inputs; the kind takes 1"},
         {"convolution inputs",
             [](EngineModel& m) {
-                m.layers[0].inputs = {kX, kX, kX, kX};
+                m.layers[0].inputs = {kX, kX, kX, kX, kX};
             },
-            "layer 0 (\"conv\") (IConvolutionLayer) has 4 inputs; the kind takes 1 to 3"},
+            "layer 0 (\"conv\") (IConvolutionLayer) has 5 inputs; the kind takes 1 to 4"},
         {"concatenation inputs", [](EngineModel& m) { m.layers[5].inputs.clear(); },
             "layer 5 (\"concat\") (IConcatenationLayer) has 0 inputs; the kind takes 1 or more"},
         {"layer outputs", [](EngineModel& m) { m.layers[1].outputs.push_back(outputOf(17)); },

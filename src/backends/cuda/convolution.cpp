@@ -24,14 +24,19 @@
 //   as the host's kRELU does) or bias alone (CUDNN_ACTIVATION_IDENTITY, which cuDNN runs with
 //   IMPLICIT_PRECOMP_GEMM only), a bias tensor of the compute type and an output that is not staged. When a run
 //   does not meet those conditions (no bias, a bias of another type) or cuDNN refuses, the tactic takes the pass.
+// - Residual (a ResNet block's shortcut, fused by the builder: builder/fusion.h): a tensor of the output's type, shape
+//   and format added after the bias, before the activation: out = activation(conv + bias + residual). The pass adds
+//   it; a fused legacy tactic passes it as cuDNN's z with alpha2 = 1 (z has y's descriptor); a graph tactic adds it
+//   in the graph (convolution_graph.h).
 // - Staged copies (padded or dequantized input, converted kernel, float output of INT8) and cuDNN's workspace share
 //   Libraries::workspace.
 // - Tactics: the (algorithm, math type) pairs that cudnnGetConvolutionForwardAlgorithm_v7 reports as supported, in
 //   its order, at most kMaxAlgorithms: kFLOAT with FMA math only (never TF32), kHALF and kBF16 queried with tensor-core
 //   math (CUDNN_TENSOR_OP_MATH; also CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION for kHALF, whose data are already half),
 //   and their default-math entries. Then the same algorithms with cuDNN's fused epilogue where one applies. Then, for
-//   kHALF and kBF16, the engine configurations of cuDNN's graph API (convolution_graph.h), with the bias and a ReLU
-//   in the graph when the run's bias has the compute type and the activation is ReLU or none: the legacy API does not
+//   kHALF and kBF16, the engine configurations of cuDNN's graph API (convolution_graph.h), with the bias, the residual
+//   and a ReLU in the graph when the run's bias is absent or has the compute type and the activation is ReLU or none
+//   (the graph's tactics differ with and without a residual, and are listed for the run's): the legacy API does not
 //   reach every engine the graph API does (on Hopper, channels-last FP16 convolutions ran ~1.4x slower through it
 //   than PyTorch's through the graph API). A graph tactic whose plan cuDNN refuses to finalize, or whose pointers are
 //   less than 16-byte aligned, runs tactic 0 instead. Tactic 0 is the legacy API's first choice; the builder times
@@ -299,6 +304,23 @@ Fusable fusable(DataType inType, ActivationParams const* activation)
     return activation->type == nvinfer1::ActivationType::kRELU ? Fusable::kBIAS_RELU : Fusable::kNONE;
 }
 
+//! A run's bias as cuDNN sees it: none, of the compute type (cuDNN can add it), or of another type (the pass adds it).
+enum class BiasKind : int64_t
+{
+    kNONE,
+    kFUSABLE,
+    kOTHER,
+};
+
+BiasKind biasKind(Geometry const& g, DeviceTensor const* bias)
+{
+    if (bias == nullptr)
+    {
+        return BiasKind::kNONE;
+    }
+    return bias->type == g.compute ? BiasKind::kFUSABLE : BiasKind::kOTHER;
+}
+
 //! One tactic: an algorithm, the math type it runs with, whether cuDNN fuses the epilogue, and its workspace; or an
 //! engine configuration of the graph API (graph >= 0, its index in Plan::graph).
 struct Tactic
@@ -326,6 +348,7 @@ struct Plan final : Prepared
     std::vector<std::string> names; //!< The tactics' names (TacticNames), in the same order.
     bool fusedRefused{};            //!< cuDNN refused a fused run once: fused tactics take the elementwise pass since.
     std::unique_ptr<GraphConvolution> graph; //!< The graph API's tactics, for kHALF and kBF16.
+    bool graphEpilogue{}; //!< The graph computes the bias, the residual and the activation (no pass after it).
 
     Plan() = default;
     ~Plan() override
@@ -646,10 +669,11 @@ std::array<int64_t, 5> extents(Dims const& dims)
 }
 
 //! The graph API's tactics, after the legacy ones: its engine configurations for the 16-bit types (kFLOAT stays with
-//! the legacy API, whose FMA math type is how kiln refuses TF32), with the bias and a ReLU in the graph when
-//! fuseEpilogue (a bias of the compute type, no other activation). A graph cuDNN cannot describe adds no tactic.
+//! the legacy API, whose FMA math type is how kiln refuses TF32), with the bias, the residual and a ReLU in the graph
+//! when the epilogue fits it (no bias or one of the compute type, ReLU or no activation). A graph cuDNN cannot
+//! describe adds no tactic.
 void listGraphTactics(
-    cudnnHandle_t handle, Geometry const& g, DataType inType, bool fuseEpilogue, Fusable fuse, Plan& plan)
+    cudnnHandle_t handle, Geometry const& g, DataType inType, BiasKind bias, bool residual, Fusable fuse, Plan& plan)
 {
     if (inType != g.compute || (g.compute != DataType::kHALF && g.compute != DataType::kBF16))
     {
@@ -667,7 +691,9 @@ void listGraphTactics(
     problem.pad = g.pad;
     problem.stride = g.stride;
     problem.dilation = g.dilation;
-    problem.bias = fuseEpilogue;
+    bool const fuseEpilogue = fuse != Fusable::kNONE && bias != BiasKind::kOTHER;
+    problem.bias = fuseEpilogue && bias == BiasKind::kFUSABLE;
+    problem.residual = fuseEpilogue && residual;
     problem.relu = fuseEpilogue && fuse == Fusable::kBIAS_RELU;
     Expected<std::unique_ptr<GraphConvolution>> made = GraphConvolution::make(handle, problem, kMaxGraphTactics);
     if (!made)
@@ -681,17 +707,18 @@ void listGraphTactics(
         plan.tactics.push_back(tactic);
     }
     plan.graph = std::move(made.value());
+    plan.graphEpilogue = fuseEpilogue;
 }
 
 //! Every tactic: the legacy API's, then the graph API's.
 std::optional<Error> listTactics(
-    cudnnHandle_t handle, Geometry const& g, DataType inType, Fusable fuse, bool biasFusable, Plan& plan)
+    cudnnHandle_t handle, Geometry const& g, DataType inType, Fusable fuse, BiasKind bias, bool residual, Plan& plan)
 {
     if (std::optional<Error> error = listLegacyTactics(handle, g, fuse, plan))
     {
         return error;
     }
-    listGraphTactics(handle, g, inType, biasFusable && fuse != Fusable::kNONE, fuse, plan);
+    listGraphTactics(handle, g, inType, bias, residual, fuse, plan);
     plan.names.clear();
     for (Tactic const& tactic : plan.tactics)
     {
@@ -702,14 +729,8 @@ std::optional<Error> listTactics(
     return std::nullopt;
 }
 
-//! Whether a run's bias can be fused into cuDNN: present, of the compute type.
-bool biasFusable(Geometry const& g, DataType biasType)
-{
-    return biasType == g.compute;
-}
-
 //! The cache key: everything the plan depends on.
-PreparedCache::Key planKey(Geometry const& g, DataType inType, Fusable fuse, bool fusableBias)
+PreparedCache::Key planKey(Geometry const& g, DataType inType, Fusable fuse, BiasKind bias, bool residual)
 {
     PreparedCache::Key key{};
     std::size_t at = 0;
@@ -718,7 +739,8 @@ PreparedCache::Key planKey(Geometry const& g, DataType inType, Fusable fuse, boo
     put(static_cast<int64_t>(inType));
     put(static_cast<int64_t>(g.compute));
     put(static_cast<int64_t>(fuse));
-    put(fusableBias ? 1 : 0);
+    put(static_cast<int64_t>(bias));
+    put(residual ? 1 : 0);
     put(g.channelsLast ? 1 : 0);
     put(g.nbSpatial);
     put(g.groups);
@@ -740,10 +762,10 @@ PreparedCache::Key planKey(Geometry const& g, DataType inType, Fusable fuse, boo
 }
 
 //! The plan of g from libraries' cache, prepared and stored on the first request.
-Expected<Plan*> findPlan(
-    Libraries& libraries, cudnnHandle_t handle, Geometry const& g, DataType inType, Fusable fuse, bool fusableBias)
+Expected<Plan*> findPlan(Libraries& libraries, cudnnHandle_t handle, Geometry const& g, DataType inType, Fusable fuse,
+    BiasKind bias, bool residual)
 {
-    PreparedCache::Key const key = planKey(g, inType, fuse, fusableBias);
+    PreparedCache::Key const key = planKey(g, inType, fuse, bias, residual);
     PreparedCache& cache = libraries.prepared();
     if (Prepared* const found = cache.find(key))
     {
@@ -754,7 +776,7 @@ Expected<Plan*> findPlan(
     {
         return *error;
     }
-    if (std::optional<Error> error = listTactics(handle, g, inType, fuse, fusableBias, *plan))
+    if (std::optional<Error> error = listTactics(handle, g, inType, fuse, bias, residual, *plan))
     {
         return *error;
     }
@@ -800,7 +822,7 @@ StagedActivation stagedActivation(ActivationParams const* activation)
 
 //! The plan of a convolution's problem, or nullptr for an empty problem or one cuDNN cannot plan (its one variant).
 Plan* planOf(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* bias,
-    ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout)
+    ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout, bool residual)
 {
     Expected<Geometry> const geometry = makeGeometry(params, in, nullptr, nullptr, nullptr, layout);
     if (!geometry || geometry.value().empty || host::elementCount(geometry.value().outDims) == 0)
@@ -814,7 +836,7 @@ Plan* planOf(ConvolutionParams const& params, DeviceTensor const& in, DeviceTens
     }
     Geometry const& g = geometry.value();
     Expected<Plan*> const plan = findPlan(libraries, static_cast<cudnnHandle_t>(handle.value()), g, in.type,
-        fusable(in.type, activation), bias != nullptr && biasFusable(g, bias->type));
+        fusable(in.type, activation), biasKind(g, bias), residual);
     return plan ? plan.value() : nullptr;
 }
 
@@ -822,10 +844,10 @@ Plan* planOf(ConvolutionParams const& params, DeviceTensor const& in, DeviceTens
 
 ConvolutionTacticCounts countConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in,
     DeviceTensor const* bias, DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries,
-    ConvolutionLayout const& layout)
+    ConvolutionLayout const& layout, DeviceTensor const* residual)
 {
     static_cast<void>(out);
-    Plan const* const plan = planOf(params, in, bias, activation, libraries, layout);
+    Plan const* const plan = planOf(params, in, bias, activation, libraries, layout, residual != nullptr);
     if (plan == nullptr)
     {
         return {};
@@ -835,23 +857,26 @@ ConvolutionTacticCounts countConvolutionTactics(ConvolutionParams const& params,
 }
 
 TacticNames convolutionTacticNames(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* bias,
-    DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout)
+    DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout,
+    DeviceTensor const* residual)
 {
     static_cast<void>(out);
     static std::string const kOnly[1] = {"kiln default convolution"};
-    Plan const* const plan = planOf(params, in, bias, activation, libraries, layout);
+    Plan const* const plan = planOf(params, in, bias, activation, libraries, layout, residual != nullptr);
     return plan == nullptr ? TacticNames(kOnly) : TacticNames(plan->names);
 }
 
 int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* bias,
-    DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout)
+    DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries, ConvolutionLayout const& layout,
+    DeviceTensor const* residual)
 {
-    return static_cast<int32_t>(convolutionTacticNames(params, in, bias, out, activation, libraries, layout).size());
+    return static_cast<int32_t>(
+        convolutionTacticNames(params, in, bias, out, activation, libraries, layout, residual).size());
 }
 
 Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
     DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch,
-    ConvolutionLayout const& layout)
+    ConvolutionLayout const& layout, DeviceTensor const* residual)
 {
     Expected<Geometry> const geometry = makeGeometry(params, in, &kernel, bias, &out, layout);
     if (!geometry)
@@ -872,12 +897,30 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
             return invalid("the fused activation: " + accepted.error().message);
         }
     }
+    if (residual != nullptr)
+    {
+        if (std::optional<std::string> const mismatch = host::outputMismatch(*residual, out.type, g.outDims))
+        {
+            return invalid("the residual, like the output: " + *mismatch);
+        }
+        if (layout.residual != layout.output)
+        {
+            return invalid(std::string("the residual is in format ") + host::formatName(layout.residual)
+                + "; it must be in the output's, " + host::formatName(layout.output));
+        }
+        if (std::optional<Error> const error = host::checkTensor(*residual, "the residual"))
+        {
+            return invalid(error->message);
+        }
+    }
     int64_t const outCount = host::elementCount(g.outDims);
     // The bias varies along the channel axis: innermost channels-last, outside the spatial axes otherwise.
     StagedBias const staging = bias == nullptr
         ? StagedBias{}
         : StagedBias{bias->data, bias->type, g.maps, g.channelsLast ? int64_t{1} : g.outVolume};
     StagedActivation const epilogue = stagedActivation(activation);
+    StagedElements const shortcut
+        = residual == nullptr ? StagedElements{} : StagedElements{residual->data, residual->type, residual->scale};
     if (outCount == 0)
     {
         return Done{};
@@ -889,7 +932,8 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
         {
             return invalid("tactic " + std::to_string(launch.tactic) + " is out of range: an empty input has 1");
         }
-        return convertElements({nullptr}, {out.data, out.type, out.scale}, outCount, launch.stream, staging, epilogue);
+        return convertElements(
+            {nullptr}, {out.data, out.type, out.scale}, outCount, launch.stream, staging, epilogue, shortcut);
     }
     if (launch.libraries == nullptr)
     {
@@ -901,9 +945,8 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
         return handleOr.error();
     }
     auto const handle = static_cast<cudnnHandle_t>(handleOr.value());
-    bool const fusableBias = bias != nullptr && biasFusable(g, bias->type);
-    Expected<Plan*> const planOr
-        = findPlan(*launch.libraries, handle, g, in.type, fusable(in.type, activation), fusableBias);
+    Expected<Plan*> const planOr = findPlan(
+        *launch.libraries, handle, g, in.type, fusable(in.type, activation), biasKind(g, bias), residual != nullptr);
     if (!planOr)
     {
         return planOr.error();
@@ -925,7 +968,7 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
         auto const index = static_cast<std::size_t>(chosen->graph);
         Expected<std::size_t> const prepared = plan.graph->prepare(handle, index);
         bool const aligned = plan.graph->aligned({g.stageInput ? nullptr : in.data, stageKernel ? nullptr : kernel.data,
-            bias != nullptr ? bias->data : nullptr, out.data});
+            bias != nullptr ? bias->data : nullptr, out.data, residual != nullptr ? residual->data : nullptr});
         if (prepared && aligned && !stageOutput)
         {
             libraryBytes = prepared.value();
@@ -983,28 +1026,34 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
     if (chosen->graph >= 0)
     {
         GraphConvolution& graph = *plan.graph;
+        GraphConvolutionProblem const& problem = graph.problem();
         if (std::optional<Error> failed = graph.run(handle, static_cast<std::size_t>(chosen->graph),
-                {x, w, graph.problem().bias ? bias->data : nullptr, y}, libraryWorkspace))
+                {x, w, problem.bias ? bias->data : nullptr, y, problem.residual ? residual->data : nullptr},
+                libraryWorkspace))
         {
             return *failed;
         }
-        if (graph.problem().bias)
+        if (plan.graphEpilogue)
         {
-            return Done{}; // The bias and the activation ran in the graph.
+            return Done{}; // The bias, the residual and the activation ran in the graph.
         }
-        return stageOutput || bias != nullptr || activation != nullptr ? convertElements(
-                   {y, g.compute}, {out.data, out.type, out.scale}, outCount, launch.stream, staging, epilogue)
-                                                                       : Status{Done{}};
+        return stageOutput || bias != nullptr || activation != nullptr || residual != nullptr
+            ? convertElements(
+                {y, g.compute}, {out.data, out.type, out.scale}, outCount, launch.stream, staging, epilogue, shortcut)
+            : Status{Done{}};
     }
     cudnnConvolutionDescriptor_t const conv = plan.conv[static_cast<std::size_t>(chosen->math)];
     float const alpha = 1.F;
     float const beta = 0.F;
     if (chosen->fused && !plan.fusedRefused && !stageOutput && bias != nullptr && bias->type == g.compute)
     {
-        // y = act(conv + 0 * z + bias) with z = y (cuDNN reads no z when alpha2 is 0).
+        // y = act(conv + alpha2 * z + bias): z the residual with alpha2 = 1 (it has y's type, shape and layout), or
+        // z = y with alpha2 = 0 (cuDNN reads no z then).
+        float const alpha2 = residual != nullptr ? 1.F : 0.F;
+        void const* const z = residual != nullptr ? residual->data : y;
         cudnnStatus_t const status
             = cudnnConvolutionBiasActivationForward(handle, &alpha, plan.x, x, plan.w, w, conv, chosen->algo,
-                libraryWorkspace, libraryBytes, &beta, plan.y, y, plan.bias, bias->data, plan.activation, plan.y, y);
+                libraryWorkspace, libraryBytes, &alpha2, plan.y, z, plan.bias, bias->data, plan.activation, plan.y, y);
         if (status == CUDNN_STATUS_SUCCESS)
         {
             return Done{};
@@ -1019,10 +1068,10 @@ Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, D
                    libraryBytes, &beta, plan.y, y),
         "cudnnConvolutionForward");
 
-    if (stageOutput || bias != nullptr || activation != nullptr)
+    if (stageOutput || bias != nullptr || activation != nullptr || residual != nullptr)
     {
         return convertElements(
-            {y, g.compute}, {out.data, out.type, out.scale}, outCount, launch.stream, staging, epilogue);
+            {y, g.compute}, {out.data, out.type, out.scale}, outCount, launch.stream, staging, epilogue, shortcut);
     }
     return Done{};
 }

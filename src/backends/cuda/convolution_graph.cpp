@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The graph-API convolution (convolution_graph.h). The graph is a chain: the convolution of x and w (accumulating in
-// float), then the bias addition and the ReLU where the problem has them. Every step but the last writes a float
-// virtual tensor; the last writes y, so the real tensors are exactly those a run gives.
+// float), then the bias addition, the residual addition and the ReLU where the problem has them. Every step but the
+// last writes a float virtual tensor; the last writes y, so the real tensors are exactly those a run gives.
 #include "backends/cuda/convolution_graph.h"
 #include "backends/cuda/libraries.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace kiln::cuda
@@ -25,6 +26,8 @@ enum TensorId : int64_t
     kY = 4,
     kConvolved = 5,
     kBiased = 6,
+    kResidual = 7,
+    kSummed = 8,
 };
 
 #define KILN_CUDNN_GRAPH(call, what)                                                                                   \
@@ -311,9 +314,9 @@ Expected<std::unique_ptr<GraphConvolution>> GraphConvolution::make(
     std::size_t const y = real[2].value();
     std::vector<std::size_t> operations;
 
-    // The convolution, then the bias and the ReLU where the graph has them, each writing a float intermediate but the
-    // last, which writes y.
-    int const steps = 1 + (p.bias ? 1 : 0) + (p.relu ? 1 : 0);
+    // The convolution, then the bias, the residual and the ReLU where the graph has them, each writing a float
+    // intermediate but the last, which writes y.
+    int const steps = 1 + (p.bias ? 1 : 0) + (p.residual ? 1 : 0) + (p.relu ? 1 : 0);
     int step = 0;
     auto const next = [&](TensorId intermediate) -> Expected<std::size_t> {
         ++step;
@@ -355,6 +358,28 @@ Expected<std::unique_ptr<GraphConvolution>> GraphConvolution::make(
         }
         Expected<std::size_t> const add
             = keep(pointwise(CUDNN_POINTWISE_ADD, parts[in], &parts[bias.value()], parts[result.value()], held));
+        if (!add)
+        {
+            return add.error();
+        }
+        operations.push_back(add.value());
+    }
+    if (p.residual)
+    {
+        Expected<std::size_t> const residual
+            = keep(tensor(kResidual, p.type, rank, p.yDims, p.yStrides, alignment, false));
+        if (!residual)
+        {
+            return residual.error();
+        }
+        std::size_t const in = result.value();
+        result = next(kSummed);
+        if (!result)
+        {
+            return result.error();
+        }
+        Expected<std::size_t> const add
+            = keep(pointwise(CUDNN_POINTWISE_ADD, parts[in], &parts[residual.value()], parts[result.value()], held));
         if (!add)
         {
             return add.error();
@@ -493,7 +518,8 @@ bool GraphConvolution::aligned(GraphConvolutionOperands const& operands) const n
     auto const fits = [&](void const* pointer) {
         return reinterpret_cast<uintptr_t>(pointer) % static_cast<uintptr_t>(mProblem.alignment) == 0;
     };
-    return fits(operands.x) && fits(operands.w) && fits(operands.y) && (!mProblem.bias || fits(operands.bias));
+    return fits(operands.x) && fits(operands.w) && fits(operands.y) && (!mProblem.bias || fits(operands.bias))
+        && (!mProblem.residual || fits(operands.residual));
 }
 
 std::optional<Error> GraphConvolution::run(
@@ -504,10 +530,19 @@ std::optional<Error> GraphConvolution::run(
         return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR,
             "convolution (cuDNN graph): tactic " + std::to_string(tactic) + " runs before it was prepared"};
     }
-    std::array<int64_t, 4> ids{kX, kW, kY, kBias};
-    std::array<void*, 4> pointers{
-        const_cast<void*>(operands.x), const_cast<void*>(operands.w), operands.y, const_cast<void*>(operands.bias)};
-    int64_t const count = mProblem.bias ? 4 : 3;
+    std::array<int64_t, 5> ids{kX, kW, kY};
+    std::array<void*, 5> pointers{const_cast<void*>(operands.x), const_cast<void*>(operands.w), operands.y};
+    int64_t count = 3;
+    for (auto const& [present, id, pointer] :
+        {std::tuple{mProblem.bias, kBias, operands.bias}, std::tuple{mProblem.residual, kResidual, operands.residual}})
+    {
+        if (present)
+        {
+            ids[static_cast<std::size_t>(count)] = id;
+            pointers[static_cast<std::size_t>(count)] = const_cast<void*>(pointer);
+            ++count;
+        }
+    }
     Expected<BackendDescriptor> made = create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
     if (!made)
     {

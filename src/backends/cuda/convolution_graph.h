@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// A forward convolution through cuDNN's graph (backend) API, with its bias and ReLU fused in the same graph:
-// y = relu(conv(x, w) + bias), each part optional. cuDNN's engine heuristics (mode A) list the engine configurations
+// A forward convolution through cuDNN's graph (backend) API, with its bias, a residual and ReLU fused in the same
+// graph: y = relu(conv(x, w) + bias + residual), each part optional (the residual is a ResNet block's shortcut, of y's
+// shape and layout). cuDNN's engine heuristics (mode A) list the engine configurations
 // that run the graph, which include engines the legacy API (cudnnConvolutionForward) does not reach: runtime-fused
 // ones and the architecture's newest tensor-core kernels. Each configuration becomes one tactic of the convolution
 // (convolution.cpp); its execution plan is finalized on the tactic's first run (finalizing compiles some engines, so
@@ -10,7 +11,7 @@
 //     GraphConvolutionProblem problem{...};
 //     Expected<std::unique_ptr<GraphConvolution>> graph = GraphConvolution::make(handle, problem, 8);
 //     Expected<size_t> workspace = graph.value()->prepare(handle, tactic); // finalizes the plan once
-//     std::optional<Error> failed = graph.value()->run(handle, tactic, {x, w, bias, y}, workspaceMemory);
+//     std::optional<Error> failed = graph.value()->run(handle, tactic, {x, w, bias, y, residual}, workspaceMemory);
 #pragma once
 
 #include "core/error.h"
@@ -44,8 +45,9 @@ struct GraphConvolutionProblem
     std::array<int64_t, 3> pad{}; //!< The same before and after each axis.
     std::array<int64_t, 3> stride{};
     std::array<int64_t, 3> dilation{};
-    bool bias{}; //!< A bias per output map, [1, K, 1...] of type.
-    bool relu{}; //!< ReLU last.
+    bool bias{};     //!< A bias per output map, [1, K, 1...] of type.
+    bool residual{}; //!< A tensor of type with y's extents and strides, added after the bias.
+    bool relu{};     //!< ReLU last.
 };
 
 //! The device memory of one run.
@@ -55,6 +57,7 @@ struct GraphConvolutionOperands
     void const* w{};
     void const* bias{}; //!< Read when the problem has a bias.
     void* y{};
+    void const* residual{}; //!< Read when the problem has a residual.
 };
 
 //! A cuDNN backend descriptor, destroyed with its owner.

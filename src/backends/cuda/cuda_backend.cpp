@@ -113,10 +113,9 @@ public:
                     }
                     else
                     {
-                        // A matrix multiply's fused bias (builder/fusion.h) is a third input its kind does not
-                        // list.
-                        auto const listed
-                            = std::is_same_v<P, MatrixMultiplyParams> && inputs.size() > 2 ? inputs.first(2) : inputs;
+                        // A matrix multiply's fused bias and residual, and a convolution's fused residual
+                        // (builder/fusion.h), are inputs their kind does not list.
+                        auto const listed = inputs.first(listedInputs<P>(inputs.size()));
                         Expected<P> const prepared = host::prepareRun(params, listed, outputs);
                         if (!prepared)
                         {
@@ -209,8 +208,8 @@ public:
     {
         if (auto const* conv = std::get_if<ConvolutionParams>(&layer.params))
         {
-            Expected<ConvolutionParams> const prepared
-                = host::prepareRun(*conv, inputs, std::span<HostTensor const>(&output, 1));
+            Expected<ConvolutionParams> const prepared = host::prepareRun(*conv,
+                inputs.first(listedInputs<ConvolutionParams>(inputs.size())), std::span<HostTensor const>(&output, 1));
             if (!prepared)
             {
                 return prepared.error();
@@ -222,7 +221,7 @@ public:
             }
             HostTensor const* bias = operands.value().bias ? &*operands.value().bias : nullptr;
             return copied(convolutionTacticNames(prepared.value(), *inputs[0], bias, output, epilogueOf(layer),
-                mLibraries, convolutionLayout(*conv, layer, model)));
+                mLibraries, convolutionLayout(*conv, layer, model), residualOf(inputs)));
         }
         if (auto const* deconv = std::get_if<DeconvolutionParams>(&layer.params))
         {
@@ -353,7 +352,36 @@ private:
         };
         ConvolutionLayout layout{formatOf(layer.inputs[0]), formatOf(layer.outputs[0]), false};
         layout.kernelChannelsLast = layout.input != nvinfer1::TensorFormat::kLINEAR && params.kernel.count > 0;
+        if (layer.inputs.size() > kConvolutionResidualInput)
+        {
+            layout.residual = formatOf(layer.inputs[kConvolutionResidualInput]);
+        }
         return layout;
+    }
+
+    //! A convolution's fused residual (input kConvolutionResidualInput), or null.
+    static HostTensor const* residualOf(Inputs in)
+    {
+        return in.size() > kConvolutionResidualInput ? in[kConvolutionResidualInput] : nullptr;
+    }
+
+    //! How many of a layer's inputs its kind lists: a matrix multiply's fused bias and residual (inputs 2 and 3) and a
+    //! convolution's fused residual (input kConvolutionResidualInput) come after them.
+    template <typename P>
+    static std::size_t listedInputs(std::size_t nbInputs)
+    {
+        if constexpr (std::is_same_v<P, MatrixMultiplyParams>)
+        {
+            return std::min<std::size_t>(nbInputs, 2);
+        }
+        else if constexpr (std::is_same_v<P, ConvolutionParams>)
+        {
+            return std::min(nbInputs, kConvolutionResidualInput);
+        }
+        else
+        {
+            return nbInputs;
+        }
     }
 
     static ActivationParams const* epilogueOf(LayerRecord const& layer)
@@ -379,9 +407,11 @@ private:
         ConvolutionLayout const layout = convolutionLayout(params, layer, model);
         // The variant the builder chose, found by its name among those cuDNN lists here (plan/engine_model.h).
         Launch chosen = launch;
+        HostTensor const* residual = residualOf(in);
         chosen.tactic = chosenTactic(
-            layer, convolutionTacticNames(params, *in[0], bias, out, epilogueOf(layer), mLibraries, layout));
-        return runConvolution(params, *in[0], operands.value().kernel, bias, epilogueOf(layer), out, chosen, layout);
+            layer, convolutionTacticNames(params, *in[0], bias, out, epilogueOf(layer), mLibraries, layout, residual));
+        return runConvolution(
+            params, *in[0], operands.value().kernel, bias, epilogueOf(layer), out, chosen, layout, residual);
     }
     host::Status run(DeconvolutionParams const& params, LayerRecord const& layer, EngineModel const&, Inputs in,
         HostTensor const& out, Launch const& launch)
@@ -845,11 +875,17 @@ std::optional<Error> chooseTactics(
         }
         // Buffers at the kOPT shapes of the first profile: inputs of values in [-1, 1] (zeros would let the GPU run
         // cooler and clock higher than on real data, flattering the kernels that compute most), the output zeroed.
+        // An absent optional input (kNoTensor: a fused residual without a bias tensor) has no view.
         std::vector<std::unique_ptr<ScratchBuffer>> buffers;
         std::vector<HostTensor> views;
         views.reserve(layer.inputs.size() + 1);
         bool shaped = true;
         auto const view = [&](int32_t tensor, bool filled) {
+            if (tensor == kNoTensor)
+            {
+                views.emplace_back();
+                return;
+            }
             TensorRecord const& record = model.tensors[static_cast<std::size_t>(tensor)];
             std::optional<Dims> const dims = optShape(tensor);
             if (!dims)
@@ -865,20 +901,17 @@ std::optional<Error> chooseTactics(
         };
         for (int32_t input : layer.inputs)
         {
-            if (input != kNoTensor)
-            {
-                view(input, true);
-            }
+            view(input, true);
         }
         view(layer.outputs.front(), false);
         if (!shaped || views.size() != layer.inputs.size() + 1)
         {
-            continue; // A shape known only at run time, or an absent input: the default variant.
+            continue; // A shape known only at run time: the default variant.
         }
         std::vector<HostTensor const*> inputs;
         for (std::size_t i = 0; i + 1 < views.size(); ++i)
         {
-            inputs.push_back(&views[i]);
+            inputs.push_back(layer.inputs[i] == kNoTensor ? nullptr : &views[i]);
         }
         auto const names = backend.tacticNames(layer, model, inputs, views.back());
         int32_t best = 0;

@@ -183,18 +183,22 @@ struct ConvolutionLayout
     nvinfer1::TensorFormat input{nvinfer1::TensorFormat::kLINEAR};
     nvinfer1::TensorFormat output{nvinfer1::TensorFormat::kLINEAR};
     bool kernelChannelsLast{}; //!< The kernel's elements are KRSC (true exactly when the formats are channels-last).
+    //! A fused residual's format (LayerRecord::epilogue): the output's.
+    nvinfer1::TensorFormat residual{nvinfer1::TensorFormat::kLINEAR};
 };
 
 //! kernel and bias: device memory of params' weights or of the layer's inputs 1 and 2 (bias may be null).
-//! activation: null, or the function applied to conv + bias before the output is stored (a fused IActivationLayer,
-//! computed as runActivation computes it; for kINT8 before quantizing). The tactics depend on activation, layout and
-//! the bias: count them with the same ones that run.
+//! residual: null, or a tensor of out's type, shape and format (the layer's input kConvolutionResidualInput, a fused
+//! shortcut) added after the bias. activation: null, or the function applied to conv + bias + residual before the
+//! output is stored (a fused IActivationLayer, computed as runActivation computes it; for kINT8 before quantizing).
+//! The tactics depend on activation, layout, the bias and whether there is a residual: count them with the same ones
+//! that run.
 TacticNames convolutionTacticNames(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* bias,
     DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries,
-    ConvolutionLayout const& layout = {});
+    ConvolutionLayout const& layout = {}, DeviceTensor const* residual = nullptr);
 int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* bias,
     DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries,
-    ConvolutionLayout const& layout = {});
+    ConvolutionLayout const& layout = {}, DeviceTensor const* residual = nullptr);
 //! Where a convolution's tactics come from: cuDNN's legacy API (tactic 0 and those after it, or kiln's one variant for
 //! an empty problem), then cuDNN's graph API (the last graph ones), for kHALF and kBF16.
 struct ConvolutionTacticCounts
@@ -204,10 +208,10 @@ struct ConvolutionTacticCounts
 };
 ConvolutionTacticCounts countConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in,
     DeviceTensor const* bias, DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries,
-    ConvolutionLayout const& layout = {});
+    ConvolutionLayout const& layout = {}, DeviceTensor const* residual = nullptr);
 Status runConvolution(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const& kernel,
     DeviceTensor const* bias, ActivationParams const* activation, DeviceTensor const& out, Launch const& launch,
-    ConvolutionLayout const& layout = {});
+    ConvolutionLayout const& layout = {}, DeviceTensor const* residual = nullptr);
 
 //! A deconvolution (deconvolution.cpp and deconvolution.cu), with host::runDeconvolution's semantics and checks.
 //! kernel and bias: device memory of params' weights (any floating type) or of the layer's inputs 1 and 2 (bias may be

@@ -46,7 +46,7 @@ __device__ __forceinline__ void storeAny(void* p, DataType type, int64_t i, floa
 }
 
 __global__ void convertKernel(StagedElements in, void* out, DataType outType, float outScale, int64_t count,
-    StagedBias bias, StagedActivation activation)
+    StagedBias bias, StagedActivation activation, StagedElements residual)
 {
     int64_t const step = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step)
@@ -55,6 +55,10 @@ __global__ void convertKernel(StagedElements in, void* out, DataType outType, fl
         if (bias.data != nullptr)
         {
             value += loadAny(bias.data, bias.type, i / bias.inner % bias.channels, 1.F);
+        }
+        if (residual.data != nullptr)
+        {
+            value += loadAny(residual.data, residual.type, i, residual.scale);
         }
         if (activation.present)
         {
@@ -116,14 +120,14 @@ Error unstaged(char const* what, DataType type)
 } // namespace
 
 host::Status convertElements(StagedElements const& in, StagedElements const& out, int64_t count, cudaStream_t stream,
-    StagedBias const& bias, StagedActivation const& activation)
+    StagedBias const& bias, StagedActivation const& activation, StagedElements const& residual)
 {
     if (activation.present && host::findActivation(activation.type) == nullptr)
     {
         return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR,
             "convertElements: unknown ActivationType " + std::to_string(static_cast<int32_t>(activation.type))};
     }
-    for (DataType const type : {in.type, out.type, bias.type})
+    for (DataType const type : {in.type, out.type, bias.type, residual.type})
     {
         if (!staged(type))
         {
@@ -138,7 +142,7 @@ host::Status convertElements(StagedElements const& in, StagedElements const& out
     checked.channels = std::max<int64_t>(bias.channels, 1);
     checked.inner = std::max<int64_t>(bias.inner, 1);
     convertKernel<<<blocksFor(count), kThreads, 0, stream>>>(
-        in, const_cast<void*>(out.data), out.type, out.scale, count, checked, activation);
+        in, const_cast<void*>(out.data), out.type, out.scale, count, checked, activation, residual);
     if (cudaError_t const status = cudaGetLastError(); status != cudaSuccess)
     {
         return cudaFailure(status, "convertElements launch");

@@ -2,7 +2,8 @@
 // The copies that stage tensors around the cuBLASLt and cuDNN calls (library_staging.cu): a tensor in another type
 // (FP8 operands as half for cuBLASLt, INT8 convolutions computed in float), with a bias per channel added and an
 // activation applied on the way (a convolution's epilogue), and an [N, C, spatial...] tensor zero-padded for cuDNN,
-// which pads symmetrically only. They take the floating and scaled types (kFLOAT, kHALF, kBF16, kINT8, kFP8) and read
+// which pads symmetrically only. The conversion also adds a residual of the output's layout (a convolution's fused
+// shortcut) before the activation. They take the floating and scaled types (kFLOAT, kHALF, kBF16, kINT8, kFP8) and read
 // and write elements as elements.cuh does.
 //
 //     // float result [N, K, H, W] plus bias [K], quantized into an INT8 output:
@@ -48,11 +49,12 @@ struct StagedActivation
     float beta{};
 };
 
-//! out[i] = activation(in[i] (+ bias)) for count elements, computed in float and rounded once to out's type (a scaled
-//! out is quantized after the activation). in.data null reads zeros. in and out may be the same memory (the same
-//! type). Launched on stream.
+//! out[i] = activation(in[i] (+ bias) (+ residual[i])) for count elements, computed in float and rounded once to out's
+//! type (a scaled out is quantized after the activation). in.data null reads zeros; residual.data null adds nothing
+//! (a residual is laid out as out, a convolution's fused shortcut). in and out may be the same memory (the same type).
+//! Launched on stream.
 host::Status convertElements(StagedElements const& in, StagedElements const& out, int64_t count, cudaStream_t stream,
-    StagedBias const& bias = {}, StagedActivation const& activation = {});
+    StagedBias const& bias = {}, StagedActivation const& activation = {}, StagedElements const& residual = {});
 
 //! Writes out, an [N, C, padded...] tensor, from in, an [N, C, extents...] tensor (nbSpatial 2 or 3): in's element at
 //! spatial position p lands at p + pre, converted to out's type; every other element of out is zero.

@@ -52,12 +52,24 @@ auto guarded(Body const& body) noexcept -> decltype(body())
     }
 }
 
+//! The inputs a layer's kind lists, before a CUDA build's fused addends: a matrix multiply's bias and residual (inputs
+//! 2 and 3), a convolution's residual (input kConvolutionResidualInput).
+std::size_t listedInputs(LayerRecord const& layer)
+{
+    switch (layer.type)
+    {
+    case LayerType::kMATRIX_MULTIPLY: return std::min<std::size_t>(layer.inputs.size(), 2);
+    case LayerType::kCONVOLUTION: return std::min(layer.inputs.size(), kConvolutionResidualInput);
+    default: return layer.inputs.size();
+    }
+}
+
 //! Whether a layer carries a CUDA build's fusions (LayerRecord: a point-wise program, an epilogue, a product scale,
-//! a matrix multiply's bias or residual input).
+//! a matrix multiply's bias or residual input, a convolution's residual input).
 bool fused(LayerRecord const& layer)
 {
     return !layer.pointwise.empty() || layer.epilogue || layer.scale != 1.F
-        || (layer.type == LayerType::kMATRIX_MULTIPLY && layer.inputs.size() > 2);
+        || listedInputs(layer) < layer.inputs.size();
 }
 
 //! A fused layer of a CUDA engine that runs on the host (its result is read as values): the same results, one part
@@ -68,10 +80,8 @@ Status runFused(LayerRecord const& layer, std::span<HostTensor const* const> inp
     {
         return runPointwiseProgram(layer.pointwise, inputs, out);
     }
-    bool const matrix = layer.type == LayerType::kMATRIX_MULTIPLY;
-    std::span<HostTensor const* const> const listed
-        = matrix ? inputs.first(std::min<std::size_t>(inputs.size(), 2)) : inputs;
-    Status status = runLayerKind(layer.params, listed, std::span<HostTensor const>(&out, 1));
+    std::size_t const nbListed = std::min(listedInputs(layer), inputs.size());
+    Status status = runLayerKind(layer.params, inputs.first(nbListed), std::span<HostTensor const>(&out, 1));
     if (!status)
     {
         return status;
@@ -85,7 +95,8 @@ Status runFused(LayerRecord const& layer, std::span<HostTensor const* const> inp
         storeFloat(factor, 0, layer.scale);
         status = runElementWise({nvinfer1::ElementWiseOperation::kPROD}, out, factor, out);
     }
-    for (std::size_t i = 2; matrix && status && i < inputs.size(); ++i)
+    // The fused addends (bias, residual), in input order, before the activation.
+    for (std::size_t i = nbListed; status && i < inputs.size(); ++i)
     {
         if (inputs[i] != nullptr)
         {

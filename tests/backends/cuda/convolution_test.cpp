@@ -4,13 +4,14 @@
 // and those that need a padded copy) and bias, in FP32, FP16, BF16 and INT8; kernels of another type than the input;
 // empty inputs and outputs; a fused activation against the host convolution followed by the host activation; layers
 // large enough for tensor cores; channels-last layouts (kHWC8, kDHWC8 with KRSC kernels) against the host's linear
-// convolution through the host reformat kernel; the per-geometry cache (a repeated run prepares nothing new); and the
-// refusals with their messages.
+// convolution through the host reformat kernel; a fused residual against the host's convolution, sum and activation;
+// the per-geometry cache (a repeated run prepares nothing new); and the refusals with their messages.
 #include "cuda_test_util.h"
 
 #include "backends/cuda/libraries.h"
 #include "backends/host/activation.h"
 #include "backends/host/convolution.h"
+#include "backends/host/elementwise.h"
 #include "backends/host/reformat.h"
 
 #include <chrono>
@@ -47,6 +48,7 @@ struct Case
     std::optional<ActivationParams> activation; //!< A fused activation.
     float int8OutScale{0.1F};                   //!< The output's scale for kINT8.
     bool channelsLast{false};                   //!< Input and output in kHWC8 (kDHWC8 for 3-D), the kernel KRSC.
+    bool residual{false}; //!< A fused residual of the output's type, shape and format, added before the activation.
 };
 
 using Extents = std::vector<int64_t>;
@@ -208,6 +210,25 @@ protected:
         HostBuffer expected(c.type, desc.value().dims, int8 ? c.int8OutScale : 1.0F);
         Status const reference = host::runConvolution(hostParams, input.tensor(), expected.tensor(), operands);
         ASSERT_TRUE(reference.ok()) << reference.error().message;
+        // A residual: the host's sum layer after the convolution (each rounded to the type), before the activation.
+        HostBuffer residual(c.type, desc.value().dims, expected.tensor().scale);
+        // The host rounds the convolution before adding the residual, the device does not: where the sum cancels, they
+        // differ by up to half an ulp of the convolution's largest value, beyond the tolerance relative to the sum.
+        double residualExtra = 0.0;
+        if (c.residual)
+        {
+            double largest = 0.0;
+            for (int64_t i = 0; i < host::elementCount(expected.tensor()); ++i)
+            {
+                largest = std::max(largest, std::fabs(host::loadFloat(expected.tensor(), i)));
+            }
+            double const unit = c.type == DataType::kHALF ? 0x1p-11 : c.type == DataType::kBF16 ? 0x1p-8 : 0x1p-24;
+            residualExtra = unit * largest / tolerance(c.type);
+            randomize(residual, mRng, -2.0, 2.0);
+            Status const added = host::runElementWise(
+                {nvinfer1::ElementWiseOperation::kSUM}, expected.tensor(), residual.tensor(), expected.tensor());
+            ASSERT_TRUE(added.ok()) << added.error().message;
+        }
         ActivationParams const* activation = c.activation ? &*c.activation : nullptr;
         if (activation != nullptr)
         {
@@ -221,8 +242,11 @@ protected:
         // format, which the host reformat kernel turns back to kLINEAR before comparing.
         nvinfer1::TensorFormat const format
             = c.channelsLast ? channelsLastFormat(c.in.size()) : nvinfer1::TensorFormat::kLINEAR;
-        ConvolutionLayout const layout{format, format, c.channelsLast};
+        ConvolutionLayout const layout{format, format, c.channelsLast, format};
         HostBuffer const deviceInput = reformatted(input.tensor(), nvinfer1::TensorFormat::kLINEAR, format);
+        DeviceBuffer const dresidual
+            = DeviceBuffer::upload(reformatted(residual.tensor(), nvinfer1::TensorFormat::kLINEAR, format).tensor());
+        HostTensor const* const shortcut = c.residual ? &dresidual.tensor() : nullptr;
         HostBuffer const deviceKernel = c.channelsLast
             ? channelsLastKernel(kernel.tensor())
             : reformatted(kernel.tensor(), nvinfer1::TensorFormat::kLINEAR, nvinfer1::TensorFormat::kLINEAR);
@@ -230,17 +254,17 @@ protected:
         DeviceBuffer const dkernel = DeviceBuffer::upload(deviceKernel.tensor());
         DeviceBuffer const dbias = DeviceBuffer::upload(bias.tensor());
         DeviceBuffer const dout(expected.tensor());
-        mCounts = countConvolutionTactics(
-            params, din.tensor(), c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation, *mLibraries, layout);
+        mCounts = countConvolutionTactics(params, din.tensor(), c.bias ? &dbias.tensor() : nullptr, dout.tensor(),
+            activation, *mLibraries, layout, shortcut);
         int32_t const tactics = mCounts.legacy + mCounts.graph;
         EXPECT_EQ(tactics,
             nbConvolutionTactics(params, din.tensor(), c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation,
-                *mLibraries, layout));
+                *mLibraries, layout, shortcut));
         EXPECT_GE(tactics, 1);
         EXPECT_LE(tactics, 24); // 16 of the legacy API, 8 of the graph API
         // Each variant has its own name (what the plan records): the legacy ones first, then the graph ones.
-        TacticNames const names = convolutionTacticNames(
-            params, din.tensor(), c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation, *mLibraries, layout);
+        TacticNames const names = convolutionTacticNames(params, din.tensor(), c.bias ? &dbias.tensor() : nullptr,
+            dout.tensor(), activation, *mLibraries, layout, shortcut);
         ASSERT_EQ(static_cast<int32_t>(names.size()), tactics);
         std::set<std::string> const distinct(names.begin(), names.end());
         EXPECT_EQ(distinct.size(), names.size())
@@ -262,11 +286,11 @@ protected:
             // NaN everywhere first (0xFF bytes in the floating types), so that an element left unwritten fails.
             ASSERT_EQ(cudaMemsetAsync(dout.tensor().data, 0xFF, static_cast<size_t>(bytes), mStream), cudaSuccess);
             Status const done = runConvolution(params, din.tensor(), dkernel.tensor(),
-                c.bias ? &dbias.tensor() : nullptr, activation, dout.tensor(), launch(tactic), layout);
+                c.bias ? &dbias.tensor() : nullptr, activation, dout.tensor(), launch(tactic), layout, shortcut);
             ASSERT_TRUE(done.ok()) << "tactic " << tactic << ": " << done.error().message;
             HostBuffer const result = dout.download(mStream);
             expectNear(reformatted(result.tensor(), format, nvinfer1::TensorFormat::kLINEAR), expected,
-                int8 ? 1.0 : reductionExtra(c.type, reduction), "tactic " + std::to_string(tactic));
+                int8 ? 1.0 : reductionExtra(c.type, reduction) + residualExtra, "tactic " + std::to_string(tactic));
         }
     }
 
@@ -615,6 +639,61 @@ TEST_F(CudaConvolution, ChannelsLastEveryTactic)
         if (HasFatalFailure())
         {
             return;
+        }
+    }
+}
+
+TEST_F(CudaConvolution, FusedResidualEveryTypeEveryTactic)
+{
+    // out = activation(conv + bias + residual) (builder/fusion.h: a ResNet block's shortcut as input 3): every tactic
+    // against the host's convolution, sum and activation. Legacy tactics add it as cuDNN's z (with a bias of the
+    // compute type) or in the pass; graph tactics in the graph (with no bias or one of the compute type, and ReLU or
+    // no activation), or in the pass.
+    using Type = nvinfer1::ActivationType;
+    for (DataType const type : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        for (bool const channelsLast : {false, true})
+        {
+            if (channelsLast && type == DataType::kFLOAT)
+            {
+                continue;
+            }
+            Case c = make(type, 2, 16, 32, 1, {10, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true);
+            c.channelsLast = channelsLast;
+            c.residual = true;
+            c.biasType = type;
+            c.activation = ActivationParams{Type::kRELU, 0.F, 0.F};
+            check(c);
+            if (type != DataType::kFLOAT)
+            {
+                EXPECT_GE(mCounts.graph, 1) << "no graph-API tactic for a " << dataTypeName(type)
+                                            << " convolution with bias, residual and ReLU";
+            }
+            c.biasType = DataType::kFLOAT; // The pass adds the bias and the residual.
+            check(c);
+            c.bias = false; // No bias: in the graph, or in the pass.
+            check(c);
+            c.activation.reset();
+            check(c);
+            c.activation = ActivationParams{Type::kSIGMOID, 0.F, 0.F}; // Only the pass computes it.
+            c.bias = true;
+            c.biasType = type;
+            check(c);
+            // A 1x1 convolution of stride 2 (a downsampling shortcut) and an empty input (bias + residual).
+            Case shortcut = make(type, 2, 16, 32, 1, {9, 9}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true);
+            shortcut.channelsLast = channelsLast;
+            shortcut.residual = true;
+            shortcut.biasType = type;
+            shortcut.activation = ActivationParams{Type::kRELU, 0.F, 0.F};
+            check(shortcut);
+            Case empty = make(type, 1, 0, 8, 1, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true);
+            empty.residual = true;
+            empty.activation = ActivationParams{Type::kRELU, 0.F, 0.F};
+            check(empty);
+            if (HasFatalFailure())
+            {
+                return;
+            }
         }
     }
 }

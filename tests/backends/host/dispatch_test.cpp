@@ -580,6 +580,46 @@ TEST(HostDispatch, FusedPointwiseProgramAndConvolutionEpilogue)
     expectValues(conv, {1, 0, 3, 0});
 }
 
+// A convolution with a fused residual (input 3) and activation computes what its three unfused layers compute.
+TEST(HostDispatch, FusedConvolutionResidualActivationMatchesTheUnfusedLayers)
+{
+    // out = relu(conv(x) + bias + residual): a 2x2 kernel of stride 1 on [1, 1, 3, 3], bias -4, residual [1, 1, 2, 2].
+    HostBuffer const in = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 3, 3}}, iota(9));
+    HostBuffer const residual = tensorOf(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}}, {-20, 3, -1, 0.5});
+    std::vector<float> kernel{1.0F, -1.0F, 0.5F, 1.0F};
+    std::vector<float> bias{-4.0F};
+    ConvolutionParams params = convolutionParams(1, 2, 2, 1);
+    params.kernel = Weights{DataType::kFLOAT, kernel.data(), 4};
+    params.bias = Weights{DataType::kFLOAT, bias.data(), 1};
+
+    // The unfused layers: the convolution, the sum, the ReLU.
+    HostBuffer conv(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}});
+    HostBuffer sum(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}});
+    HostBuffer expected(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}});
+    expectRuns(params, {&in.tensor()}, conv);
+    expectRuns(
+        kiln::ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {&conv.tensor(), &residual.tensor()}, sum);
+    expectRuns(kiln::ActivationParams{nvinfer1::ActivationType::kRELU}, {&sum.tensor()}, expected);
+
+    // The fused record: inputs x, no kernel tensor, no bias tensor, the residual.
+    LayerRecord layer;
+    layer.name = "conv";
+    layer.type = LayerType::kCONVOLUTION;
+    layer.params = params;
+    layer.inputs = {0, kNoTensor, kNoTensor, 1};
+    layer.outputs = {2};
+    layer.epilogue = kiln::ActivationParams{nvinfer1::ActivationType::kRELU};
+    HostBuffer out(DataType::kFLOAT, Dims{4, {1, 1, 2, 2}});
+    EngineModel const model;
+    std::vector<HostTensor const*> const inputs{&in.tensor(), nullptr, nullptr, &residual.tensor()};
+    std::vector<HostTensor> const outputs{out.tensor()};
+    Status const done = makeHostBackend()->runLayer(layer, model, inputs, outputs, nullptr);
+    ASSERT_TRUE(done.ok()) << done.error().message;
+    // conv + bias = [4.5, 6, 9, 10.5] - 4; + residual = [-19.5, 5, 4, 7]; the ReLU clips the first.
+    expectValues(expected, {0, 5, 4, 7});
+    expectValues(out, {0, 5, 4, 7});
+}
+
 TEST(HostDispatch, MatrixMultiply)
 {
     std::vector<double> const a{1, 2, 3, 4, 5, 6};

@@ -5,6 +5,7 @@
 //     ScalarWeights scalars;                                          // alive until the build
 //     ITensor* y = primitiveLayerNorm(network, *x, 1e-5F, gamma, beta, scalars);    // gamma, beta: nullptr or [1.., N]
 //     ITensor* o = primitiveAttention(network, *q, *k, *v, heads, 0.125F, scalars);  // q, k, v: [B, S, heads * D]
+//     ITensor* r = residualBlocks(network, *x, [&](int64_t count) { return weightsOf(count); });  // x: [N, C, H, W]
 #pragma once
 
 #include "NvInfer.h"
@@ -12,11 +13,12 @@
 #include <bit>
 #include <cstdint>
 #include <deque>
+#include <vector>
 
 namespace kiln::test
 {
 
-//! One-element constants of a network's float types, kept alive for the build.
+//! Constants of a network's float types (one element, or arrays), kept alive for the build.
 class ScalarWeights
 {
 public:
@@ -30,6 +32,23 @@ public:
         }
         mHalves.push_back(type == nvinfer1::DataType::kHALF ? halfBits(value) : bf16Bits(value));
         return nvinfer1::Weights{type, &mHalves.back(), 1};
+    }
+
+    //! values as weights of type (kFLOAT, kHALF or kBF16; rounded to nearest even).
+    nvinfer1::Weights operator()(std::vector<float> const& values, nvinfer1::DataType type)
+    {
+        auto const count = static_cast<int64_t>(values.size());
+        if (type == nvinfer1::DataType::kFLOAT)
+        {
+            mFloatArrays.push_back(values);
+            return nvinfer1::Weights{type, mFloatArrays.back().data(), count};
+        }
+        std::vector<uint16_t>& bits = mHalfArrays.emplace_back();
+        for (float const value : values)
+        {
+            bits.push_back(type == nvinfer1::DataType::kHALF ? halfBits(value) : bf16Bits(value));
+        }
+        return nvinfer1::Weights{type, bits.data(), count};
     }
 
 private:
@@ -61,6 +80,8 @@ private:
 
     std::deque<float> mFloats;
     std::deque<uint16_t> mHalves;
+    std::deque<std::vector<float>> mFloatArrays;
+    std::deque<std::vector<uint16_t>> mHalfArrays;
 };
 
 //! (x - mean) / sqrt(var + epsilon) [* gamma [+ beta]] over x's last axis from reduce, element-wise and unary layers.
@@ -129,6 +150,48 @@ inline nvinfer1::ITensor* primitiveAttention(nvinfer1::INetworkDefinition& netwo
     merge->setFirstTranspose(swap);
     merge->setReshapeDimensions(nvinfer1::Dims{3, {0, 0, width}});
     return merge->getOutput(0);
+}
+
+//! Two ResNet-like blocks after x ([N, C, H, W], C a multiple of 8), layers in the order torchvision's ONNX export
+//! gives them: a 3x3 max pooling of stride 1 ("pool"); block 1 with an identity shortcut: 3x3 convolutions C -> C
+//! "b1c1" (ReLU), "b1c2" (ReLU), "b1c3", the sum with the pooling's result, a ReLU; block 2 with a downsampling
+//! shortcut: 3x3 convolutions C -> 2C of stride 2 "b2c1" (ReLU) and 2C -> 2C "b2c2", then the 1x1 convolution of
+//! stride 2 of block 1's result "b2ds", the sum of the two, a ReLU; then a 3x3 max pooling of stride 1 again. Every
+//! convolution has a bias. weights(count) gives each kernel's and bias's weights (of the network's type).
+template <typename MakeWeights>
+nvinfer1::ITensor* residualBlocks(nvinfer1::INetworkDefinition& network, nvinfer1::ITensor& x, MakeWeights&& weights)
+{
+    auto const pool = [&](nvinfer1::ITensor& in, char const* name) {
+        auto* layer = network.addPoolingNd(in, nvinfer1::PoolingType::kMAX, nvinfer1::Dims{2, {3, 3}});
+        layer->setPaddingNd(nvinfer1::Dims{2, {1, 1}});
+        layer->setName(name);
+        return layer->getOutput(0);
+    };
+    auto const conv
+        = [&](nvinfer1::ITensor& in, int64_t maps, int64_t size, int64_t stride, bool relu, char const* name) {
+              int64_t const channels = in.getDimensions().d[1];
+              auto* layer = network.addConvolutionNd(
+                  in, maps, nvinfer1::Dims{2, {size, size}}, weights(maps * channels * size * size), weights(maps));
+              layer->setStrideNd(nvinfer1::Dims{2, {stride, stride}});
+              layer->setPaddingNd(nvinfer1::Dims{2, {size / 2, size / 2}});
+              layer->setName(name);
+              nvinfer1::ITensor* out = layer->getOutput(0);
+              return relu ? network.addActivation(*out, nvinfer1::ActivationType::kRELU)->getOutput(0) : out;
+          };
+    auto const add = [&](nvinfer1::ITensor& a, nvinfer1::ITensor& b) {
+        auto* sum = network.addElementWise(a, b, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+        return network.addActivation(*sum, nvinfer1::ActivationType::kRELU)->getOutput(0);
+    };
+    int64_t const channels = x.getDimensions().d[1];
+    nvinfer1::ITensor* p = pool(x, "pool");
+    nvinfer1::ITensor* h = conv(*p, channels, 3, 1, true, "b1c1");
+    h = conv(*h, channels, 3, 1, true, "b1c2");
+    h = conv(*h, channels, 3, 1, false, "b1c3");
+    nvinfer1::ITensor* block1 = add(*h, *p);
+    h = conv(*block1, 2 * channels, 3, 2, true, "b2c1");
+    h = conv(*h, 2 * channels, 3, 1, false, "b2c2");
+    nvinfer1::ITensor* shortcut = conv(*block1, 2 * channels, 1, 2, false, "b2ds");
+    return pool(*add(*h, *shortcut), "pool2");
 }
 
 } // namespace kiln::test
