@@ -43,7 +43,9 @@ if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
     for sanitizer in thread "address;undefined"; do
         dir="build-${sanitizer%%;*}"
         echo "== all but the header tests, under -fsanitize=${sanitizer}"
-        cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DKILN_SANITIZE=${sanitizer}"
+        # The examples, the ONNX parse benchmark and the header tests run in the plain stage only: not built here.
+        cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DKILN_SANITIZE=${sanitizer}" \
+            -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_BENCH_ONNX=OFF
         cmake --build "$dir" -j "$jobs"
         TSAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
             ctest --test-dir "$dir" -j "$jobs" -L "registry|core|plan|builder|network|host|runtime|engine|onnx" --output-on-failure --no-tests=error --timeout 300
