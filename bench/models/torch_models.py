@@ -179,7 +179,10 @@ def outputs_of(model, tensors):
     import torch
 
     with torch.no_grad():
-        return [t.float() for t in model(*tensors)]
+        result = model(*tensors)
+    # A model with one output (torchvision's classifiers) returns the tensor itself, not a tuple of them.
+    outputs = [result] if isinstance(result, torch.Tensor) else list(result)
+    return [t.float() for t in outputs]
 
 
 def compare(name, batch, precision, args, reference, torch_fp16):
