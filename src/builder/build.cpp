@@ -988,6 +988,7 @@ Expected<EngineModel> buildEngineModel(
             rewrite(model);
             report.rewrite(name, was, model);
         };
+        pass("reshaped constants folded", foldConstantReshapes);
         pass("epilogue fusion (activation, bias, scale and residual into convolutions and matrix multiplies)",
             fuseEpilogues);
         pass("residual fusion (shortcut additions and their activation into convolutions)", fuseConvolutionResiduals);

@@ -2,6 +2,9 @@
 // The fusions a CUDA build makes before choosing kernels (builder/build.cpp calls them in this order once every layer
 // is recorded):
 //
+// - foldConstantReshapes (fold_constants.cpp): a shuffle that only reshapes a constant (the broadcast of an ONNX
+//   initializer: a product's weights [K, N] to [1, K, N], a bias [N] to [1, 1, N]) becomes a constant of the new shape
+//   over the same weights, so runs copy nothing and the fusions below see a constant.
 // - fuseEpilogues:
 //   - convolution + activation: the activation becomes the convolution's epilogue (LayerRecord::epilogue);
 //   - matrix multiply x scalar + bias + residual + activation: an element-wise kPROD by a one-element constant
@@ -31,7 +34,8 @@
 // The absorbed layers are removed and the tensors between are left unmade (their producer -1); assertions of an
 // absorbed layer move to the layer that absorbed it.
 //
-//     fuseEpilogues(model);   // model.backend == PlanBackend::kCUDA
+//     foldConstantReshapes(model);   // model.backend == PlanBackend::kCUDA
+//     fuseEpilogues(model);
 //     fuseConvolutionResiduals(model);
 //     fuseAttention(model);
 //     fuseLayerNorms(model);
@@ -51,6 +55,10 @@ int32_t fuseEpilogues(EngineModel& model);
 //! says; returns the layers removed. Runs after fuseEpilogues (which leaves a convolution read by a sum alone) and
 //! before fusePointwise (which would take the sum and the activation).
 int32_t fuseConvolutionResiduals(EngineModel& model);
+
+//! Makes each shuffle that only reshapes a constant a constant itself; returns how many. Runs first (the constants
+//! it leaves unread go with removeUnreadConstants).
+int32_t foldConstantReshapes(EngineModel& model);
 
 //! Replaces each attention built from primitive layers (head splits, scores, softmax, context, head merge) with one
 //! fused attention (FusedKernel::kATTENTION); returns the layers removed. Runs after fuseEpilogues (which folds the

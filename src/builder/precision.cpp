@@ -65,6 +65,17 @@ bool reducible(LayerRecord const& layer) noexcept
     }
 }
 
+//! Whether a fusion changed the layer (a fused kernel, a point-wise program, an epilogue, a folded scale, a bias or
+//! residual input): the backend's per-kind check does not describe it.
+bool fusedRecord(LayerRecord const& layer) noexcept
+{
+    std::size_t const natural = layer.type == LayerType::kMATRIX_MULTIPLY ? 2U
+        : layer.type == LayerType::kCONVOLUTION                           ? 3U
+                                                                          : layer.inputs.size();
+    return layer.fused || !layer.pointwise.empty() || layer.epilogue || layer.scale != 1.F
+        || layer.inputs.size() > natural;
+}
+
 //! Kinds whose inputs may be of any type without a cast before them: a cast converts, a shape reads extents.
 bool readsAnyType(LayerRecord const& layer) noexcept
 {
@@ -177,9 +188,13 @@ private:
         {
             return false;
         }
-        bool const hasFloatData = std::any_of(layer.outputs.begin(), layer.outputs.end(), [&](int32_t t) {
-            return validTensor(mModel, t) && mOriginal[static_cast<std::size_t>(t)] == DataType::kFLOAT;
-        });
+        // Float data made or read: a comparison or an IsNaN reads 16-bit inputs without making float data.
+        auto const floatData = [&](int32_t t) {
+            return validTensor(mModel, t) && mOriginal[static_cast<std::size_t>(t)] == DataType::kFLOAT
+                && !mValues[static_cast<std::size_t>(t)];
+        };
+        bool const hasFloatData = std::any_of(layer.outputs.begin(), layer.outputs.end(), floatData)
+            || std::any_of(layer.inputs.begin(), layer.inputs.end(), floatData);
         bool const floatValues = std::any_of(layer.outputs.begin(), layer.outputs.end(), [&](int32_t t) {
             return validTensor(mModel, t) && mOriginal[static_cast<std::size_t>(t)] == DataType::kFLOAT
                 && mValues[static_cast<std::size_t>(t)];
@@ -225,7 +240,7 @@ private:
     //! layers are not asked: the fusions take only kernels with 16-bit variants.
     bool accepts(LayerRecord const& layer, std::string& why) const
     {
-        if (layer.fused || !layer.pointwise.empty() || layer.epilogue)
+        if (fusedRecord(layer))
         {
             return true;
         }

@@ -177,8 +177,8 @@ Executor::Executor(EngineProgram const& program, std::unique_ptr<Backend> backen
         for (std::size_t i = 0; i < layer.inputs.size(); ++i)
         {
             int32_t const input = layer.inputs[i];
-            host::InputUse const use = plugin || input == kNoTensor ? host::InputUse::kDATA
-                                                                    : host::inputUse(layer.params, i);
+            host::InputUse const use
+                = plugin || input == kNoTensor ? host::InputUse::kDATA : host::inputUse(layer.params, i);
             mInputSides[l].push_back(use == host::InputUse::kVALUES ? Side::kHOST
                     : use == host::InputUse::kSHAPE                 ? program.tensorSide(input)
                                                                     : side);

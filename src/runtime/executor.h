@@ -452,9 +452,9 @@ private:
         std::vector<std::vector<std::byte>> values; //!< Per mShapeTensorInputs entry.
     };
     InputKey mInputKey;
-    bool mInputsKnown{};      //!< mInputKey holds inputs that evaluated without error.
-    bool mShapeValuesReady{}; //!< The precomputed layers' outputs hold the values of mInputKey's inputs.
-    bool mValuesExtended{};   //!< mValues has symbols bound during the last run besides mStaticValues.
+    bool mInputsKnown{};                  //!< mInputKey holds inputs that evaluated without error.
+    bool mShapeValuesReady{};             //!< The precomputed layers' outputs hold the values of mInputKey's inputs.
+    bool mValuesExtended{};               //!< mValues has symbols bound during the last run besides mStaticValues.
     std::vector<int32_t> mPendingUploads; //!< Shape value tensors whose device copy is still to be written.
     int64_t mShapeValueRuns{};
     cudaStream_t mLastStream{}; //!< The stream of the last run, for memory reserved between runs.

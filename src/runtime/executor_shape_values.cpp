@@ -196,7 +196,8 @@ host::Status Executor::computeShapeValues(Bindings const& bindings, cudaStream_t
             auto const ran = hostBackend.runLayer(layer, model, inputs, outputs, nullptr);
             if (!ran)
             {
-                return failure(ran.error().code == ErrorCode::kSUCCESS ? ErrorCode::kFAILED_EXECUTION : ran.error().code,
+                return failure(
+                    ran.error().code == ErrorCode::kSUCCESS ? ErrorCode::kFAILED_EXECUTION : ran.error().code,
                     layerText(layer) + " failed: " + ran.error().message);
             }
         }
@@ -215,9 +216,8 @@ host::Status Executor::computeShapeValues(Bindings const& bindings, cudaStream_t
                 mMirrorOwned[t].reserve(storageBytes(record.type, host::elementCount(mStaticShapes[t])), stream);
                 mPendingUploads.push_back(output);
             }
-            mMirrors[t] = host::HostTensor{
-                weights != nullptr ? const_cast<void*>(weights) : mMirrorOwned[t].data(), record.type,
-                mStaticShapes[t], record.scale};
+            mMirrors[t] = host::HostTensor{weights != nullptr ? const_cast<void*>(weights) : mMirrorOwned[t].data(),
+                record.type, mStaticShapes[t], record.scale};
         }
     }
     ++mShapeValueRuns;

@@ -60,8 +60,8 @@ std::vector<uint8_t> shapeValueCandidates(EngineModel const& model)
                 SymbolRecord const& symbol = model.symbols[record.symbol];
                 bool const ofInput = symbol.tensor >= 0 && static_cast<std::size_t>(symbol.tensor) < nbTensors
                     && model.tensors[static_cast<std::size_t>(symbol.tensor)].isInput;
-                known[i] = symbol.kind == SymbolKind::kINPUT_EXTENT
-                    || (symbol.kind == SymbolKind::kSHAPE_VALUE && ofInput);
+                known[i]
+                    = symbol.kind == SymbolKind::kINPUT_EXTENT || (symbol.kind == SymbolKind::kSHAPE_VALUE && ofInput);
             }
             break;
         case DimExpr::Kind::kOPERATION:
@@ -101,8 +101,8 @@ std::vector<uint8_t> shapeValueCandidates(EngineModel const& model)
         LayerRecord const& layer = model.layers[l];
         bool const inLoop = !loops || (l < loops.value().layers.size() && loops.value().layers[l] >= 0);
         bool const inBranch = l < branches.layers.size() && branches.layers[l] >= 0;
-        if (!deterministicKind(layer) || inLoop || inBranch || layer.fused || !layer.pointwise.empty()
-            || layer.epilogue || layer.outputs.empty() || layer.params.valueless_by_exception())
+        if (!deterministicKind(layer) || inLoop || inBranch || layer.fused || !layer.pointwise.empty() || layer.epilogue
+            || layer.outputs.empty() || layer.params.valueless_by_exception())
         {
             continue;
         }
@@ -119,8 +119,9 @@ std::vector<uint8_t> shapeValueCandidates(EngineModel const& model)
             {
                 continue;
             }
-            ok = host::inputUse(layer.params, i) == host::InputUse::kSHAPE ? shapeKnown(input)
-                                                                          : values[static_cast<std::size_t>(input)] != 0;
+            ok = host::inputUse(layer.params, i) == host::InputUse::kSHAPE
+                ? shapeKnown(input)
+                : values[static_cast<std::size_t>(input)] != 0;
         }
         if (!ok)
         {

@@ -389,6 +389,54 @@ TEST_F(FusedKernels, APlanWithABrokenFusedKernelIsRefused)
         << hostPlan.error().message;
 }
 
+TEST_F(FusedKernels, ReshapedConstantsBecomeConstantsAndTheBiasThenFusesIntoTheProduct)
+{
+    // x [2, 4, 8] times W [8, 8] plus b [8], broadcast by reshapes as the ONNX importer broadcasts initializers.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{3, {2, 4, 8}});
+    nvinfer1::IShuffleLayer* w = mNetwork->addShuffle(*constant(Dims{2, {8, 8}}));
+    w->setReshapeDimensions(Dims{3, {1, 8, 8}});
+    nvinfer1::IShuffleLayer* b = mNetwork->addShuffle(*constant(Dims{1, {8}}));
+    b->setReshapeDimensions(Dims{3, {1, 1, 8}});
+    // A reshape with a transpose moves data: it stays a shuffle.
+    nvinfer1::IShuffleLayer* t = mNetwork->addShuffle(*constant(Dims{2, {8, 8}}));
+    t->setFirstTranspose(nvinfer1::Permutation{{1, 0}});
+    t->setReshapeDimensions(Dims{3, {1, 8, 8}});
+    auto* product = mNetwork->addMatrixMultiply(
+        *x, nvinfer1::MatrixOperation::kNONE, *w->getOutput(0), nvinfer1::MatrixOperation::kNONE);
+    auto* sum
+        = mNetwork->addElementWise(*product->getOutput(0), *b->getOutput(0), nvinfer1::ElementWiseOperation::kSUM);
+    auto* second = mNetwork->addMatrixMultiply(
+        *sum->getOutput(0), nvinfer1::MatrixOperation::kNONE, *t->getOutput(0), nvinfer1::MatrixOperation::kNONE);
+    second->setName("second");
+    output(second->getOutput(0), "y");
+    EngineModel model = build(PlanBackend::kHOST);
+    model.backend = PlanBackend::kCUDA;
+    EXPECT_EQ(foldConstantReshapes(model), 2);
+    int32_t shuffles = 0;
+    for (LayerRecord const& layer : model.layers)
+    {
+        shuffles += layer.type == nvinfer1::LayerType::kSHUFFLE ? 1 : 0;
+        if (auto const* folded = std::get_if<ConstantParams>(&layer.params); folded && folded->dims.nbDims == 3)
+        {
+            EXPECT_TRUE(layer.inputs.empty());
+            EXPECT_EQ(folded->dims.d[0], 1);
+            EXPECT_EQ(folded->weights.count, folded->dims.d[1] * folded->dims.d[2]);
+        }
+    }
+    EXPECT_EQ(shuffles, 1) << "the transposing reshape";
+    fuseEpilogues(model);
+    removeUnreadConstants(model);
+    auto const first = std::find_if(model.layers.begin(), model.layers.end(), [](LayerRecord const& layer) {
+        return layer.type == nvinfer1::LayerType::kMATRIX_MULTIPLY && layer.name != "second";
+    });
+    ASSERT_NE(first, model.layers.end());
+    ASSERT_EQ(first->inputs.size(), 3U) << "the bias became the product's third input";
+    EXPECT_EQ(
+        model.layers[static_cast<std::size_t>(model.tensors[static_cast<std::size_t>(first->inputs[2])].producer)].type,
+        nvinfer1::LayerType::kCONSTANT);
+    EXPECT_TRUE(encodeEngine(model).ok());
+}
+
 //! The layers of model whose names contain text.
 int32_t layersNamed(EngineModel const& model, std::string const& text)
 {

@@ -123,7 +123,8 @@ TEST(Placement, AConstantReadAsValuesAndAsDataIsReadOnTheHostFromThePlan)
 
 TEST(Placement, ValuesComputedFromDataAreNotPrecomputed)
 {
-    // The reshape's dimensions come from x's data (a reduce): they are computed on every run, from x copied to the host.
+    // The reshape's dimensions come from x's data (a reduce): they are computed on every run, from x copied to the
+    // host.
     //   0 reduce(x) -> d;  1 shuffle(x, d) -> y (output).  And a non-output constant read only on the device is not.
     EngineModel model;
     model.backend = PlanBackend::kCUDA;
