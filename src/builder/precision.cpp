@@ -450,11 +450,39 @@ private:
     std::vector<bool> mValues;       //!< Tensors read for their values: never cast for a reader.
 };
 
+//! Says which precision flags kiln accepts without acting on them (nothing is ignored silently).
+void reportIgnoredFlags(BuildSettings const& settings, bool stronglyTyped)
+{
+    if (hasFlag(settings, BuilderFlag::kTF32))
+    {
+        log(Severity::kINFO,
+            "kTF32 is set (the default): kiln's kFLOAT kernels compute in full FP32 and do not use TF32");
+    }
+    for (auto const& [flag, name] : {std::pair{BuilderFlag::kINT8, "kINT8"}, std::pair{BuilderFlag::kFP8, "kFP8"},
+             std::pair{BuilderFlag::kINT4, "kINT4"}})
+    {
+        if (hasFlag(settings, flag) && !stronglyTyped)
+        {
+            log(Severity::kWARNING,
+                std::string(name)
+                    + " is ignored: kiln does not choose quantized kernels for layers (implicit quantization); "
+                      "quantize explicitly with IQuantizeLayer and IDequantizeLayer (Q/DQ)");
+        }
+    }
+    if (settings.int8Calibrator != nullptr)
+    {
+        log(Severity::kWARNING,
+            "the INT8 calibrator is ignored: kiln does not calibrate (implicit quantization); quantize explicitly "
+            "with Q/DQ layers, or give kINT8 tensors a dynamic range");
+    }
+}
+
 } // namespace
 
 Expected<int32_t> chooseReducedPrecision(EngineModel& model, KeptTensors& kept, BuildSettings const& settings,
     bool stronglyTyped, Backend const& backend, std::vector<ConcreteShapes> const& profiles)
 {
+    reportIgnoredFlags(settings, stronglyTyped);
     bool const fp16 = hasFlag(settings, BuilderFlag::kFP16);
     bool const bf16 = hasFlag(settings, BuilderFlag::kBF16);
     if (!fp16 && !bf16)

@@ -21,6 +21,9 @@
 //   whose type the application set (the layer writes a 16-bit twin that the cast converts): named
 //   "<layer> input <i> to <type>" / "<layer> output <o> to <type>", tensors "<tensor> (<type>)".
 //
+// - Said, not done: kTF32 (kFLOAT kernels compute in full FP32; kINFO), kINT8, kFP8 and kINT4 in a weakly typed
+//   network and an INT8 calibrator (implicit quantization; kWARNING).
+//
 //     auto const changed = chooseReducedPrecision(model, kept, settings, network.isStronglyTyped(), backend, concrete);
 //     // changed.value(): how many layers compute in the 16-bit type
 #pragma once

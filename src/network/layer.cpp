@@ -45,6 +45,7 @@ void Layer::clearInput(int32_t index) noexcept
 void Layer::appendHiddenInput(Tensor& tensor)
 {
     mInputs.push_back(&tensor);
+    tensor.markRead();
     ++mNbHiddenInputs;
     outputsChanged();
 }
@@ -188,6 +189,7 @@ void Layer::setInput(int32_t index, nvinfer1::ITensor& tensor) noexcept
             mInputs.resize(static_cast<std::size_t>(index) + 1, nullptr);
         }
         mInputs[static_cast<std::size_t>(index)] = own;
+        own->markRead();
         inputChanged(index);
         outputsChanged();
         return 0;

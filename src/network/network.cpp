@@ -54,12 +54,9 @@ std::vector<std::pair<Layer*, int32_t>> Network::consumers(Tensor const& tensor)
 void Network::forgetComputedShapes(Tensor const& changed) const noexcept
 {
     changed.forgetComputed();
-    bool const read = std::any_of(mLayers.begin(), mLayers.end(), [&](auto const& layer) {
-        return std::find(layer->inputs().begin(), layer->inputs().end(), &changed) != layer->inputs().end();
-    });
-    if (!read)
+    if (!changed.everRead())
     {
-        return;
+        return; // no layer reads it (a layer just added): nothing downstream to forget
     }
     try
     {
@@ -159,6 +156,12 @@ std::optional<std::vector<Tensor*>> Network::ownAll(
 
 bool Network::dependsOn(Tensor const& tensor, Layer const& layer) const noexcept
 {
+    // A layer none of whose outputs any layer reads (one just added) cannot be above tensor.
+    if (std::none_of(
+            layer.outputs().begin(), layer.outputs().end(), [](Tensor const* output) { return output->everRead(); }))
+    {
+        return false;
+    }
     // Walk producers upwards; the graph is acyclic, and each layer is visited once.
     std::vector<Layer const*> pending;
     std::unordered_set<Layer const*> seen;
@@ -216,8 +219,16 @@ std::string Network::defaultLayerName(char const* tag) const
 
 void Network::adopt(std::unique_ptr<Layer> layer, int32_t nbOutputs, int32_t nbHiddenOutputs)
 {
-    mLayers.reserve(mLayers.size() + 1);
-    mTensors.reserve(mTensors.size() + static_cast<std::size_t>(nbOutputs + nbHiddenOutputs));
+    // Room first (geometric growth: reserve(size + 1) would reallocate at every layer), so nothing below throws
+    // after the layer is half adopted.
+    auto const roomFor = [](auto& list, std::size_t more) {
+        if (list.size() + more > list.capacity())
+        {
+            list.reserve(std::max(list.size() + more, 2 * list.capacity()));
+        }
+    };
+    roomFor(mLayers, 1);
+    roomFor(mTensors, static_cast<std::size_t>(nbOutputs + nbHiddenOutputs));
     std::vector<std::unique_ptr<Tensor>> outputs;
     for (int32_t i = 0; i < nbOutputs + nbHiddenOutputs; ++i)
     {
@@ -228,6 +239,13 @@ void Network::adopt(std::unique_ptr<Layer> layer, int32_t nbOutputs, int32_t nbH
             name += std::to_string(i);
         }
         outputs.push_back(std::make_unique<Tensor>(*this, std::move(name), *layer, i));
+    }
+    for (Tensor const* input : layer->inputs())
+    {
+        if (input != nullptr)
+        {
+            input->markRead();
+        }
     }
     layer->mNbHiddenOutputs = nbHiddenOutputs;
     for (auto& output : outputs)
@@ -509,41 +527,46 @@ bool NetworkApi::setWeightsName(Weights weights, char const* name) noexcept
         return false;
     }
     return mNetwork.reporter().guard(kWhere, false, [&] {
-        bool used = false;
-        for (auto const& layer : mNetwork.mLayers)
-        {
+        // From the last layer back: weights are named right after their layer is added.
+        bool const used = std::any_of(mNetwork.mLayers.rbegin(), mNetwork.mLayers.rend(), [&](auto const& layer) {
             if (auto const* conv = std::get_if<ConvolutionParams>(&layer->params()))
             {
-                used = used || conv->kernel.values == weights.values || conv->bias.values == weights.values;
+                return conv->kernel.values == weights.values || conv->bias.values == weights.values;
             }
-            else if (auto const* deconv = std::get_if<DeconvolutionParams>(&layer->params()))
+            if (auto const* deconv = std::get_if<DeconvolutionParams>(&layer->params()))
             {
-                used = used || deconv->kernel.values == weights.values || deconv->bias.values == weights.values;
+                return deconv->kernel.values == weights.values || deconv->bias.values == weights.values;
             }
-            else if (auto const* constant = std::get_if<ConstantParams>(&layer->params()))
-            {
-                used = used || constant->weights.values == weights.values;
-            }
-        }
+            auto const* constant = std::get_if<ConstantParams>(&layer->params());
+            return constant != nullptr && constant->weights.values == weights.values;
+        });
         if (!used)
         {
             mNetwork.fail(kWhere, "no layer of the network uses these weights; name them after adding their layer");
             return false;
         }
+        auto const previous = mNetwork.mWeightsNames.find(weights.values);
         if (name == nullptr)
         {
-            mNetwork.mWeightsNames.erase(weights.values);
+            if (previous != mNetwork.mWeightsNames.end())
+            {
+                mNetwork.mWeightsByName.erase(previous->second);
+                mNetwork.mWeightsNames.erase(previous);
+            }
             return true;
         }
-        for (auto const& [values, existing] : mNetwork.mWeightsNames)
+        if (auto const other = mNetwork.mWeightsByName.find(name);
+            other != mNetwork.mWeightsByName.end() && other->second != weights.values)
         {
-            if (values != weights.values && existing == name)
-            {
-                mNetwork.fail(kWhere, "other weights are already called ", quotedText(name));
-                return false;
-            }
+            mNetwork.fail(kWhere, "other weights are already called ", quotedText(name));
+            return false;
+        }
+        if (previous != mNetwork.mWeightsNames.end())
+        {
+            mNetwork.mWeightsByName.erase(previous->second);
         }
         mNetwork.mWeightsNames[weights.values] = name;
+        mNetwork.mWeightsByName[name] = weights.values;
         return true;
     });
 }
@@ -609,9 +632,7 @@ bool NetworkApi::markWeightsRefittable(char const* name) noexcept
 {
     constexpr char const* kWhere = "INetworkDefinition::markWeightsRefittable";
     return mNetwork.reporter().guard(kWhere, false, [&] {
-        bool const known = name != nullptr
-            && std::any_of(mNetwork.mWeightsNames.begin(), mNetwork.mWeightsNames.end(),
-                [&](auto const& entry) { return entry.second == name; });
+        bool const known = name != nullptr && mNetwork.mWeightsByName.count(name) != 0;
         if (!known)
         {
             mNetwork.fail(kWhere, "no weights are called ", quotedText(name), " (name them with setWeightsName)");

@@ -302,6 +302,7 @@ private:
     std::vector<std::unique_ptr<Tensor>> mRemovedTensors;
     std::unordered_set<nvinfer1::ITensor const*> mRemovedIndex;
     std::map<void const*, std::string> mWeightsNames;
+    std::map<std::string, void const*> mWeightsByName; //!< mWeightsNames the other way.
     std::set<std::string> mRefittable;
     bool mUnfusedDebug{};
 };

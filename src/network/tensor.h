@@ -62,6 +62,10 @@ public:
     void setOutputRole(bool output, bool shapeOutput) noexcept;
     void setDebug(bool debug) noexcept { mIsDebug = debug; }
     void setRemoved() noexcept { mRemoved = true; }
+    //! Marks the tensor as read by a layer (it stays marked: a sign that computed shapes may depend on it).
+    void markRead() const noexcept { mEverRead = true; }
+    //! Whether a layer has ever read the tensor; when not, nothing computed from it can be cached.
+    bool everRead() const noexcept { return mEverRead; }
     bool removed() const noexcept { return mRemoved; }
 
 private:
@@ -121,6 +125,7 @@ private:
     bool mIsShapeOutput{};
     bool mIsDebug{};
     bool mRemoved{};
+    mutable bool mEverRead{};
     nvinfer1::TensorFormats mAllowedFormats{kAllTensorFormats};
     nvinfer1::TensorLocation mLocation{nvinfer1::TensorLocation::kDEVICE};
     bool mHasDynamicRange{};

@@ -281,6 +281,24 @@ TEST_F(Precision, WeightsBeyondTheHalfRangeAreClampedWithAWarning)
     })) << mLogger.all();
 }
 
+TEST_F(Precision, FlagsKilnDoesNotActOnAreSaidToBeIgnored)
+{
+    mConfig->setFlag(BuilderFlag::kINT8);
+    EngineModel const model = built();
+    for (TensorRecord const& tensor : model.tensors)
+    {
+        EXPECT_EQ(tensor.type, DataType::kFLOAT) << tensor.name;
+    }
+    auto const warnings = mLogger.messages(nvinfer1::ILogger::Severity::kWARNING);
+    EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [](std::string const& m) {
+        return m.find("kINT8 is ignored: kiln does not choose quantized kernels") != std::string::npos;
+    })) << mLogger.all();
+    auto const infos = mLogger.messages(nvinfer1::ILogger::Severity::kINFO);
+    EXPECT_TRUE(std::any_of(infos.begin(), infos.end(), [](std::string const& m) {
+        return m.find("kTF32 is set (the default)") != std::string::npos;
+    })) << mLogger.all();
+}
+
 TEST_F(Precision, TheFp16EngineRoundsToHalfWhereTheFp32EngineDoesNot)
 {
     // x = e_0 * (1 + 2^-12): r[j] = relu(x0 * w[0][j]); 1 + 2^-12 is exact in float and rounds to 1 in half.
