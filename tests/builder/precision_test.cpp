@@ -100,6 +100,14 @@ protected:
         return model.tensors[static_cast<std::size_t>(l.inputs.at(index))].type;
     }
 
+    //! Whether a message of severity contains fragment.
+    bool logged(nvinfer1::ILogger::Severity severity, std::string const& fragment) const
+    {
+        auto const messages = mLogger.messages(severity);
+        return std::any_of(messages.begin(), messages.end(),
+            [&](std::string const& m) { return m.find(fragment) != std::string::npos; });
+    }
+
     //! Runs a serialized build on the host backend; returns r and y.
     std::pair<std::vector<float>, std::vector<float>> run(std::vector<float> const& x)
     {
@@ -246,10 +254,8 @@ TEST_F(Precision, AStronglyTypedNetworkIgnoresTheFlagWithAWarning)
     {
         EXPECT_EQ(tensor.type, DataType::kFLOAT) << tensor.name;
     }
-    auto const warnings = mLogger.messages(nvinfer1::ILogger::Severity::kWARNING);
-    EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [](std::string const& m) {
-        return m.find("kFP16 is ignored: the network is strongly typed") != std::string::npos;
-    })) << mLogger.all();
+    EXPECT_TRUE(logged(nvinfer1::ILogger::Severity::kWARNING, "kFP16 is ignored: the network is strongly typed"))
+        << mLogger.all();
 }
 
 TEST_F(Precision, WeightsBeyondTheHalfRangeAreClampedWithAWarning)
@@ -275,10 +281,9 @@ TEST_F(Precision, WeightsBeyondTheHalfRangeAreClampedWithAWarning)
     EXPECT_EQ(bits[2], 0xFBFF);
     EXPECT_EQ(bits[1], 0x0000);
     EXPECT_EQ(bits[7], 0x7BFF); // 65504
-    auto const warnings = mLogger.messages(nvinfer1::ILogger::Severity::kWARNING);
-    EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [](std::string const& m) {
-        return m.find("layer 'mask': 3 of 8 weights are beyond the range of kHALF") != std::string::npos;
-    })) << mLogger.all();
+    EXPECT_TRUE(
+        logged(nvinfer1::ILogger::Severity::kWARNING, "layer 'mask': 3 of 8 weights are beyond the range of kHALF"))
+        << mLogger.all();
 }
 
 TEST_F(Precision, FlagsKilnDoesNotActOnAreSaidToBeIgnored)
@@ -289,14 +294,10 @@ TEST_F(Precision, FlagsKilnDoesNotActOnAreSaidToBeIgnored)
     {
         EXPECT_EQ(tensor.type, DataType::kFLOAT) << tensor.name;
     }
-    auto const warnings = mLogger.messages(nvinfer1::ILogger::Severity::kWARNING);
-    EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [](std::string const& m) {
-        return m.find("kINT8 is ignored: kiln does not choose quantized kernels") != std::string::npos;
-    })) << mLogger.all();
-    auto const infos = mLogger.messages(nvinfer1::ILogger::Severity::kINFO);
-    EXPECT_TRUE(std::any_of(infos.begin(), infos.end(), [](std::string const& m) {
-        return m.find("kTF32 is set (the default)") != std::string::npos;
-    })) << mLogger.all();
+    EXPECT_TRUE(
+        logged(nvinfer1::ILogger::Severity::kWARNING, "kINT8 is ignored: kiln does not choose quantized kernels"))
+        << mLogger.all();
+    EXPECT_TRUE(logged(nvinfer1::ILogger::Severity::kINFO, "kTF32 is set (the default)")) << mLogger.all();
 }
 
 TEST_F(Precision, TheFp16EngineRoundsToHalfWhereTheFp32EngineDoesNot)
