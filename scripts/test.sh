@@ -44,8 +44,11 @@ if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
         dir="build-${sanitizer%%;*}"
         echo "== all but the header tests, under -fsanitize=${sanitizer}"
         # The examples, the ONNX parse benchmark and the header tests run in the plain stage only: not built here.
+        # -O1 (with the -g1 the sanitizer options add) compiles about twice as fast as RelWithDebInfo's -O2 under
+        # ASan, and the sanitizers' own guides recommend it.
         cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DKILN_SANITIZE=${sanitizer}" \
-            -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_BENCH_ONNX=OFF
+            -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_BENCH_ONNX=OFF \
+            "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG"
         cmake --build "$dir" -j "$jobs"
         TSAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
             ctest --test-dir "$dir" -j "$jobs" -L "registry|core|plan|builder|network|host|runtime|engine|onnx" --output-on-failure --no-tests=error --timeout 300
