@@ -315,11 +315,6 @@ std::optional<Error> checkLayer(Backend const& backend, Layer const& layer, std:
 
 //! The timing cache a build uses: the config's, or one of the build's own (so identical plugin instances are timed
 //! once even without a cache set), or none with BuilderFlag::kDISABLE_TIMING_CACHE.
-bool hasFlag(BuildSettings const& settings, nvinfer1::BuilderFlag flag) noexcept
-{
-    return (settings.flags & (nvinfer1::BuilderFlags{1} << static_cast<uint32_t>(flag))) != 0;
-}
-
 struct BuildTimingCache
 {
     std::unique_ptr<TimingCache> own;

@@ -14,11 +14,6 @@ namespace
 
 using nvinfer1::BuilderFlag;
 
-bool hasFlag(BuildSettings const& settings, BuilderFlag flag) noexcept
-{
-    return (settings.flags & (1U << static_cast<uint32_t>(flag))) != 0;
-}
-
 RefitRecord::Mode refitMode(BuildSettings const& settings) noexcept
 {
     // kREFIT wins over kREFIT_IDENTICAL: refitting any values is always correct, folding only for identical ones.

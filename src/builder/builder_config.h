@@ -74,6 +74,12 @@ struct BuildSettings
     nvinfer1::IGpuAllocator* builderAllocator{};
 };
 
+//! Whether flag is set in settings.
+inline bool hasFlag(BuildSettings const& settings, nvinfer1::BuilderFlag flag) noexcept
+{
+    return (settings.flags & (nvinfer1::BuilderFlags{1} << static_cast<uint32_t>(flag))) != 0;
+}
+
 class BuilderConfig final : public nvinfer1::IBuilderConfig
 {
 public:

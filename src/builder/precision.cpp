@@ -19,11 +19,6 @@ namespace
 
 using nvinfer1::BuilderFlag;
 
-bool hasFlag(BuildSettings const& settings, BuilderFlag flag) noexcept
-{
-    return (settings.flags & (nvinfer1::BuilderFlags{1} << static_cast<uint32_t>(flag))) != 0;
-}
-
 bool validTensor(EngineModel const& model, int32_t tensor) noexcept
 {
     return tensor >= 0 && static_cast<std::size_t>(tensor) < model.tensors.size();
