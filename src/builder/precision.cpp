@@ -349,7 +349,9 @@ private:
         return true;
     }
 
-    //! The reduced layer's float data outputs take the reduced type; a 16-bit convolution's kernel is stored in it.
+    //! The reduced layer's float data outputs take the reduced type; a 16-bit convolution's kernel and bias are
+    //! stored in it (cuDNN adds a bias of the data's type in the convolution's own epilogue, in float; a float bias
+    //! would leave the output staged in float for a separate pass), a deconvolution's kernel too.
     void retypeOutputs(LayerRecord& layer)
     {
         for (int32_t output : layer.outputs)
@@ -367,6 +369,7 @@ private:
         if (auto* conv = std::get_if<ConvolutionParams>(&layer.params))
         {
             convertWeights(conv->kernel, layer.name);
+            convertWeights(conv->bias, layer.name);
         }
         else if (auto* deconv = std::get_if<DeconvolutionParams>(&layer.params))
         {

@@ -15,7 +15,8 @@
 //   kPROD), kPOW, kEXP, cumulative sums, and value generators (fills, random). Fused layer norms, fused attention and
 //   softmax compute in float inside their kernels and take 16-bit tensors.
 // - Constants whose every reader computes in the 16-bit type are stored in it; the kernels of 16-bit convolutions
-//   and deconvolutions too (when they are not refittable); finite weights beyond the half range are clamped to it.
+//   and deconvolutions too, and the bias of 16-bit convolutions (so cuDNN adds it in the convolution's epilogue), when
+//   they are not refittable; finite weights beyond the half range are clamped to it.
 // - A cast layer (ICastLayer kind) is inserted before the first reader that needs a tensor in the other type (one per
 //   tensor and type, shared by later readers), and after a 16-bit layer that makes a network output or an output
 //   whose type the application set (the layer writes a 16-bit twin that the cast converts): named

@@ -321,5 +321,45 @@ TEST_F(Precision, TheFp16EngineRoundsToHalfWhereTheFp32EngineDoesNot)
     EXPECT_NEAR(y16[0], y32[0], 1e-2F);
 }
 
+// A 16-bit convolution's kernel and bias are stored in its type (cuDNN then adds the bias in its epilogue); the
+// fp16 engine computes what the fp32 engine does within half's rounding.
+TEST_F(Precision, Fp16ConvolutionStoresItsKernelAndBiasInHalf)
+{
+    make(0);
+    std::vector<float> kernel(8 * 8 * 3 * 3);
+    std::vector<float> bias(8);
+    for (std::size_t i = 0; i < kernel.size(); ++i)
+    {
+        kernel[i] = static_cast<float>(static_cast<int>(i % 5) - 2) / 16.F;
+    }
+    for (std::size_t i = 0; i < bias.size(); ++i)
+    {
+        bias[i] = static_cast<float>(i) / 4.F - 1.F;
+    }
+    mNetwork.reset(mBuilder->createNetworkV2(0));
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {1, 8, 5, 5}});
+    auto* conv = mNetwork->addConvolutionNd(*x, 8, Dims{2, {3, 3}},
+        Weights{DataType::kFLOAT, kernel.data(), static_cast<int64_t>(kernel.size())},
+        Weights{DataType::kFLOAT, bias.data(), static_cast<int64_t>(bias.size())});
+    conv->setName("conv");
+    conv->setPaddingNd(Dims{2, {1, 1}});
+    mNetwork->markOutput(*conv->getOutput(0));
+    mConfig->setFlag(BuilderFlag::kFP16);
+    EngineModel const model = built();
+    LayerRecord const* c = layer(model, "conv");
+    ASSERT_NE(c, nullptr);
+    auto const& params = std::get<ConvolutionParams>(c->params);
+    EXPECT_EQ(params.kernel.type, DataType::kHALF);
+    EXPECT_EQ(params.bias.type, DataType::kHALF);
+    EXPECT_EQ(params.bias.count, 8);
+    EXPECT_EQ(outputType(model, *c), DataType::kHALF);
+    // Refittable layers keep their float weights (the refitter writes them as the application gives them).
+    mConfig->setFlag(BuilderFlag::kREFIT);
+    EngineModel const refittable = built();
+    LayerRecord const* r = layer(refittable, "conv");
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(std::get<ConvolutionParams>(r->params).bias.type, DataType::kFLOAT);
+}
+
 } // namespace
 } // namespace kiln

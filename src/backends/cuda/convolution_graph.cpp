@@ -530,6 +530,14 @@ std::optional<Error> GraphConvolution::run(
         return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR,
             "convolution (cuDNN graph): tactic " + std::to_string(tactic) + " runs before it was prepared"};
     }
+    std::array<void const*, 6> const used{operands.x, operands.w, mProblem.bias ? operands.bias : nullptr, operands.y,
+        mProblem.residual ? operands.residual : nullptr, workspace};
+    if (mPack.get() != nullptr && mPackTactic == tactic && mPackPointers == used)
+    {
+        KILN_CUDNN_GRAPH(cudnnBackendExecute(handle, mTactics[tactic].plan.get(), mPack.get()), "cudnnBackendExecute");
+        return std::nullopt;
+    }
+    mPack = BackendDescriptor();
     std::array<int64_t, 5> ids{kX, kW, kY};
     std::array<void*, 5> pointers{const_cast<void*>(operands.x), const_cast<void*>(operands.w), operands.y};
     int64_t count = 3;
@@ -558,6 +566,9 @@ std::optional<Error> GraphConvolution::run(
     KILN_CUDNN_GRAPH(
         setOne(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &workspace), "variant pack workspace");
     KILN_CUDNN_GRAPH(cudnnBackendFinalize(pack), "cudnnBackendFinalize (variant pack)");
+    mPack = std::move(made.value());
+    mPackTactic = tactic;
+    mPackPointers = used;
     KILN_CUDNN_GRAPH(cudnnBackendExecute(handle, mTactics[tactic].plan.get(), pack), "cudnnBackendExecute");
     return std::nullopt;
 }

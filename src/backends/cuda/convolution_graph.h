@@ -106,7 +106,9 @@ public:
     Expected<std::size_t> prepare(cudnnHandle_t handle, std::size_t tactic);
     //! Whether the pointers of operands have the alignment the graph was described with.
     bool aligned(GraphConvolutionOperands const& operands) const noexcept;
-    //! Runs the prepared tactic on handle's stream with workspace (its prepare() size, may be null when 0).
+    //! Runs the prepared tactic on handle's stream with workspace (its prepare() size, may be null when 0). The
+    //! variant pack (the pointers cuDNN reads) is made once and reused while the tactic and pointers stay the same,
+    //! as they do from one enqueueV3 to the next: a run is then one cudnnBackendExecute.
     std::optional<Error> run(
         cudnnHandle_t handle, std::size_t tactic, GraphConvolutionOperands const& operands, void* workspace);
 
@@ -125,6 +127,11 @@ private:
     std::vector<BackendDescriptor> mParts;     //!< The tensors and operations the graph refers to.
     std::vector<BackendDescriptor> mFunctions; //!< The convolution and point-wise descriptors the operations use.
     std::vector<Tactic> mTactics;
+    //! The variant pack of the last run, with the tactic and the pointers (x, w, bias, y, residual, workspace) it
+    //! holds.
+    BackendDescriptor mPack;
+    std::size_t mPackTactic{};
+    std::array<void const*, 6> mPackPointers{};
 };
 
 } // namespace kiln::cuda
