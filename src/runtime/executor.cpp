@@ -12,8 +12,10 @@
 #include "network/report.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <new>
+#include <string_view>
 #include <utility>
 
 namespace kiln
@@ -201,11 +203,14 @@ Executor::Executor(EngineProgram const& program, std::unique_ptr<Backend> backen
         }
     }
     mInputKey.values.resize(mShapeTensorInputs.size());
+    char const* const replay = std::getenv("KILN_ENQUEUE_GRAPH");
+    mReplay.capturable = capturableProgram() && (replay == nullptr || std::string_view(replay) != "0");
 }
 
 Executor::~Executor()
 {
     timeOnDevice(false);
+    dropReplayGraph();
 }
 
 void Executor::timeOnDevice(bool enabled) noexcept
@@ -704,7 +709,17 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
     {
         return synced;
     }
+    if (std::optional<host::Status> replayed = replayLayers(bindings, memory, stream))
+    {
+        return *replayed;
+    }
+    return runLayers(bindings, memory, stream, copiedToHost);
+}
 
+host::Status Executor::runLayers(
+    Bindings const& bindings, ActivationMemory memory, cudaStream_t stream, bool& copiedToHost)
+{
+    EngineModel const& model = mProgram.model();
 #if KILN_WITH_CUDA
     // Device timing: events made once, recorded before each layer and after the last.
     mEventsRecorded = false;

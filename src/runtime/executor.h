@@ -58,6 +58,20 @@
 // after the first one for a set of shapes queues no copy at all, and one that does copy (in a CUDA graph's capture)
 // reads memory that stays valid and unchanged until the shapes change. A CUDA engine without data-dependent shapes
 // therefore never copies to the host inside enqueueV3, and is capturable in a CUDA graph.
+//
+// Replay (executor_replay.cpp). Launching a CUDA engine's layers costs host time per layer (argument checks, library
+// calls: about 10 us each), which at small batches is longer than the GPU's work. So a CUDA engine whose layers are
+// all capturable records them in a CUDA graph of its own and later runs launch that graph: when the same inputs
+// (profile, shapes, shape tensor values), I/O addresses and activation memory come a second time in a row, the run
+// goes directly as usual and then the layers are captured once more from the run's stream (nothing runs during a
+// capture, and nothing is allocated: the direct run just sized every buffer); each later run with them launches the
+// graph on its stream. A run with anything else drops the graph. Capturable: a CUDA engine without plugin layers (an
+// application's enqueue may do what a graph cannot hold), loops, if-conditionals, data-dependent shapes or tensors
+// copied to the host while the layers run, and a run on a stream other than the legacy default one (which cannot be
+// captured), without a profiler (per-layer times), output allocators, or a capture of the application's own in
+// progress on the stream. A capture that fails (a layer
+// error, a call a capture refuses, an allocation in the graph) turns replay off for the context, said once at
+// kVERBOSE; KILN_ENQUEUE_GRAPH=0 in the environment turns it off for every context.
 #pragma once
 
 #include "backends/backend.h"
@@ -81,6 +95,8 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+struct CUgraphExec_st; // cudaGraphExec_t's type, as CUDA declares it
 
 namespace kiln
 {
@@ -400,6 +416,16 @@ private:
     //! Runs layer l (not a loop's boundary layer): places its outputs, runs it, mirrors and binds what it made.
     host::Status runLayerAt(
         std::size_t l, Bindings const& bindings, ActivationMemory memory, cudaStream_t stream, bool& copiedToHost);
+    //! Runs the layers in order (after run() prepared the inputs and shape values).
+    host::Status runLayers(Bindings const& bindings, ActivationMemory memory, cudaStream_t stream, bool& copiedToHost);
+    //! Replay (file comment): launches the graph of these bindings when there is one, else runs the layers directly
+    //! and captures them when these bindings came twice in a row. nullopt when replay does not apply (the caller runs
+    //! the layers).
+    std::optional<host::Status> replayLayers(Bindings const& bindings, ActivationMemory memory, cudaStream_t stream);
+    //! Whether the program's layers can be captured (file comment, "Replay"), decided once.
+    bool capturableProgram() const;
+    //! Captures the layers from stream into a new graph (mReplay.graph); false when the capture failed.
+    bool captureLayers(Bindings const& bindings, ActivationMemory memory, cudaStream_t stream);
     //! Runs a loop's block until a trip limit stops it (executor_loops.cpp).
     host::Status runLoop(LoopBlock const& loop, Bindings const& bindings, ActivationMemory memory, cudaStream_t stream,
         bool& copiedToHost);
@@ -457,7 +483,31 @@ private:
     bool mValuesExtended{};               //!< mValues has symbols bound during the last run besides mStaticValues.
     std::vector<int32_t> mPendingUploads; //!< Shape value tensors whose device copy is still to be written.
     int64_t mShapeValueRuns{};
-    cudaStream_t mLastStream{}; //!< The stream of the last run, for memory reserved between runs.
+    cudaStream_t mLastStream{};  //!< The stream of the last run, for memory reserved between runs.
+    int64_t mInputsGeneration{}; //!< Counts the changes of mInputKey.
+
+    //! What a graph of the layers was captured for: the inputs (mInputsGeneration), I/O addresses and activation
+    //! memory.
+    struct ReplayKey
+    {
+        int64_t inputs{-1};
+        std::vector<void*> addresses;
+        std::byte* memory{};
+        int64_t memoryBytes{};
+        bool operator==(ReplayKey const&) const = default;
+    };
+    //! Replay's state (file comment): the key of the last direct run, the graph and its key.
+    struct Replay
+    {
+        bool capturable{}; //!< capturableProgram(), and not turned off by the environment.
+        bool refused{};    //!< A capture failed: the layers run directly from now on.
+        ReplayKey lastDirect;
+        ReplayKey captured;
+        CUgraphExec_st* graph{}; //!< cudaGraphExec_t.
+    };
+    Replay mReplay;
+    //! Destroys the replay graph (a run with other bindings may move the buffers it reads).
+    void dropReplayGraph() noexcept;
 };
 
 } // namespace kiln

@@ -72,6 +72,7 @@ bool Executor::sameInputs(Bindings const& bindings) const
 void Executor::rememberInputs(Bindings const& bindings)
 {
     EngineModel const& model = mProgram.model();
+    ++mInputsGeneration;
     mInputKey.profile = bindings.profile;
     mInputKey.shapes.assign(bindings.shapes.begin(), bindings.shapes.begin() + model.nbInputs);
     for (std::size_t k = 0; k < mShapeTensorInputs.size(); ++k)

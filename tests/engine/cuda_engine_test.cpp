@@ -961,6 +961,7 @@ public:
         mContext.reset();
         EXPECT_EQ(cudaFree(mX), cudaSuccess);
         EXPECT_EQ(cudaFree(mY), cudaSuccess);
+        EXPECT_EQ(cudaFree(mOtherY), cudaSuccess);
     }
     ShapeValuesGraph(ShapeValuesGraph const&) = delete;
     ShapeValuesGraph& operator=(ShapeValuesGraph const&) = delete;
@@ -1015,6 +1016,24 @@ public:
         return y;
     }
 
+    //! Writes x's values (its shape and address stay).
+    void overwriteInput(Values const& x)
+    {
+        EXPECT_EQ(cudaMemcpy(mX, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    }
+
+    //! Points y at memory of the context's own choosing (the first call) or back at the original (the second).
+    void swapOutput()
+    {
+        if (mOtherY == nullptr)
+        {
+            EXPECT_EQ(
+                cudaMalloc(&mOtherY, static_cast<std::size_t>(kShapeValuesMaxLength) * sizeof(float)), cudaSuccess);
+        }
+        std::swap(mY, mOtherY);
+        EXPECT_TRUE(mContext->setTensorAddress("y", mY));
+    }
+
     //! enqueueV3 outside any graph; returns y.
     Values enqueue(int64_t length, std::string const& log)
     {
@@ -1030,6 +1049,7 @@ private:
     cudaStream_t mStream{};
     void* mX{};
     void* mY{};
+    void* mOtherY{};
 };
 
 void expectNear(Values const& actual, Values const& expected, char const* what)
@@ -1060,6 +1080,90 @@ TEST_F(CudaEngine, ShapeValuesLeaveEnqueueCapturableInACudaGraph)
     Values const replayed = gpu.captureAndReplay(6, mLogger.all(), ok);
     ASSERT_TRUE(ok) << mLogger.all();
     expectNear(replayed, expected[0], "the replayed graph");
+}
+
+TEST_F(CudaEngine, RepeatedEnqueuesReplayTheLayersFromAGraphOfTheContexts)
+{
+    // executor.h, "Replay": the second enqueueV3 with the same inputs, addresses and memory captures the layers; later
+    // ones launch that graph, which reads the inputs' current values; another output address or shape runs directly.
+    auto const [hostEngine, cudaEngine] = shapeValuesEngines();
+    ASSERT_NE(hostEngine, nullptr);
+    ASSERT_NE(cudaEngine, nullptr);
+    constexpr char const* kCaptured = "its layers are captured in a CUDA graph";
+    auto const captures = [&] {
+        std::vector<std::string> const verbose = mLogger.messages(nvinfer1::ILogger::Severity::kVERBOSE);
+        return std::count_if(verbose.begin(), verbose.end(),
+            [&](std::string const& m) { return m.find(kCaptured) != std::string::npos; });
+    };
+    ShapeValuesGraph gpu(*cudaEngine, mStream);
+    Values x = gpu.setInput(6);
+    auto const check = [&](Values const& input, char const* what) {
+        auto const expected = runHost(*hostEngine, {Dims{2, {1, static_cast<int64_t>(input.size())}}}, {input});
+        ASSERT_EQ(expected.size(), 1U);
+        expectNear(gpu.enqueue(static_cast<int64_t>(input.size()), mLogger.all()), expected[0], what);
+    };
+    check(x, "the first enqueueV3");
+    EXPECT_EQ(captures(), 0) << "one run is no pattern yet";
+    check(x, "the second enqueueV3 (run, then captured)");
+    EXPECT_EQ(captures(), 1) << mLogger.all();
+    for (int32_t k = 0; k < 3; ++k)
+    {
+        for (float& v : x)
+        {
+            v = v * 0.5F + static_cast<float>(k); // The graph reads x's memory as it is at each launch.
+        }
+        gpu.overwriteInput(x);
+        check(x, "a replayed enqueueV3");
+    }
+    EXPECT_EQ(captures(), 1) << "replays capture nothing";
+    // Another output address: a direct run into the new memory, captured again on the next one.
+    gpu.swapOutput();
+    check(x, "enqueueV3 into another output");
+    check(x, "enqueueV3 into another output, again");
+    EXPECT_EQ(captures(), 2);
+    gpu.swapOutput();
+    check(x, "enqueueV3 back into the first output");
+    // Another shape: the shape values change, and so does the graph.
+    for (int32_t k = 0; k < 3; ++k)
+    {
+        check(gpu.setInput(11), "enqueueV3 with another shape");
+    }
+    EXPECT_EQ(captures(), 3) << "captured on the second run of the new shape, replayed on the third";
+}
+
+TEST_F(CudaEngine, EnqueueReplayIsOffWithAProfilerAndWhenTheEnvironmentSaysSo)
+{
+    auto const [hostEngine, cudaEngine] = shapeValuesEngines();
+    ASSERT_NE(hostEngine, nullptr);
+    ASSERT_NE(cudaEngine, nullptr);
+    auto const captured = [&] { return mLogger.all().find("its layers are captured in a CUDA graph"); };
+    {
+        setenv("KILN_ENQUEUE_GRAPH", "0", 1);
+        ShapeValuesGraph gpu(*cudaEngine, mStream);
+        unsetenv("KILN_ENQUEUE_GRAPH");
+        Values const x = gpu.setInput(6);
+        auto const expected = runHost(*hostEngine, {Dims{2, {1, 6}}}, {x});
+        ASSERT_EQ(expected.size(), 1U);
+        for (int32_t k = 0; k < 3; ++k)
+        {
+            expectNear(gpu.enqueue(6, mLogger.all()), expected[0], "enqueueV3 without replay");
+        }
+        EXPECT_EQ(captured(), std::string::npos) << mLogger.all();
+    }
+    struct Layers final : nvinfer1::IProfiler
+    {
+        void reportLayerTime(char const* /*layerName*/, float /*ms*/) noexcept override { ++reports; }
+        int32_t reports{};
+    } profiler;
+    ShapeValuesGraph gpu(*cudaEngine, mStream);
+    gpu.context().setProfiler(&profiler);
+    Values const x = gpu.setInput(6);
+    for (int32_t k = 0; k < 3; ++k)
+    {
+        gpu.enqueue(6, mLogger.all());
+    }
+    EXPECT_EQ(captured(), std::string::npos) << "a profiler wants every layer's time: " << mLogger.all();
+    EXPECT_GT(profiler.reports, 0);
 }
 
 TEST_F(CudaEngine, ChangingTheInputShapeBetweenGraphCapturesGivesTheNewShapesResults)
