@@ -423,7 +423,7 @@ Placement placeLayers(EngineModel const& m)
                 [&](int32_t output) { return uses[static_cast<std::size_t>(output)] > 0; });
         };
         // Values from input shapes alone that the host reads are computed there once per set of input shapes.
-        bool const precomputed = candidates[l] != 0 && (anyOutput(valueUses) || (onDevice && anyOutput(hostUses)));
+        bool precomputed = candidates[l] != 0 && (anyOutput(valueUses) || (onDevice && anyOutput(hostUses)));
         bool host = !onDevice || precomputed || layer.type == LayerType::kSHAPE;
         if (!isPluginLayer(layer.type) && !host && !layer.outputs.empty())
         {
@@ -432,6 +432,10 @@ Placement placeLayers(EngineModel const& m)
                 return deviceUses[t] == 0 && hostUses[t] > 0;
             });
         }
+        // A CUDA engine's candidate that runs on the host anyway (a Shape layer whose extents only the device reads,
+        // as data) is computed once per set of input shapes too: otherwise it would run, and its device copy be
+        // written, on every enqueue.
+        precomputed = precomputed || (onDevice && host && candidates[l] != 0);
         placement.precomputed[l] = precomputed ? 1 : 0;
         mLayerSides[l] = host ? Side::kHOST : Side::kDEVICE;
         for (std::size_t i = 0; i < layer.inputs.size(); ++i)

@@ -51,7 +51,8 @@
 // Host engines have everything on the host and no mirrors.
 //
 // Shape values (runtime/shape_values.h). Layers whose outputs depend only on constants, input extents and input shape
-// tensors, and that the host reads (as values, symbols, or data of other such layers), are precomputed: they run on
+// tensors, and that the host reads (as values, symbols, or data of other such layers) or that run on the host anyway
+// (a Shape layer whose result only the device reads), are precomputed: they run on
 // the host once per set of input shapes (at setInputShape, through prepareShapeValues, or at the first run after the
 // inputs changed), into memory the executor keeps, and are skipped by later runs. Their device copies are written once
 // per set too, from that kept host memory (a constant's device copy is the engine's device weights): an enqueueV3

@@ -6,7 +6,8 @@
 // unless a shape depends on data (non-zero, NMS, plugins' size tensors, loops and if-conditionals reading device data).
 //
 //     std::vector<uint8_t> const candidates = shapeValueCandidates(model);   // per layer
-//     // placeLayers (runtime/executor.h) keeps the candidates whose outputs the host reads: Placement::precomputed.
+//     // placeLayers (runtime/executor.h) keeps the candidates whose outputs the host reads, or that run on the host
+//     // anyway: Placement::precomputed.
 //
 // A candidate is a deterministic built-in kind (shape, constant, cast, concatenation, element-wise, unary, shuffle,
 // reduce, gather, identity, slice, select, a non-random fill, cumulative) outside loops and if-conditionals, without a

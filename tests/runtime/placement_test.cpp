@@ -121,6 +121,24 @@ TEST(Placement, AConstantReadAsValuesAndAsDataIsReadOnTheHostFromThePlan)
     EXPECT_EQ(placement.mirrored[1], 1) << "the sum reads r on the device (the engine's device weights)";
 }
 
+TEST(Placement, AShapeLayerWhoseResultOnlyTheDeviceReadsIsPrecomputed)
+{
+    // BERT's position ids: x's shape added on the device to x (as data). The Shape layer runs on the host whatever
+    // reads it; it is computed once per set of input shapes and its device copy written once, not on every enqueue
+    // (which would keep enqueueV3 from being replayed: runtime/executor.h, "Replay").
+    //   0 shape(x) -> s;  1 sum(x, s) -> z (output).
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.tensors = {tensor("x", DataType::kINT64, -1, true), tensor("s", DataType::kINT64, 0),
+        tensor("z", DataType::kINT64, 1, false, true)};
+    model.layers.push_back(layer(ShapeParams{}, {0}, {1}));
+    model.layers.push_back(layer(ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {0, 1}, {2}));
+    Placement const placement = placeLayers(model);
+    EXPECT_EQ(placement.layers, (std::vector<Side>{Side::kHOST, Side::kDEVICE}));
+    EXPECT_EQ(placement.precomputed, (std::vector<uint8_t>{1, 0}));
+    EXPECT_EQ(placement.mirrored[1], 1) << "the sum reads s from its device copy";
+}
+
 TEST(Placement, ValuesComputedFromDataAreNotPrecomputed)
 {
     // The reshape's dimensions come from x's data (a reduce): they are computed on every run, from x copied to the
