@@ -170,7 +170,28 @@ protected:
                 std::source_location::current()));
             return std::nullopt;
         }
-        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        // One read of the whole file (a stream iterator would take it a character at a time: a fifth of BERT-base's
+        // parse).
+        in.seekg(0, std::ios::end);
+        std::streamoff const size = in.tellg();
+        in.seekg(0, std::ios::beg);
+        std::string bytes;
+        if (size < 0) // not seekable (a pipe): as it comes
+        {
+            in.clear();
+            bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        }
+        else if (size > 0)
+        {
+            bytes.resize(static_cast<std::size_t>(size));
+            in.read(bytes.data(), size);
+        }
+        if (in.bad() || (size > 0 && !in))
+        {
+            record(failureAt(ErrorCode::kINVALID_VALUE, concat("cannot read the ONNX model file '", file, "'"),
+                std::source_location::current()));
+            return std::nullopt;
+        }
         log(nvinfer1::ILogger::Severity::kINFO, concat("reading ", file, " (", bytes.size(), " bytes)"));
         return bytes;
     }

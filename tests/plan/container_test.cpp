@@ -53,6 +53,42 @@ TEST(PlanContainer, Crc64MatchesTheStandardCheckValue)
     EXPECT_EQ(crc64({}), 0U);
 }
 
+TEST(PlanContainer, Crc64OfEveryLengthAndOffsetMatchesTheBitwiseDefinition)
+{
+    // The slicing-by-8 loop against the polynomial applied bit by bit: every length 0..40 at offsets 0..8 (words and
+    // tails alike), a running CRC continued across two calls, and a long buffer.
+    auto const bitwise = [](std::span<uint8_t const> bytes) {
+        uint64_t crc = ~uint64_t{0};
+        for (uint8_t const byte : bytes)
+        {
+            crc ^= byte;
+            for (int bit = 0; bit < 8; ++bit)
+            {
+                crc = (crc >> 1U) ^ (0xC96C5795D7870F42ULL & (0 - (crc & 1U)));
+            }
+        }
+        return ~crc;
+    };
+    std::vector<uint8_t> bytes(4099);
+    uint32_t state = 12345;
+    for (uint8_t& b : bytes)
+    {
+        state = state * 1664525U + 1013904223U;
+        b = static_cast<uint8_t>(state >> 24U);
+    }
+    std::span<uint8_t const> const all(bytes);
+    for (std::size_t offset = 0; offset <= 8; ++offset)
+    {
+        for (std::size_t length = 0; length <= 40; ++length)
+        {
+            EXPECT_EQ(crc64(all.subspan(offset, length)), bitwise(all.subspan(offset, length)))
+                << "offset " << offset << ", length " << length;
+        }
+    }
+    EXPECT_EQ(crc64(all), bitwise(all));
+    EXPECT_EQ(crc64(all.subspan(1001), crc64(all.first(1001))), bitwise(all));
+}
+
 TEST(PlanContainer, RoundTripsPayloadAndInfo)
 {
     auto const payload = samplePayload(1000);
