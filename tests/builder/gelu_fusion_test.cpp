@@ -29,22 +29,11 @@ using test::GeluForm;
 class GeluFusion : public test::ApiTest
 {
 protected:
-    void SetUp() override
-    {
-        ApiTest::SetUp();
-        mConfig.reset(mBuilder->createBuilderConfig());
-        ASSERT_NE(mConfig, nullptr);
-    }
-    void TearDown() override
-    {
-        mConfig.reset();
-        ApiTest::TearDown();
-    }
-
     EngineModel build()
     {
         std::unique_ptr<Backend> const backend = makeHostBackend();
-        auto model = buildEngineModel(Network::of(*mNetwork), BuilderConfig::of(*mConfig).settings(), *backend);
+        std::unique_ptr<nvinfer1::IBuilderConfig> const config{mBuilder->createBuilderConfig()};
+        auto model = buildEngineModel(Network::of(*mNetwork), BuilderConfig::of(*config).settings(), *backend);
         EXPECT_TRUE(model.ok()) << (model.ok() ? std::string() : model.error().message);
         return model.ok() ? std::move(model.value()) : EngineModel{};
     }
@@ -72,7 +61,6 @@ protected:
         return found;
     }
 
-    std::unique_ptr<nvinfer1::IBuilderConfig> mConfig;
     test::ScalarWeights mScalars;
 };
 
