@@ -448,6 +448,44 @@ double transformerGflop()
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Blocks gelu and pointwise_broadcast (not run by default: --block NAME): memory-bound point-wise layers on
+// [4096, 3072], BERT-base's MLP activation at batch 32. gelu: the exporters' erf form from primitive layers,
+// (x * (erf(x / 1.4142135) + 1)) * 0.5, which the build makes one kGELU_ERF activation; pointwise_broadcast:
+// relu(x * scale + bias) with scale and bias [1, 3072], one point-wise program of three inputs. Their lines carry
+// gb_per_s: the input read and the output written per call.
+// ---------------------------------------------------------------------------------------------------------------
+
+Dims pointwiseDims()
+{
+    return Dims2{4096, 3072};
+}
+
+void defineGelu(Net& net)
+{
+    ITensor* x = net.input("input", pointwiseDims());
+    Dims const ones{2, {1, 1}};
+    ITensor* scaled = net.elementWise(
+        "gelu.div", x, net.constantFilled("gelu.sqrt2", ones, 1.4142135F), ElementWiseOperation::kDIV);
+    ITensor* erf = net.unary("gelu.erf", scaled, UnaryOperation::kERF);
+    ITensor* onePlus
+        = net.elementWise("gelu.add", erf, net.constantFilled("gelu.one", ones, 1.F), ElementWiseOperation::kSUM);
+    ITensor* product = net.elementWise("gelu.mul", x, onePlus, ElementWiseOperation::kPROD);
+    net.markOutput(net.elementWise(
+        "gelu.half", product, net.constantFilled("gelu.half_value", ones, 0.5F), ElementWiseOperation::kPROD));
+}
+
+void definePointwiseBroadcast(Net& net)
+{
+    ITensor* x = net.input("input", pointwiseDims());
+    Dims const row{2, {1, pointwiseDims().d[1]}};
+    ITensor* scale = net.constant("scale", row, TensorSpec{50, 0.5, 1.0});
+    ITensor* bias = net.constant("bias", row, TensorSpec{51, 0.1});
+    ITensor* scaled = net.elementWise("scaled", x, scale, ElementWiseOperation::kPROD);
+    ITensor* shifted = net.elementWise("shifted", scaled, bias, ElementWiseOperation::kSUM);
+    net.markOutput(net.activation("relu", shifted, ActivationType::kRELU));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Building and loading engines.
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -605,7 +643,8 @@ struct ModelBlock
     Define define;
     Dims inputDims;
     TensorSpec input;
-    double gflop;
+    double gflop;             //!< 0: not a compute-bound block (no tflops field).
+    int64_t elementsMoved{0}; //!< Elements read and written per call (gb_per_s); 0: none.
 };
 
 //! Copies the output back once: its mean |value| and whether every value is finite, and the dump file when asked.
@@ -663,6 +702,20 @@ void printLayerProfile(LoadedEngine const& loaded, std::string const& title, cud
     profile.print(std::cerr, kRuns);
 }
 
+//! The rates of a timed block: gflop and tflops for a compute-bound one, bytes and gb_per_s for a memory-bound one.
+void addRates(JsonLine& line, ModelBlock const& block, Precision precision, Timing const& timing)
+{
+    if (block.gflop > 0.0)
+    {
+        line.num("gflop", block.gflop).num("tflops", block.gflop / timing.median);
+    }
+    if (block.elementsMoved > 0)
+    {
+        int64_t const bytes = block.elementsMoved * elementSize(dataType(precision));
+        line.integer("bytes", bytes).num("gb_per_s", static_cast<double>(bytes) / 1e9 / (timing.median / 1e3));
+    }
+}
+
 //! Builds, loads and times one block in one precision; prints its enqueue line and its graph line.
 void runModelBlock(
     ModelBlock const& block, Precision precision, Options const& options, Logger& logger, std::string const& device)
@@ -689,7 +742,7 @@ void runModelBlock(
     JsonLine line = lineFor(block.name, precisionText, "kiln", "enqueue", device);
     line.str("shape", shapeText(block.inputDims));
     addTiming(line, timing, options);
-    line.num("gflop", block.gflop).num("tflops", block.gflop / timing.median);
+    addRates(line, block, precision, timing);
     addMemory(line, loaded, plan, freeBefore, freeAfter);
     checkOutput(line, loaded, block, precision, options);
     line.print();
@@ -708,7 +761,7 @@ void runModelBlock(
         JsonLine graphLine = lineFor(block.name, precisionText, "kiln", "graph", device);
         graphLine.str("shape", shapeText(block.inputDims));
         addTiming(graphLine, graphTiming, options);
-        graphLine.num("gflop", block.gflop).num("tflops", block.gflop / graphTiming.median);
+        addRates(graphLine, block, precision, graphTiming);
         addMemory(graphLine, loaded, plan, freeBefore, std::min(freeAfter, freeDeviceBytes()));
         graphLine.print();
     }
@@ -863,10 +916,14 @@ void runIdentityCopy(int64_t mebibytes, Options const& options, Logger& logger, 
 // ---------------------------------------------------------------------------------------------------------------
 
 constexpr char const* kUsage
-    = "usage: kiln_bench [--block conv_stack|transformer_block|identity_plugin_copy]... [--precision fp32|fp16]...\n"
+    = "usage: kiln_bench [--block conv_stack|transformer_block|identity_plugin_copy|gelu|pointwise_broadcast]...\n"
+      "                  [--precision fp32|fp16]...\n"
       "                  [--iterations N] [--warmup N] [--dump DIR] [--no-graph]\n";
 
-std::vector<std::string> const kBlocks = {"conv_stack", "transformer_block", "identity_plugin_copy"};
+//! The blocks run when no --block is given.
+std::vector<std::string> const kDefaultBlocks = {"conv_stack", "transformer_block", "identity_plugin_copy"};
+std::vector<std::string> const kBlocks
+    = {"conv_stack", "transformer_block", "identity_plugin_copy", "gelu", "pointwise_broadcast"};
 
 bool parseCount(char const* text, int32_t minimum, int32_t& value)
 {
@@ -930,7 +987,7 @@ std::unique_ptr<Options> parseOptions(int argc, char** argv)
     }
     if (options->blocks.empty())
     {
-        options->blocks = kBlocks;
+        options->blocks = kDefaultBlocks;
     }
     if (options->precisions.empty())
     {
@@ -974,6 +1031,9 @@ int main(int argc, char** argv)
         ModelBlock{"conv_stack", defineConvStack, convInputDims(), TensorSpec{1, 1.0}, convGflop()},
         ModelBlock{"transformer_block", defineTransformerBlock, transformerInputDims(), TensorSpec{2, 1.0},
             transformerGflop()},
+        ModelBlock{"gelu", defineGelu, pointwiseDims(), TensorSpec{3, 2.0}, 0.0, 2 * volume(pointwiseDims())},
+        ModelBlock{"pointwise_broadcast", definePointwiseBroadcast, pointwiseDims(), TensorSpec{4, 1.0}, 0.0,
+            2 * volume(pointwiseDims())},
     };
     auto const selected
         = [&](std::string const& name) { return std::count(options->blocks.begin(), options->blocks.end(), name) > 0; };

@@ -975,14 +975,21 @@ Expected<EngineModel> buildEngineModel(
     before = model.layers.size();
     isolateAliases(model, kept);
     report.rewrite("copies around aliased plugin I/O", before, model);
-    // 7. A CUDA build's fusions, then the fastest variant of every kernel that has several.
+    // 7. GELU from primitive layers made one activation (either backend computes it directly); then a CUDA build's
+    // other fusions, then the fastest variant of every kernel that has several.
+    auto const pass = [&](char const* name, auto&& rewrite) {
+        std::size_t const was = model.layers.size();
+        int32_t const removed = rewrite(model);
+        report.rewrite(name, was, model);
+        return removed;
+    };
+    bool const geluFused = pass("GELU fusion (primitive erf and tanh forms into one activation)", fuseGelu) > 0;
+    if (model.backend != PlanBackend::kCUDA && geluFused)
+    {
+        pass("unread constants removed", removeUnreadConstants);
+    }
     if (model.backend == PlanBackend::kCUDA)
     {
-        auto const pass = [&](char const* name, auto&& rewrite) {
-            std::size_t const was = model.layers.size();
-            rewrite(model);
-            report.rewrite(name, was, model);
-        };
         pass("reshaped constants folded", foldConstantReshapes);
         pass("epilogue fusion (activation, bias, scale and residual into convolutions and matrix multiplies)",
             fuseEpilogues);

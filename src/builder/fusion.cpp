@@ -2,13 +2,9 @@
 #include "builder/fusion.h"
 #include "builder/fusion_graph.h"
 
-#include "core/data_type.h"
-#include "core/float_convert.h"
-
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <vector>
@@ -17,43 +13,6 @@ namespace kiln
 {
 namespace
 {
-
-//! The value of a tensor made by a constant layer of one float element; nullopt for any other tensor, and for
-//! refittable values that a refit may change (plan/refit.h: folding them is allowed only under kREFIT_IDENTICAL).
-std::optional<float> scalarConstant(EngineModel const& model, int32_t tensor)
-{
-    int32_t const producer = model.tensors[static_cast<std::size_t>(tensor)].producer;
-    if (producer < 0)
-    {
-        return std::nullopt;
-    }
-    if (model.refit.mode == RefitRecord::Mode::kREFIT && model.layers[static_cast<std::size_t>(producer)].refit[0] >= 0)
-    {
-        return std::nullopt;
-    }
-    auto const* constant = std::get_if<ConstantParams>(&model.layers[static_cast<std::size_t>(producer)].params);
-    if (constant == nullptr || constant->weights.count != 1 || constant->weights.values == nullptr)
-    {
-        return std::nullopt;
-    }
-    switch (constant->weights.type)
-    {
-    case DataType::kFLOAT:
-    {
-        float value{};
-        std::memcpy(&value, constant->weights.values, sizeof(value));
-        return value;
-    }
-    case DataType::kHALF:
-    case DataType::kBF16:
-    {
-        uint16_t bits{};
-        std::memcpy(&bits, constant->weights.values, sizeof(bits));
-        return constant->weights.type == DataType::kHALF ? halfToFloat(bits) : bf16ToFloat(bits);
-    }
-    default: return std::nullopt;
-    }
-}
 
 //! The step a point-wise layer computes (operands unset), when the layer can join a fused program: an arithmetic
 //! element-wise, float unary or activation layer with one output of a float type in kLINEAR, whose inputs have the

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "builder/fusion_graph.h"
 
+#include "core/float_convert.h"
+
+#include <cstring>
 #include <utility>
 
 namespace kiln
@@ -142,6 +145,41 @@ std::optional<nvinfer1::ElementWiseOperation> elementWiseOp(LayerRecord const& l
         return std::nullopt;
     }
     return params->op;
+}
+
+std::optional<float> scalarConstant(EngineModel const& model, int32_t tensor)
+{
+    int32_t const producer = model.tensors[static_cast<std::size_t>(tensor)].producer;
+    if (producer < 0)
+    {
+        return std::nullopt;
+    }
+    if (model.refit.mode == RefitRecord::Mode::kREFIT && model.layers[static_cast<std::size_t>(producer)].refit[0] >= 0)
+    {
+        return std::nullopt;
+    }
+    auto const* constant = std::get_if<ConstantParams>(&model.layers[static_cast<std::size_t>(producer)].params);
+    if (constant == nullptr || constant->weights.count != 1 || constant->weights.values == nullptr)
+    {
+        return std::nullopt;
+    }
+    switch (constant->weights.type)
+    {
+    case DataType::kFLOAT:
+    {
+        float value{};
+        std::memcpy(&value, constant->weights.values, sizeof(value));
+        return value;
+    }
+    case DataType::kHALF:
+    case DataType::kBF16:
+    {
+        uint16_t bits{};
+        std::memcpy(&bits, constant->weights.values, sizeof(bits));
+        return constant->weights.type == DataType::kHALF ? halfToFloat(bits) : bf16ToFloat(bits);
+    }
+    default: return std::nullopt;
+    }
 }
 
 } // namespace kiln

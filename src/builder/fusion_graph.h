@@ -63,4 +63,8 @@ bool plainLayer(LayerRecord const& layer);
 //! The element-wise operation of a plain element-wise layer; nullopt for any other layer.
 std::optional<nvinfer1::ElementWiseOperation> elementWiseOp(LayerRecord const& layer);
 
+//! The value of a tensor made by a constant layer of one float element; nullopt for any other tensor, and for
+//! refittable values that a refit may change (plan/refit.h: folding them is allowed only under kREFIT_IDENTICAL).
+std::optional<float> scalarConstant(EngineModel const& model, int32_t tensor);
+
 } // namespace kiln

@@ -1432,6 +1432,87 @@ TEST_P(CudaFusedKernels, AttentionMatchesTheUnfusedHost)
     EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 4) << layers;
 }
 
+TEST_P(CudaFusedKernels, GeluFormsMatchTheHost)
+{
+    // Each exporter form (one activation once built: builder/fusion_gelu.cpp) on rows of 256 (packed, four elements per
+    // thread) and 33 (one element at a time), then the erf and the tanh form after a product and a bias (the product's
+    // epilogue: the tanh form in cuBLASLt's GELU epilogue, the erf form in the activation kernel after it).
+    std::vector<Dims> shapes;
+    int32_t index = 0;
+    for (test::GeluForm const form : {test::GeluForm::kERF, test::GeluForm::kERF_HALF_FIRST, test::GeluForm::kTANH_POW,
+             test::GeluForm::kTANH_PRODUCTS})
+    {
+        for (int64_t const n : {256, 33})
+        {
+            Dims const shape{2, {6, n}};
+            std::string const suffix = std::to_string(index++);
+            ITensor* x = typed(mNetwork->addInput(("x" + suffix).c_str(), DataType::kFLOAT, shape));
+            shapes.push_back(shape);
+            output(test::primitiveGelu(*mNetwork, *x, form, mScalars), ("y" + suffix).c_str());
+        }
+    }
+    for (test::GeluForm const form : {test::GeluForm::kERF, test::GeluForm::kTANH_PRODUCTS})
+    {
+        std::string const suffix = std::to_string(index++);
+        Dims const shape{2, {8, 64}};
+        ITensor* x = typed(mNetwork->addInput(("x" + suffix).c_str(), DataType::kFLOAT, shape));
+        shapes.push_back(shape);
+        ITensor* w = typed(mNetwork->addConstant(Dims{2, {64, 96}}, weights(64 * 96))->getOutput(0));
+        ITensor* product
+            = mNetwork->addMatrixMultiply(*x, nvinfer1::MatrixOperation::kNONE, *w, nvinfer1::MatrixOperation::kNONE)
+                  ->getOutput(0);
+        ITensor* bias = typed(mNetwork->addConstant(Dims{2, {1, 96}}, weights(96))->getOutput(0));
+        ITensor* biased = mNetwork->addElementWise(*product, *bias, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+        output(test::primitiveGelu(*mNetwork, *biased, form, mScalars), ("y" + suffix).c_str());
+    }
+    expectSameOnBothBackends(shapes, tolerance());
+}
+
+TEST_P(CudaFusedKernels, PointwiseProgramsWithBroadcastsMatchTheHost)
+{
+    // x * a + b, then a ReLU and a sigmoid times x: one program of five steps over x [4, 8, n] with a [1, 8, 1] and
+    // b [1, 1, n]; n = 64 runs packed (a broadcast along the innermost dimension, b read along it), n = 33 does not.
+    // Then a program of eight inputs that all live to the end: more values at once than the kernel's registers.
+    using Op = nvinfer1::ElementWiseOperation;
+    std::vector<Dims> shapes;
+    int32_t index = 0;
+    for (int64_t const n : {64, 33})
+    {
+        std::string const suffix = std::to_string(index++);
+        Dims const shape{3, {4, 8, n}};
+        ITensor* x = typed(mNetwork->addInput(("x" + suffix).c_str(), DataType::kFLOAT, shape));
+        ITensor* a = typed(mNetwork->addInput(("a" + suffix).c_str(), DataType::kFLOAT, Dims{3, {1, 8, 1}}));
+        ITensor* b = typed(mNetwork->addInput(("b" + suffix).c_str(), DataType::kFLOAT, Dims{3, {1, 1, n}}));
+        shapes.insert(shapes.end(), {shape, Dims{3, {1, 8, 1}}, Dims{3, {1, 1, n}}});
+        ITensor* scaled = mNetwork->addElementWise(*x, *a, Op::kPROD)->getOutput(0);
+        ITensor* shifted = mNetwork->addElementWise(*scaled, *b, Op::kSUM)->getOutput(0);
+        ITensor* relu = mNetwork->addActivation(*shifted, nvinfer1::ActivationType::kRELU)->getOutput(0);
+        ITensor* gate = mNetwork->addActivation(*x, nvinfer1::ActivationType::kSIGMOID)->getOutput(0);
+        output(mNetwork->addElementWise(*relu, *gate, Op::kPROD)->getOutput(0), ("y" + suffix).c_str());
+    }
+    // (x0 + ... + x7) * (x0 * x0 + ... + x7 * x7): every input is read again after the first sum.
+    std::vector<ITensor*> xs;
+    for (int32_t k = 0; k < 8; ++k)
+    {
+        Dims const shape{2, {3, 40}};
+        xs.push_back(typed(mNetwork->addInput(("v" + std::to_string(k)).c_str(), DataType::kFLOAT, shape)));
+        shapes.push_back(shape);
+    }
+    ITensor* sum = xs[0];
+    ITensor* squares = mNetwork->addElementWise(*xs[0], *xs[0], Op::kPROD)->getOutput(0);
+    for (std::size_t k = 1; k < xs.size(); ++k)
+    {
+        sum = mNetwork->addElementWise(*sum, *xs[k], Op::kSUM)->getOutput(0);
+    }
+    for (std::size_t k = 1; k < xs.size(); ++k)
+    {
+        ITensor* square = mNetwork->addElementWise(*xs[k], *xs[k], Op::kPROD)->getOutput(0);
+        squares = mNetwork->addElementWise(*squares, *square, Op::kSUM)->getOutput(0);
+    }
+    output(mNetwork->addElementWise(*sum, *squares, Op::kPROD)->getOutput(0), "wide");
+    expectSameOnBothBackends(shapes, 2.F * tolerance());
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, CudaFusedKernels, ::testing::Values(DataType::kFLOAT, DataType::kHALF, DataType::kBF16),
     [](::testing::TestParamInfo<DataType> const& param) {
         switch (param.param)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // End to end through the public API: build a network, serialize it, deserialize the plan in a fresh runtime, run it
 // on the host backend and compare with values computed here; dynamic shapes across a profile's range; two contexts
-// at once; and the refusals: a shape outside the profile, a missing tensor address, damaged plans.
+// at once; GELU written with primitive layers (fused into one activation by the build) against the same layers left
+// unfused; and the refusals: a shape outside the profile, a missing tensor address, damaged plans.
 #include "support/api_test.h"
+#include "support/fusion_patterns.h"
 
 #include "NvInfer.h"
 
@@ -1282,6 +1284,73 @@ TEST_F(EngineTest, NestedLoopsAreRefused)
     mLogger.clear();
     EXPECT_TRUE(build(*config).empty());
     expectError({"a loop inside another loop is not supported yet by kiln"});
+}
+
+// Each GELU form twice from the same x: once as written (the build makes it one activation, builder/fusion_gelu.cpp),
+// once with its 1 + erf / 1 + tanh tensor also an output (which keeps every layer); both against the formula here.
+TEST_F(EngineTest, GeluWrittenWithPrimitivesMatchesTheUnfusedLayers)
+{
+    ScalarWeights scalars;
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({3, 40}));
+    std::vector<std::string> names;
+    for (GeluForm const form :
+        {GeluForm::kERF, GeluForm::kERF_HALF_FIRST, GeluForm::kTANH_POW, GeluForm::kTANH_PRODUCTS})
+    {
+        for (bool const fused : {true, false})
+        {
+            ITensor* y = primitiveGelu(*mNetwork, *x, form, scalars);
+            names.push_back(std::to_string(static_cast<int>(form)) + (fused ? "fused" : "kept"));
+            y->setName(names.back().c_str());
+            mNetwork->markOutput(*y);
+            if (!fused)
+            {
+                // The sum 1 + ...: the layer before the last two (prod, prod) and the 0.5 constant in every form.
+                nvinfer1::ILayer* sum = nullptr;
+                for (int32_t l = mNetwork->getNbLayers() - 1; l >= 0 && sum == nullptr; --l)
+                {
+                    auto* elementwise = dynamic_cast<nvinfer1::IElementWiseLayer*>(mNetwork->getLayer(l));
+                    if (elementwise != nullptr && elementwise->getOperation() == nvinfer1::ElementWiseOperation::kSUM)
+                    {
+                        sum = elementwise;
+                    }
+                }
+                ASSERT_NE(sum, nullptr);
+                names.push_back(names.back() + "_sum");
+                sum->getOutput(0)->setName(names.back().c_str());
+                mNetwork->markOutput(*sum->getOutput(0));
+            }
+        }
+    }
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+
+    std::vector<float> in(3 * 40);
+    for (std::size_t i = 0; i < in.size(); ++i)
+    {
+        in[i] = -6.F + 12.F * static_cast<float>(i) / static_cast<float>(in.size() - 1);
+    }
+    std::vector<std::vector<float>> results(names.size(), std::vector<float>(in.size()));
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_TRUE(context->setTensorAddress("x", in.data()));
+    for (std::size_t o = 0; o < names.size(); ++o)
+    {
+        ASSERT_TRUE(context->setTensorAddress(names[o].c_str(), results[o].data())) << names[o];
+    }
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+    for (std::size_t o = 0; o < names.size(); o += 3) // fused, kept, kept's sum
+    {
+        bool const tanh = o >= 6;
+        for (std::size_t i = 0; i < in.size(); ++i)
+        {
+            double const v = in[i];
+            double const expected = tanh ? 0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)))
+                                         : 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+            EXPECT_NEAR(results[o][i], expected, 1e-5 * (1.0 + std::fabs(expected))) << names[o] << " " << v;
+            EXPECT_NEAR(results[o][i], results[o + 1][i], 1e-5F * (1.F + std::fabs(results[o][i])))
+                << names[o] << " against " << names[o + 1] << " at " << v;
+        }
+    }
 }
 
 } // namespace

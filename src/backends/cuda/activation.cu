@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // CUDA IActivationLayer: out = f(in; alpha, beta), the functions of backends/host/activation.h in the same
 // non-cancelling forms (expm1, log1p, erfc, a logistic for the tanh GELU), computed in float; kRELU on kINT32 and
-// kINT64 in int64_t. One kernel per type; the function is a switch, the same for the whole grid.
+// kINT64 in int64_t. One kernel per type; the function is a switch, the same for the whole grid. Floating and scaled
+// tensors whose size and addresses allow it run packed (pointwise.cuh): kLanes elements per thread, one wide load and
+// store each.
 #include "backends/cuda/activation.cuh"
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
@@ -36,6 +38,15 @@ __global__ void activationKernel(Storage<T> const* in, Storage<T>* out, int64_t 
     }
 }
 
+//! out = f(in) as groups Packs of a floating or scaled T.
+template <DataType T>
+__global__ void activationPackedKernel(Storage<T> const* in, Storage<T>* out, int64_t groups, Type type, float alpha,
+    float beta, float inScale, float outScale)
+{
+    pointwise::mapPacks<T>(
+        in, out, groups, inScale, outScale, [&](float x) { return activation::apply(type, x, alpha, beta); });
+}
+
 } // namespace
 
 Status runActivation(
@@ -64,6 +75,18 @@ Status runActivation(
     bool ran = false;
     dispatchType(in.type, [&]<DataType T>() {
         // Floating and scaled types, and the integers of kRELU (inferActivation refused the rest).
+        if constexpr (kIsFloating<T>)
+        {
+            if (pointwise::packable<T>(count, {in.data, out.data}))
+            {
+                int64_t const groups = count / pointwise::kLanes;
+                activationPackedKernel<T><<<pointwise::grid(groups), pointwise::kBlock, 0, launch.stream>>>(
+                    static_cast<Storage<T> const*>(in.data), static_cast<Storage<T>*>(out.data), groups, params.type,
+                    params.alpha, params.beta, in.scale, out.scale);
+                ran = true;
+                return;
+            }
+        }
         if constexpr (kIsFloating<T> || T == DataType::kINT32 || T == DataType::kINT64)
         {
             activationKernel<T><<<pointwise::grid(count), pointwise::kBlock, 0, launch.stream>>>(

@@ -14,11 +14,17 @@
 //         map(i, at); // at[0]: the element of a that output element i reads; at[1]: b's
 //     }
 //
+// Packs: a kernel whose tensors allow it handles kLanes consecutive elements per thread with one load and one store
+// of a Pack (16 bytes of kFLOAT, 8 of kHALF and kBF16), so that a memory-bound kernel issues few, wide accesses:
+//
+//     if (pointwise::packable<T>(count, {in.data, out.data})) { ... pointwise::loadPack<T>(in, group, lanes) ... }
+//
 // Broadcasting merges what it can before the launch: output extents of 1 are dropped, and neighbouring dimensions in
 // which every input either broadcasts or not alike become one. Same-shaped inputs are then one dimension and cost no
 // division; a bias [1, C, 1, 1] against [N, C, H, W] costs two.
 #pragma once
 
+#include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
 
 #include <array>
@@ -101,6 +107,72 @@ inline std::optional<Error> checkTensors(std::initializer_list<std::pair<DeviceT
         }
     }
     return std::nullopt;
+}
+
+//! Elements a packed point-wise kernel handles per thread and group.
+inline constexpr int32_t kLanes = 4;
+
+//! kLanes consecutive elements of T, aligned to their size: one memory access.
+template <DataType T>
+struct alignas(sizeof(Storage<T>) * kLanes) Pack
+{
+    Storage<T> at[kLanes];
+};
+
+//! Whether count elements (a multiple of kLanes) at each of pointers may be read and written as Packs.
+template <DataType T>
+bool packable(int64_t count, std::initializer_list<void const*> pointers) noexcept
+{
+    bool aligned = count % kLanes == 0;
+    for (void const* p : pointers)
+    {
+        aligned = aligned && reinterpret_cast<uintptr_t>(p) % sizeof(Pack<T>) == 0;
+    }
+    return aligned;
+}
+
+//! The kLanes elements of group g (elements g * kLanes on) of a floating or scaled p, as floats.
+template <DataType T>
+__device__ __forceinline__ void loadPack(Storage<T> const* p, int64_t g, float (&lanes)[kLanes], float scale = 1.F)
+{
+    Pack<T> const pack = reinterpret_cast<Pack<T> const*>(p)[g];
+#pragma unroll
+    for (int32_t e = 0; e < kLanes; ++e)
+    {
+        lanes[e] = loadFloat<T>(pack.at, e, scale);
+    }
+}
+
+//! Stores lanes as the kLanes elements of group g of p.
+template <DataType T>
+__device__ __forceinline__ void storePack(Storage<T>* p, int64_t g, float const (&lanes)[kLanes], float scale = 1.F)
+{
+    Pack<T> pack;
+#pragma unroll
+    for (int32_t e = 0; e < kLanes; ++e)
+    {
+        storeFloat<T>(pack.at, e, lanes[e], scale);
+    }
+    reinterpret_cast<Pack<T>*>(p)[g] = pack;
+}
+
+//! out = f(in) element by element over groups Packs of a floating or scaled T: the body of a packed kernel of one input
+//! of the output's shape (activation.cu, unary.cu).
+template <DataType T, typename F>
+__device__ __forceinline__ void mapPacks(
+    Storage<T> const* in, Storage<T>* out, int64_t groups, float inScale, float outScale, F const& f)
+{
+    for (int64_t g = firstIndex(); g < groups; g += gridStride())
+    {
+        float lanes[kLanes];
+        loadPack<T>(in, g, lanes, inScale);
+#pragma unroll
+        for (int32_t e = 0; e < kLanes; ++e)
+        {
+            lanes[e] = f(lanes[e]);
+        }
+        storePack<T>(out, g, lanes, outScale);
+    }
 }
 
 //! Maps an output element's linear index to the linear index each of N inputs reads (host::BroadcastMap's rule). Also

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // CUDA IUnaryLayer: out = op(in), the rules of backends/host/unary.h, computed in float with CUDA's math functions
 // (floating and scaled types) or int64_t (kINT32, kINT64, kBOOL). One kernel per input type; the operation is a switch,
-// the same for the whole grid.
+// the same for the whole grid. A floating or scaled result of the input's type runs packed (pointwise.cuh) when the
+// size and addresses allow.
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/pointwise.cuh"
@@ -56,6 +57,14 @@ __global__ void unaryKernel(
     }
 }
 
+//! out = op(in) as groups Packs of a floating or scaled T (a result of T, not kBOOL).
+template <DataType T>
+__global__ void unaryPackedKernel(
+    Storage<T> const* in, Storage<T>* out, int64_t groups, Op op, float inScale, float outScale)
+{
+    pointwise::mapPacks<T>(in, out, groups, inScale, outScale, [&](float x) { return unary::apply(op, x); });
+}
+
 } // namespace
 
 Status runUnary(UnaryParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch)
@@ -81,6 +90,18 @@ Status runUnary(UnaryParams const& params, DeviceTensor const& in, DeviceTensor 
     }
     bool ran = false;
     dispatchType(in.type, [&]<DataType T>() {
+        if constexpr (kIsFloating<T>)
+        {
+            if (!info.boolOutput && pointwise::packable<T>(count, {in.data, out.data}))
+            {
+                int64_t const groups = count / pointwise::kLanes;
+                unaryPackedKernel<T><<<pointwise::grid(groups), pointwise::kBlock, 0, launch.stream>>>(
+                    static_cast<Storage<T> const*>(in.data), static_cast<Storage<T>*>(out.data), groups, params.op,
+                    in.scale, out.scale);
+                ran = true;
+                return;
+            }
+        }
         if constexpr (T != DataType::kUINT8) // no operation takes kUINT8 (inferUnary refused it)
         {
             unaryKernel<T><<<pointwise::grid(count), pointwise::kBlock, 0, launch.stream>>>(

@@ -6,6 +6,7 @@
 //     ITensor* y = primitiveLayerNorm(network, *x, 1e-5F, gamma, beta, scalars);    // gamma, beta: nullptr or [1.., N]
 //     ITensor* o = primitiveAttention(network, *q, *k, *v, heads, 0.125F, scalars);  // q, k, v: [B, S, heads * D]
 //     ITensor* r = residualBlocks(network, *x, [&](int64_t count) { return weightsOf(count); });  // x: [N, C, H, W]
+//     ITensor* g = primitiveGelu(network, *x, GeluForm::kERF, scalars);                 // the exporters' GELU forms
 #pragma once
 
 #include "NvInfer.h"
@@ -114,6 +115,63 @@ inline nvinfer1::ITensor* primitiveLayerNorm(nvinfer1::INetworkDefinition& netwo
         }
     }
     return y;
+}
+
+//! The ways exporters write GELU with primitive layers (builder/fusion_gelu.cpp).
+enum class GeluForm
+{
+    kERF,            //!< (x * (erf(x / 1.4142135) + 1)) * 0.5, PyTorch's export.
+    kERF_HALF_FIRST, //!< (x * 0.5) * (1 + erf(x * 0.70710677)).
+    kTANH_POW,       //!< (0.5 * x) * (1 + tanh(0.7978846 * (x + 0.044715 * Pow(x, 3)))).
+    kTANH_PRODUCTS,  //!< (x * (tanh(((x * x) * x * 0.044715 + x) * 0.7978846) + 1)) * 0.5.
+};
+
+//! GELU of x written as form, its constants one-element tensors of x's type and rank kept by scalars; root2 stands
+//! for sqrt(2) in kERF (a near miss when it is not close to it).
+inline nvinfer1::ITensor* primitiveGelu(nvinfer1::INetworkDefinition& network, nvinfer1::ITensor& x, GeluForm form,
+    ScalarWeights& scalars, float root2 = 1.4142135F)
+{
+    using Op = nvinfer1::ElementWiseOperation;
+    nvinfer1::Dims ones{x.getDimensions().nbDims, {}};
+    for (int32_t d = 0; d < ones.nbDims; ++d)
+    {
+        ones.d[d] = 1;
+    }
+    auto const constant
+        = [&](float value) { return network.addConstant(ones, scalars(value, x.getType()))->getOutput(0); };
+    auto const binary = [&](nvinfer1::ITensor& a, nvinfer1::ITensor& b, Op op) {
+        return network.addElementWise(a, b, op)->getOutput(0);
+    };
+    switch (form)
+    {
+    case GeluForm::kERF:
+    {
+        auto* e = network.addUnary(*binary(x, *constant(root2), Op::kDIV), nvinfer1::UnaryOperation::kERF);
+        auto* s = binary(*e->getOutput(0), *constant(1.F), Op::kSUM);
+        return binary(*binary(x, *s, Op::kPROD), *constant(0.5F), Op::kPROD);
+    }
+    case GeluForm::kERF_HALF_FIRST:
+    {
+        auto* e = network.addUnary(*binary(x, *constant(0.70710677F), Op::kPROD), nvinfer1::UnaryOperation::kERF);
+        auto* s = binary(*constant(1.F), *e->getOutput(0), Op::kSUM);
+        return binary(*binary(x, *constant(0.5F), Op::kPROD), *s, Op::kPROD);
+    }
+    case GeluForm::kTANH_POW:
+    case GeluForm::kTANH_PRODUCTS:
+    {
+        bool const pow = form == GeluForm::kTANH_POW;
+        auto* cube = pow ? binary(x, *constant(3.F), Op::kPOW) : binary(*binary(x, x, Op::kPROD), x, Op::kPROD);
+        auto* term
+            = pow ? binary(*constant(0.044715F), *cube, Op::kPROD) : binary(*cube, *constant(0.044715F), Op::kPROD);
+        auto* inner = pow ? binary(x, *term, Op::kSUM) : binary(*term, x, Op::kSUM);
+        auto* u = binary(*inner, *constant(0.7978846F), Op::kPROD);
+        auto* t = network.addActivation(*u, nvinfer1::ActivationType::kTANH)->getOutput(0);
+        auto* s = binary(*t, *constant(1.F), Op::kSUM);
+        return pow ? binary(*binary(*constant(0.5F), x, Op::kPROD), *s, Op::kPROD)
+                   : binary(*binary(x, *s, Op::kPROD), *constant(0.5F), Op::kPROD);
+    }
+    }
+    return nullptr;
 }
 
 //! Multi-head attention from shuffle, matrix multiply, element-wise and softmax layers: heads split ([B, S, H * D] ->
