@@ -22,10 +22,13 @@
 //   block's shortcut), then optionally an activation that only reads the sum, becomes one convolution: the addend its
 //   input kConvolutionResidualInput (3), the activation its epilogue, out = act(conv(x) + bias + residual). Of two
 //   convolutions added together, the later one absorbs the sum.
-// - fuseAttention: head splits (reshape [B, S, H * D] to [B, S, H, D], transpose to [B, H, S, D]) of q, k and v, the
-//   scores q k^T (with the scale fuseEpilogues folded), a softmax over the last axis, the context (probabilities times
-//   v) and the head merge become one fused attention that reads q, k and v with their heads interleaved and writes the
-//   heads merged (FusedKernel::kATTENTION): seven layers and four transposes' memory traffic become one kernel.
+// - fuseAttention (fusion_attention.cpp): head splits (reshape [B, S, H * D] to [B, S, H, D], transpose to
+//   [B, H, S, D]; k's may be transposed to [B, H, D, S]) of q, k and v, the scores q k^T (with the scale fuseEpilogues
+//   folded and scalar factors on q and k), an optional additive mask, a softmax over the last axis, an optional NaN
+//   guard select(isnan(p), 0, p), the context (probabilities times v) and the head merge become one fused attention
+//   that reads q, k, v (and the mask) with their heads interleaved and writes the heads merged
+//   (FusedKernel::kATTENTION): the transformers export's eleven layers and four transposes' memory traffic become one
+//   kernel.
 // - fuseLayerNorms: mean, centering, variance, + epsilon, sqrt and division (then * gamma and + beta when they follow)
 //   over the last axis become one fused layer norm (FusedKernel::kLAYER_NORM).
 // - fusePointwise: chains of element-wise (arithmetic), unary (float) and activation layers on float tensors become
@@ -69,9 +72,9 @@ int32_t fuseConvolutionResiduals(EngineModel& model);
 //! it leaves unread go with removeUnreadConstants).
 int32_t foldConstantReshapes(EngineModel& model);
 
-//! Replaces each attention built from primitive layers (head splits, scores, softmax, context, head merge) with one
-//! fused attention (FusedKernel::kATTENTION); returns the layers removed. Runs after fuseEpilogues (which folds the
-//! scores' scale).
+//! Replaces each attention built from primitive layers (head splits, scores, mask, softmax, NaN guard, context, head
+//! merge) with one fused attention (FusedKernel::kATTENTION); returns the layers removed. Runs after fuseEpilogues
+//! (which folds the scores' scale, and may fold the mask as the scores' bias).
 int32_t fuseAttention(EngineModel& model);
 
 //! Replaces each layer norm over the last axis built from primitive layers (reduce, element-wise and unary) with one

@@ -182,4 +182,46 @@ std::optional<float> scalarConstant(EngineModel const& model, int32_t tensor)
     }
 }
 
+int32_t applyKernelFusions(EngineModel& model, std::vector<KernelFusion> const& fusions)
+{
+    if (fusions.empty())
+    {
+        return 0;
+    }
+    std::size_t const nbLayers = model.layers.size();
+    std::vector<int32_t> movedTo(nbLayers, -1);
+    std::vector<int32_t> placedAt(nbLayers, -1); // Old position -> the fused layer that runs there.
+    std::vector<bool> skipped(nbLayers, false);
+    for (KernelFusion const& fusion : fusions)
+    {
+        LayerRecord& layer = model.layers[static_cast<std::size_t>(fusion.layer)];
+        model.tensors[static_cast<std::size_t>(layer.outputs.front())].producer = -1;
+        layer.inputs = fusion.inputs;
+        layer.outputs = {fusion.output};
+        layer.fused = fusion.kernel;
+        for (int32_t absorbed : fusion.absorbed)
+        {
+            movedTo[static_cast<std::size_t>(absorbed)] = fusion.layer;
+            skipped[static_cast<std::size_t>(absorbed)] = true;
+        }
+        skipped[static_cast<std::size_t>(fusion.layer)] = true;
+        placedAt[static_cast<std::size_t>(fusion.position)] = fusion.layer;
+    }
+    std::vector<int32_t> sequence;
+    for (std::size_t l = 0; l < nbLayers; ++l)
+    {
+        if (placedAt[l] >= 0)
+        {
+            sequence.push_back(placedAt[l]);
+        }
+        if (!skipped[l])
+        {
+            sequence.push_back(static_cast<int32_t>(l));
+        }
+    }
+    auto const removed = static_cast<int32_t>(nbLayers - sequence.size());
+    keepLayers(model, sequence, movedTo);
+    return removed;
+}
+
 } // namespace kiln

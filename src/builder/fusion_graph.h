@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The graph helpers every fusion family (builder/fusion.h) matches and rewrites with: who reads a tensor (layers,
 // network outputs, shape symbols), the one layer that reads it, which layer made it, whether two tensors are alike,
-// and the renumbering that removes absorbed layers.
+// the value of a one-element constant, the renumbering that removes absorbed layers, and the rewrite of a pattern into
+// one fused kernel (KernelFusion).
 //
 //     Readers const readers = readersOf(model);
 //     int32_t const next = soleReader(readers, layer.outputs[0]);   // -1: read elsewhere too, or pinned
@@ -56,6 +57,21 @@ std::optional<int64_t> constantExtent(EngineModel const& model, uint32_t expr);
 TensorRecord const& tensorAt(EngineModel const& model, int32_t tensor);
 
 LayerRecord const& layerAt(EngineModel const& model, int32_t layer);
+
+//! A pattern's fusion into a fused kernel (FusedKernel): the layers it absorbs (their assertions move to the fused
+//! one), where it runs (an old layer index: every input exists by then) and what it becomes.
+struct KernelFusion
+{
+    int32_t layer{-1};    //!< The layer that holds the fused kernel.
+    int32_t position{-1}; //!< The old index it takes in the order.
+    std::vector<int32_t> absorbed;
+    std::vector<int32_t> inputs;
+    int32_t output{kNoTensor};
+    FusedKernel kernel;
+};
+
+//! Applies fusions (disjoint sets of layers) to model; returns the layers removed.
+int32_t applyKernelFusions(EngineModel& model, std::vector<KernelFusion> const& fusions);
 
 //! Whether a layer computes only what its kind says: no fusion of any sort yet.
 bool plainLayer(LayerRecord const& layer);

@@ -550,8 +550,8 @@ Expected<EngineModel> Decoder::run()
             record.scale = flat.scale();
             if (auto const* fused = flat.fused())
             {
-                record.fused = FusedKernel{
-                    static_cast<FusedKernel::Kind>(fused->kind()), fused->epsilon(), fused->heads(), fused->scale()};
+                record.fused = FusedKernel{static_cast<FusedKernel::Kind>(fused->kind()), fused->epsilon(),
+                    fused->heads(), fused->scale(), fused->zero_masked_rows()};
             }
             if (auto const* refit = flat.refit())
             {

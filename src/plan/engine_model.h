@@ -143,8 +143,13 @@ struct FusedKernel
         //! out = (x - mean) / sqrt(variance + epsilon) * gamma + beta, where gamma and beta (when present) have x's
         //! rank, the extent 1 on every axis but the last, and the last axis's extent.
         kLAYER_NORM = 1,
-        //! A kMATRIX_MULTIPLY layer; inputs q, k, v, each [B, S, heads * D] (k and v may have another S). Per batch
-        //! and head: out = softmax(scale * q k^T) v, written [B, Sq, heads * D] (the heads merged).
+        //! A kMATRIX_MULTIPLY layer; inputs q, k, v, each [B, S, heads * D] (k and v may have another S), then
+        //! optionally an additive mask of rank 4, each extent [B, heads, Sq, Skv]'s or 1, of q's type or kFLOAT. Per
+        //! batch and head, in float: s = scale * q k^T + mask, out = softmax(s) v over the keys, written
+        //! [B, Sq, heads * D] (the heads merged). A row the softmax makes NaN (every s -inf, as a fully masked row;
+        //! or an s NaN or +inf) gives zeros under zeroMaskedRows and NaN otherwise, as the unfused layers do with and
+        //! without the exporters' guard select(isnan(p), 0, p). A row of finite s (a mask of finfo.min) is an ordinary
+        //! softmax.
         kATTENTION = 2,
     };
 
@@ -152,6 +157,8 @@ struct FusedKernel
     float epsilon{};  //!< kLAYER_NORM.
     int32_t heads{};  //!< kATTENTION.
     float scale{1.F}; //!< kATTENTION: the factor of the scores.
+    //! kATTENTION: rows the softmax makes NaN give zeros (the NaN guard was fused). Plans before it was added: false.
+    bool zeroMaskedRows{};
 
     bool operator==(FusedKernel const&) const = default;
 };

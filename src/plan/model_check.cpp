@@ -242,15 +242,18 @@ std::optional<std::string> fusedKernelProblem(LayerRecord const& record, bool cu
         {
             return std::string("has a fused layer norm; it is held by a reduce layer with 1 to 3 inputs");
         }
-        if (!std::isfinite(fused.epsilon) || fused.epsilon < 0.F)
+        if (!std::isfinite(fused.epsilon) || fused.epsilon < 0.F || fused.zeroMaskedRows)
         {
-            return cat("has a fused layer norm with epsilon ", fused.epsilon, "; it is finite and not negative");
+            return cat("has a fused layer norm with epsilon ", fused.epsilon, fused.zeroMaskedRows ? " and" : "",
+                fused.zeroMaskedRows ? " masked rows (an attention's)" : "", "; epsilon is finite and not negative");
         }
         return std::nullopt;
     case FusedKernel::Kind::kATTENTION:
-        if (record.type != LayerType::kMATRIX_MULTIPLY || record.inputs.size() != 3)
+        // The mask (input 3) came later: plans before it hold 3 inputs, and an earlier reader refuses 4 here.
+        if (record.type != LayerType::kMATRIX_MULTIPLY || record.inputs.size() < 3 || record.inputs.size() > 4)
         {
-            return std::string("has a fused attention; it is held by a matrix multiply with 3 inputs (q, k, v)");
+            return std::string(
+                "has a fused attention; it is held by a matrix multiply with 3 or 4 inputs (q, k, v, mask)");
         }
         if (fused.heads < 1 || !std::isfinite(fused.scale))
         {

@@ -7,6 +7,7 @@
 #include "backends/host/layer_kinds.h"
 #include "builder/build.h"
 #include "builder/fusion.h"
+#include "builder/fusion_graph.h"
 #include "builder/layout.h"
 #include "model_builder.h"
 #include "plan/engine_codec.h"
@@ -16,6 +17,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,10 +31,32 @@ namespace
 using nvinfer1::DataType;
 using nvinfer1::Dims;
 using nvinfer1::ITensor;
+using test::exportedAttention;
 using test::primitiveAttention;
 using test::primitiveLayerNorm;
 using test::residualBlocks;
 using test::ScalarWeights;
+
+//! The transpose {0, 2, 1, 3} that splits heads and merges them (the entries past rank 4 left 0).
+nvinfer1::Permutation headSwap()
+{
+    nvinfer1::Permutation swap{};
+    swap.order[1] = 2;
+    swap.order[2] = 1;
+    swap.order[3] = 3;
+    return swap;
+}
+
+//! The names of a layer's input tensors ("" for an absent one).
+std::vector<std::string> inputNames(EngineModel const& model, LayerRecord const& layer)
+{
+    std::vector<std::string> names;
+    for (int32_t t : layer.inputs)
+    {
+        names.push_back(t == kNoTensor ? std::string() : model.tensors[static_cast<std::size_t>(t)].name);
+    }
+    return names;
+}
 
 //! A CUDA backend that checks layers as the host backend does and runs nothing: what a CUDA build asks at build time.
 class CheckingBackend final : public Backend
@@ -107,6 +132,20 @@ protected:
         model.backend = PlanBackend::kCUDA;
         fuseEpilogues(model);
         return fuseAttention(model);
+    }
+
+    //! model written to a plan and read back (an empty model where either fails).
+    static EngineModel throughAPlan(EngineModel const& model)
+    {
+        auto const plan = encodeEngine(model);
+        EXPECT_TRUE(plan.ok()) << plan.error().message;
+        if (!plan.ok())
+        {
+            return {};
+        }
+        auto loaded = decodeEngine(plan.value().data(), plan.value().size());
+        EXPECT_TRUE(loaded.ok()) << loaded.error().message;
+        return loaded.ok() ? std::move(loaded.value()) : EngineModel{};
     }
 
     static std::vector<LayerRecord const*> fusedLayers(EngineModel const& model)
@@ -234,29 +273,19 @@ TEST_F(FusedKernels, AttentionBecomesOneLayerReadingTheHeadsInPlace)
     EXPECT_EQ(attention.fused->kind, FusedKernel::Kind::kATTENTION);
     EXPECT_EQ(attention.fused->heads, 4);
     EXPECT_FLOAT_EQ(attention.fused->scale, 0.25F);
-    std::vector<std::string> names;
-    for (int32_t t : attention.inputs)
-    {
-        names.push_back(model.tensors[static_cast<std::size_t>(t)].name);
-    }
-    EXPECT_EQ(names, (std::vector<std::string>{"q", "k", "v"}));
+    EXPECT_EQ(inputNames(model, attention), (std::vector<std::string>{"q", "k", "v"}));
     EXPECT_EQ(model.tensors[static_cast<std::size_t>(attention.outputs[0])].name, "o");
 
-    auto const plan = encodeEngine(model);
-    ASSERT_TRUE(plan.ok()) << plan.error().message;
-    auto const loaded = decodeEngine(plan.value().data(), plan.value().size());
-    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
-    EXPECT_EQ(loaded.value().layers[0].fused, attention.fused);
+    EngineModel const loaded = throughAPlan(model);
+    ASSERT_EQ(loaded.layers.size(), 1U);
+    EXPECT_EQ(loaded.layers[0].fused, attention.fused);
 }
 
 TEST_F(FusedKernels, AttentionAsTheOnnxParserWritesItFusesToo)
 {
     // Reshape and Transpose as two shuffle layers each, the scores divided by sqrt(D) rather than multiplied.
     ITensor* q = mNetwork->addInput("q", DataType::kHALF, Dims{3, {2, 10, 128}});
-    nvinfer1::Permutation swap{};
-    swap.order[1] = 2;
-    swap.order[2] = 1;
-    swap.order[3] = 3;
+    nvinfer1::Permutation const swap = headSwap();
     auto const split = [&](ITensor* t) {
         auto* reshape = mNetwork->addShuffle(*t);
         reshape->setReshapeDimensions(Dims{4, {2, 10, 2, 64}});
@@ -335,6 +364,214 @@ TEST_F(FusedKernels, LeavesAttentionWhoseProbabilitiesAreAnOutput)
     EXPECT_EQ(attentionLayersFused(), 0);
 }
 
+//! Attention as transformers exports it: q, k, v [2, 12, 128] of type in 2 heads (D = 64); a mask input [2, 1, 12, 12]
+//! when masked.
+class ExportedAttention : public FusedKernels
+{
+protected:
+    ITensor* attention(DataType type, bool masked, bool guarded, Dims maskShape = Dims{4, {2, 1, 12, 12}})
+    {
+        ITensor* q = mNetwork->addInput("q", type, Dims{3, {2, 12, 128}});
+        ITensor* k = mNetwork->addInput("k", type, Dims{3, {2, 12, 128}});
+        ITensor* v = mNetwork->addInput("v", type, Dims{3, {2, 12, 128}});
+        mMask = masked ? mNetwork->addInput("mask", type, maskShape) : nullptr;
+        return output(exportedAttention(*mNetwork, *q, *k, *v, 2, mMask, guarded, mScalars), "o");
+    }
+    //! The float attention, masked and guarded as asked, becomes one layer: q, k, v (and the mask) in, masked rows
+    //! zeros where guarded.
+    void expectOneFusedLayer(bool masked, bool guarded)
+    {
+        attention(DataType::kFLOAT, masked, guarded);
+        EngineModel const model = build();
+        ASSERT_EQ(model.layers.size(), 1U);
+        ASSERT_TRUE(model.layers[0].fused.has_value());
+        EXPECT_EQ(model.layers[0].fused->zeroMaskedRows, guarded);
+        std::vector<std::string> expected{"q", "k", "v"};
+        if (masked)
+        {
+            expected.emplace_back("mask");
+        }
+        EXPECT_EQ(inputNames(model, model.layers[0]), expected);
+    }
+
+    //! Marks the result of the network's first layer of type as an output.
+    void outputFirst(nvinfer1::LayerType type, char const* name)
+    {
+        for (int32_t l = 0; l < mNetwork->getNbLayers(); ++l)
+        {
+            if (mNetwork->getLayer(l)->getType() == type)
+            {
+                output(mNetwork->getLayer(l)->getOutput(0), name);
+                return;
+            }
+        }
+        ADD_FAILURE() << "no layer of type " << static_cast<int32_t>(type);
+    }
+    ITensor* mMask{};
+};
+
+TEST_F(ExportedAttention, TheMaskedAndGuardedFormBecomesOneLayer)
+{
+    attention(DataType::kHALF, true, true);
+    EngineModel const model = build();
+    ASSERT_EQ(model.layers.size(), 1U) << "splits, scales, scores, mask sum, softmax, guard, context and merge";
+    LayerRecord const& fused = model.layers[0];
+    ASSERT_TRUE(fused.fused.has_value());
+    EXPECT_EQ(fused.fused->kind, FusedKernel::Kind::kATTENTION);
+    EXPECT_EQ(fused.fused->heads, 2);
+    EXPECT_NEAR(fused.fused->scale, 0.125F, 1e-4F) << "the two factors 64^-1/4 (in half)";
+    EXPECT_TRUE(fused.fused->zeroMaskedRows);
+    EXPECT_EQ(inputNames(model, fused), (std::vector<std::string>{"q", "k", "v", "mask"}));
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(fused.outputs[0])].name, "o");
+
+    EngineModel const loaded = throughAPlan(model);
+    ASSERT_EQ(loaded.layers.size(), 1U);
+    EXPECT_EQ(loaded.layers[0].fused, fused.fused);
+    EXPECT_EQ(loaded.layers[0].inputs, fused.inputs);
+}
+
+TEST_F(ExportedAttention, WithoutTheGuardMaskedRowsStayNaN)
+{
+    expectOneFusedLayer(true, false);
+}
+
+TEST_F(ExportedAttention, WithoutAMaskTheGuardStillFuses)
+{
+    expectOneFusedLayer(false, true);
+}
+
+TEST_F(ExportedAttention, AMaskOfOneRowPerBatchBroadcasts)
+{
+    attention(DataType::kFLOAT, true, true, Dims{4, {2, 1, 1, 12}});
+    EngineModel const model = build();
+    ASSERT_EQ(fusedLayers(model).size(), 1U);
+    EXPECT_EQ(inputNames(model, *fusedLayers(model).front()).back(), "mask");
+}
+
+TEST_F(ExportedAttention, AMaskReadElsewhereIsOnlyRead)
+{
+    attention(DataType::kFLOAT, true, true);
+    auto* doubled = mNetwork->addElementWise(*mMask, *mMask, nvinfer1::ElementWiseOperation::kSUM);
+    output(doubled->getOutput(0), "doubled");
+    EngineModel const model = build();
+    ASSERT_EQ(fusedLayers(model).size(), 1U);
+    EXPECT_EQ(inputNames(model, *fusedLayers(model).front()).back(), "mask");
+}
+
+TEST_F(ExportedAttention, AMaskMadeInTheNetworkAndAnOutputFusesToo)
+{
+    ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {2, 12, 128}});
+    // The mask made in the network (and a network output) rather than given.
+    auto* difference = mNetwork->addElementWise(*q, *q, nvinfer1::ElementWiseOperation::kSUB)->getOutput(0);
+    auto* shaped = mNetwork->addShuffle(*difference);
+    shaped->setReshapeDimensions(Dims{4, {2, 1, 12, 128}});
+    auto* mask
+        = mNetwork
+              ->addSlice(*shaped->getOutput(0), Dims{4, {0, 0, 0, 0}}, Dims{4, {2, 1, 12, 12}}, Dims{4, {1, 1, 1, 1}})
+              ->getOutput(0);
+    output(mask, "mask");
+    output(exportedAttention(*mNetwork, *q, *q, *q, 2, mask, true, mScalars), "o");
+    EngineModel model = build(PlanBackend::kHOST);
+    model.backend = PlanBackend::kCUDA;
+    // Without fuseEpilogues the sum stays a layer of its own (fuseEpilogues would make the mask the scores' bias).
+    EXPECT_EQ(fuseAttention(model), 15) << "3 reshapes, 3 transposes, 2 scales, the scores, the sum, the softmax, "
+                                           "isnan, select and the merge's 2; the context holds the fusion";
+    ASSERT_EQ(fusedLayers(model).size(), 1U);
+    EXPECT_EQ(inputNames(model, *fusedLayers(model).front()).back(), "mask");
+}
+
+TEST_F(ExportedAttention, ProbabilitiesReadElsewhereAreNotFused)
+{
+    attention(DataType::kFLOAT, true, true);
+    outputFirst(nvinfer1::LayerType::kSOFTMAX, "probabilities");
+    EXPECT_EQ(attentionLayersFused(), 0);
+}
+
+TEST_F(ExportedAttention, GuardedProbabilitiesReadElsewhereAreNotFused)
+{
+    attention(DataType::kFLOAT, true, true);
+    outputFirst(nvinfer1::LayerType::kSELECT, "guarded");
+    EXPECT_EQ(attentionLayersFused(), 0);
+}
+
+TEST_F(ExportedAttention, ScaledQueriesReadElsewhereAreNotFused)
+{
+    attention(DataType::kFLOAT, true, true);
+    outputFirst(nvinfer1::LayerType::kELEMENTWISE, "scaled"); // q times D^-1/4
+    EXPECT_EQ(attentionLayersFused(), 0);
+}
+
+TEST_F(FusedKernels, ScaleFactorsBeforeTheSplitAndDivisionsFoldIntoTheScale)
+{
+    // q multiplied before its split, k divided between its reshape and its transpose, the scores divided once more;
+    // keys split to [B, H, S, D] and transposed by the product.
+    using nvinfer1::ElementWiseOperation;
+    ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {2, 10, 128}});
+    ITensor* k = mNetwork->addInput("k", DataType::kFLOAT, Dims{3, {2, 10, 128}});
+    ITensor* v = mNetwork->addInput("v", DataType::kFLOAT, Dims{3, {2, 10, 128}});
+    auto const scalar = [&](float value, int32_t rank) {
+        Dims dims{rank, {1, 1, 1, 1}};
+        return mNetwork->addConstant(dims, mScalars(value, DataType::kFLOAT))->getOutput(0);
+    };
+    nvinfer1::Permutation const swap = headSwap();
+    auto const reshape = [&](ITensor* t) {
+        auto* layer = mNetwork->addShuffle(*t);
+        layer->setReshapeDimensions(Dims{4, {2, 10, 2, 64}});
+        return layer->getOutput(0);
+    };
+    auto const transpose = [&](ITensor* t) {
+        auto* layer = mNetwork->addShuffle(*t);
+        layer->setFirstTranspose(swap);
+        return layer->getOutput(0);
+    };
+    ITensor* scaledQ = mNetwork->addElementWise(*scalar(0.5F, 3), *q, ElementWiseOperation::kPROD)->getOutput(0);
+    ITensor* q4 = transpose(reshape(scaledQ));
+    ITensor* k4
+        = transpose(mNetwork->addElementWise(*reshape(k), *scalar(4.F, 4), ElementWiseOperation::kDIV)->getOutput(0));
+    auto* scores
+        = mNetwork->addMatrixMultiply(*q4, nvinfer1::MatrixOperation::kNONE, *k4, nvinfer1::MatrixOperation::kTRANSPOSE)
+              ->getOutput(0);
+    auto* divided = mNetwork->addElementWise(*scores, *scalar(2.F, 4), ElementWiseOperation::kDIV)->getOutput(0);
+    auto* softmax = mNetwork->addSoftMax(*divided);
+    softmax->setAxes(1U << 3);
+    auto* context = mNetwork
+                        ->addMatrixMultiply(*softmax->getOutput(0), nvinfer1::MatrixOperation::kNONE,
+                            *transpose(reshape(v)), nvinfer1::MatrixOperation::kNONE)
+                        ->getOutput(0);
+    auto* merge = mNetwork->addShuffle(*context);
+    merge->setFirstTranspose(swap);
+    merge->setReshapeDimensions(Dims{3, {2, 10, 128}});
+    output(merge->getOutput(0), "o");
+    EngineModel const model = build();
+    ASSERT_EQ(model.layers.size(), 1U);
+    ASSERT_TRUE(model.layers[0].fused.has_value());
+    EXPECT_FLOAT_EQ(model.layers[0].fused->scale, 0.5F / 4.F / 2.F);
+    EXPECT_EQ(inputNames(model, model.layers[0]), (std::vector<std::string>{"q", "k", "v"}));
+}
+
+TEST_F(FusedKernels, AnAttentionPlanWithoutTheNewFieldsLoadsAsBefore)
+{
+    // A plan of an attention without mask or guard holds neither a fourth input nor zero_masked_rows (its default is
+    // not written), so it is the plan an earlier kiln wrote; it loads with masked rows NaN, as before.
+    ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {2, 8, 64}});
+    output(primitiveAttention(*mNetwork, *q, *q, *q, 4, 0.125F, mScalars), "o");
+    EngineModel model = build();
+    ASSERT_EQ(model.layers.size(), 1U);
+    EXPECT_FALSE(model.layers[0].fused->zeroMaskedRows);
+    EngineModel const loaded = throughAPlan(model);
+    ASSERT_EQ(loaded.layers.size(), 1U);
+    EXPECT_EQ(loaded.layers[0].inputs.size(), 3U);
+    EXPECT_FALSE(loaded.layers[0].fused->zeroMaskedRows);
+
+    // A fused attention of 5 inputs is refused by name.
+    model.layers[0].inputs.push_back(model.layers[0].inputs[0]);
+    model.layers[0].inputs.push_back(model.layers[0].inputs[0]);
+    auto const refused = encodeEngine(model);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("3 or 4 inputs (q, k, v, mask)"), std::string::npos)
+        << refused.error().message;
+}
+
 //! The ONNX parser's Attention (opset 23) on 3-D Q, K, V [2, 8, 64] with 4 heads, parsed into network. The parser
 //! holds the network's weights: keep it until the network is built (as TensorRT's parser must be kept).
 std::unique_ptr<nvonnxparser::IParser> parseOnnxAttention(
@@ -354,6 +591,116 @@ std::unique_ptr<nvonnxparser::IParser> parseOnnxAttention(
     std::string const bytes = m.bytes();
     EXPECT_TRUE(parser->parse(bytes.data(), bytes.size()));
     return parser;
+}
+
+//! The attention of one layer of BERT as transformers exports it (ONNX opset 17, the SDPA path; as in a real export of
+//! bert-base, with D 64 and 2 heads of width 128): projections with their bias, head splits whose shapes come from
+//! Shape, Gather, Unsqueeze and Concat of the input (a dynamic batch), q and k each times D^-1/4, the scores plus
+//! Where(mask, 0, -inf), the softmax, the NaN guard Where(IsNaN(p), 0, p), the context and the head merge. Parsed into
+//! network; the parser holds the weights.
+std::unique_ptr<nvonnxparser::IParser> parseExportedAttention(
+    nvinfer1::INetworkDefinition& network, nvinfer1::ILogger& logger)
+{
+    using onnx_test::floatTensor;
+    using onnx_test::int64Tensor;
+    onnx_test::ModelBuilder m(17);
+    m.input("x", {-1, 12, 128});
+    m.input("mask", {-1, 1, 12, 12}, ::onnx::TensorProto::BOOL);
+    std::vector<float> const weights(128 * 128, 0.01F);
+    std::vector<float> const bias(128, 0.1F);
+    for (char const* name : {"q", "k", "v"})
+    {
+        std::string const n = name;
+        m.initializer(floatTensor("W" + n, {128, 128}, weights));
+        m.initializer(floatTensor("b" + n, {128}, bias));
+        m.node("MatMul", {"x", "W" + n}, {n + "_mm"});
+        m.node("Add", {"b" + n, n + "_mm"}, {n + "_flat"});
+    }
+    m.initializer(int64Tensor("zero", {}, {0}));
+    m.initializer(int64Tensor("one", {}, {1}));
+    m.initializer(int64Tensor("axes", {1}, {0}));
+    m.initializer(int64Tensor("minus_one", {1}, {-1}));
+    m.initializer(int64Tensor("head_size", {1}, {64}));
+    m.node("Shape", {"x"}, {"shape"});
+    m.node("Gather", {"shape", "zero"}, {"batch"});
+    m.node("Gather", {"shape", "one"}, {"length"});
+    m.node("Unsqueeze", {"batch", "axes"}, {"batch1"});
+    m.node("Unsqueeze", {"length", "axes"}, {"length1"});
+    onnx_test::attrInt(m.node("Concat", {"batch1", "length1", "minus_one", "head_size"}, {"split_shape"}), "axis", 0);
+    auto const split = [&](std::string const& n, std::vector<int64_t> const& perm) {
+        m.node("Reshape", {n + "_flat", "split_shape"}, {n + "_heads"});
+        onnx_test::attrInts(m.node("Transpose", {n + "_heads"}, {n + "4"}), "perm", perm);
+    };
+    split("q", {0, 2, 1, 3});
+    split("k", {0, 2, 3, 1});
+    split("v", {0, 2, 1, 3});
+    float const root = 1.F / std::sqrt(std::sqrt(64.F));
+    m.initializer(floatTensor("c6", {}, {root}));
+    m.initializer(floatTensor("c7", {}, {root}));
+    m.node("Mul", {"q4", "c6"}, {"qs"});
+    m.node("Mul", {"k4", "c7"}, {"ks"});
+    m.node("MatMul", {"qs", "ks"}, {"scores"});
+    m.initializer(floatTensor("c8", {1}, {0.F}));
+    m.initializer(floatTensor("c9", {1}, {-std::numeric_limits<float>::infinity()}));
+    m.node("Where", {"mask", "c8", "c9"}, {"additive"});
+    m.node("Add", {"scores", "additive"}, {"masked"});
+    onnx_test::attrInt(m.node("Softmax", {"masked"}, {"p"}), "axis", -1);
+    m.node("IsNaN", {"p"}, {"nan"});
+    m.initializer(floatTensor("c10", {1}, {0.F}));
+    m.node("Where", {"nan", "c10", "p"}, {"p2"});
+    m.node("MatMul", {"p2", "v4"}, {"context"});
+    onnx_test::attrInts(m.node("Transpose", {"context"}, {"merged4"}), "perm", {0, 2, 1, 3});
+    onnx_test::attrInt(m.node("Concat", {"batch1", "length1", "minus_one"}, {"merge_shape"}), "axis", 0);
+    m.node("Reshape", {"merged4", "merge_shape"}, {"o"});
+    m.output("o");
+    std::unique_ptr<nvonnxparser::IParser> parser{nvonnxparser::createParser(network, logger)};
+    std::string const bytes = m.bytes();
+    EXPECT_TRUE(parser->parse(bytes.data(), bytes.size()));
+    return parser;
+}
+
+TEST_F(FusedKernels, OnnxAttentionAsTransformersExportsItFuses)
+{
+    auto const parser = parseExportedAttention(*mNetwork, mLogger);
+    auto* profile = mBuilder->createOptimizationProfile();
+    for (char const* name : {"x", "mask"})
+    {
+        bool const x = std::string(name) == "x";
+        Dims const one = x ? Dims{3, {1, 12, 128}} : Dims{4, {1, 1, 12, 12}};
+        Dims four = one;
+        four.d[0] = 4;
+        profile->setDimensions(name, nvinfer1::OptProfileSelector::kMIN, one);
+        profile->setDimensions(name, nvinfer1::OptProfileSelector::kOPT, four);
+        profile->setDimensions(name, nvinfer1::OptProfileSelector::kMAX, four);
+    }
+    mConfig->addOptimizationProfile(profile);
+    EngineModel model = build(PlanBackend::kHOST);
+    model.backend = PlanBackend::kCUDA;
+    foldConstantReshapes(model);
+    fuseEpilogues(model);
+    fuseAttention(model);
+    std::vector<LayerRecord const*> const fused = fusedLayers(model);
+    ASSERT_EQ(fused.size(), 1U);
+    LayerRecord const& attention = *fused.front();
+    EXPECT_EQ(attention.fused->heads, 2);
+    EXPECT_NEAR(attention.fused->scale, 0.125F, 1e-6F);
+    EXPECT_TRUE(attention.fused->zeroMaskedRows);
+    ASSERT_EQ(attention.inputs.size(), 4U);
+    // q, k and v: the three projections with their bias folded; the mask: the Where's result.
+    for (std::size_t i = 0; i < 3; ++i)
+    {
+        LayerRecord const& projection = model.layers[static_cast<std::size_t>(producerOf(model, attention.inputs[i]))];
+        EXPECT_EQ(projection.type, nvinfer1::LayerType::kMATRIX_MULTIPLY);
+        EXPECT_EQ(projection.inputs.size(), 3U) << "the bias folded";
+    }
+    EXPECT_EQ(model.layers[static_cast<std::size_t>(producerOf(model, attention.inputs[3]))].type,
+        nvinfer1::LayerType::kSELECT);
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(attention.outputs[0])].name, "o");
+    for (LayerRecord const& layer : model.layers)
+    {
+        EXPECT_NE(layer.type, nvinfer1::LayerType::kSOFTMAX) << layer.name;
+        EXPECT_NE(layer.type, nvinfer1::LayerType::kUNARY) << layer.name;
+    }
 }
 
 TEST_F(FusedKernels, OnnxAttentionOfThreeDimensionalInputsFuses)

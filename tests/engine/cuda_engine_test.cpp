@@ -22,6 +22,7 @@
 #include <cstring>
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -1511,6 +1512,55 @@ TEST_P(CudaFusedKernels, PointwiseProgramsWithBroadcastsMatchTheHost)
     }
     output(mNetwork->addElementWise(*sum, *squares, Op::kPROD)->getOutput(0), "wide");
     expectSameOnBothBackends(shapes, 2.F * tolerance());
+}
+
+TEST_P(CudaFusedKernels, MaskedAttentionAsTransformersExportsItMatchesTheUnfusedHost)
+{
+    // The transformers export's form (test::exportedAttention): BERT's shapes (D 64, 128 queries and keys, a mask
+    // [B, 1, S, S] with the NaN guard), then 70 queries and 130 keys (partial tiles) of D 32 with a mask [B, 1, 1, Skv]
+    // and no guard. Each mask is select(m > -0.5, 0, -inf) of a random input m (a quarter of the keys masked); the
+    // first also masks every key of query 5 (a constant -inf row added), which the guard makes zeros.
+    using nvinfer1::ElementWiseOperation;
+    struct Case
+    {
+        int32_t heads;
+        int64_t queries;
+        int64_t keys;
+        bool rowMask; //!< [B, 1, Sq, Skv] with a fully masked row; else [B, 1, 1, Skv].
+    };
+    std::vector<Dims> shapes;
+    int32_t index = 0;
+    for (Case const c : {Case{2, 128, 128, true}, Case{4, 70, 130, false}})
+    {
+        std::string const suffix = std::to_string(index++);
+        Dims const queries{3, {2, c.queries, 128}};
+        Dims const keys{3, {2, c.keys, 128}};
+        Dims const maskShape{4, {2, 1, c.rowMask ? c.queries : 1, c.keys}};
+        ITensor* q = typed(mNetwork->addInput(("q" + suffix).c_str(), DataType::kFLOAT, queries));
+        ITensor* k = typed(mNetwork->addInput(("k" + suffix).c_str(), DataType::kFLOAT, keys));
+        ITensor* v = typed(mNetwork->addInput(("v" + suffix).c_str(), DataType::kFLOAT, keys));
+        ITensor* m = mNetwork->addInput(("m" + suffix).c_str(), DataType::kFLOAT, maskShape);
+        shapes.insert(shapes.end(), {queries, keys, keys, maskShape});
+        auto const scalar = [&](float value) {
+            return mNetwork->addConstant(Dims{4, {1, 1, 1, 1}}, mScalars(value, DataType::kFLOAT))->getOutput(0);
+        };
+        float const infinity = std::numeric_limits<float>::infinity();
+        auto* kept = mNetwork->addElementWise(*m, *scalar(-0.5F), ElementWiseOperation::kGREATER)->getOutput(0);
+        ITensor* mask = mNetwork->addSelect(*kept, *scalar(0.F), *scalar(-infinity))->getOutput(0);
+        if (c.rowMask)
+        {
+            std::vector<float> rows(static_cast<std::size_t>(c.queries), 0.F);
+            rows[5] = -infinity;
+            auto* masked = mNetwork->addConstant(Dims{4, {1, 1, c.queries, 1}}, mScalars(rows, DataType::kFLOAT));
+            mask = mNetwork->addElementWise(*mask, *masked->getOutput(0), ElementWiseOperation::kSUM)->getOutput(0);
+        }
+        output(test::exportedAttention(*mNetwork, *q, *k, *v, c.heads, typed(mask), c.rowMask, mScalars),
+            ("o" + suffix).c_str());
+    }
+    expectSameOnBothBackends(shapes, tolerance());
+    ASSERT_EQ(mEngines.size(), 2U);
+    std::string const layers = engineLayers(*mEngines[1]);
+    EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 2) << layers;
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, CudaFusedKernels, ::testing::Values(DataType::kFLOAT, DataType::kHALF, DataType::kBF16),

@@ -178,11 +178,12 @@ public:
             return runLayerNorm(fused.epsilon, *inputs[0], inputs.size() > 1 ? inputs[1] : nullptr,
                 inputs.size() > 2 ? inputs[2] : nullptr, outputs.front(), launch);
         case FusedKernel::Kind::kATTENTION:
-            if (inputs.size() != 3)
+            if (inputs.size() != 3 && inputs.size() != 4)
             {
-                return Error{ErrorCode::kINVALID_ARGUMENT, "a fused attention takes 3 inputs"};
+                return Error{ErrorCode::kINVALID_ARGUMENT, "a fused attention takes 3 or 4 inputs (q, k, v, mask)"};
             }
-            return runAttention(fused.heads, fused.scale, *inputs[0], *inputs[1], *inputs[2], outputs.front(), launch);
+            return runAttention(fused, *inputs[0], *inputs[1], *inputs[2], inputs.size() > 3 ? inputs[3] : nullptr,
+                outputs.front(), launch);
         }
         return Error{ErrorCode::kINVALID_ARGUMENT, "a fused kernel of a kind kiln does not know"};
     }

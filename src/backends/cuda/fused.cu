@@ -13,7 +13,11 @@
 // its output accumulators. kHALF and kBF16 multiply on tensor cores: mma.sync m16n8k16 with the scores, probabilities
 // and output in registers (attentionMma), or WMMA 16x16x16 through shared memory where the tensors are not 16-byte
 // aligned (attentionWmma); float accumulators in both. kFLOAT runs on the CUDA cores in float (no TF32: the unfused
-// matrix multiplies do not use it either).
+// matrix multiplies do not use it either). An additive mask (MaskView: any of [B, H, Sq, Skv]'s axes broadcast by a
+// stride of 0) is read straight from global memory into the scores, each thread loading the values of the scores it
+// holds before it computes them (two neighbouring keys at a time where the mask's layout allows), so the loads overlap
+// the products; a mask shared by the heads (the usual [B, 1, Sq, Skv]) is read from L2 by all but the first. A row
+// whose softmax sum is not positive (every score -inf, or NaN) gives zeros or NaN, as FusedKernel::zeroMaskedRows says.
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
 
@@ -22,6 +26,7 @@
 #include <utility>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <limits>
@@ -269,6 +274,58 @@ struct HeadView
     int64_t rowStride; //!< heads * D.
 };
 
+//! An additive mask of the scores: the value for (batch b, head h, query row, key) is data[b * batch + h * head + row *
+//! rowStride + key * keyStride] (a stride 0 along a broadcast axis), of type kFLOAT, kHALF or kBF16; data null for
+//! none.
+struct MaskView
+{
+    void const* data{};
+    DataType type{DataType::kFLOAT};
+    int64_t batch{};
+    int64_t head{};
+    int64_t rowStride{};
+    int64_t keyStride{};
+    bool pairs{}; //!< Two neighbouring keys load as one vector: keys contiguous, an even offset of each even key.
+};
+
+__device__ __forceinline__ float maskAt(MaskView const& mask, int64_t offset)
+{
+    switch (mask.type)
+    {
+    case DataType::kHALF: return __half2float(__ldg(static_cast<__half const*>(mask.data) + offset));
+    case DataType::kBF16: return __bfloat162float(__ldg(static_cast<__nv_bfloat16 const*>(mask.data) + offset));
+    default: return __ldg(static_cast<float const*>(mask.data) + offset);
+    }
+}
+
+//! The mask's values for keys key and key + 1 (even) of one row, where offset is key's; 0 for a key at or past
+//! valid.
+__device__ __forceinline__ float2 maskPair(MaskView const& mask, int64_t offset, int32_t key, int32_t valid)
+{
+    if (mask.pairs && key + 1 < valid)
+    {
+        switch (mask.type)
+        {
+        case DataType::kHALF:
+            return __half22float2(
+                __ldg(reinterpret_cast<__half2 const*>(static_cast<__half const*>(mask.data) + offset)));
+        case DataType::kBF16:
+            return __bfloat1622float2(
+                __ldg(reinterpret_cast<__nv_bfloat162 const*>(static_cast<__nv_bfloat16 const*>(mask.data) + offset)));
+        default: return __ldg(reinterpret_cast<float2 const*>(static_cast<float const*>(mask.data) + offset));
+        }
+    }
+    return make_float2(
+        key < valid ? maskAt(mask, offset) : 0.F, key + 1 < valid ? maskAt(mask, offset + mask.keyStride) : 0.F);
+}
+
+//! The output of a row whose softmax sum is not positive (every score -inf, or one NaN): 0 under zeroMaskedRows, NaN
+//! otherwise.
+__device__ __forceinline__ float deadRow(bool zeroMaskedRows)
+{
+    return zeroMaskedRows ? 0.F : NAN;
+}
+
 //! The online-softmax step of one warp's 16 rows over one tile of scores (scores: [16][ldS] floats, already scaled;
 //! columns at or past valid are masked). Writes the probabilities to probs ([16][ldP], as P), the factor each row's
 //! earlier output is multiplied by to alpha[16], and updates the running maximum and sum. Two lanes per row.
@@ -364,8 +421,9 @@ __device__ __forceinline__ void loadTile(
 //! K and V [64][D + 8] (S), then per warp the scores [16][68] and output [16][D + 4] (float), the probabilities
 //! [16][72] (S), and the running maximum, sum and factor of its rows.
 template <typename S, int32_t kD>
-__global__ void __launch_bounds__(kAttentionThreads) attentionWmma(S const* __restrict__ q, S const* __restrict__ k,
-    S const* __restrict__ v, S* __restrict__ out, HeadView qView, HeadView kvView, float scale, bool vectors)
+__global__ void __launch_bounds__(kAttentionThreads)
+    attentionWmma(S const* __restrict__ q, S const* __restrict__ k, S const* __restrict__ v, S* __restrict__ out,
+        HeadView qView, HeadView kvView, float scale, MaskView mask, bool zeroMaskedRows, bool vectors)
 {
     using namespace nvcuda;
     constexpr int32_t kLd = kD + 8;
@@ -395,6 +453,8 @@ __global__ void __launch_bounds__(kAttentionThreads) attentionWmma(S const* __re
     S const* qHead = q + (batch * qView.rows) * qView.rowStride + head * kD;
     S const* kHead = k + (batch * kvView.rows) * kvView.rowStride + head * kD;
     S const* vHead = v + (batch * kvView.rows) * kvView.rowStride + head * kD;
+    int32_t const firstRow = warp * kRowsPerWarp;
+    int64_t const maskRows = batch * mask.batch + head * mask.head + (firstQuery + firstRow) * mask.rowStride;
 
     loadTile<kD>(sQ, kLd, qHead, qView.rowStride, firstQuery, queries, kQueriesPerBlock, vectors);
     for (int32_t i = lane; i < kRowsPerWarp * kLdOut; i += kWarp)
@@ -442,6 +502,20 @@ __global__ void __launch_bounds__(kAttentionThreads) attentionWmma(S const* __re
             wmma::store_matrix_sync(scores + n * 16, c, kLdScores, wmma::mem_row_major);
         }
         __syncwarp();
+        if (mask.data != nullptr)
+        {
+            for (int32_t i = lane; i < kRowsPerWarp * kKeysPerTile; i += kWarp)
+            {
+                int32_t const r = i / kKeysPerTile;
+                int32_t const c = i % kKeysPerTile;
+                if (c < keys && firstRow + r < queries)
+                {
+                    scores[r * kLdScores + c]
+                        += maskAt(mask, maskRows + r * mask.rowStride + (firstKey + c) * mask.keyStride);
+                }
+            }
+            __syncwarp();
+        }
         onlineSoftmax(scores, kLdScores, probs, kLdProbs, keys, maximum, sum, alpha);
         for (int32_t i = lane; i < kRowsPerWarp * kD; i += kWarp)
         {
@@ -468,7 +542,6 @@ __global__ void __launch_bounds__(kAttentionThreads) attentionWmma(S const* __re
         __syncwarp();
     }
 
-    int32_t const firstRow = warp * kRowsPerWarp;
     S* outHead = out + (batch * qView.rows) * qView.rowStride + head * kD;
     for (int32_t i = lane; i < kRowsPerWarp * kD; i += kWarp)
     {
@@ -477,7 +550,7 @@ __global__ void __launch_bounds__(kAttentionThreads) attentionWmma(S const* __re
         if (firstRow + r < queries)
         {
             float const total = sum[r];
-            float const value = total > 0.F ? acc[r * kLdOut + d] / total : NAN;
+            float const value = total > 0.F ? acc[r * kLdOut + d] / total : deadRow(zeroMaskedRows);
             S& slot = outHead[(firstQuery + firstRow + r) * qView.rowStride + d];
             if constexpr (std::is_same_v<S, __half>)
             {
@@ -532,10 +605,11 @@ __device__ __forceinline__ void addScaled4(float4& sum, float p, float4 const& v
     sum.w = fmaf(p, v.w, sum.w);
 }
 
-template <int32_t kD>
-__global__ void __launch_bounds__(kFloatThreads)
-    attentionFloat(float const* __restrict__ q, float const* __restrict__ k, float const* __restrict__ v,
-        float* __restrict__ out, HeadView qView, HeadView kvView, float scale, bool vectors)
+//! kMasked: mask is read (each thread loads the values of its scores before the products), else ignored.
+template <int32_t kD, bool kMasked>
+__global__ void __launch_bounds__(kFloatThreads) attentionFloat(float const* __restrict__ q,
+    float const* __restrict__ k, float const* __restrict__ v, float* __restrict__ out, HeadView qView, HeadView kvView,
+    float scale, MaskView mask, bool zeroMaskedRows, bool vectors)
 {
     constexpr int32_t kLd = kFloatLd<kD>;
     constexpr int32_t kColumnGroups = (kD + 63) / 64; //!< Groups of 64 output columns, 4 per thread.
@@ -558,6 +632,7 @@ __global__ void __launch_bounds__(kFloatThreads)
     float const* qHead = q + (batch * qView.rows) * qView.rowStride + head * kD;
     float const* kHead = k + (batch * kvView.rows) * kvView.rowStride + head * kD;
     float const* vHead = v + (batch * kvView.rows) * kvView.rowStride + head * kD;
+    int64_t const maskRows = batch * mask.batch + head * mask.head + (firstQuery + row) * mask.rowStride;
     loadTile<kD>(sQ, kLd, qHead, qView.rowStride, firstQuery, queries, kFloatQueries, vectors);
     if (t < kFloatQueries)
     {
@@ -574,6 +649,23 @@ __global__ void __launch_bounds__(kFloatThreads)
         loadTile<kD>(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, vectors);
         __syncthreads();
 
+        // The mask's values for the thread's scores, loaded before the products (0 past the keys and the queries).
+        float added[2][4] = {};
+        if constexpr (kMasked)
+        {
+#pragma unroll
+            for (int32_t i = 0; i < 2; ++i)
+            {
+#pragma unroll
+                for (int32_t j = 0; j < 4; ++j)
+                {
+                    int32_t const key = group + 16 * j;
+                    added[i][j] = key < keys && row + i < queries
+                        ? maskAt(mask, maskRows + i * mask.rowStride + (firstKey + key) * mask.keyStride)
+                        : 0.F;
+                }
+            }
+        }
         float s[2][4] = {};
 #pragma unroll 4
         for (int32_t d = 0; d < kD; d += 4)
@@ -591,8 +683,8 @@ __global__ void __launch_bounds__(kFloatThreads)
 #pragma unroll
         for (int32_t j = 0; j < 4; ++j)
         {
-            sP[row * kFloatLdScores + group + 16 * j] = s[0][j] * scale;
-            sP[(row + 1) * kFloatLdScores + group + 16 * j] = s[1][j] * scale;
+            sP[row * kFloatLdScores + group + 16 * j] = fmaf(s[0][j], scale, added[0][j]);
+            sP[(row + 1) * kFloatLdScores + group + 16 * j] = fmaf(s[1][j], scale, added[1][j]);
         }
         __syncthreads();
 
@@ -697,7 +789,7 @@ __global__ void __launch_bounds__(kFloatThreads)
                     float const values[4] = {acc[i][c].x, acc[i][c].y, acc[i][c].z, acc[i][c].w};
                     for (int32_t e = 0; e < 4; ++e)
                     {
-                        rowOut[column + e] = total > 0.F ? values[e] / total : NAN;
+                        rowOut[column + e] = total > 0.F ? values[e] / total : deadRow(zeroMaskedRows);
                     }
                 }
             }
@@ -793,9 +885,11 @@ __device__ __forceinline__ void mma16816(float (&c)[4], uint32_t const (&a)[4], 
 //! Tensor-core attention for 16-bit types with q, k and v 16-byte aligned; D a multiple of 16, at most 128. Each warp
 //! takes 16 queries and keeps their scores, probabilities, running maximum and sum and output in registers; the keys
 //! and values of a tile go through shared memory, [64][D + 8] each (rows 16-byte aligned, 32-bit reads conflict-free).
-template <typename S, int32_t kD>
-__global__ void __launch_bounds__(kAttentionThreads) attentionMma(S const* __restrict__ q, S const* __restrict__ k,
-    S const* __restrict__ v, S* __restrict__ out, HeadView qView, HeadView kvView, float scale)
+//! kMasked: mask is read (each lane loads the values of its scores before the products), else ignored.
+template <typename S, int32_t kD, bool kMasked>
+__global__ void __launch_bounds__(kAttentionThreads)
+    attentionMma(S const* __restrict__ q, S const* __restrict__ k, S const* __restrict__ v, S* __restrict__ out,
+        HeadView qView, HeadView kvView, float scale, MaskView mask, bool zeroMaskedRows)
 {
     constexpr int32_t kLd = kD + 8;
     constexpr int32_t kTiles = kKeysPerTile / 8; // 8-key tiles of scores.
@@ -813,6 +907,8 @@ __global__ void __launch_bounds__(kAttentionThreads) attentionMma(S const* __res
     S const* kHead = k + (batch * kvView.rows) * kvView.rowStride + head * kD;
     S const* vHead = v + (batch * kvView.rows) * kvView.rowStride + head * kD;
     int64_t const rows[2] = {firstQuery + g, firstQuery + g + 8};
+    int64_t const maskHead = batch * mask.batch + head * mask.head;
+    int64_t const maskRows[2] = {maskHead + rows[0] * mask.rowStride, maskHead + rows[1] * mask.rowStride};
 
     uint32_t qf[kD / 16][4];
 #pragma unroll
@@ -837,30 +933,43 @@ __global__ void __launch_bounds__(kAttentionThreads) attentionMma(S const* __res
         __syncthreads(); // Every warp is done with the previous tile.
         loadTile<kD>(sK, kLd, kHead, kvView.rowStride, firstKey, keys, kKeysPerTile, true);
         loadTile<kD>(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, true);
-        __syncthreads();
-        float s[kTiles][4];
+        // The mask's values for the lane's scores first (loaded while the products run; 0 without a mask), then the
+        // scores: scale * q k^T + mask, -inf past the tile's keys. Each row's maximum folds over its four lanes.
+        float s[kTiles][4] = {};
+        if constexpr (kMasked)
+        {
+#pragma unroll
+            for (int32_t i = 0; i < 2; ++i)
+            {
+                int32_t const valid = rows[i] < qView.rows ? keys : 0;
+                int64_t const first = maskRows[i] + firstKey * mask.keyStride;
+#pragma unroll
+                for (int32_t n = 0; n < kTiles; ++n)
+                {
+                    int32_t const column = n * 8 + 2 * t;
+                    float2 const added = maskPair(mask, first + column * mask.keyStride, column, valid);
+                    s[n][2 * i] = added.x;
+                    s[n][2 * i + 1] = added.y;
+                }
+            }
+        }
+        float tileMax[2] = {-INFINITY, -INFINITY};
 #pragma unroll
         for (int32_t n = 0; n < kTiles; ++n)
         {
-            s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.F;
+            float c[4] = {0.F, 0.F, 0.F, 0.F};
 #pragma unroll
             for (int32_t kk = 0; kk < kD / 16; ++kk)
             {
                 S const* key = sK + (n * 8 + g) * kLd + kk * 16 + 2 * t;
                 mma16816<S>(
-                    s[n], qf[kk], *reinterpret_cast<uint32_t const*>(key), *reinterpret_cast<uint32_t const*>(key + 8));
+                    c, qf[kk], *reinterpret_cast<uint32_t const*>(key), *reinterpret_cast<uint32_t const*>(key + 8));
             }
-        }
-        // Scale, mask the keys past the tile's end, and fold each row's maximum over the four lanes that hold it.
-        float tileMax[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-        for (int32_t n = 0; n < kTiles; ++n)
-        {
 #pragma unroll
             for (int32_t e = 0; e < 4; ++e)
             {
                 int32_t const column = n * 8 + 2 * t + (e % 2);
-                s[n][e] = column < keys ? s[n][e] * scale : -INFINITY;
+                s[n][e] = column < keys ? fmaf(c[e], scale, s[n][e]) : -INFINITY;
                 tileMax[e / 2] = fmaxf(tileMax[e / 2], s[n][e]);
             }
         }
@@ -926,12 +1035,14 @@ __global__ void __launch_bounds__(kAttentionThreads) attentionMma(S const* __res
     {
         if (rows[i] < qView.rows)
         {
-            float const inverse = sum[i] > 0.F ? 1.F / sum[i] : NAN;
+            bool const live = sum[i] > 0.F;
+            float const inverse = live ? 1.F / sum[i] : 0.F;
+            float const dead = deadRow(zeroMaskedRows);
 #pragma unroll
             for (int32_t dn = 0; dn < kD / 8; ++dn)
             {
                 *reinterpret_cast<uint32_t*>(outHead + rows[i] * qView.rowStride + dn * 8 + 2 * t)
-                    = packPair<S>(o[dn][2 * i] * inverse, o[dn][2 * i + 1] * inverse);
+                    = packPair<S>(live ? o[dn][2 * i] * inverse : dead, live ? o[dn][2 * i + 1] * inverse : dead);
             }
         }
     }
@@ -943,37 +1054,90 @@ constexpr int32_t mmaSharedBytes()
     return 2 * kKeysPerTile * (kD + 8) * static_cast<int32_t>(sizeof(S));
 }
 
-template <int32_t kD>
-cudaError_t launchAttention(DataType type, void const* q, void const* k, void const* v, void* out, HeadView qView,
-    HeadView kvView, dim3 grid, float scale, bool vectors, cudaStream_t stream)
+//! The arguments every attention kernel takes after q, k, v and out.
+struct AttentionArgs
+{
+    HeadView qView;
+    HeadView kvView;
+    float scale;
+    MaskView mask;
+    bool zeroMaskedRows;
+};
+
+template <int32_t kD, bool kMasked>
+cudaError_t launchAttention(DataType type, void const* q, void const* k, void const* v, void* out,
+    AttentionArgs const& a, dim3 grid, bool vectors, cudaStream_t stream)
 {
     switch (type)
     {
     case DataType::kHALF:
         if (vectors)
         {
-            return launchWithShared<attentionMma<__half, kD>>(grid, mmaSharedBytes<__half, kD>(), stream,
+            return launchWithShared<attentionMma<__half, kD, kMasked>>(grid, mmaSharedBytes<__half, kD>(), stream,
                 static_cast<__half const*>(q), static_cast<__half const*>(k), static_cast<__half const*>(v),
-                static_cast<__half*>(out), qView, kvView, scale);
+                static_cast<__half*>(out), a.qView, a.kvView, a.scale, a.mask, a.zeroMaskedRows);
         }
         return launchWithShared<attentionWmma<__half, kD>>(grid, wmmaSharedBytes<__half, kD>(), stream,
             static_cast<__half const*>(q), static_cast<__half const*>(k), static_cast<__half const*>(v),
-            static_cast<__half*>(out), qView, kvView, scale, vectors);
+            static_cast<__half*>(out), a.qView, a.kvView, a.scale, a.mask, a.zeroMaskedRows, vectors);
     case DataType::kBF16:
         if (vectors)
         {
-            return launchWithShared<attentionMma<__nv_bfloat16, kD>>(grid, mmaSharedBytes<__nv_bfloat16, kD>(), stream,
-                static_cast<__nv_bfloat16 const*>(q), static_cast<__nv_bfloat16 const*>(k),
-                static_cast<__nv_bfloat16 const*>(v), static_cast<__nv_bfloat16*>(out), qView, kvView, scale);
+            return launchWithShared<attentionMma<__nv_bfloat16, kD, kMasked>>(grid, mmaSharedBytes<__nv_bfloat16, kD>(),
+                stream, static_cast<__nv_bfloat16 const*>(q), static_cast<__nv_bfloat16 const*>(k),
+                static_cast<__nv_bfloat16 const*>(v), static_cast<__nv_bfloat16*>(out), a.qView, a.kvView, a.scale,
+                a.mask, a.zeroMaskedRows);
         }
         return launchWithShared<attentionWmma<__nv_bfloat16, kD>>(grid, wmmaSharedBytes<__nv_bfloat16, kD>(), stream,
             static_cast<__nv_bfloat16 const*>(q), static_cast<__nv_bfloat16 const*>(k),
-            static_cast<__nv_bfloat16 const*>(v), static_cast<__nv_bfloat16*>(out), qView, kvView, scale, vectors);
+            static_cast<__nv_bfloat16 const*>(v), static_cast<__nv_bfloat16*>(out), a.qView, a.kvView, a.scale, a.mask,
+            a.zeroMaskedRows, vectors);
     default:
-        return launchWithShared<attentionFloat<kD>, kFloatThreads>(grid, floatSharedBytes<kD>(), stream,
+        return launchWithShared<attentionFloat<kD, kMasked>, kFloatThreads>(grid, floatSharedBytes<kD>(), stream,
             static_cast<float const*>(q), static_cast<float const*>(k), static_cast<float const*>(v),
-            static_cast<float*>(out), qView, kvView, scale, vectors);
+            static_cast<float*>(out), a.qView, a.kvView, a.scale, a.mask, a.zeroMaskedRows, vectors);
     }
+}
+
+//! The kernel for head size kD, type and a.mask: the register-resident kernels are compiled with and without a mask
+//! (where there is none, its loads and registers cost nothing); the shared-memory one checks at run time.
+template <int32_t kD>
+cudaError_t launchAttention(DataType type, void const* q, void const* k, void const* v, void* out,
+    AttentionArgs const& a, dim3 grid, bool vectors, cudaStream_t stream)
+{
+    return a.mask.data != nullptr ? launchAttention<kD, true>(type, q, k, v, out, a, grid, vectors, stream)
+                                  : launchAttention<kD, false>(type, q, k, v, out, a, grid, vectors, stream);
+}
+
+//! The view of mask (null: none) for scores [batch, heads, queries, keys]: rank 4, each extent the scores' or 1, of
+//! type or kFLOAT.
+Expected<MaskView> maskView(DeviceTensor const* mask, DataType type, std::array<int64_t, 4> const& scores)
+{
+    if (mask == nullptr)
+    {
+        return MaskView{};
+    }
+    if (mask->dims.nbDims != 4 || (mask->type != type && mask->type != DataType::kFLOAT))
+    {
+        return invalid("a fused attention's mask has rank 4 and q's type or kFLOAT");
+    }
+    std::array<int64_t, 4> strides{};
+    int64_t stride = 1;
+    for (int32_t d = 3; d >= 0; --d)
+    {
+        int64_t const extent = mask->dims.d[d];
+        if (extent != scores[static_cast<std::size_t>(d)] && extent != 1)
+        {
+            return invalid("a fused attention's mask broadcasts to [B, heads, Sq, Skv]: each extent that or 1");
+        }
+        strides[static_cast<std::size_t>(d)] = extent == 1 ? 0 : stride;
+        stride *= extent;
+    }
+    MaskView view{mask->data, mask->type, strides[0], strides[1], strides[2], strides[3], false};
+    uintptr_t const elementBytes = mask->type == DataType::kFLOAT ? 4 : 2;
+    view.pairs = strides[3] == 1 && strides[0] % 2 == 0 && strides[1] % 2 == 0 && strides[2] % 2 == 0
+        && reinterpret_cast<uintptr_t>(mask->data) % (2 * elementBytes) == 0;
+    return view;
 }
 
 } // namespace
@@ -1028,9 +1192,10 @@ Status runLayerNorm(float epsilon, DeviceTensor const& in, DeviceTensor const* g
     return host::Done{};
 }
 
-Status runAttention(int32_t heads, float scale, DeviceTensor const& q, DeviceTensor const& k, DeviceTensor const& v,
-    DeviceTensor const& out, Launch const& launch)
+Status runAttention(FusedKernel const& attention, DeviceTensor const& q, DeviceTensor const& k, DeviceTensor const& v,
+    DeviceTensor const* mask, DeviceTensor const& out, Launch const& launch)
 {
+    int32_t const heads = attention.heads;
     if (q.type != DataType::kFLOAT && q.type != DataType::kHALF && q.type != DataType::kBF16)
     {
         return invalid("a fused attention takes kFLOAT, kHALF or kBF16 tensors");
@@ -1059,6 +1224,11 @@ Status runAttention(int32_t heads, float scale, DeviceTensor const& q, DeviceTen
     {
         return invalid("a fused attention's head size is 16, 32, 64 or 128");
     }
+    Expected<MaskView> const maskOf = maskView(mask, q.type, {batch, heads, q.dims.d[1], k.dims.d[1]});
+    if (!maskOf)
+    {
+        return maskOf.error();
+    }
     if (batch == 0 || q.dims.d[1] == 0)
     {
         return host::Done{};
@@ -1067,10 +1237,10 @@ Status runAttention(int32_t heads, float scale, DeviceTensor const& q, DeviceTen
     {
         return invalid("a fused attention needs keys, and at most 65535 batches and heads");
     }
-    HeadView const qView{q.dims.d[1], width};
-    HeadView const kvView{k.dims.d[1], width};
+    AttentionArgs const args{HeadView{q.dims.d[1], width}, HeadView{k.dims.d[1], width}, attention.scale,
+        maskOf.value(), attention.zeroMaskedRows};
     int64_t const queriesPerBlock = q.type == DataType::kFLOAT ? kFloatQueries : kQueriesPerBlock;
-    dim3 const grid(static_cast<uint32_t>((qView.rows + queriesPerBlock - 1) / queriesPerBlock),
+    dim3 const grid(static_cast<uint32_t>((args.qView.rows + queriesPerBlock - 1) / queriesPerBlock),
         static_cast<uint32_t>(heads), static_cast<uint32_t>(batch));
     // The register-resident kernel (16-byte loads of q, k and v, 32-bit stores) where every row of every head starts
     // 16-byte aligned; the shared-memory one otherwise (16-bit types). Float attention loads its tiles 16 bytes at a
@@ -1081,20 +1251,16 @@ Status runAttention(int32_t heads, float scale, DeviceTensor const& q, DeviceTen
     switch (d)
     {
     case 16:
-        status = launchAttention<16>(
-            q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, vectors, launch.stream);
+        status = launchAttention<16>(q.type, q.data, k.data, v.data, out.data, args, grid, vectors, launch.stream);
         break;
     case 32:
-        status = launchAttention<32>(
-            q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, vectors, launch.stream);
+        status = launchAttention<32>(q.type, q.data, k.data, v.data, out.data, args, grid, vectors, launch.stream);
         break;
     case 64:
-        status = launchAttention<64>(
-            q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, vectors, launch.stream);
+        status = launchAttention<64>(q.type, q.data, k.data, v.data, out.data, args, grid, vectors, launch.stream);
         break;
     default:
-        status = launchAttention<128>(
-            q.type, q.data, k.data, v.data, out.data, qView, kvView, grid, scale, vectors, launch.stream);
+        status = launchAttention<128>(q.type, q.data, k.data, v.data, out.data, args, grid, vectors, launch.stream);
         break;
     }
     if (status != cudaSuccess)

@@ -142,10 +142,12 @@ Status runNMS(NMSParams const& params, DeviceTensor const& boxes, DeviceTensor c
 //! null (1 and 0), else they hold one value per element of the last axis. kFLOAT, kHALF, kBF16.
 Status runLayerNorm(float epsilon, DeviceTensor const& in, DeviceTensor const* gamma, DeviceTensor const* beta,
     DeviceTensor const& out, Launch const& launch);
-//! Per batch and head h: out[b, :, h] = softmax(scale * q[b, :, h] k[b, :, h]^T) v[b, :, h], where q is [B, Sq, heads *
-//! D], k and v [B, Skv, heads * D] and out q's shape; D as fusedAttentionHeadSize. kFLOAT, kHALF, kBF16.
-Status runAttention(int32_t heads, float scale, DeviceTensor const& q, DeviceTensor const& k, DeviceTensor const& v,
-    DeviceTensor const& out, Launch const& launch);
+//! attention (FusedKernel::kATTENTION: its heads, scale and zeroMaskedRows) per batch and head h:
+//! out[b, :, h] = softmax(scale * q[b, :, h] k[b, :, h]^T + mask[b, h]) v[b, :, h], where q is [B, Sq, heads * D], k
+//! and v [B, Skv, heads * D] and out q's shape; D as fusedAttentionHeadSize. kFLOAT, kHALF, kBF16. mask may be null;
+//! else rank 4, each extent [B, heads, Sq, Skv]'s or 1 (broadcast), of q's type or kFLOAT.
+Status runAttention(FusedKernel const& attention, DeviceTensor const& q, DeviceTensor const& k, DeviceTensor const& v,
+    DeviceTensor const* mask, DeviceTensor const& out, Launch const& launch);
 
 // ---- Libraries (matrix_multiply.cpp: cuBLASLt; convolution.cpp, deconvolution.cpp: cuDNN; libraries.cpp) ------------
 

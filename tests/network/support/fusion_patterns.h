@@ -5,6 +5,7 @@
 //     ScalarWeights scalars;                                          // alive until the build
 //     ITensor* y = primitiveLayerNorm(network, *x, 1e-5F, gamma, beta, scalars);    // gamma, beta: nullptr or [1.., N]
 //     ITensor* o = primitiveAttention(network, *q, *k, *v, heads, 0.125F, scalars);  // q, k, v: [B, S, heads * D]
+//     ITensor* e = exportedAttention(network, *q, *k, *v, heads, mask, true, scalars); // transformers' ONNX form
 //     ITensor* r = residualBlocks(network, *x, [&](int64_t count) { return weightsOf(count); });  // x: [N, C, H, W]
 //     ITensor* g = primitiveGelu(network, *x, GeluForm::kERF, scalars);                 // the exporters' GELU forms
 #pragma once
@@ -12,6 +13,7 @@
 #include "NvInfer.h"
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -208,6 +210,66 @@ inline nvinfer1::ITensor* primitiveAttention(nvinfer1::INetworkDefinition& netwo
     merge->setFirstTranspose(swap);
     merge->setReshapeDimensions(nvinfer1::Dims{3, {0, 0, width}});
     return merge->getOutput(0);
+}
+
+//! Multi-head attention as transformers' ONNX export writes it (BERT, the SDPA path; opset 17), layer by layer as the
+//! ONNX parser imports it: each head split a reshape ([B, S, H, D]) then a transpose, k's to [B, H, D, S]; q and k
+//! each multiplied by D^-1/4 (a constant of q's type); the scores q k; plus mask where it is not null (rank 4,
+//! broadcast to [B, H, Sq, Skv], of q's type); the softmax over the keys; where guarded, the NaN guard
+//! select(isnan(p), 0, p); the context; a transpose and a reshape back to [B, Sq, H * D].
+inline nvinfer1::ITensor* exportedAttention(nvinfer1::INetworkDefinition& network, nvinfer1::ITensor& q,
+    nvinfer1::ITensor& k, nvinfer1::ITensor& v, int32_t heads, nvinfer1::ITensor* mask, bool guarded,
+    ScalarWeights& scalars)
+{
+    using nvinfer1::ElementWiseOperation;
+    int64_t const width = q.getDimensions().d[2];
+    int64_t const headSize = width / heads;
+    auto const permutation = [](int32_t a, int32_t b, int32_t c) {
+        nvinfer1::Permutation order{};
+        order.order[1] = a;
+        order.order[2] = b;
+        order.order[3] = c;
+        return order;
+    };
+    auto const ones = [&](float value) {
+        return network.addConstant(nvinfer1::Dims{4, {1, 1, 1, 1}}, scalars(value, q.getType()))->getOutput(0);
+    };
+    auto const split = [&](nvinfer1::ITensor& t, nvinfer1::Permutation const& order) {
+        auto* reshape = network.addShuffle(t);
+        reshape->setReshapeDimensions(nvinfer1::Dims{4, {0, 0, heads, headSize}});
+        auto* transpose = network.addShuffle(*reshape->getOutput(0));
+        transpose->setFirstTranspose(order);
+        return transpose->getOutput(0);
+    };
+    nvinfer1::ITensor* q4 = split(q, permutation(2, 1, 3));
+    nvinfer1::ITensor* v4 = split(v, permutation(2, 1, 3));
+    nvinfer1::ITensor* k4 = split(k, permutation(2, 3, 1));
+    float const root = 1.F / std::sqrt(std::sqrt(static_cast<float>(headSize)));
+    q4 = network.addElementWise(*q4, *ones(root), ElementWiseOperation::kPROD)->getOutput(0);
+    k4 = network.addElementWise(*k4, *ones(root), ElementWiseOperation::kPROD)->getOutput(0);
+    nvinfer1::ITensor* scores
+        = network.addMatrixMultiply(*q4, nvinfer1::MatrixOperation::kNONE, *k4, nvinfer1::MatrixOperation::kNONE)
+              ->getOutput(0);
+    if (mask != nullptr)
+    {
+        scores = network.addElementWise(*scores, *mask, ElementWiseOperation::kSUM)->getOutput(0);
+    }
+    auto* softmax = network.addSoftMax(*scores);
+    softmax->setAxes(1U << 3);
+    nvinfer1::ITensor* p = softmax->getOutput(0);
+    if (guarded)
+    {
+        auto* isNan = network.addUnary(*p, nvinfer1::UnaryOperation::kISNAN)->getOutput(0);
+        p = network.addSelect(*isNan, *ones(0.F), *p)->getOutput(0);
+    }
+    auto* context
+        = network.addMatrixMultiply(*p, nvinfer1::MatrixOperation::kNONE, *v4, nvinfer1::MatrixOperation::kNONE)
+              ->getOutput(0);
+    auto* transpose = network.addShuffle(*context);
+    transpose->setFirstTranspose(permutation(2, 1, 3));
+    auto* reshape = network.addShuffle(*transpose->getOutput(0));
+    reshape->setReshapeDimensions(nvinfer1::Dims{3, {0, 0, width}});
+    return reshape->getOutput(0);
 }
 
 //! Two ResNet-like blocks after x ([N, C, H, W], C a multiple of 8), layers in the order torchvision's ONNX export
