@@ -22,7 +22,9 @@
 // - mask: any tensor of rank 4 whose extents are [B, H, Sq, Skv]'s or 1 (in practice [B, 1, Sq, Skv] or
 //   [B, 1, 1, Skv]), of the scores' type or kFLOAT, added by an element-wise kSUM or, where fuseEpilogues folded the
 //   sum, the scores' bias or residual input. It may be read elsewhere or be a network output: the fused layer only
-//   reads it, as its input 3.
+//   reads it, as its input 3. Its batch may be another input's (an exported mask's is the attention_mask input's):
+//   the sum's extents are then the two broadcast (kiln's maximum, asserted equal or 1), and so are the context's and
+//   the output's that follow; the kernel checks at run time that the mask's extents are the scores' or 1.
 // - The NaN guard sets FusedKernel::zeroMaskedRows: rows the softmax makes NaN (every score -inf: fully masked) give
 //   zeros, as the guarded layers do.
 #include "builder/fusion.h"
@@ -250,19 +252,39 @@ std::optional<std::array<int32_t, 2>> nanGuard(EngineModel const& model, Readers
     return std::nullopt;
 }
 
-//! Whether mask can be the fused attention's additive mask for scores s ([B, H, Sq, Skv] of type): rank 4, each
-//! extent s's or 1, s's type or kFLOAT, kLINEAR.
-bool maskFor(EngineModel const& model, int32_t mask, TensorRecord const& s)
+//! Whether extent e is batch, or batch broadcast with the mask's extent: kiln's broadcast of two symbolic extents is
+//! their maximum (the builder asserts that they are equal or one is 1), so a maximum whose operands are batch, mask or
+//! such broadcasts themselves.
+bool broadcastOf(EngineModel const& model, uint32_t e, uint32_t batch, uint32_t mask)
+{
+    if (sameExtent(model, e, batch))
+    {
+        return true;
+    }
+    ExprRecord const& record = model.exprs[e];
+    if (record.kind != DimExpr::Kind::kOPERATION || record.op != DimensionOperation::kMAX)
+    {
+        return false;
+    }
+    auto const operand = [&](uint32_t x) { return x == mask || broadcastOf(model, x, batch, mask); };
+    return operand(record.lhs) && operand(record.rhs);
+}
+
+//! Whether mask can be the fused attention's additive mask of the scores [B, H, Sq, Skv] (extents), which the sum
+//! makes sum: rank 4, sum's type or kFLOAT, kLINEAR; each extent the scores', 1, or one the sum broadcast with the
+//! scores' (another input's batch: equal or 1 at run time, which the kernel checks).
+bool maskFor(EngineModel const& model, int32_t mask, std::array<uint32_t, 4> const& extents, TensorRecord const& sum)
 {
     TensorRecord const& m = tensorAt(model, mask);
-    if (m.shape.size() != 4 || (m.type != s.type && m.type != DataType::kFLOAT)
+    if (m.shape.size() != 4 || (m.type != sum.type && m.type != DataType::kFLOAT)
         || m.format != nvinfer1::TensorFormat::kLINEAR || m.scale != 1.F)
     {
         return false;
     }
     for (std::size_t d = 0; d < 4; ++d)
     {
-        if (!sameExtent(model, m.shape[d], s.shape[d]) && constantExtent(model, m.shape[d]) != 1)
+        if (!sameExtent(model, m.shape[d], extents[d]) && constantExtent(model, m.shape[d]) != 1
+            && !broadcastOf(model, sum.shape[d], extents[d], m.shape[d]))
         {
             return false;
         }
@@ -270,9 +292,15 @@ bool maskFor(EngineModel const& model, int32_t mask, TensorRecord const& s)
     return true;
 }
 
+//! Whether two tensors have one type, scale, format and rank (their extents may differ by a broadcast).
+bool sameKind(TensorRecord const& a, TensorRecord const& b)
+{
+    return a.type == b.type && a.scale == b.scale && a.format == b.format && a.shape.size() == b.shape.size();
+}
+
 //! The scores before softmax input a (read by the softmax alone): the product itself, a kSUM of the product (with two
-//! inputs, read by the sum alone) and a mask, or the product with the mask folded as its bias or residual
-//! (fuseEpilogues). The product, the mask (or kNoTensor) and the sum layer (or -1).
+//! inputs, read by the sum alone) and a mask (maskFor checks its extents), or the product with the mask folded as its
+//! bias or residual (fuseEpilogues). The product, the mask (or kNoTensor) and the sum layer (or -1).
 struct Scores
 {
     int32_t product{-1};
@@ -298,8 +326,7 @@ std::optional<Scores> scoresOf(EngineModel const& model, Readers const& readers,
             int32_t const product = producerOf(model, s);
             if (product >= 0 && mask != s && soleReader(readers, s) == scores.sum
                 && std::holds_alternative<MatrixMultiplyParams>(layerAt(model, product).params)
-                && layerAt(model, product).inputs.size() == 2
-                && sameTensorShape(tensorAt(model, s), tensorAt(model, a)))
+                && layerAt(model, product).inputs.size() == 2 && sameKind(tensorAt(model, s), tensorAt(model, a)))
             {
                 scores.product = product;
                 scores.mask = mask;
@@ -360,8 +387,7 @@ std::optional<KernelFusion> matchAttention(EngineModel const& model, Readers con
         return std::nullopt;
     }
     std::optional<Scores> const scores = scoresOf(model, readers, softmax.inputs[0]);
-    if (!scores || !std::isfinite(layerAt(model, scores->product).scale)
-        || (scores->mask != kNoTensor && !maskFor(model, scores->mask, scoresTensor)))
+    if (!scores || !std::isfinite(layerAt(model, scores->product).scale))
     {
         return std::nullopt;
     }
@@ -451,8 +477,24 @@ std::optional<KernelFusion> matchAttention(EngineModel const& model, Readers con
         return shape.size() == 3 && sameExtent(model, shape[0], q[0]) && sameExtent(model, shape[1], rows)
             && constantExtent(model, shape[2]) == width;
     };
+    if (!flat(flats[0], q[2]) || !flat(flats[1], k[2]) || !flat(flats[2], v[2]))
+    {
+        return std::nullopt;
+    }
+    if (scores->mask != kNoTensor && !maskFor(model, scores->mask, {q[0], q[1], q[2], k[2]}, scoresTensor))
+    {
+        return std::nullopt;
+    }
+    // The output [B, Sq, H * D]. Where the mask's batch is another symbol, the context's batch is the broadcast of the
+    // two and the merge's last extent the context's volume over B * Sq: H * D when they are equal at run time (else
+    // the kernel refuses the output's shape).
     int32_t const output = merged->first;
-    if (!flat(flats[0], q[2]) || !flat(flats[1], k[2]) || !flat(flats[2], v[2]) || !flat(output, q[2]))
+    std::vector<uint32_t> const& o = tensorAt(model, output).shape;
+    std::vector<uint32_t> const& c = tensorAt(model, contextTensor).shape;
+    uint32_t const maskBatch = scores->mask != kNoTensor ? tensorAt(model, scores->mask).shape[0] : q[0];
+    if (o.size() != 3 || c.size() != 4 || !sameExtent(model, o[0], q[0]) || !sameExtent(model, o[1], q[2])
+        || (constantExtent(model, o[2]) != width
+            && (constantExtent(model, o[2]) || !broadcastOf(model, c[0], q[0], maskBatch))))
     {
         return std::nullopt;
     }
