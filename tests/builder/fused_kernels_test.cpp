@@ -596,16 +596,15 @@ std::unique_ptr<nvonnxparser::IParser> parseOnnxAttention(
 //! The attention of one layer of BERT as transformers exports it (ONNX opset 17, the SDPA path; as in a real export of
 //! bert-base, with D 64 and 2 heads of width 128): projections with their bias, head splits whose shapes come from
 //! Shape, Gather, Unsqueeze and Concat of the input (a dynamic batch), q and k each times D^-1/4, the scores plus
-//! Where(mask, 0, -inf), the softmax, the NaN guard Where(IsNaN(p), 0, p), the context and the head merge. Parsed into
-//! network; the parser holds the weights.
-std::unique_ptr<nvonnxparser::IParser> parseExportedAttention(
-    nvinfer1::INetworkDefinition& network, nvinfer1::ILogger& logger)
+//! Where(mask, 0, -inf) (a BOOL mask input; or a FLOAT one, added as it is), the softmax, the NaN guard
+//! Where(IsNaN(p), 0, p), the context and the head merge.
+onnx_test::ModelBuilder exportedAttentionModel(bool boolMask)
 {
     using onnx_test::floatTensor;
     using onnx_test::int64Tensor;
     onnx_test::ModelBuilder m(17);
     m.input("x", {-1, 12, 128});
-    m.input("mask", {-1, 1, 12, 12}, ::onnx::TensorProto::BOOL);
+    m.input("mask", {-1, 1, 12, 12}, boolMask ? ::onnx::TensorProto::BOOL : ::onnx::TensorProto::FLOAT);
     std::vector<float> const weights(128 * 128, 0.01F);
     std::vector<float> const bias(128, 0.1F);
     for (char const* name : {"q", "k", "v"})
@@ -642,8 +641,11 @@ std::unique_ptr<nvonnxparser::IParser> parseExportedAttention(
     m.node("MatMul", {"qs", "ks"}, {"scores"});
     m.initializer(floatTensor("c8", {1}, {0.F}));
     m.initializer(floatTensor("c9", {1}, {-std::numeric_limits<float>::infinity()}));
-    m.node("Where", {"mask", "c8", "c9"}, {"additive"});
-    m.node("Add", {"scores", "additive"}, {"masked"});
+    if (boolMask)
+    {
+        m.node("Where", {"mask", "c8", "c9"}, {"additive"});
+    }
+    m.node("Add", {"scores", boolMask ? "additive" : "mask"}, {"masked"});
     onnx_test::attrInt(m.node("Softmax", {"masked"}, {"p"}), "axis", -1);
     m.node("IsNaN", {"p"}, {"nan"});
     m.initializer(floatTensor("c10", {1}, {0.F}));
@@ -653,10 +655,57 @@ std::unique_ptr<nvonnxparser::IParser> parseExportedAttention(
     onnx_test::attrInt(m.node("Concat", {"batch1", "length1", "minus_one"}, {"merge_shape"}), "axis", 0);
     m.node("Reshape", {"merged4", "merge_shape"}, {"o"});
     m.output("o");
+    return m;
+}
+
+//! exportedAttentionModel(true) parsed into network; the parser holds the weights.
+std::unique_ptr<nvonnxparser::IParser> parseExportedAttention(
+    nvinfer1::INetworkDefinition& network, nvinfer1::ILogger& logger)
+{
     std::unique_ptr<nvonnxparser::IParser> parser{nvonnxparser::createParser(network, logger)};
-    std::string const bytes = m.bytes();
+    std::string const bytes = exportedAttentionModel(true).bytes();
     EXPECT_TRUE(parser->parse(bytes.data(), bytes.size()));
     return parser;
+}
+
+TEST(ExportedAttentionOnTheHost, AFullyMaskedRowGivesZerosThroughTheGuard)
+{
+    // The unfused layers on the host backend, the reference the fused kernel is compared with on a GPU
+    // (tests/engine/cuda_engine_test.cpp): query 3 sees no key (every score -inf), so its softmax row is NaN and the
+    // guard makes it zeros; query 5 sees keys 0 to 5 only, an ordinary row.
+    onnx_test::Harness harness;
+    ASSERT_TRUE(harness.parse(exportedAttentionModel(false))) << harness.errors();
+    float const infinity = std::numeric_limits<float>::infinity();
+    std::vector<float> mask(12 * 12, 0.F);
+    for (int32_t key = 0; key < 12; ++key)
+    {
+        mask[static_cast<std::size_t>(3 * 12 + key)] = -infinity;
+        mask[static_cast<std::size_t>(5 * 12 + key)] = key > 5 ? -infinity : 0.F;
+    }
+    std::vector<float> x(12 * 128);
+    for (std::size_t i = 0; i < x.size(); ++i)
+    {
+        x[i] = static_cast<float>(i % 17) * 0.1F - 0.8F;
+    }
+    auto const outputs = harness.run({{"x", {{1, 12, 128}, x}}, {"mask", {{1, 1, 12, 12}, mask}}});
+    ASSERT_EQ(outputs.count("o"), 1U) << harness.lastFailure();
+    std::vector<float> const& o = outputs.at("o").values;
+    ASSERT_EQ(o.size(), 12U * 128U);
+    for (std::size_t row = 0; row < 12; ++row)
+    {
+        for (std::size_t c = 0; c < 128; ++c)
+        {
+            float const value = o[row * 128 + c];
+            if (row == 3)
+            {
+                EXPECT_EQ(value, 0.F) << "column " << c;
+            }
+            else
+            {
+                EXPECT_TRUE(std::isfinite(value)) << "row " << row << " column " << c;
+            }
+        }
+    }
 }
 
 TEST_F(FusedKernels, OnnxAttentionAsTransformersExportsItFuses)
