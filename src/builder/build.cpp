@@ -1014,23 +1014,28 @@ Expected<EngineModel> buildEngineModel(
             "network '" + network.name() + "': " + std::to_string(reduced.value()) + " layers compute in reduced "
                 + "precision (kFP16 / kBF16); the others keep kFLOAT");
     }
-    if (model.backend == PlanBackend::kCUDA)
     {
         // Chains of 16-bit convolutions run in kHWC8 (builder/layout.h); each tensor the pass adds has the shapes of
-        // the tensor it is a twin of. On by default (cuDNN's tensor-core kernels read NHWC; in NCHW cuDNN transposes
-        // inside every convolution); KILN_CHANNELS_LAST=0 keeps NCHW.
+        // the tensor it is a twin of. On by default for a CUDA build (cuDNN's tensor-core kernels read NHWC; in NCHW
+        // cuDNN transposes inside every convolution); KILN_CHANNELS_LAST=0 keeps NCHW, and KILN_CHANNELS_LAST=1 makes
+        // a host build choose the same layouts (the host reference of the formats).
         std::vector<int32_t> twins;
         before = model.layers.size();
-        char const* const channelsLast = std::getenv("KILN_CHANNELS_LAST");
-        if (channelsLast == nullptr || std::string_view(channelsLast) != "0")
+        char const* const setting = std::getenv("KILN_CHANNELS_LAST");
+        std::string_view const channelsLast = setting == nullptr ? std::string_view() : std::string_view(setting);
+        bool const chosen = model.backend == PlanBackend::kCUDA ? channelsLast != "0" : channelsLast == "1";
+        if (chosen)
         {
-            chooseConvolutionLayouts(model, &twins);
+            chooseConvolutionLayouts(model, &twins, LayoutScope::kANY_BACKEND);
         }
         for (int32_t const twin : twins)
         {
             kept.list.push_back(kept.list[static_cast<std::size_t>(twin)]);
         }
-        report.rewrite("channels-last convolution chains (kHWC8 reformats)", before, model);
+        if (model.backend == PlanBackend::kCUDA || chosen)
+        {
+            report.rewrite("channels-last convolution chains (kHWC8 reformats)", before, model);
+        }
     }
     // 8. The refittable weights the final layers hold; each loop's layers as one block, which the executor runs once
     // per iteration.

@@ -20,6 +20,9 @@ namespace
 
 using nvinfer1::TensorFormat;
 
+//! The multiple kHWC8 and kDHWC8 pad the channel dimension to (backends/host/reformat.h).
+constexpr int64_t kChannelsLastVector = 8;
+
 //! The channels-last format of a convolution tensor of rank (4: 2-D, 5: 3-D).
 TensorFormat channelsLastFormat(std::size_t rank)
 {
@@ -42,8 +45,21 @@ bool validTensor(EngineModel const& model, int32_t tensor)
     return tensor >= 0 && static_cast<std::size_t>(tensor) < model.tensors.size();
 }
 
+//! Whether tensor is a 16-bit activation of rank 4 or 5, still kLINEAR, that a channels-last format holds.
+bool channelsLastCandidate(EngineModel const& model, int32_t tensor)
+{
+    if (!validTensor(model, tensor))
+    {
+        return false;
+    }
+    TensorRecord const& record = model.tensors[static_cast<std::size_t>(tensor)];
+    std::size_t const rank = record.shape.size();
+    return (record.type == DataType::kHALF || record.type == DataType::kBF16) && record.format == TensorFormat::kLINEAR
+        && !record.isShapeTensor && (rank == 4 || rank == 5);
+}
+
 //! Whether layer is an eligible convolution (layout.h).
-bool eligible(EngineModel const& model, LayerRecord const& layer)
+bool eligibleConvolution(EngineModel const& model, LayerRecord const& layer)
 {
     auto const* params = std::get_if<ConvolutionParams>(&layer.params);
     if (layer.type != LayerType::kCONVOLUTION || params == nullptr || !layer.pointwise.empty() || layer.inputs.empty()
@@ -58,17 +74,14 @@ bool eligible(EngineModel const& model, LayerRecord const& layer)
     {
         return false;
     }
-    if (!validTensor(model, layer.inputs[0]) || !validTensor(model, layer.outputs[0]))
+    if (!channelsLastCandidate(model, layer.inputs[0]) || !channelsLastCandidate(model, layer.outputs[0]))
     {
         return false;
     }
     TensorRecord const& in = model.tensors[static_cast<std::size_t>(layer.inputs[0])];
     TensorRecord const& out = model.tensors[static_cast<std::size_t>(layer.outputs[0])];
     std::size_t const rank = in.shape.size();
-    if (in.type != out.type || (in.type != DataType::kHALF && in.type != DataType::kBF16)
-        || in.format != TensorFormat::kLINEAR || out.format != TensorFormat::kLINEAR || in.isShapeTensor
-        || out.isShapeTensor || (rank != 4 && rank != 5) || out.shape.size() != rank
-        || params->kernelSize.nbDims != static_cast<int32_t>(rank) - 2)
+    if (in.type != out.type || out.shape.size() != rank || params->kernelSize.nbDims != static_cast<int32_t>(rank) - 2)
     {
         return false;
     }
@@ -76,17 +89,16 @@ bool eligible(EngineModel const& model, LayerRecord const& layer)
     {
         // A fused residual: the output's type (the fusion checked its shape), linear until this pass chooses.
         int32_t const residual = layer.inputs[kConvolutionResidualInput];
-        if (!validTensor(model, residual) || model.tensors[static_cast<std::size_t>(residual)].type != out.type
-            || model.tensors[static_cast<std::size_t>(residual)].format != TensorFormat::kLINEAR
-            || model.tensors[static_cast<std::size_t>(residual)].isShapeTensor)
+        if (!channelsLastCandidate(model, residual)
+            || model.tensors[static_cast<std::size_t>(residual)].type != out.type)
         {
             return false;
         }
     }
+    // Input channels of any count (kHWC8 pads them to a multiple of 8), output maps a multiple of 8.
     std::optional<int64_t> const channels = constantExtent(model, in, 1);
     std::optional<int64_t> const maps = constantExtent(model, out, 1);
-    if (!channels || !maps || *channels <= 0 || *maps <= 0 || *channels % 8 != 0 || *maps % 8 != 0
-        || *maps != params->nbOutputMaps)
+    if (!channels || !maps || *channels <= 0 || *maps <= 0 || *maps % 8 != 0 || *maps != params->nbOutputMaps)
     {
         return false;
     }
@@ -99,10 +111,44 @@ bool eligible(EngineModel const& model, LayerRecord const& layer)
     return count == params->kernel.count;
 }
 
-//! Whether input slot of a convolution reads a tensor of its output's layout: input 0 and a fused residual.
-bool activationSlot(std::size_t slot)
+//! Whether layer is an eligible pooling (layout.h).
+bool eligiblePooling(EngineModel const& model, LayerRecord const& layer)
 {
-    return slot == 0 || slot == kConvolutionResidualInput;
+    auto const* params = std::get_if<PoolingParams>(&layer.params);
+    if (layer.type != LayerType::kPOOLING || params == nullptr || !layer.pointwise.empty() || layer.epilogue
+        || layer.scale != 1.F || layer.inputs.size() != 1 || layer.outputs.size() != 1
+        || !channelsLastCandidate(model, layer.inputs[0]) || !channelsLastCandidate(model, layer.outputs[0]))
+    {
+        return false;
+    }
+    TensorRecord const& in = model.tensors[static_cast<std::size_t>(layer.inputs[0])];
+    TensorRecord const& out = model.tensors[static_cast<std::size_t>(layer.outputs[0])];
+    std::optional<int64_t> const channels = constantExtent(model, in, 1);
+    return in.type == out.type && out.shape.size() == in.shape.size()
+        && params->windowSize.nbDims == static_cast<int32_t>(in.shape.size()) - 2 && channels && *channels > 0;
+}
+
+//! What a layer is to the pass.
+enum class Link : uint8_t
+{
+    kNONE,
+    kCONVOLUTION,
+    kPOOLING,
+};
+
+Link linkOf(EngineModel const& model, LayerRecord const& layer)
+{
+    if (eligibleConvolution(model, layer))
+    {
+        return Link::kCONVOLUTION;
+    }
+    return eligiblePooling(model, layer) ? Link::kPOOLING : Link::kNONE;
+}
+
+//! Whether input slot of a link reads a tensor of its output's layout: input 0, and a convolution's fused residual.
+bool activationSlot(Link link, std::size_t slot)
+{
+    return slot == 0 || (link == Link::kCONVOLUTION && slot == kConvolutionResidualInput);
 }
 
 //! Which layers read each tensor, and as which input.
@@ -112,8 +158,8 @@ struct Reader
     std::size_t slot{};
 };
 
-//! The interior tensors (layout.h) of model, given which layers are eligible.
-std::vector<bool> interiorTensors(EngineModel const& model, std::vector<bool> const& convolution)
+//! The interior tensors (layout.h) of model, given what each layer is.
+std::vector<bool> interiorTensors(EngineModel const& model, std::vector<Link> const& links)
 {
     std::vector<std::vector<Reader>> readers(model.tensors.size());
     for (std::size_t l = 0; l < model.layers.size(); ++l)
@@ -142,52 +188,96 @@ std::vector<bool> interiorTensors(EngineModel const& model, std::vector<bool> co
         int32_t const producer = tensor.producer;
         if (tensor.isInput || tensor.isOutput || pinned[t] || readers[t].empty() || producer < 0
             || static_cast<std::size_t>(producer) >= model.layers.size()
-            || !convolution[static_cast<std::size_t>(producer)]
+            || links[static_cast<std::size_t>(producer)] == Link::kNONE
             || model.layers[static_cast<std::size_t>(producer)].outputs.front() != static_cast<int32_t>(t))
         {
             continue;
         }
-        interior[t] = std::all_of(readers[t].begin(), readers[t].end(),
-            [&](Reader const& reader) { return convolution[reader.layer] && activationSlot(reader.slot); });
+        interior[t] = std::all_of(readers[t].begin(), readers[t].end(), [&](Reader const& reader) {
+            return links[reader.layer] != Link::kNONE && activationSlot(links[reader.layer], reader.slot);
+        });
     }
     return interior;
 }
 
-//! Stores a chosen convolution's kernel [K, C, spatial...] KRSC in type (builder/weights_blobs.h).
-void storeKernelChannelsLast(EngineModel& model, ConvolutionParams& params, DataType type)
+//! The chains of model (layout.h): for each layer, whether it is a link of a chain with two convolutions or more.
+std::vector<bool> chosenLinks(
+    EngineModel const& model, std::vector<Link> const& links, std::vector<bool> const& interior)
 {
-    replaceWeights(model, params.kernel, type, kernelChannelsLast(params, params.kernel, type));
+    // Links joined by interior tensors, as disjoint sets; each root counts its set's convolutions.
+    std::vector<std::size_t> parent(model.layers.size());
+    for (std::size_t l = 0; l < parent.size(); ++l)
+    {
+        parent[l] = l;
+    }
+    auto const root = [&](std::size_t l) {
+        while (parent[l] != l)
+        {
+            parent[l] = parent[parent[l]];
+            l = parent[l];
+        }
+        return l;
+    };
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        for (int32_t const input : model.layers[l].inputs)
+        {
+            if (validTensor(model, input) && interior[static_cast<std::size_t>(input)])
+            {
+                parent[root(l)]
+                    = root(static_cast<std::size_t>(model.tensors[static_cast<std::size_t>(input)].producer));
+            }
+        }
+    }
+    std::vector<int32_t> convolutions(model.layers.size(), 0);
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        convolutions[root(l)] += links[l] == Link::kCONVOLUTION ? 1 : 0;
+    }
+    std::vector<bool> chosen(model.layers.size(), false);
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        chosen[l] = links[l] != Link::kNONE && convolutions[root(l)] >= 2;
+    }
+    return chosen;
+}
+
+//! Stores a chosen convolution's kernel [K, C, spatial...] KRSC in type, its channels padded as kHWC8 pads the
+//! input's (builder/weights_blobs.h).
+void storeKernelChannelsLast(EngineModel& model, ConvolutionParams& params, DataType type, int64_t channels)
+{
+    int64_t const padded = (channels + kChannelsLastVector - 1) / kChannelsLastVector * kChannelsLastVector;
+    replaceWeights(model, params.kernel, type, kernelChannelsLast(params, params.kernel, type, padded));
 }
 
 } // namespace
 
-int32_t chooseConvolutionLayouts(EngineModel& model, std::vector<int32_t>* twins)
+int32_t chooseConvolutionLayouts(EngineModel& model, std::vector<int32_t>* twins, LayoutScope scope)
 {
-    if (model.backend != PlanBackend::kCUDA)
+    if (model.backend != PlanBackend::kCUDA && scope != LayoutScope::kANY_BACKEND)
     {
         return 0;
     }
-    std::vector<bool> convolution(model.layers.size(), false);
+    std::vector<Link> links(model.layers.size(), Link::kNONE);
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
-        convolution[l] = eligible(model, model.layers[l]);
+        links[l] = linkOf(model, model.layers[l]);
     }
-    std::vector<bool> const interior = interiorTensors(model, convolution);
+    std::vector<bool> const interior = interiorTensors(model, links);
+    std::vector<bool> const chosen = chosenLinks(model, links, interior);
+    // An interior tensor of a chosen chain (its producer chosen, so its readers too).
     auto const isInterior = [&](int32_t tensor) {
-        return tensor >= 0 && static_cast<std::size_t>(tensor) < interior.size()
-            && interior[static_cast<std::size_t>(tensor)];
+        if (tensor < 0 || static_cast<std::size_t>(tensor) >= interior.size()
+            || !interior[static_cast<std::size_t>(tensor)])
+        {
+            return false;
+        }
+        return chosen[static_cast<std::size_t>(model.tensors[static_cast<std::size_t>(tensor)].producer)];
     };
-
-    // Chosen: an eligible convolution linked to another through an interior tensor.
-    std::vector<bool> chosen(model.layers.size(), false);
     int32_t nbChosen = 0;
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
-        LayerRecord const& layer = model.layers[l];
-        bool const residualInterior
-            = layer.inputs.size() > kConvolutionResidualInput && isInterior(layer.inputs[kConvolutionResidualInput]);
-        chosen[l] = convolution[l] && (isInterior(layer.inputs[0]) || isInterior(layer.outputs[0]) || residualInterior);
-        nbChosen += chosen[l] ? 1 : 0;
+        nbChosen += chosen[l] && links[l] == Link::kCONVOLUTION ? 1 : 0;
     }
     if (nbChosen == 0)
     {
@@ -195,18 +285,19 @@ int32_t chooseConvolutionLayouts(EngineModel& model, std::vector<int32_t>* twins
     }
     for (std::size_t t = 0; t < interior.size(); ++t)
     {
-        if (interior[t])
+        if (isInterior(static_cast<int32_t>(t)))
         {
             model.tensors[t].format = channelsLastFormat(model.tensors[t].shape.size());
         }
     }
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
-        if (chosen[l])
+        if (chosen[l] && links[l] == Link::kCONVOLUTION)
         {
             LayerRecord& layer = model.layers[l];
-            DataType const type = model.tensors[static_cast<std::size_t>(layer.inputs[0])].type;
-            storeKernelChannelsLast(model, std::get<ConvolutionParams>(layer.params), type);
+            TensorRecord const& in = model.tensors[static_cast<std::size_t>(layer.inputs[0])];
+            storeKernelChannelsLast(
+                model, std::get<ConvolutionParams>(layer.params), in.type, constantExtent(model, in, 1).value_or(0));
         }
     }
 
@@ -241,7 +332,7 @@ int32_t chooseConvolutionLayouts(EngineModel& model, std::vector<int32_t>* twins
             for (std::size_t slot = 0; slot < layer.inputs.size(); ++slot)
             {
                 int32_t& input = layer.inputs[slot];
-                if (!activationSlot(slot) || isInterior(input))
+                if (!activationSlot(links[l], slot) || isInterior(input))
                 {
                     continue;
                 }

@@ -5,6 +5,7 @@
 #include "core/float_convert.h"
 #include "plan/model_support.h"
 
+#include <algorithm>
 #include <cstring>
 #include <variant>
 
@@ -58,6 +59,31 @@ bool kernelIsChannelsLast(EngineModel const& model, LayerRecord const& layer) no
         && conv->kernel.count > 0;
 }
 
+//! The spatial taps of a convolution's kernel (the product of its kernel extents).
+int64_t kernelTaps(ConvolutionParams const& params) noexcept
+{
+    int64_t taps = 1;
+    for (int32_t i = 0; i < params.kernelSize.nbDims; ++i)
+    {
+        taps *= params.kernelSize.d[i];
+    }
+    return taps;
+}
+
+//! The channels per map and tap a channels-last convolution's stored kernel of storedCount elements holds when they
+//! are as many as those of a source kernel of sourceCount or more (its input's padded channels); 0 when the stored
+//! kernel cannot be the source's padded.
+int64_t paddedKernelChannels(LayerRecord const& layer, int64_t storedCount, int64_t sourceCount) noexcept
+{
+    auto const& params = std::get<ConvolutionParams>(layer.params);
+    int64_t const perChannel = params.nbOutputMaps * kernelTaps(params);
+    if (perChannel <= 0 || storedCount % perChannel != 0 || sourceCount % perChannel != 0 || storedCount < sourceCount)
+    {
+        return 0;
+    }
+    return storedCount / perChannel;
+}
+
 } // namespace
 
 Weights const* weightsField(LayerParams const& params, int32_t slot) noexcept
@@ -104,18 +130,16 @@ char const* weightsRoleName(WeightsRole role) noexcept
     return "(no WeightsRole)";
 }
 
-std::vector<uint8_t> kernelChannelsLast(ConvolutionParams const& params, Weights const& kernel, DataType type)
+std::vector<uint8_t> kernelChannelsLast(
+    ConvolutionParams const& params, Weights const& kernel, DataType type, int64_t storedChannels)
 {
-    int64_t spatial = 1;
-    for (int32_t i = 0; i < params.kernelSize.nbDims; ++i)
-    {
-        spatial *= params.kernelSize.d[i];
-    }
+    int64_t const spatial = kernelTaps(params);
     int64_t const maps = params.nbOutputMaps;
     int64_t const channels = maps * spatial > 0 ? kernel.count / (maps * spatial) : 0;
+    int64_t const stored = std::max(storedChannels, channels);
     int64_t const size = dataTypeBits(type) / 8;
     auto const* from = static_cast<uint8_t const*>(kernel.values);
-    std::vector<uint8_t> bytes(static_cast<std::size_t>(storageBytes(type, kernel.count)));
+    std::vector<uint8_t> bytes(static_cast<std::size_t>(storageBytes(type, maps * spatial * stored))); // zeros
     for (int64_t k = 0; k < maps; ++k)
     {
         for (int64_t c = 0; c < channels; ++c)
@@ -123,7 +147,7 @@ std::vector<uint8_t> kernelChannelsLast(ConvolutionParams const& params, Weights
             for (int64_t s = 0; s < spatial; ++s)
             {
                 int64_t const source = (k * channels + c) * spatial + s;
-                int64_t const target = (k * spatial + s) * channels + c;
+                int64_t const target = (k * spatial + s) * stored + c;
                 if (kernel.type == type)
                 {
                     std::memcpy(bytes.data() + target * size, from + source * size, static_cast<std::size_t>(size));
@@ -142,12 +166,15 @@ Expected<std::vector<uint8_t>> storedWeights(
     EngineModel const& model, LayerRecord const& layer, int32_t slot, Weights const& source)
 {
     Weights const* stored = weightsField(layer.params, slot);
-    if (stored == nullptr || stored->count != source.count)
+    bool const channelsLast = slot == 0 && stored != nullptr && kernelIsChannelsLast(model, layer);
+    // A channels-last kernel may store more channels than the source has (padded, as its input is: builder/layout.h).
+    int64_t const storedChannels = channelsLast ? paddedKernelChannels(layer, stored->count, source.count) : 0;
+    if (stored == nullptr || (stored->count != source.count && storedChannels == 0))
     {
         return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR,
             cat("layer \"", layer.name, "\" stores no weights of ", source.count, " elements in slot ", slot)};
     }
-    if (slot == 0 && kernelIsChannelsLast(model, layer))
+    if (channelsLast)
     {
         if (!floating(source.type) || !floating(stored->type))
         {
@@ -155,7 +182,7 @@ Expected<std::vector<uint8_t>> storedWeights(
                 cat("layer \"", layer.name, "\" stores its kernel channels-last in ", dataTypeName(stored->type),
                     ", which cannot be made from ", dataTypeName(source.type))};
         }
-        return kernelChannelsLast(std::get<ConvolutionParams>(layer.params), source, stored->type);
+        return kernelChannelsLast(std::get<ConvolutionParams>(layer.params), source, stored->type, storedChannels);
     }
     auto const* from = static_cast<uint8_t const*>(source.values);
     if (stored->type == source.type)
@@ -244,7 +271,10 @@ std::optional<std::string> refitProblem(EngineModel const& model)
                 return cat(layerText(model, l), ": weights slot ", slot, " refers to refittable weights ", entry,
                     ", but the layer has no such weights or the engine lists ", refit.weights.size());
             }
-            if (field->count != refit.weights[static_cast<std::size_t>(entry)].count)
+            int64_t const count = refit.weights[static_cast<std::size_t>(entry)].count;
+            bool const padded = slot == 0 && kernelIsChannelsLast(model, layer)
+                && paddedKernelChannels(layer, field->count, count) != 0;
+            if (field->count != count && !padded)
             {
                 return cat(layerText(model, l), ": weights slot ", slot, " holds ", field->count,
                     " elements, but refittable weights ", entry, " have ",

@@ -41,12 +41,15 @@ char const* weightsRoleName(nvinfer1::WeightsRole role) noexcept;
 
 //! A convolution's kernel [K, C / groups, spatial...] (params gives K and the spatial extents) stored KRSC, in type
 //! (kFLOAT, kHALF or kBF16; the kernel has one of them too): the layout the CUDA convolution reads with channels-last
-//! tensors.
-std::vector<uint8_t> kernelChannelsLast(ConvolutionParams const& params, Weights const& kernel, DataType type);
+//! tensors. storedChannels (0: C / groups) is the channel extent stored, at least C / groups: the channels a
+//! channels-last input pads to (kHWC8 pads 3 channels to 8), the extra ones zero, so the stored kernel has
+//! K * spatial * storedChannels elements.
+std::vector<uint8_t> kernelChannelsLast(
+    ConvolutionParams const& params, Weights const& kernel, DataType type, int64_t storedChannels = 0);
 
 //! The bytes that slot of layer stores for source, new values of the entry's prototype type and count: a copy,
-//! converted to the stored type where the build converted it, KRSC for a channels-last convolution's kernel. An
-//! error when the stored form cannot be made from source.
+//! converted to the stored type where the build converted it, KRSC for a channels-last convolution's kernel (its
+//! channels padded as the stored kernel's are). An error when the stored form cannot be made from source.
 Expected<std::vector<uint8_t>> storedWeights(
     EngineModel const& model, LayerRecord const& layer, int32_t slot, Weights const& source);
 

@@ -7,6 +7,7 @@
 
 #include "backends/host/activation.h"
 #include "backends/host/elementwise.h"
+#include "backends/host/layer_formats.h"
 #include "backends/host/layer_inputs.h"
 #include "backends/host/layer_kinds.h"
 #include "backends/host/pointwise_program.h"
@@ -74,14 +75,15 @@ bool fused(LayerRecord const& layer)
 
 //! A fused layer of a CUDA engine that runs on the host (its result is read as values): the same results, one part
 //! after the other (the host rounds between the parts, the CUDA kernels do not).
-Status runFused(LayerRecord const& layer, std::span<HostTensor const* const> inputs, HostTensor const& out)
+Status runFused(LayerRecord const& layer, LayerParams const& params, std::span<HostTensor const* const> inputs,
+    HostTensor const& out)
 {
     if (!layer.pointwise.empty())
     {
         return runPointwiseProgram(layer.pointwise, inputs, out);
     }
     std::size_t const nbListed = std::min(listedInputs(layer), inputs.size());
-    Status status = runLayerKind(layer.params, inputs.first(nbListed), std::span<HostTensor const>(&out, 1));
+    Status status = runLayerKind(params, inputs.first(nbListed), std::span<HostTensor const>(&out, 1));
     if (!status)
     {
         return status;
@@ -153,15 +155,8 @@ Status HostBackend::runLayer(LayerRecord const& layer, EngineModel const& model,
                                             : " is absent from the layer but was given a view"));
             }
         }
-        if (fused(layer))
-        {
-            if (outputs.size() != 1)
-            {
-                return invalidArgument("a fused layer has one output");
-            }
-            return runFused(layer, inputs, outputs[0]);
-        }
-        // An identity between two formats is a reformat layer (inserted around plugins that chose other formats).
+        // An identity between two formats is a reformat layer (inserted around plugins that chose other formats, and
+        // at the edges of channels-last chains).
         if (kind == LayerType::kIDENTITY && inputs.size() == 1 && outputs.size() == 1)
         {
             auto const formatOf = [&](int32_t tensor) {
@@ -176,7 +171,25 @@ Status HostBackend::runLayer(LayerRecord const& layer, EngineModel const& model,
                 return reformat(*inputs[0], from, outputs[0], to);
             }
         }
-        return runLayerKind(layer.params, inputs, outputs);
+        auto const runLinear
+            = [](LayerRecord const& linear, LayerParams const& params, std::span<HostTensor const* const> linearInputs,
+                  std::span<HostTensor const> linearOutputs) -> Status {
+            if (fused(linear))
+            {
+                if (linearOutputs.size() != 1)
+                {
+                    return invalidArgument("a fused layer has one output");
+                }
+                return runFused(linear, params, linearInputs, linearOutputs[0]);
+            }
+            return runLayerKind(params, linearInputs, linearOutputs);
+        };
+        // A layer of a channels-last chain (builder/layout.h) runs on linear copies of its tensors.
+        if (hasOtherFormats(layer, model))
+        {
+            return runThroughLinear(layer, model, inputs, outputs, runLinear);
+        }
+        return runLinear(layer, layer.params, inputs, outputs);
     });
 }
 
