@@ -4,11 +4,13 @@
 // kBF16 and kINT8, always accumulating in float.
 //
 // - Layouts (ConvolutionLayout): kLINEAR tensors are NCHW / NCDHW with a KCRS kernel. kHALF and kBF16 tensors whose
-//   input and output channel counts are multiples of 8 may instead be kHWC8 (2-D) or kDHWC8 (3-D), which are then
-//   exactly NHWC / NDHWC; they run with cuDNN's NHWC tensor and filter descriptors (CUDNN_TENSOR_NHWC), the kernel
-//   KRSC, as cuDNN's tensor-core kernels read them without transposing anything. The input and the output share one
-//   format. Everything below holds in both layouts: the bias of the epilogue pass varies along the innermost axis of
-//   a channels-last output, and a padded copy pads the spatial axes of [N, spatial..., C].
+//   output channel count is a multiple of 8 may instead be kHWC8 (2-D) or kDHWC8 (3-D), which are then exactly NHWC /
+//   NDHWC; they run with cuDNN's NHWC tensor and filter descriptors (CUDNN_TENSOR_NHWC), the kernel KRSC, as cuDNN's
+//   tensor-core kernels read them without transposing anything. An input whose channel count is not a multiple of 8
+//   (a network's first convolution, 3 colour channels) is stored padded to the next multiple with zero channels; the
+//   convolution runs on the stored channels (one group), with a kernel padded alike (ConvolutionLayout). The input and
+//   the output share one format. Everything below holds in both layouts: the bias of the epilogue pass varies along the
+//   innermost axis of a channels-last output, and a padded copy pads the spatial axes of [N, spatial..., C].
 // - Types: kFLOAT runs cuDNN's FLOAT_CONFIG with FMA math only (no TF32), kHALF and kBF16 the PSEUDO_HALF and
 //   PSEUDO_BFLOAT16 configurations (float compute, tensor cores allowed). kINT8 runs in float: the input is
 //   dequantized with its scale, the output quantized with its scale (cuDNN's INT8 convolutions need NHWC, vectorized
@@ -120,8 +122,8 @@ struct Geometry
 
 //! Whether layout runs a convolution of type from inDims to outDims (shapes the host accepted) channels-last, or the
 //! error that refuses it: a format other than kLINEAR and the rank's channels-last format, two formats, a kernel layout
-//! that is not the tensors', a channels-last type other than kHALF and kBF16, or channel counts that are not multiples
-//! of 8.
+//! that is not the tensors', a channels-last type other than kHALF and kBF16, or an output channel count that is not a
+//! multiple of 8 (inDims: the input as stored, its channels padded; storedInput).
 Expected<bool> channelsLast(ConvolutionLayout const& layout, DataType type, Dims const& inDims, Dims const& outDims)
 {
     using nvinfer1::TensorFormat;
@@ -157,20 +159,53 @@ Expected<bool> channelsLast(ConvolutionLayout const& layout, DataType type, Dims
     {
         return invalid(naturalName + " takes kHALF and kBF16 tensors, not " + dataTypeName(type));
     }
-    if (inDims.d[1] % 8 != 0 || outDims.d[1] % 8 != 0)
+    if (outDims.d[1] % 8 != 0)
     {
-        return invalid(naturalName + " needs input and output channel counts that are multiples of 8 (no padded "
-            + "channels), but the input has " + std::to_string(inDims.d[1]) + " and the output "
-            + std::to_string(outDims.d[1]));
+        return invalid(naturalName + " needs an output channel count that is a multiple of 8 (no padded channels), "
+            + "but the output has " + std::to_string(outDims.d[1]));
     }
     return true;
 }
 
+//! The input as cuDNN reads it: given, or for a channels-last input whose channels its format pads (kHWC8 stores 3
+//! channels as 8) the tensor the format stores, [N, padded channels, spatial...], whose extra channels are zero; or the
+//! error that refuses padded channels with groups.
+Expected<DeviceTensor> storedInput(
+    ConvolutionParams const& params, DeviceTensor const& given, ConvolutionLayout const& layout)
+{
+    using nvinfer1::TensorFormat;
+    bool const volumetric = given.dims.nbDims == 5;
+    if (layout.input != (volumetric ? TensorFormat::kDHWC8 : TensorFormat::kHWC8) || given.dims.nbDims < 2)
+    {
+        return given;
+    }
+    Expected<host::FormatLayout> const stored = host::formatLayout(layout.input, given.type, given.dims);
+    if (!stored || stored.value().paddedChannels == given.dims.d[1])
+    {
+        return given; // channelsLast() names what is wrong with the format
+    }
+    if (params.nbGroups != 1)
+    {
+        return invalid(std::string(host::formatName(layout.input)) + " pads the input's "
+            + std::to_string(given.dims.d[1]) + " channels to " + std::to_string(stored.value().paddedChannels)
+            + "; a convolution of padded channels takes one group, not " + std::to_string(params.nbGroups));
+    }
+    DeviceTensor padded = given;
+    padded.dims.d[1] = stored.value().paddedChannels;
+    return padded;
+}
+
 //! Checks what the host checks (and what the device tensors and the layout need) and works out the geometry. kernel:
 //! the kernel tensor, or nullptr for the shape params implies (when counting tactics).
-Expected<Geometry> makeGeometry(ConvolutionParams const& params, DeviceTensor const& in, DeviceTensor const* kernel,
+Expected<Geometry> makeGeometry(ConvolutionParams const& params, DeviceTensor const& given, DeviceTensor const* kernel,
     DeviceTensor const* bias, DeviceTensor const* out, ConvolutionLayout const& layout)
 {
+    Expected<DeviceTensor> const stored = storedInput(params, given, layout);
+    if (!stored)
+    {
+        return stored.error();
+    }
+    DeviceTensor const& in = stored.value();
     // The host checks a kernel tensor of the input's type; the device also takes the Weights' other types.
     ConvolutionParams tensors = params;
     tensors.kernel = {};

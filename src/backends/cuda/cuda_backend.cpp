@@ -6,6 +6,7 @@
 #include "backends/cuda/kernels.h"
 #include "backends/host/if_conditional.h"
 #include "backends/host/layer_kinds.h"
+#include "backends/host/reformat.h"
 
 #include "core/data_type.h"
 #include "core/logging.h"
@@ -215,14 +216,15 @@ public:
             {
                 return prepared.error();
             }
-            auto const operands = convolutionOperands(prepared.value(), inputs);
+            ConvolutionLayout const layout = convolutionLayout(*conv, layer, model);
+            auto const operands = convolutionOperands(prepared.value(), inputs, layout);
             if (!operands)
             {
                 return operands.error();
             }
             HostTensor const* bias = operands.value().bias ? &*operands.value().bias : nullptr;
-            return copied(convolutionTacticNames(prepared.value(), *inputs[0], bias, output, epilogueOf(layer),
-                mLibraries, convolutionLayout(*conv, layer, model), residualOf(inputs)));
+            return copied(convolutionTacticNames(
+                prepared.value(), *inputs[0], bias, output, epilogueOf(layer), mLibraries, layout, residualOf(inputs)));
         }
         if (auto const* deconv = std::get_if<DeconvolutionParams>(&layer.params))
         {
@@ -324,10 +326,23 @@ private:
         }
         return dims;
     }
-    Expected<FilterOperands> convolutionOperands(ConvolutionParams const& params, Inputs in) const
+    //! A convolution's kernel is [K, C / groups, spatial...]; a channels-last kernel (layout) has as many channels as
+    //! its input's format stores (kHWC8 pads 3 channels to 8: builder/layout.h).
+    Expected<FilterOperands> convolutionOperands(
+        ConvolutionParams const& params, Inputs in, ConvolutionLayout const& layout) const
     {
         HostTensor const& data = *in[0];
-        int64_t const perGroup = data.dims.nbDims > 1 && params.nbGroups > 0 ? data.dims.d[1] / params.nbGroups : 0;
+        int64_t channels = data.dims.nbDims > 1 ? data.dims.d[1] : 0;
+        if (layout.kernelChannelsLast)
+        {
+            Expected<host::FormatLayout> const stored = host::formatLayout(layout.input, data.type, data.dims);
+            if (!stored)
+            {
+                return stored.error();
+            }
+            channels = stored.value().paddedChannels;
+        }
+        int64_t const perGroup = params.nbGroups > 0 ? channels / params.nbGroups : 0;
         return filterOperands(params.kernel, params.bias, filterDims(params.nbOutputMaps, perGroup, params.kernelSize),
             in, "convolution");
     }
@@ -341,21 +356,24 @@ private:
             params.kernel, params.bias, filterDims(channels, perGroup, params.kernelSize), in, "deconvolution");
     }
 
+    //! The format of tensor in model (kLINEAR for an index outside it).
+    static nvinfer1::TensorFormat formatOf(EngineModel const& model, int32_t tensor)
+    {
+        return tensor >= 0 && static_cast<std::size_t>(tensor) < model.tensors.size()
+            ? model.tensors[static_cast<std::size_t>(tensor)].format
+            : nvinfer1::TensorFormat::kLINEAR;
+    }
+
     //! How a convolution layer's tensors lie in memory (builder/layout.h): their formats in the plan, and its kernel
     //! weights KRSC when they are channels-last (a kernel tensor, input 1, is KCRS).
     static ConvolutionLayout convolutionLayout(
         ConvolutionParams const& params, LayerRecord const& layer, EngineModel const& model)
     {
-        auto const formatOf = [&](int32_t tensor) {
-            return tensor >= 0 && static_cast<std::size_t>(tensor) < model.tensors.size()
-                ? model.tensors[static_cast<std::size_t>(tensor)].format
-                : nvinfer1::TensorFormat::kLINEAR;
-        };
-        ConvolutionLayout layout{formatOf(layer.inputs[0]), formatOf(layer.outputs[0]), false};
+        ConvolutionLayout layout{formatOf(model, layer.inputs[0]), formatOf(model, layer.outputs[0]), false};
         layout.kernelChannelsLast = layout.input != nvinfer1::TensorFormat::kLINEAR && params.kernel.count > 0;
         if (layer.inputs.size() > kConvolutionResidualInput)
         {
-            layout.residual = formatOf(layer.inputs[kConvolutionResidualInput]);
+            layout.residual = formatOf(model, layer.inputs[kConvolutionResidualInput]);
         }
         return layout;
     }
@@ -399,13 +417,13 @@ private:
     host::Status run(ConvolutionParams const& params, LayerRecord const& layer, EngineModel const& model, Inputs in,
         HostTensor const& out, Launch const& launch)
     {
-        auto const operands = convolutionOperands(params, in);
+        ConvolutionLayout const layout = convolutionLayout(params, layer, model);
+        auto const operands = convolutionOperands(params, in, layout);
         if (!operands)
         {
             return operands.error();
         }
         HostTensor const* bias = operands.value().bias ? &*operands.value().bias : nullptr;
-        ConvolutionLayout const layout = convolutionLayout(params, layer, model);
         // The variant the builder chose, found by its name among those cuDNN lists here (plan/engine_model.h).
         Launch chosen = launch;
         HostTensor const* residual = residualOf(in);
@@ -437,10 +455,18 @@ private:
     {
         return runActivation(params, *in[0], out, launch);
     }
-    host::Status run(PoolingParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
+    //! A pooling of a channels-last chain (builder/layout.h) reads and writes one channels-last format.
+    host::Status run(PoolingParams const& params, LayerRecord const& layer, EngineModel const& model, Inputs in,
         HostTensor const& out, Launch const& launch)
     {
-        return runPooling(params, *in[0], out, launch);
+        nvinfer1::TensorFormat const format = formatOf(model, layer.inputs[0]);
+        if (formatOf(model, layer.outputs[0]) != format)
+        {
+            return Error{ErrorCode::kINVALID_ARGUMENT,
+                std::string("pooling: the input is in ") + host::formatName(format) + " but the output in "
+                    + host::formatName(formatOf(model, layer.outputs[0])) + "; they must share one format"};
+        }
+        return runPooling(params, *in[0], out, launch, format);
     }
     host::Status run(SoftMaxParams const& params, LayerRecord const&, EngineModel const&, Inputs in,
         HostTensor const& out, Launch const& launch)

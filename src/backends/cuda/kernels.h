@@ -115,7 +115,10 @@ Status runReduce(ReduceParams const& params, DeviceTensor const& in, DeviceTenso
 Status runTopK(TopKParams const& params, DeviceTensor const& in, DeviceTensor const& values,
     DeviceTensor const& indices, Launch const& launch);
 Status runSoftMax(SoftMaxParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
-Status runPooling(PoolingParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
+//! format: the input's and the output's, kLINEAR or (kHALF and kBF16, 16-byte aligned) the window's channels-last one,
+//! kHWC8 for a 2-D window over a rank-4 tensor, kDHWC8 for a 3-D one over rank 5 (builder/layout.h).
+Status runPooling(PoolingParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch,
+    nvinfer1::TensorFormat format = nvinfer1::TensorFormat::kLINEAR);
 //! params.axis is the axis, read from input 1 by host::prepareRun.
 Status runCumulative(
     CumulativeParams const& params, DeviceTensor const& in, DeviceTensor const& out, Launch const& launch);
@@ -176,10 +179,12 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
     MatmulEpilogue const& epilogue, DeviceTensor const& out, Launch const& launch);
 
 //! How a convolution's tensors lie in memory (builder/layout.h chooses it). The input and the output share one format:
-//! kLINEAR (NCHW, NCDHW), or channels-last for kHALF and kBF16 tensors whose input and output channel counts are
-//! multiples of 8, so that the format pads no channel: kHWC8 for a 2-D convolution (NHWC), kDHWC8 for a 3-D one
-//! (NDHWC). A channels-last convolution reads its kernel channels-last too: [K, spatial..., C/G] in memory (KRSC), its
-//! dims still [K, C/G, spatial...], as the builder stores the kernel weights of such a layer.
+//! kLINEAR (NCHW, NCDHW), or channels-last for kHALF and kBF16 tensors whose output channel count is a multiple of 8:
+//! kHWC8 for a 2-D convolution (NHWC), kDHWC8 for a 3-D one (NDHWC). A channels-last convolution reads its kernel
+//! channels-last too: [K, spatial..., C/G] in memory (KRSC), its dims still [K, C/G, spatial...], as the builder stores
+//! the kernel weights of such a layer. An input of C channels, C not a multiple of 8 (one group), is stored with
+//! roundUp(C, 8) channels, the extra ones zero, as the format pads them; its kernel then has roundUp(C, 8) channels too
+//! (dims [K, roundUp(C, 8), spatial...], the extra ones zero), and the convolution runs on the padded channels.
 struct ConvolutionLayout
 {
     nvinfer1::TensorFormat input{nvinfer1::TensorFormat::kLINEAR};
