@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// kiln_bench: builds three blocks through kiln's public TensorRT-compatible API on the CUDA backend, runs them, and
+// kiln_bench: builds four blocks through kiln's public TensorRT-compatible API on the CUDA backend, runs them, and
 // prints one JSON object per line on stdout (kiln's own messages go to stderr). bench/README.md describes the blocks
 // and every field; bench/torch_blocks.py runs the same blocks in PyTorch with the same weights.
 //
@@ -7,10 +7,11 @@
 //
 //     {"block":"conv_stack","precision":"fp16","system":"kiln","mode":"enqueue","ms_median":0.41,...}
 //
-// Blocks: conv_stack, transformer_block, identity_plugin_copy (all by default). Every timed run is a series of
-// iterations, each between a pair of CUDA events recorded on one stream, after warm-up iterations; "mode":"enqueue"
-// calls IExecutionContext::enqueueV3 each time, "mode":"graph" replays a CUDA graph that captured one enqueueV3.
-// A block that fails prints a line with "error" and the others still run; the exit status is 1 when any line had one.
+// Blocks: conv_stack, transformer_block, resnet_stem, identity_plugin_copy (all by default). Every timed run is a
+// series of iterations, each between a pair of CUDA events recorded on one stream, after warm-up iterations;
+// "mode":"enqueue" calls IExecutionContext::enqueueV3 each time, "mode":"graph" replays a CUDA graph that captured one
+// enqueueV3. A block that fails prints a line with "error" and the others still run; the exit status is 1 when any line
+// had one.
 //
 // Weights and inputs come from benchValue() (bench_support.h); torch_blocks.py implements the same generator, so both
 // sides hold bit-identical fp32 values (and, rounded to nearest-even, bit-identical fp16 ones).
@@ -38,6 +39,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -357,6 +359,56 @@ double convGflop()
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Block d: resnet_stem. input [256, 3, 224, 224] -> convolution 7x7, 3 -> 64, stride 2, padding 3, bias; ReLU -> max
+// pooling 3x3, stride 2, padding 1 -> [256, 64, 56, 56]: ResNet-50's first layers at batch 256. In fp16 the build runs
+// them channels-last (builder/layout.h: the input's reformat pads 3 channels to kHWC8's 8, the kernel is stored KRSC
+// with 8 channels, the pooling reads vectors of 8 channels); KILN_CHANNELS_LAST=0 in the environment keeps NCHW, the
+// "before" to compare with. Seeds: input 5; kernel 50 (scale 1/sqrt(3*49), KCRS layout), bias 51 (scale 0.1).
+// ---------------------------------------------------------------------------------------------------------------
+
+constexpr int64_t kStemBatch = 256;
+constexpr int64_t kStemMaps = 64;
+constexpr int64_t kStemSide = 224;
+
+Dims stemInputDims()
+{
+    return Dims4{kStemBatch, 3, kStemSide, kStemSide};
+}
+
+Dims stemOutputDims()
+{
+    return Dims4{kStemBatch, kStemMaps, kStemSide / 4, kStemSide / 4};
+}
+
+void defineResnetStem(Net& net)
+{
+    ITensor* x = net.input("input", stemInputDims());
+    int64_t const kernelCount = kStemMaps * 3 * 7 * 7;
+    Weights const kernel = net.weights(TensorSpec{50, 1.0 / std::sqrt(3.0 * 49.0)}, kernelCount);
+    Weights const bias = net.weights(TensorSpec{51, 0.1}, kStemMaps);
+    IConvolutionLayer* conv = net.network().addConvolutionNd(*x, kStemMaps, DimsHW{7, 7}, kernel, bias);
+    if (conv != nullptr)
+    {
+        conv->setStrideNd(DimsHW{2, 2});
+        conv->setPaddingNd(DimsHW{3, 3});
+    }
+    x = net.activation("conv1.relu", net.output(conv, "conv1"), ActivationType::kRELU);
+    IPoolingLayer* pool = net.network().addPoolingNd(*x, PoolingType::kMAX, DimsHW{3, 3});
+    if (pool != nullptr)
+    {
+        pool->setStrideNd(DimsHW{2, 2});
+        pool->setPaddingNd(DimsHW{1, 1});
+    }
+    net.markOutput(net.output(pool, "maxpool"));
+}
+
+double stemGflop()
+{
+    double const outputs = static_cast<double>(kStemBatch * kStemMaps * (kStemSide / 2) * (kStemSide / 2));
+    return 2.0 * outputs * 3 * 49 / 1e9; // The convolution's; the pooling's compares are left out.
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Block b: transformer_block (pre-norm). x [8, 128, 512], 8 heads of 64, MLP 2048, GELU (tanh), eps 1e-5.
 //   h = x + (softmax((LN1(x) Wq)(LN1(x) Wk)^T / 8) (LN1(x) Wv)) Wo      (per head, heads merged before Wo)
 //   y = h + GELU(LN2(h) W1 + b1) W2 + b2
@@ -643,8 +695,9 @@ struct ModelBlock
     Define define;
     Dims inputDims;
     TensorSpec input;
-    double gflop;             //!< 0: not a compute-bound block (no tflops field).
-    int64_t elementsMoved{0}; //!< Elements read and written per call (gb_per_s); 0: none.
+    double gflop;                     //!< 0: not a compute-bound block (no tflops field).
+    int64_t elementsMoved{0};         //!< Elements read and written per call (gb_per_s); 0: none.
+    std::optional<Dims> outputDims{}; //!< The output's shape when it is not the input's.
 };
 
 //! Copies the output back once: its mean |value| and whether every value is finite, and the dump file when asked.
@@ -729,7 +782,8 @@ void runModelBlock(
     cudaCheck(cudaMemcpy(tensorBuffer(loaded, "input", static_cast<int64_t>(input.size())), input.data(), input.size(),
                   cudaMemcpyHostToDevice),
         "cudaMemcpy of the input");
-    tensorBuffer(loaded, "output", static_cast<int64_t>(input.size())); // Both blocks keep the input's shape.
+    tensorBuffer(
+        loaded, "output", volume(block.outputDims.value_or(block.inputDims)) * (precision == Precision::kFP32 ? 4 : 2));
 
     Stream const stream;
     Launch const enqueue = [&](cudaStream_t s) { loaded.enqueue(s, logger); };
@@ -916,14 +970,16 @@ void runIdentityCopy(int64_t mebibytes, Options const& options, Logger& logger, 
 // ---------------------------------------------------------------------------------------------------------------
 
 constexpr char const* kUsage
-    = "usage: kiln_bench [--block conv_stack|transformer_block|identity_plugin_copy|gelu|pointwise_broadcast]...\n"
+    = "usage: kiln_bench [--block conv_stack|transformer_block|resnet_stem|identity_plugin_copy|gelu|\n"
+      "                           pointwise_broadcast]...\n"
       "                  [--precision fp32|fp16]...\n"
       "                  [--iterations N] [--warmup N] [--dump DIR] [--no-graph]\n";
 
 //! The blocks run when no --block is given.
-std::vector<std::string> const kDefaultBlocks = {"conv_stack", "transformer_block", "identity_plugin_copy"};
+std::vector<std::string> const kDefaultBlocks
+    = {"conv_stack", "transformer_block", "resnet_stem", "identity_plugin_copy"};
 std::vector<std::string> const kBlocks
-    = {"conv_stack", "transformer_block", "identity_plugin_copy", "gelu", "pointwise_broadcast"};
+    = {"conv_stack", "transformer_block", "resnet_stem", "identity_plugin_copy", "gelu", "pointwise_broadcast"};
 
 bool parseCount(char const* text, int32_t minimum, int32_t& value)
 {
@@ -1031,6 +1087,8 @@ int main(int argc, char** argv)
         ModelBlock{"conv_stack", defineConvStack, convInputDims(), TensorSpec{1, 1.0}, convGflop()},
         ModelBlock{"transformer_block", defineTransformerBlock, transformerInputDims(), TensorSpec{2, 1.0},
             transformerGflop()},
+        ModelBlock{
+            "resnet_stem", defineResnetStem, stemInputDims(), TensorSpec{5, 1.0}, stemGflop(), 0, stemOutputDims()},
         ModelBlock{"gelu", defineGelu, pointwiseDims(), TensorSpec{3, 2.0}, 0.0, 2 * volume(pointwiseDims())},
         ModelBlock{"pointwise_broadcast", definePointwiseBroadcast, pointwiseDims(), TensorSpec{4, 1.0}, 0.0,
             2 * volume(pointwiseDims())},

@@ -41,7 +41,7 @@ except ImportError as error:  # Reported as JSON lines by main(); the generator 
 else:
     TORCH_IMPORT_ERROR = ""
 
-BLOCKS = ("conv_stack", "transformer_block")
+BLOCKS = ("conv_stack", "transformer_block", "resnet_stem")
 PRECISIONS = ("fp32", "fp16")
 SYSTEMS = ("torch_eager", "torch_compile")
 
@@ -165,9 +165,30 @@ def transformer_forward(p, x):
     return h + (up @ p["mlp.down.weight"] + p["mlp.down.bias"])
 
 
+STEM_BATCH, STEM_MAPS, STEM_SIDE = 256, 64, 224
+
+
+def stem_gflop():
+    return 2.0 * STEM_BATCH * STEM_MAPS * (STEM_SIDE // 2) ** 2 * 3 * 49 / 1e9
+
+
+def stem_params():
+    return {
+        "input": gen_values(5, (STEM_BATCH, 3, STEM_SIDE, STEM_SIDE), 1.0),
+        "conv1.weight": gen_values(50, (STEM_MAPS, 3, 7, 7), 1.0 / math.sqrt(3 * 49)),
+        "conv1.bias": gen_values(51, (STEM_MAPS,), 0.1),
+    }
+
+
+def stem_forward(p, x):
+    x = torch.relu(F.conv2d(x, p["conv1.weight"], p["conv1.bias"], stride=2, padding=3))
+    return F.max_pool2d(x, 3, stride=2, padding=1)
+
+
 BLOCK_DEFS = {
     "conv_stack": (conv_params, conv_forward, conv_gflop),
     "transformer_block": (transformer_params, transformer_forward, transformer_gflop),
+    "resnet_stem": (stem_params, stem_forward, stem_gflop),
 }
 
 

@@ -200,11 +200,12 @@ std::vector<bool> interiorTensors(EngineModel const& model, std::vector<Link> co
     return interior;
 }
 
-//! The chains of model (layout.h): for each layer, whether it is a link of a chain with two convolutions or more.
+//! The chains of model (layout.h): for each layer, whether it is a link of a chain of two links or more, one a
+//! convolution or more.
 std::vector<bool> chosenLinks(
     EngineModel const& model, std::vector<Link> const& links, std::vector<bool> const& interior)
 {
-    // Links joined by interior tensors, as disjoint sets; each root counts its set's convolutions.
+    // Links joined by interior tensors, as disjoint sets; each root counts its set's links and convolutions.
     std::vector<std::size_t> parent(model.layers.size());
     for (std::size_t l = 0; l < parent.size(); ++l)
     {
@@ -229,15 +230,17 @@ std::vector<bool> chosenLinks(
             }
         }
     }
+    std::vector<int32_t> members(model.layers.size(), 0);
     std::vector<int32_t> convolutions(model.layers.size(), 0);
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
+        members[root(l)] += links[l] != Link::kNONE ? 1 : 0;
         convolutions[root(l)] += links[l] == Link::kCONVOLUTION ? 1 : 0;
     }
     std::vector<bool> chosen(model.layers.size(), false);
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
-        chosen[l] = links[l] != Link::kNONE && convolutions[root(l)] >= 2;
+        chosen[l] = links[l] != Link::kNONE && members[root(l)] >= 2 && convolutions[root(l)] >= 1;
     }
     return chosen;
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA build's convolution layouts (builder/layout.h) on hand-made engine models: which chains run channels-last,
-// which tensors become kHWC8, where reformat layers go and what they are named, the kernel weights stored KRSC, and
-// what is left linear (FP32, channel counts that are not multiples of 8 or not constant, a lone convolution, a tensor
-// that another kind of layer or the application reads, grouped convolutions, kernel tensors, host engines). The
-// rewritten models pass the plan's checks and survive an encode-decode round trip.
+// which tensors become kHWC8, where reformat layers go and what they are named, the kernel weights stored KRSC (their
+// channels padded for a stem of 3 channels), poolings as links of a chain, and what is left linear (FP32, output
+// channel counts that are not multiples of 8 or not constant, a lone convolution, poolings without a convolution,
+// a tensor that another kind of layer or the application reads, grouped convolutions, kernel tensors, host engines
+// unless asked). The rewritten models pass the plan's checks and survive an encode-decode round trip.
 #include "builder/layout.h"
 
 #include "core/float_convert.h"
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
@@ -104,6 +106,17 @@ public:
         params.windowSize = Dims{2, {1, 1}};
         int32_t const out = tensor(name + ".out", input.type, channels, 2, next());
         mModel.layers.push_back(record(std::move(name), params, {in}, {out}));
+        return out;
+    }
+
+    //! Another kind of layer reading in (a ReLU, which no chain takes); returns its output.
+    int32_t activation(std::string name, int32_t in)
+    {
+        TensorRecord const& input = mModel.tensors[static_cast<std::size_t>(in)];
+        int64_t const channels = mModel.exprs[input.shape[1]].value;
+        int32_t const out = tensor(name + ".out", input.type, channels, 2, next());
+        mModel.layers.push_back(
+            record(std::move(name), ActivationParams{nvinfer1::ActivationType::kRELU, 0.F, 0.F}, {in}, {out}));
         return out;
     }
 
@@ -349,16 +362,18 @@ TEST(ConvolutionLayouts, LeavesChannelCountsThatAreNotConstantMultiplesOf8Linear
     EXPECT_EQ(chooseConvolutionLayouts(twelve.model()), 0);
     EXPECT_EQ(twelve.model().layers.size(), 2U);
 
-    // c1 16 -> 12 and c2 12 -> 16 are not eligible; c3 and c4 still form a chain.
+    // c1 16 -> 12 is not eligible (12 output maps); c2 12 -> 16 is (its input padded to 16 channels) and starts the
+    // chain c2, c3, c4.
     ModelMaker partly;
     int32_t const y = partly.input("x", DataType::kHALF, 16);
     int32_t const a = partly.convolution("c1", y, 12);
     int32_t const b = partly.convolution("c2", a, 16);
     int32_t const c = partly.convolution("c3", b, 16);
     partly.output(partly.convolution("c4", c, 16));
-    EXPECT_EQ(chooseConvolutionLayouts(partly.model()), 2);
+    EXPECT_EQ(chooseConvolutionLayouts(partly.model()), 3);
     EXPECT_EQ(layerNames(partly.model()),
-        (std::vector<std::string>{"c1", "c2", "c3 input 0 to kHWC8", "c3", "c4", "c4 output 0 from kHWC8"}));
+        (std::vector<std::string>{"c1", "c2 input 0 to kHWC8", "c2", "c3", "c4", "c4 output 0 from kHWC8"}));
+    EXPECT_EQ(convolutionOf(partly.model(), "c2").kernel.count, 16 * 9 * 16) << "12 channels padded to 16";
     EXPECT_EQ(partly.model().tensors[static_cast<std::size_t>(a)].format, TensorFormat::kLINEAR);
     EXPECT_EQ(partly.model().tensors[static_cast<std::size_t>(c)].format, TensorFormat::kHWC8);
     expectValidPlan(partly.finished());
@@ -385,29 +400,29 @@ TEST(ConvolutionLayouts, LeavesALoneConvolutionLinear)
 
 TEST(ConvolutionLayouts, LeavesATensorAnotherLayerReadsLinear)
 {
-    // x -> c1 -> t1 -> {c2, pool}: t1 is not interior, so c1 and c2 are lone convolutions.
+    // x -> c1 -> t1 -> {c2, relu}: t1 is not interior, so c1 and c2 are lone convolutions.
     ModelMaker lone;
     int32_t const x = lone.input("x", DataType::kHALF, 16);
     int32_t const t1 = lone.convolution("c1", x, 16);
     lone.output(lone.convolution("c2", t1, 16));
-    lone.output(lone.pooling("pool", t1));
+    lone.output(lone.activation("relu", t1));
     EXPECT_EQ(chooseConvolutionLayouts(lone.model()), 0);
     EXPECT_EQ(lone.model().tensors[static_cast<std::size_t>(t1)].format, TensorFormat::kLINEAR);
 
-    // x -> c1 -> c2 -> t2 -> {pool, c3}; c3 -> c4 -> y: two chains. c2 writes t2's twin, reformatted for the pooling;
+    // x -> c1 -> c2 -> t2 -> {relu, c3}; c3 -> c4 -> y: two chains. c2 writes t2's twin, reformatted for the ReLU;
     // c3 reads the twin with no second reformat.
     ModelMaker chains;
     int32_t const in = chains.input("x", DataType::kHALF, 16);
     int32_t const a = chains.convolution("c1", in, 16);
     int32_t const t2 = chains.convolution("c2", a, 16);
-    chains.output(chains.pooling("pool", t2));
+    chains.output(chains.activation("relu", t2));
     int32_t const c = chains.convolution("c3", t2, 16);
     chains.output(chains.convolution("c4", c, 16));
     EngineModel& model = chains.model();
     std::vector<int32_t> twins;
     EXPECT_EQ(chooseConvolutionLayouts(model, &twins), 4);
     EXPECT_EQ(layerNames(model),
-        (std::vector<std::string>{"c1 input 0 to kHWC8", "c1", "c2", "c2 output 0 from kHWC8", "pool", "c3", "c4",
+        (std::vector<std::string>{"c1 input 0 to kHWC8", "c1", "c2", "c2 output 0 from kHWC8", "relu", "c3", "c4",
             "c4 output 0 from kHWC8"}));
     ASSERT_EQ(twins.size(), 3U);
     EXPECT_EQ(twins[1], t2);
@@ -415,7 +430,7 @@ TEST(ConvolutionLayouts, LeavesATensorAnotherLayerReadsLinear)
     EXPECT_EQ(model.tensors[static_cast<std::size_t>(t2)].format, TensorFormat::kLINEAR);
     EXPECT_EQ(model.tensors[static_cast<std::size_t>(t2Twin)].format, TensorFormat::kHWC8);
     EXPECT_EQ(layerNamed(model, "c2").outputs, (std::vector<int32_t>{t2Twin}));
-    EXPECT_EQ(layerNamed(model, "pool").inputs, (std::vector<int32_t>{t2}));
+    EXPECT_EQ(layerNamed(model, "relu").inputs, (std::vector<int32_t>{t2}));
     EXPECT_EQ(layerNamed(model, "c3").inputs, (std::vector<int32_t>{t2Twin}));
     expectValidPlan(chains.finished());
 }
@@ -507,14 +522,16 @@ TEST(ConvolutionLayouts, ResidualBlocksRunChannelsLastEndToEnd)
     ModelMaker maker = residualBlocks();
     EngineModel& model = maker.model();
     EXPECT_EQ(chooseConvolutionLayouts(model), 7);
-    // Reformats only where the chain meets the pooling layers: p's twin (read by b1c1 and by b1c3's residual) and o2.
+    // The poolings join the chain: reformats only at the network's input and output.
     EXPECT_EQ(layerNames(model),
-        (std::vector<std::string>{"p", "b1c1 input 0 to kHWC8", "b1c1", "b1c2", "b1c3", "b2c1", "b2c2", "b2c3", "ds",
-            "ds output 0 from kHWC8", "q"}));
+        (std::vector<std::string>{"p input 0 to kHWC8", "p", "b1c1", "b1c2", "b1c3", "b2c1", "b2c2", "b2c3", "ds", "q",
+            "q output 0 from kHWC8"}));
     LayerRecord const& b1c3 = layerNamed(model, "b1c3");
-    int32_t const pTwin = layerNamed(model, "b1c1").inputs[0];
-    EXPECT_EQ(model.tensors[static_cast<std::size_t>(pTwin)].name, "p.out (kHWC8)");
-    EXPECT_EQ(b1c3.inputs[kConvolutionResidualInput], pTwin) << "the residual reads the twin the first reformat made";
+    int32_t const p = layerNamed(model, "p").outputs[0];
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(p)].format, TensorFormat::kHWC8);
+    EXPECT_EQ(layerNamed(model, "b1c1").inputs[0], p);
+    EXPECT_EQ(b1c3.inputs[kConvolutionResidualInput], p) << "the residual reads the pooling's kHWC8 result";
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(layerNamed(model, "q").inputs[0])].format, TensorFormat::kHWC8);
     for (char const* name : {"b1c1", "b1c2", "b1c3", "b2c1", "b2c2", "b2c3", "ds"})
     {
         LayerRecord const& conv = layerNamed(model, name);
@@ -534,6 +551,113 @@ TEST(ConvolutionLayouts, ResidualBlocksRunChannelsLastEndToEnd)
         (std::vector<int32_t>{
             layerNamed(model, "b1c3").outputs[0], kNoTensor, kNoTensor, layerNamed(model, "b2c3").outputs[0]}));
     expectValidPlan(maker.finished());
+}
+
+//! The number of reformat layers (identities) in model.
+int32_t reformats(EngineModel const& model)
+{
+    return static_cast<int32_t>(std::count_if(model.layers.begin(), model.layers.end(),
+        [](LayerRecord const& layer) { return layer.type == LayerType::kIDENTITY; }));
+}
+
+TEST(ConvolutionLayouts, AStemOfThreeChannelsAndItsPoolingJoinTheChain)
+{
+    // A ResNet's edge: x (3 channels) -> stem 3 -> 16 (ReLU) -> max pooling -> c1 -> c2 -> y. Channels-last from the
+    // reformat of x to the one back into y: x's twin pads 3 channels to 8, and so does the stem's kernel.
+    ModelMaker maker;
+    int32_t const x = maker.input("x", DataType::kHALF, 3);
+    int32_t const stem = maker.convolution("stem", x, 16, true);
+    int32_t const pool = maker.pooling("pool", stem);
+    int32_t const t1 = maker.convolution("c1", pool, 16, true);
+    maker.output(maker.convolution("c2", t1, 16));
+    EngineModel& model = maker.model();
+    std::vector<float> const kernel(static_cast<float const*>(convolutionOf(model, "stem").kernel.values),
+        static_cast<float const*>(convolutionOf(model, "stem").kernel.values) + 16 * 3 * 9);
+    std::vector<int32_t> twins;
+
+    EXPECT_EQ(chooseConvolutionLayouts(model, &twins), 3);
+
+    EXPECT_EQ(layerNames(model),
+        (std::vector<std::string>{"stem input 0 to kHWC8", "stem", "pool", "c1", "c2", "c2 output 0 from kHWC8"}));
+    EXPECT_EQ(reformats(model), 2) << "one at each edge";
+    EXPECT_EQ(twins, (std::vector<int32_t>{x, 4}));
+    for (int32_t const t : {stem, pool, t1})
+    {
+        EXPECT_EQ(model.tensors[static_cast<std::size_t>(t)].format, TensorFormat::kHWC8)
+            << model.tensors[static_cast<std::size_t>(t)].name;
+    }
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(x)].format, TensorFormat::kLINEAR);
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(layerNamed(model, "stem").inputs[0])].name, "x (kHWC8)");
+    EXPECT_EQ(layerNamed(model, "pool").inputs, (std::vector<int32_t>{stem}));
+    EXPECT_EQ(layerNamed(model, "pool").outputs, (std::vector<int32_t>{pool}));
+
+    // The stem's kernel: KRSC in half with 8 channels, the 5 beyond the input's zero.
+    ConvolutionParams const& params = convolutionOf(model, "stem");
+    ASSERT_EQ(params.kernel.type, DataType::kHALF);
+    ASSERT_EQ(params.kernel.count, 16 * 9 * 8);
+    auto const* krsc = static_cast<uint16_t const*>(params.kernel.values);
+    for (int64_t k = 0; k < 16; ++k)
+    {
+        for (int64_t s = 0; s < 9; ++s)
+        {
+            for (int64_t c = 0; c < 8; ++c)
+            {
+                uint16_t const expected
+                    = c < 3 ? floatToHalf(kernel[static_cast<std::size_t>((k * 3 + c) * 9 + s)]) : uint16_t{0};
+                ASSERT_EQ(krsc[(k * 9 + s) * 8 + c], expected) << k << " " << s << " " << c;
+            }
+        }
+    }
+    EXPECT_EQ(convolutionOf(model, "c1").kernel.count, 16 * 9 * 16) << "16 channels are not padded";
+    expectValidPlan(maker.finished());
+}
+
+TEST(ConvolutionLayouts, AConvolutionAndItsPoolingFormAChainButPoolingsAloneDoNot)
+{
+    // x -> stem (3 channels) -> pool -> y: a convolution and a pooling, channels-last between two reformats.
+    ModelMaker stem;
+    int32_t const x = stem.input("x", DataType::kHALF, 3);
+    int32_t const t = stem.convolution("stem", x, 16, true);
+    stem.output(stem.pooling("pool", t));
+    EXPECT_EQ(chooseConvolutionLayouts(stem.model()), 1);
+    EXPECT_EQ(layerNames(stem.model()),
+        (std::vector<std::string>{"stem input 0 to kHWC8", "stem", "pool", "pool output 0 from kHWC8"}));
+    EXPECT_EQ(stem.model().tensors[static_cast<std::size_t>(t)].format, TensorFormat::kHWC8);
+    expectValidPlan(stem.finished());
+
+    // x -> pool -> pool2 -> y: no convolution, nothing runs channels-last.
+    ModelMaker poolings;
+    int32_t const in = poolings.input("x", DataType::kHALF, 16);
+    poolings.output(poolings.pooling("pool2", poolings.pooling("pool", in)));
+    EXPECT_EQ(chooseConvolutionLayouts(poolings.model()), 0);
+    EXPECT_EQ(reformats(poolings.model()), 0);
+}
+
+TEST(ConvolutionLayouts, APoolingReadByAnotherKindOfLayerEndsTheChain)
+{
+    // c1 -> c2 -> pool -> {relu, c3 -> c4}: the pooling's result leaves the chain through a reformat, and c3 reads the
+    // twin it was written to.
+    ModelMaker split;
+    int32_t const in = split.input("x", DataType::kHALF, 16);
+    int32_t const a = split.convolution("c1", in, 16);
+    int32_t const p = split.pooling("pool", split.convolution("c2", a, 16));
+    split.output(split.activation("relu", p));
+    split.output(split.convolution("c4", split.convolution("c3", p, 16), 16));
+    EngineModel& model = split.model();
+    EXPECT_EQ(chooseConvolutionLayouts(model), 4);
+    EXPECT_EQ(layerNames(model),
+        (std::vector<std::string>{"c1 input 0 to kHWC8", "c1", "c2", "pool", "pool output 0 from kHWC8", "relu", "c3",
+            "c4", "c4 output 0 from kHWC8"}));
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(p)].format, TensorFormat::kLINEAR);
+    expectValidPlan(split.finished());
+}
+
+TEST(ConvolutionLayouts, AHostEngineChoosesTheLayoutsWhenAsked)
+{
+    ModelMaker host = threeConvolutions(DataType::kHALF);
+    host.model().backend = PlanBackend::kHOST;
+    EXPECT_EQ(chooseConvolutionLayouts(host.model(), nullptr, LayoutScope::kANY_BACKEND), 3);
+    EXPECT_EQ(reformats(host.model()), 2);
 }
 
 TEST(ConvolutionLayouts, AResidualFromOutsideTheChainGetsATwin)
@@ -556,14 +680,14 @@ TEST(ConvolutionLayouts, AResidualFromOutsideTheChainGetsATwin)
 
 TEST(ConvolutionLayouts, AResidualReadByAnotherKindOfLayerStaysLinear)
 {
-    // x -> c1 -> t1; c2(t1) + t1 -> y, t1 also pooled: t1 is not interior, so no interior tensor links c1 and c2 and
-    // both stay linear.
+    // x -> c1 -> t1; c2(t1) + t1 -> y, t1 also read by a ReLU: t1 is not interior, so no interior tensor links c1 and
+    // c2 and both stay linear.
     ModelMaker maker;
     int32_t const x = maker.input("x", DataType::kHALF, 16);
     int32_t const t1 = maker.convolution("c1", x, 16);
     int32_t const t2 = maker.convolution("c2", t1, 16, true, 1, t1);
     maker.output(t2);
-    maker.output(maker.pooling("pool", t1));
+    maker.output(maker.activation("relu", t1));
     EngineModel& model = maker.model();
     EXPECT_EQ(chooseConvolutionLayouts(model), 0) << "no interior tensor links c1 and c2";
 }

@@ -267,6 +267,7 @@ protected:
 
     void halfConvolutionChain(bool channelsLast);
     void residualBlocksMatchTheHost(DataType type);
+    void resnetStemMatchesTheHost(DataType type);
 
     //! The shape values network (support/shape_values_network.h) built for the host and the CUDA backend.
     std::pair<ICudaEngine*, ICudaEngine*> shapeValuesEngines()
@@ -1254,9 +1255,9 @@ TEST_F(CudaEngine, HalfConvolutionChainInNchwMatchesTheHost)
 //! Two ResNet-like blocks (support/fusion_patterns.h, residualBlocks) in type, strongly typed with weights of type: x
 //! (float) -> type -> max pooling -> block 1 (identity shortcut) -> block 2 (downsampling shortcut) -> max pooling ->
 //! float, built for both backends and compared. The CUDA build folds each block's sum and ReLU into a convolution
-//! (builder/fusion.h, input 3) and, in kHALF, runs the blocks in kHWC8 with one reformat after the first pooling and
-//! one before the second (builder/layout.h). The weights are multiples of 2^-13 in [-1/16, 1/16], which half holds
-//! exactly.
+//! (builder/fusion.h, input 3) and, in kHALF, runs the poolings and the blocks in kHWC8 with one reformat before the
+//! first pooling and one after the second (builder/layout.h). The weights are multiples of 2^-13 in [-1/16, 1/16],
+//! which half holds exactly.
 void CudaEngine::residualBlocksMatchTheHost(DataType type)
 {
     ApiTest::recreate(1U << static_cast<uint32_t>(nvinfer1::NetworkDefinitionCreationFlag::kSTRONGLY_TYPED));
@@ -1284,8 +1285,9 @@ void CudaEngine::residualBlocksMatchTheHost(DataType type)
     ASSERT_NE(inspector, nullptr);
     std::string const layers = inspector->getEngineInformation(nvinfer1::LayerInformationFormat::kONELINE);
     bool const channelsLast = type != DataType::kFLOAT;
-    EXPECT_EQ(layers.find("Name: b1c1 input 0 to kHWC8,") != std::string::npos, channelsLast) << layers;
-    EXPECT_EQ(layers.find("Name: b2ds output 0 from kHWC8,") != std::string::npos, channelsLast) << layers;
+    // The poolings join the chain (builder/layout.h): reformats before the first and after the second.
+    EXPECT_EQ(layers.find("Name: pool input 0 to kHWC8,") != std::string::npos, channelsLast) << layers;
+    EXPECT_EQ(layers.find("Name: pool2 output 0 from kHWC8,") != std::string::npos, channelsLast) << layers;
     EXPECT_EQ(layers.find(" to kHWC8,"), layers.rfind(" to kHWC8,")) << "one reformat into kHWC8 at most: " << layers;
     EXPECT_EQ(layers.find(" from kHWC8,"), layers.rfind(" from kHWC8,")) << "one back at most: " << layers;
 }
@@ -1298,6 +1300,77 @@ TEST_F(CudaEngine, HalfResidualBlocksRunChannelsLastFusedAndMatchTheHost)
 TEST_F(CudaEngine, FloatResidualBlocksRunFusedAndMatchTheHost)
 {
     residualBlocksMatchTheHost(DataType::kFLOAT);
+}
+
+//! A ResNet's edge in type, weakly typed: x [4, 3, 30, 30] (float) -> type -> the stem (7x7 of stride 2, 3 -> 64
+//! channels, padding 3, bias, ReLU) -> 3x3 max pooling of stride 2, padding 1 -> 3x3 convolution 64 -> 64 (ReLU) ->
+//! 3x3 average pooling of stride 1, padding 1 (padding counted) -> 1x1 convolution 64 -> 64 -> float, built for both
+//! backends and compared. In kHALF the CUDA build runs it all in kHWC8 (builder/layout.h): x's reformat pads 3 channels
+//! to 8, the stem's kernel is KRSC with 8 channels (backends/cuda/convolution.cpp), the poolings pool vectors of 8
+//! channels (pooling.cu); one reformat at each edge. kFLOAT stays kLINEAR (kHWC8 holds 16-bit types). The weights are
+//! multiples of 2^-13 in [-1/16, 1/16], which half holds exactly.
+void CudaEngine::resnetStemMatchesTheHost(DataType type)
+{
+    Dims const shape{4, {4, 3, 30, 30}};
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, shape);
+    ITensor* h = type == DataType::kFLOAT ? x : mNetwork->addCast(*x, type)->getOutput(0);
+    auto const exact = [&](int64_t count) {
+        nvinfer1::Weights const w = weights(static_cast<std::size_t>(count));
+        for (float& v : mWeights.back())
+        {
+            v = std::round(v * 1024.F) / 8192.F;
+        }
+        return w;
+    };
+    auto const conv = [&](ITensor& in, int64_t size, int64_t stride, bool relu, char const* name) {
+        int64_t const channels = in.getDimensions().d[1];
+        auto* layer
+            = mNetwork->addConvolutionNd(in, 64, Dims{2, {size, size}}, exact(64 * channels * size * size), exact(64));
+        layer->setStrideNd(Dims{2, {stride, stride}});
+        layer->setPaddingNd(Dims{2, {size / 2, size / 2}});
+        layer->setName(name);
+        ITensor* out = layer->getOutput(0);
+        return relu ? mNetwork->addActivation(*out, nvinfer1::ActivationType::kRELU)->getOutput(0) : out;
+    };
+    auto const pool = [&](ITensor& in, nvinfer1::PoolingType kind, int64_t stride, char const* name) {
+        auto* layer = mNetwork->addPoolingNd(in, kind, Dims{2, {3, 3}});
+        layer->setStrideNd(Dims{2, {stride, stride}});
+        layer->setPaddingNd(Dims{2, {1, 1}});
+        layer->setAverageCountExcludesPadding(false);
+        layer->setName(name);
+        return layer->getOutput(0);
+    };
+    h = conv(*h, 7, 2, true, "stem");
+    h = pool(*h, nvinfer1::PoolingType::kMAX, 2, "maxpool");
+    h = conv(*h, 3, 1, true, "c1");
+    h = pool(*h, nvinfer1::PoolingType::kAVERAGE, 1, "avgpool");
+    h = conv(*h, 1, 1, false, "c2");
+    if (type != DataType::kFLOAT)
+    {
+        h = mNetwork->addCast(*h, DataType::kFLOAT)->getOutput(0);
+    }
+    h->setName("y");
+    mNetwork->markOutput(*h);
+    expectSameOnBothBackends({shape}, type == DataType::kFLOAT ? 1e-4F : 1e-2F);
+    ASSERT_EQ(mEngines.size(), 2U);
+    std::unique_ptr<nvinfer1::IEngineInspector> inspector{mEngines[1]->createEngineInspector()};
+    ASSERT_NE(inspector, nullptr);
+    std::string const layers = inspector->getEngineInformation(nvinfer1::LayerInformationFormat::kONELINE);
+    bool const channelsLast = type != DataType::kFLOAT;
+    EXPECT_EQ(layers.find("Name: stem input 0 to kHWC8,") != std::string::npos, channelsLast) << layers;
+    EXPECT_EQ(layers.find("Name: c2 output 0 from kHWC8,") != std::string::npos, channelsLast) << layers;
+    EXPECT_EQ(layers.find(" to kHWC8,"), layers.rfind(" to kHWC8,")) << "one reformat into kHWC8 at most: " << layers;
+    EXPECT_EQ(layers.find(" from kHWC8,"), layers.rfind(" from kHWC8,")) << "one back at most: " << layers;
+}
+
+TEST_F(CudaEngine, HalfResnetStemRunsChannelsLastPaddedAndMatchesTheHost)
+{
+    resnetStemMatchesTheHost(DataType::kHALF);
+}
+
+TEST_F(CudaEngine, FloatResnetStemStaysLinearAndMatchesTheHost)
+{
+    resnetStemMatchesTheHost(DataType::kFLOAT);
 }
 
 //! How many times text occurs in haystack.

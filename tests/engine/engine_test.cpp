@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <memory>
@@ -442,6 +443,103 @@ TEST_F(EngineTest, EveryHostTypeRunsEndToEnd)
         ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
         EXPECT_EQ(output, c.expected);
     }
+}
+
+// The CUDA build's channels-last layouts (builder/layout.h) on the host backend (KILN_CHANNELS_LAST=1 asks a host
+// build for them), against the same network built kLINEAR: x [2, 3, 20, 20] -> half -> a ResNet stem (7x7 of stride 2,
+// 3 -> 16 channels, padding 3) -> 3x3 max pooling of stride 2, padding 1 -> 3x3 convolution 16 -> 16 -> 3x3 average
+// pooling of stride 1, padding 1 (padding counted) -> 3x3 convolution 16 -> 16 -> float. The channels-last engine
+// reformats x into kHWC8 (3 channels padded to 8), runs every layer between in kHWC8 (the stem's kernel KRSC with 8
+// channels) and reformats the result back: one reformat at each edge. The host runs each layer on linear copies, so
+// both engines compute the same values; the weights are multiples of 1/64 below 1/2, which half holds exactly (the
+// channels-last kernels are stored in half).
+TEST_F(EngineTest, ChannelsLastLayoutsOnTheHostMatchLinear)
+{
+    Dims const shape = dims({2, 3, 20, 20});
+    std::vector<std::vector<float>> weights;
+    auto const weightsOf = [&](int64_t count) {
+        weights.emplace_back(static_cast<std::size_t>(count));
+        for (std::size_t i = 0; i < weights.back().size(); ++i)
+        {
+            weights.back()[i]
+                = static_cast<float>(static_cast<int64_t>((i * 37 + weights.size() * 11) % 61) - 30) / 64.F / 4.F;
+        }
+        return nvinfer1::Weights{DataType::kFLOAT, weights.back().data(), count};
+    };
+    auto const buildWith = [&](char const* channelsLast) {
+        setenv("KILN_CHANNELS_LAST", channelsLast, 1);
+        recreate(0);
+        ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, shape);
+        ITensor* h = mNetwork->addCast(*x, DataType::kHALF)->getOutput(0);
+        auto const conv = [&](ITensor& in, int64_t size, int64_t stride, char const* name) {
+            int64_t const channels = in.getDimensions().d[1];
+            auto* layer = mNetwork->addConvolutionNd(
+                in, 16, Dims{2, {size, size}}, weightsOf(16 * channels * size * size), weightsOf(16));
+            layer->setStrideNd(Dims{2, {stride, stride}});
+            layer->setPaddingNd(Dims{2, {size / 2, size / 2}});
+            layer->setName(name);
+            return layer->getOutput(0);
+        };
+        auto const pool = [&](ITensor& in, nvinfer1::PoolingType type, int64_t stride, char const* name) {
+            auto* layer = mNetwork->addPoolingNd(in, type, Dims{2, {3, 3}});
+            layer->setStrideNd(Dims{2, {stride, stride}});
+            layer->setPaddingNd(Dims{2, {1, 1}});
+            layer->setAverageCountExcludesPadding(false);
+            layer->setName(name);
+            return layer->getOutput(0);
+        };
+        h = conv(*h, 7, 2, "stem");
+        h = pool(*h, nvinfer1::PoolingType::kMAX, 2, "maxpool");
+        h = conv(*h, 3, 1, "c1");
+        h = pool(*h, nvinfer1::PoolingType::kAVERAGE, 1, "avgpool");
+        h = conv(*h, 3, 1, "c2");
+        auto* y = mNetwork->addCast(*h, DataType::kFLOAT);
+        y->getOutput(0)->setName("y");
+        mNetwork->markOutput(*y->getOutput(0));
+        std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+        std::vector<uint8_t> plan = build(*config);
+        unsetenv("KILN_CHANNELS_LAST");
+        return plan;
+    };
+    std::vector<uint8_t> const linearPlan = buildWith("0");
+    std::vector<uint8_t> const channelsLastPlan = buildWith("1");
+    ASSERT_FALSE(linearPlan.empty()) << mLogger.all();
+    ASSERT_FALSE(channelsLastPlan.empty()) << mLogger.all();
+
+    std::vector<float> x(static_cast<std::size_t>(2 * 3 * 20 * 20));
+    std::mt19937 random(7);
+    std::uniform_real_distribution<float> uniform(-1.F, 1.F);
+    std::generate(x.begin(), x.end(), [&] { return uniform(random); });
+    std::vector<std::string> layers;
+    auto const run = [&](std::vector<uint8_t> const& plan) {
+        ICudaEngine* engine = load(plan);
+        EXPECT_NE(engine, nullptr);
+        std::vector<float> y(2 * 16 * 5 * 5, NAN);
+        if (engine == nullptr)
+        {
+            return y;
+        }
+        std::unique_ptr<nvinfer1::IEngineInspector> inspector{engine->createEngineInspector()};
+        layers.emplace_back(inspector->getEngineInformation(nvinfer1::LayerInformationFormat::kONELINE));
+        std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+        EXPECT_TRUE(context->setTensorAddress("x", x.data()));
+        EXPECT_TRUE(context->setTensorAddress("y", y.data()));
+        EXPECT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+        EXPECT_DIMS(context->getTensorShape("y"), {2, 16, 5, 5});
+        return y;
+    };
+    std::vector<float> const linear = run(linearPlan);
+    std::vector<float> const channelsLast = run(channelsLastPlan);
+    EXPECT_EQ(channelsLast, linear);
+    EXPECT_TRUE(std::none_of(linear.begin(), linear.end(), [](float v) { return std::isnan(v); }));
+
+    ASSERT_EQ(layers.size(), 2U);
+    EXPECT_EQ(layers[0].find("kHWC8"), std::string::npos) << layers[0];
+    std::string const& chosen = layers[1];
+    EXPECT_NE(chosen.find("Name: stem input 0 to kHWC8,"), std::string::npos) << chosen;
+    EXPECT_NE(chosen.find("Name: c2 output 0 from kHWC8,"), std::string::npos) << chosen;
+    EXPECT_EQ(chosen.find(" to kHWC8,"), chosen.rfind(" to kHWC8,")) << "one reformat into kHWC8: " << chosen;
+    EXPECT_EQ(chosen.find(" from kHWC8,"), chosen.rfind(" from kHWC8,")) << "one back: " << chosen;
 }
 
 // Explicit quantization in a weakly typed network: the kINT8, kFP8 and kINT4 tensors that quantize layers make and

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the CUDA kernel tests share: a fixture that skips without a GPU and owns a stream and the context's libraries,
-// device copies of host tensors, random values, and the comparison of a device result with the host reference
-// within a tolerance per type.
+// device copies of host tensors (in any format: formatted, linearCopy), random values, and the comparison of a device
+// result with the host reference within a tolerance per type.
 //
 //     host::HostBuffer in(DataType::kHALF, Dims{2, {3, 4}});
 //     randomize(in, rng, -2.0, 2.0);
@@ -12,6 +12,7 @@
 #pragma once
 
 #include "backends/cuda/kernels.h"
+#include "backends/host/reformat.h"
 #include "backends/host/tensor_view.h"
 
 #include <cuda_runtime_api.h>
@@ -93,6 +94,38 @@ private:
     HostTensor mTensor;
     size_t mBytes{};
 };
+
+//! A tensor laid out in a format that may pad it (kHWC8 pads channels to a multiple of 8): its storage, a flat buffer
+//! of the format's padded element count, and the view with the tensor's logical dims over it.
+struct FormattedBuffer
+{
+    HostBuffer storage;
+    HostTensor view;
+};
+
+//! linear (kLINEAR) laid out in format, padding zero (backends/host/reformat.h).
+inline FormattedBuffer formatted(HostTensor const& linear, nvinfer1::TensorFormat format)
+{
+    Expected<host::FormatLayout> const layout = host::formatLayout(format, linear.type, linear.dims);
+    EXPECT_TRUE(layout.ok()) << layout.error().message;
+    int64_t const count = layout.ok() ? layout.value().paddedCount : 0;
+    FormattedBuffer result{HostBuffer(linear.type, Dims{1, {count}}, linear.scale), {}};
+    result.view = HostTensor{result.storage.tensor().data, linear.type, linear.dims, linear.scale};
+    Status const done = host::reformat(linear, nvinfer1::TensorFormat::kLINEAR, result.view, format);
+    EXPECT_TRUE(done.ok()) << done.error().message;
+    return result;
+}
+
+//! The kLINEAR copy of stored, a tensor of type, dims and scale laid out in format (a flat buffer: formatted()).
+inline HostBuffer linearCopy(
+    HostBuffer const& stored, nvinfer1::TensorFormat format, DataType type, Dims const& dims, float scale = 1.F)
+{
+    HostBuffer linear(type, dims, scale);
+    HostTensor const view{stored.tensor().data, type, dims, scale};
+    Status const done = host::reformat(view, format, linear.tensor(), nvinfer1::TensorFormat::kLINEAR);
+    EXPECT_TRUE(done.ok()) << done.error().message;
+    return linear;
+}
 
 //! Random values in [lo, hi) in every element of t (integers rounded, kBOOL 0 or 1).
 inline void randomize(HostBuffer& t, std::mt19937_64& rng, double lo, double hi)

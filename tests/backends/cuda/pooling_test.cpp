@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA pooling against the host reference: kMAX, kAVERAGE (padding counted and not) and kMAX_AVERAGE_BLEND, in
 // kFLOAT, kHALF, kBF16 and kINT8, over fixed and random 2-D and 3-D windows with stride and padding, empty tensors,
-// NaN, a grid larger than one pass, and the refusals (the host's messages).
+// NaN, a grid larger than one pass, and the refusals (the host's messages). Channels-last (kHWC8, kDHWC8) in kHALF and
+// kBF16, channels padded or not, against the host's linear result, and the padding left zero.
 //
 // Tolerance: tolerance(type) with no extra factor (one quantization step for kINT8): a window sums at most a few
 // dozen values here, whose float error stays within a few float ulp of the host's double result.
@@ -181,6 +182,83 @@ TEST_F(CudaPooling, GridLargerThanOnePass)
     params.type = PoolingType::kMAX;
     params.windowSize = Dims{2, {1, 1}};
     compare(params, in);
+}
+
+TEST_F(CudaPooling, ChannelsLastMatchesTheHost)
+{
+    // kHWC8 over 2-D windows (16 channels, 3 padded to 8, 24), kDHWC8 over a 3-D one; strides and padding.
+    std::vector<Case> const cases{
+        {Dims{4, {2, 16, 9, 9}}, Dims{2, {3, 3}}, Dims{2, {2, 2}}, Dims{2, {1, 1}}, Dims{2, {1, 1}}},
+        {Dims{4, {2, 3, 8, 7}}, Dims{2, {2, 2}}, Dims{2, {2, 2}}, Dims{}, Dims{2, {0, 1}}},
+        {Dims{4, {1, 24, 7, 7}}, Dims{2, {3, 3}}, Dims{2, {1, 1}}, Dims{2, {1, 0}}, Dims{2, {2, 1}}},
+        {Dims{4, {3, 64, 56, 56}}, Dims{2, {3, 3}}, Dims{2, {2, 2}}, Dims{2, {1, 1}}, Dims{2, {1, 1}}}, // ResNet's
+        {Dims{5, {1, 8, 4, 5, 6}}, Dims{3, {3, 3, 3}}, Dims{3, {2, 2, 2}}, Dims{3, {1, 1, 1}}, Dims{3, {1, 1, 1}}},
+        {Dims{5, {2, 5, 3, 4, 4}}, Dims{3, {2, 2, 2}}, Dims{}, Dims{}, Dims{}},
+    };
+    for (Case const& c : cases)
+    {
+        nvinfer1::TensorFormat const format
+            = c.window.nbDims == 3 ? nvinfer1::TensorFormat::kDHWC8 : nvinfer1::TensorFormat::kHWC8;
+        for (DataType const type : {DataType::kHALF, DataType::kBF16})
+        {
+            HostBuffer in(type, c.dims);
+            randomize(in, mRng, -4.0, 4.0);
+            for (PoolingParams const& params : variants(c))
+            {
+                SCOPED_TRACE(std::string(host::findPoolingType(params.type)->name) + " " + dataTypeName(type) + " "
+                    + host::shapeString(c.dims) + " in " + host::formatName(format));
+                Expected<host::TensorDesc> const desc = host::inferPooling(params, {type, c.dims});
+                ASSERT_TRUE(desc.ok()) << desc.error().message;
+                HostBuffer expected(type, desc.value().dims);
+                ASSERT_TRUE(host::runPooling(params, in.tensor(), expected.tensor()).ok());
+                FormattedBuffer const input = formatted(in.tensor(), format);
+                FormattedBuffer const like = formatted(expected.tensor(), format);
+                DeviceBuffer const din = DeviceBuffer::upload(input.storage.tensor());
+                DeviceBuffer const dout(like.storage.tensor());
+                // NaN everywhere first (0xFF bytes), so that an element left unwritten, padding included, fails.
+                ASSERT_EQ(cudaMemset(dout.tensor().data, 0xFF, like.storage.bytes().size()), cudaSuccess);
+                HostTensor const inView{din.tensor().data, type, c.dims, 1.F};
+                HostTensor const outView{dout.tensor().data, type, desc.value().dims, 1.F};
+                Status const done = cuda::runPooling(params, inView, outView, launch(), format);
+                ASSERT_TRUE(done.ok()) << done.error().message;
+                HostBuffer const stored = dout.download(mStream);
+                expectNear(linearCopy(stored, format, type, desc.value().dims), expected);
+                // The padded channels of the stored result are zero, as the reformat from kLINEAR writes them.
+                int64_t const channels = desc.value().dims.d[1];
+                int64_t const padded = (channels + 7) / 8 * 8;
+                int64_t const positions = host::elementCount(stored.tensor()) / padded;
+                for (int64_t p = 0; p < positions && channels != padded; ++p)
+                {
+                    for (int64_t ch = channels; ch < padded; ++ch)
+                    {
+                        ASSERT_EQ(host::loadFloat(stored.tensor(), p * padded + ch), 0.0) << "position " << p;
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_F(CudaPooling, ChannelsLastRefusals)
+{
+    PoolingParams params;
+    params.type = PoolingType::kMAX;
+    params.windowSize = Dims{2, {2, 2}};
+    auto const refused
+        = [&](DataType type, Dims const& in, Dims const& out, nvinfer1::TensorFormat format, std::string const& part) {
+              DeviceBuffer const din(HostBuffer(type, Dims{1, {1024}}).tensor());
+              DeviceBuffer const dout(HostBuffer(type, Dims{1, {1024}}).tensor());
+              Status const done = cuda::runPooling(params, HostTensor{din.tensor().data, type, in, 1.F},
+                  HostTensor{dout.tensor().data, type, out, 1.F}, launch(), format);
+              ASSERT_FALSE(done.ok()) << part;
+              EXPECT_NE(done.error().message.find(part), std::string::npos) << done.error().message;
+          };
+    refused(DataType::kFLOAT, Dims{4, {1, 8, 4, 4}}, Dims{4, {1, 8, 3, 3}}, nvinfer1::TensorFormat::kHWC8,
+        "kHWC8 holds kHALF and kBF16 tensors, not kFLOAT");
+    refused(DataType::kHALF, Dims{4, {1, 8, 4, 4}}, Dims{4, {1, 8, 3, 3}}, nvinfer1::TensorFormat::kDHWC8,
+        "runs in kLINEAR or, at rank 4, kHWC8; not in kDHWC8");
+    refused(DataType::kHALF, Dims{5, {1, 2, 8, 4, 4}}, Dims{5, {1, 2, 8, 3, 3}}, nvinfer1::TensorFormat::kHWC8,
+        "a 2-D window over a tensor of rank 5");
 }
 
 TEST_F(CudaPooling, RefusalsNameTheProblem)
