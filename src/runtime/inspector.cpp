@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/inspector.h"
+#include "backends/host/reformat.h"
 
 #include "network/layer_kinds.h"
 #include "runtime/context.h"
@@ -159,7 +160,10 @@ std::string EngineInspector::describeTensor(
     EngineProgram const& program = mEngine.program();
     Side const side = tensor.isInput || tensor.isOutput ? program.ioSide(index) : program.tensorSide(index);
     std::string const location = side == Side::kHOST ? "Host" : "Device";
-    std::string const formatText = linearFormatDescription(tensor.type);
+    // A tensor of a channels-last chain (builder/layout.h) says its format, as the plugins' chosen formats do.
+    std::string const formatText = tensor.format == nvinfer1::TensorFormat::kLINEAR
+        ? linearFormatDescription(tensor.type)
+        : host::formatDescription(tensor.type, tensor.format);
     Dims const& dims = shapes[static_cast<std::size_t>(index)];
     if (format == LayerInformationFormat::kJSON)
     {

@@ -540,6 +540,11 @@ TEST_F(EngineTest, ChannelsLastLayoutsOnTheHostMatchLinear)
     EXPECT_NE(chosen.find("Name: c2 output 0 from kHWC8,"), std::string::npos) << chosen;
     EXPECT_EQ(chosen.find(" to kHWC8,"), chosen.rfind(" to kHWC8,")) << "one reformat into kHWC8: " << chosen;
     EXPECT_EQ(chosen.find(" from kHWC8,"), chosen.rfind(" from kHWC8,")) << "one back: " << chosen;
+    // The inspector says the format of the tensors between.
+    EXPECT_NE(chosen.find("Name: maxpool, LayerType: Pooling, Inputs: [{ Name: "), std::string::npos) << chosen;
+    EXPECT_NE(chosen.find("Format/Datatype: Channels last FP16 format, channels padded to a multiple of 8 (kHWC8) }"),
+        std::string::npos)
+        << chosen;
 }
 
 // Explicit quantization in a weakly typed network: the kINT8, kFP8 and kINT4 tensors that quantize layers make and
