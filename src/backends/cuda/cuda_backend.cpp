@@ -920,7 +920,9 @@ std::optional<Error> chooseTactics(
                 shaped = false;
                 return;
             }
-            int64_t const count = host::elementCount(*dims);
+            // Elements with the format's padding (a kHWC8 tensor of 3 channels stores 8).
+            Expected<host::FormatLayout> const layout = host::formatLayout(record.format, record.type, *dims);
+            int64_t const count = layout ? layout.value().paddedCount : host::elementCount(*dims);
             buffers.push_back(std::make_unique<ScratchBuffer>(bytesOf(record.type, count)));
             views.push_back(HostTensor{buffers.back()->data(), record.type, *dims, record.scale});
             shaped = shaped && buffers.back()->data() != nullptr
