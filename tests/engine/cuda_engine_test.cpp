@@ -268,6 +268,8 @@ protected:
     void halfConvolutionChain(bool channelsLast);
     void residualBlocksMatchTheHost(DataType type);
     void resnetStemMatchesTheHost(DataType type);
+    void compareChannelsLastChain(
+        ITensor& y, Dims const& shape, DataType type, std::string const& first, std::string const& last);
 
     //! The shape values network (support/shape_values_network.h) built for the host and the CUDA backend.
     std::pair<ICudaEngine*, ICudaEngine*> shapeValuesEngines()
@@ -1252,6 +1254,27 @@ TEST_F(CudaEngine, HalfConvolutionChainInNchwMatchesTheHost)
     halfConvolutionChain(false);
 }
 
+//! Makes y (of type) the float output "y", builds the network for both backends and compares them on x of shape; then
+//! expects the CUDA engine to run one channels-last chain (in a 16-bit type) from a reformat before layer first to one
+//! after layer last, and no other reformat into or out of kHWC8 (none at all in kFLOAT).
+void CudaEngine::compareChannelsLastChain(
+    ITensor& y, Dims const& shape, DataType type, std::string const& first, std::string const& last)
+{
+    ITensor* out = type == DataType::kFLOAT ? &y : mNetwork->addCast(y, DataType::kFLOAT)->getOutput(0);
+    out->setName("y");
+    mNetwork->markOutput(*out);
+    expectSameOnBothBackends({shape}, type == DataType::kFLOAT ? 1e-4F : 1e-2F);
+    ASSERT_EQ(mEngines.size(), 2U);
+    std::unique_ptr<nvinfer1::IEngineInspector> inspector{mEngines[1]->createEngineInspector()};
+    ASSERT_NE(inspector, nullptr);
+    std::string const layers = inspector->getEngineInformation(nvinfer1::LayerInformationFormat::kONELINE);
+    bool const channelsLast = type != DataType::kFLOAT;
+    EXPECT_EQ(layers.find("Name: " + first + " input 0 to kHWC8,") != std::string::npos, channelsLast) << layers;
+    EXPECT_EQ(layers.find("Name: " + last + " output 0 from kHWC8,") != std::string::npos, channelsLast) << layers;
+    EXPECT_EQ(layers.find(" to kHWC8,"), layers.rfind(" to kHWC8,")) << "one reformat into kHWC8 at most: " << layers;
+    EXPECT_EQ(layers.find(" from kHWC8,"), layers.rfind(" from kHWC8,")) << "one back at most: " << layers;
+}
+
 //! Two ResNet-like blocks (support/fusion_patterns.h, residualBlocks) in type, strongly typed with weights of type: x
 //! (float) -> type -> max pooling -> block 1 (identity shortcut) -> block 2 (downsampling shortcut) -> max pooling ->
 //! float, built for both backends and compared. The CUDA build folds each block's sum and ReLU into a convolution
@@ -1273,23 +1296,8 @@ void CudaEngine::residualBlocksMatchTheHost(DataType type)
         }
         return arrays(mWeights.back(), type);
     });
-    if (type != DataType::kFLOAT)
-    {
-        y = mNetwork->addCast(*y, DataType::kFLOAT)->getOutput(0);
-    }
-    y->setName("y");
-    mNetwork->markOutput(*y);
-    expectSameOnBothBackends({shape}, type == DataType::kFLOAT ? 1e-4F : 1e-2F);
-    ASSERT_EQ(mEngines.size(), 2U);
-    std::unique_ptr<nvinfer1::IEngineInspector> inspector{mEngines[1]->createEngineInspector()};
-    ASSERT_NE(inspector, nullptr);
-    std::string const layers = inspector->getEngineInformation(nvinfer1::LayerInformationFormat::kONELINE);
-    bool const channelsLast = type != DataType::kFLOAT;
     // The poolings join the chain (builder/layout.h): reformats before the first and after the second.
-    EXPECT_EQ(layers.find("Name: pool input 0 to kHWC8,") != std::string::npos, channelsLast) << layers;
-    EXPECT_EQ(layers.find("Name: pool2 output 0 from kHWC8,") != std::string::npos, channelsLast) << layers;
-    EXPECT_EQ(layers.find(" to kHWC8,"), layers.rfind(" to kHWC8,")) << "one reformat into kHWC8 at most: " << layers;
-    EXPECT_EQ(layers.find(" from kHWC8,"), layers.rfind(" from kHWC8,")) << "one back at most: " << layers;
+    compareChannelsLastChain(*y, shape, type, "pool", "pool2");
 }
 
 TEST_F(CudaEngine, HalfResidualBlocksRunChannelsLastFusedAndMatchTheHost)
@@ -1345,22 +1353,7 @@ void CudaEngine::resnetStemMatchesTheHost(DataType type)
     h = conv(*h, 3, 1, true, "c1");
     h = pool(*h, nvinfer1::PoolingType::kAVERAGE, 1, "avgpool");
     h = conv(*h, 1, 1, false, "c2");
-    if (type != DataType::kFLOAT)
-    {
-        h = mNetwork->addCast(*h, DataType::kFLOAT)->getOutput(0);
-    }
-    h->setName("y");
-    mNetwork->markOutput(*h);
-    expectSameOnBothBackends({shape}, type == DataType::kFLOAT ? 1e-4F : 1e-2F);
-    ASSERT_EQ(mEngines.size(), 2U);
-    std::unique_ptr<nvinfer1::IEngineInspector> inspector{mEngines[1]->createEngineInspector()};
-    ASSERT_NE(inspector, nullptr);
-    std::string const layers = inspector->getEngineInformation(nvinfer1::LayerInformationFormat::kONELINE);
-    bool const channelsLast = type != DataType::kFLOAT;
-    EXPECT_EQ(layers.find("Name: stem input 0 to kHWC8,") != std::string::npos, channelsLast) << layers;
-    EXPECT_EQ(layers.find("Name: c2 output 0 from kHWC8,") != std::string::npos, channelsLast) << layers;
-    EXPECT_EQ(layers.find(" to kHWC8,"), layers.rfind(" to kHWC8,")) << "one reformat into kHWC8 at most: " << layers;
-    EXPECT_EQ(layers.find(" from kHWC8,"), layers.rfind(" from kHWC8,")) << "one back at most: " << layers;
+    compareChannelsLastChain(*h, shape, type, "stem", "c2");
 }
 
 TEST_F(CudaEngine, HalfResnetStemRunsChannelsLastPaddedAndMatchesTheHost)
