@@ -250,7 +250,8 @@ std::vector<bool> chosenLinks(
 void storeKernelChannelsLast(EngineModel& model, ConvolutionParams& params, DataType type, int64_t channels)
 {
     int64_t const padded = (channels + kChannelsLastVector - 1) / kChannelsLastVector * kChannelsLastVector;
-    replaceWeights(model, params.kernel, type, kernelChannelsLast(params, params.kernel, type, padded));
+    int64_t const count = params.kernel.count / channels * padded;
+    replaceWeights(model, params.kernel, type, kernelChannelsLast(params, params.kernel, type, padded), count);
 }
 
 } // namespace

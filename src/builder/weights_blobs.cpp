@@ -53,7 +53,8 @@ WeightsBlob* ownBlob(EngineModel& model, void const* values)
 
 } // namespace
 
-void replaceWeights(EngineModel& model, nvinfer1::Weights& weights, DataType type, std::vector<uint8_t> bytes)
+void replaceWeights(EngineModel& model, nvinfer1::Weights& weights, DataType type, std::vector<uint8_t> bytes,
+    std::optional<int64_t> count)
 {
     WeightsBlob* blob = ownBlob(model, weights.values);
     if (blob == nullptr)
@@ -61,9 +62,9 @@ void replaceWeights(EngineModel& model, nvinfer1::Weights& weights, DataType typ
         model.weights.emplace_back();
         blob = &model.weights.back();
     }
-    int64_t const count = weights.count;
-    *blob = WeightsBlob{type, count, std::move(bytes)};
-    weights = nvinfer1::Weights{type, blob->bytes.data(), count};
+    int64_t const elements = count.value_or(weights.count);
+    *blob = WeightsBlob{type, elements, std::move(bytes)};
+    weights = nvinfer1::Weights{type, blob->bytes.data(), elements};
 }
 
 } // namespace kiln

@@ -10,13 +10,16 @@
 #include "plan/engine_model.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace kiln
 {
 
-//! Points weights at bytes (count elements of type, weights' count): in the blob weights pointed into when it was
-//! theirs alone (a convolution's or deconvolution's kernel or bias, a constant's weights), else in a new blob.
-void replaceWeights(EngineModel& model, nvinfer1::Weights& weights, DataType type, std::vector<uint8_t> bytes);
+//! Points weights at bytes (count elements of type: weights' count, or as many as given, as a kernel whose channels
+//! are padded has more): in the blob weights pointed into when it was theirs alone (a convolution's or
+//! deconvolution's kernel or bias, a constant's weights), else in a new blob.
+void replaceWeights(EngineModel& model, nvinfer1::Weights& weights, DataType type, std::vector<uint8_t> bytes,
+    std::optional<int64_t> count = std::nullopt);
 
 } // namespace kiln

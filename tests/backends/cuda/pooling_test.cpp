@@ -212,7 +212,7 @@ TEST_F(CudaPooling, ChannelsLastMatchesTheHost)
                 HostBuffer expected(type, desc.value().dims);
                 ASSERT_TRUE(host::runPooling(params, in.tensor(), expected.tensor()).ok());
                 FormattedBuffer const input = formatted(in.tensor(), format);
-                FormattedBuffer const like = formatted(expected.tensor(), format);
+                FormattedBuffer like = formatted(expected.tensor(), format);
                 DeviceBuffer const din = DeviceBuffer::upload(input.storage.tensor());
                 DeviceBuffer const dout(like.storage.tensor());
                 // NaN everywhere first (0xFF bytes), so that an element left unwritten, padding included, fails.
