@@ -456,18 +456,21 @@ TEST_F(EngineTest, EveryHostTypeRunsEndToEnd)
 TEST_F(EngineTest, ChannelsLastLayoutsOnTheHostMatchLinear)
 {
     Dims const shape = dims({2, 3, 20, 20});
+    // Both builds make the same weights: the n-th weights of a build are the same values.
     std::vector<std::vector<float>> weights;
+    std::size_t made = 0;
     auto const weightsOf = [&](int64_t count) {
         weights.emplace_back(static_cast<std::size_t>(count));
+        ++made;
         for (std::size_t i = 0; i < weights.back().size(); ++i)
         {
-            weights.back()[i]
-                = static_cast<float>(static_cast<int64_t>((i * 37 + weights.size() * 11) % 61) - 30) / 64.F / 4.F;
+            weights.back()[i] = static_cast<float>(static_cast<int64_t>((i * 37 + made * 11) % 61) - 30) / 64.F / 4.F;
         }
         return nvinfer1::Weights{DataType::kFLOAT, weights.back().data(), count};
     };
     auto const buildWith = [&](char const* channelsLast) {
         setenv("KILN_CHANNELS_LAST", channelsLast, 1);
+        made = 0;
         recreate(0);
         ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, shape);
         ITensor* h = mNetwork->addCast(*x, DataType::kHALF)->getOutput(0);
