@@ -3,9 +3,10 @@
 // and 3-D shapes with groups, strides, dilations, asymmetric padding (both the cases cuDNN's symmetric padding covers
 // and those that need a padded copy) and bias, in FP32, FP16, BF16 and INT8; kernels of another type than the input;
 // empty inputs and outputs; a fused activation against the host convolution followed by the host activation; layers
-// large enough for tensor cores; channels-last layouts (kHWC8, kDHWC8 with KRSC kernels) against the host's linear
-// convolution through the host reformat kernel; a fused residual against the host's convolution, sum and activation;
-// the per-geometry cache (a repeated run prepares nothing new); and the refusals with their messages.
+// large enough for tensor cores; channels-last layouts (kHWC8, kDHWC8 with KRSC kernels; a stem's 3 input channels
+// padded to 8) against the host's linear convolution through the host reformat kernel; a fused residual against the
+// host's convolution, sum and activation; the per-geometry cache (a repeated run prepares nothing new); and the
+// refusals with their messages.
 #include "cuda_test_util.h"
 
 #include "backends/cuda/libraries.h"
@@ -103,12 +104,16 @@ HostBuffer reformatted(HostTensor const& t, nvinfer1::TensorFormat from, nvinfer
     return copy;
 }
 
-//! A copy of a [K, C, spatial...] kernel whose elements are KRSC ([K, spatial..., C] in memory), its dims unchanged.
-HostBuffer channelsLastKernel(HostTensor const& kernel)
+//! A copy of a [K, C, spatial...] kernel whose elements are KRSC ([K, spatial..., C'] in memory), its dims [K, C',
+//! spatial...]: C' = storedChannels (0: C), the channels a padded channels-last input stores, the extra ones zero.
+HostBuffer channelsLastKernel(HostTensor const& kernel, int64_t storedChannels = 0)
 {
-    HostBuffer krsc(kernel.type, kernel.dims, kernel.scale);
     int64_t const maps = kernel.dims.d[0];
     int64_t const channels = kernel.dims.d[1];
+    int64_t const stored = std::max(storedChannels, channels);
+    Dims dims = kernel.dims;
+    dims.d[1] = stored;
+    HostBuffer krsc(kernel.type, dims, kernel.scale);
     int64_t const count = host::elementCount(kernel);
     int64_t const spatial = maps * channels == 0 ? 0 : count / (maps * channels);
     auto const size = static_cast<std::size_t>(storageBytes(kernel.type, 1));
@@ -120,7 +125,7 @@ HostBuffer channelsLastKernel(HostTensor const& kernel)
         {
             for (int64_t s = 0; s < spatial; ++s)
             {
-                std::memcpy(to + static_cast<std::size_t>((k * spatial + s) * channels + c) * size,
+                std::memcpy(to + static_cast<std::size_t>((k * spatial + s) * stored + c) * size,
                     from + static_cast<std::size_t>((k * channels + c) * spatial + s) * size, size);
             }
         }
@@ -243,28 +248,34 @@ protected:
         nvinfer1::TensorFormat const format
             = c.channelsLast ? channelsLastFormat(c.in.size()) : nvinfer1::TensorFormat::kLINEAR;
         ConvolutionLayout const layout{format, format, c.channelsLast, format};
-        HostBuffer const deviceInput = reformatted(input.tensor(), nvinfer1::TensorFormat::kLINEAR, format);
+        // The input as its format stores it: kHWC8 pads a channel count that is not a multiple of 8 (the stem's 3),
+        // and the kernel then has as many channels (kernels.h, ConvolutionLayout).
+        FormattedBuffer const deviceInput = formatted(input.tensor(), format);
+        Expected<host::FormatLayout> const stored = host::formatLayout(format, c.type, input.tensor().dims);
+        ASSERT_TRUE(stored.ok()) << stored.error().message;
+        int64_t const storedChannels = c.groups > 0 ? stored.value().paddedChannels / c.groups : 0;
         DeviceBuffer const dresidual
             = DeviceBuffer::upload(reformatted(residual.tensor(), nvinfer1::TensorFormat::kLINEAR, format).tensor());
         HostTensor const* const shortcut = c.residual ? &dresidual.tensor() : nullptr;
         HostBuffer const deviceKernel = c.channelsLast
-            ? channelsLastKernel(kernel.tensor())
+            ? channelsLastKernel(kernel.tensor(), storedChannels)
             : reformatted(kernel.tensor(), nvinfer1::TensorFormat::kLINEAR, nvinfer1::TensorFormat::kLINEAR);
-        DeviceBuffer const din = DeviceBuffer::upload(deviceInput.tensor());
+        DeviceBuffer const dinStorage = DeviceBuffer::upload(deviceInput.storage.tensor());
+        HostTensor const din{dinStorage.tensor().data, c.type, input.tensor().dims, input.tensor().scale};
         DeviceBuffer const dkernel = DeviceBuffer::upload(deviceKernel.tensor());
         DeviceBuffer const dbias = DeviceBuffer::upload(bias.tensor());
         DeviceBuffer const dout(expected.tensor());
-        mCounts = countConvolutionTactics(params, din.tensor(), c.bias ? &dbias.tensor() : nullptr, dout.tensor(),
-            activation, *mLibraries, layout, shortcut);
+        mCounts = countConvolutionTactics(
+            params, din, c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation, *mLibraries, layout, shortcut);
         int32_t const tactics = mCounts.legacy + mCounts.graph;
         EXPECT_EQ(tactics,
-            nbConvolutionTactics(params, din.tensor(), c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation,
+            nbConvolutionTactics(params, din, c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation,
                 *mLibraries, layout, shortcut));
         EXPECT_GE(tactics, 1);
         EXPECT_LE(tactics, 24); // 16 of the legacy API, 8 of the graph API
         // Each variant has its own name (what the plan records): the legacy ones first, then the graph ones.
-        TacticNames const names = convolutionTacticNames(params, din.tensor(), c.bias ? &dbias.tensor() : nullptr,
-            dout.tensor(), activation, *mLibraries, layout, shortcut);
+        TacticNames const names = convolutionTacticNames(
+            params, din, c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation, *mLibraries, layout, shortcut);
         ASSERT_EQ(static_cast<int32_t>(names.size()), tactics);
         std::set<std::string> const distinct(names.begin(), names.end());
         EXPECT_EQ(distinct.size(), names.size())
@@ -285,8 +296,8 @@ protected:
         {
             // NaN everywhere first (0xFF bytes in the floating types), so that an element left unwritten fails.
             ASSERT_EQ(cudaMemsetAsync(dout.tensor().data, 0xFF, static_cast<size_t>(bytes), mStream), cudaSuccess);
-            Status const done = runConvolution(params, din.tensor(), dkernel.tensor(),
-                c.bias ? &dbias.tensor() : nullptr, activation, dout.tensor(), launch(tactic), layout, shortcut);
+            Status const done = runConvolution(params, din, dkernel.tensor(), c.bias ? &dbias.tensor() : nullptr,
+                activation, dout.tensor(), launch(tactic), layout, shortcut);
             ASSERT_TRUE(done.ok()) << "tactic " << tactic << ": " << done.error().message;
             HostBuffer const result = dout.download(mStream);
             expectNear(reformatted(result.tensor(), format, nvinfer1::TensorFormat::kLINEAR), expected,
@@ -582,7 +593,8 @@ TEST_F(CudaConvolution, TensorCoreLayers)
 
 TEST_F(CudaConvolution, ChannelsLastEveryTactic)
 {
-    // kHWC8 / kDHWC8 with channel counts that are multiples of 8 (so the formats pad nothing), the kernel KRSC.
+    // kHWC8 / kDHWC8 with output channel counts that are multiples of 8, the kernel KRSC; input channels that are not
+    // (a stem's 3) padded by the format and the kernel alike.
     using Type = nvinfer1::ActivationType;
     for (DataType const type : {DataType::kHALF, DataType::kBF16})
     {
@@ -632,6 +644,16 @@ TEST_F(CudaConvolution, ChannelsLastEveryTactic)
         volume.channelsLast = true;
         volume.activation = ActivationParams{Type::kRELU, 0.F, 0.F};
         check(volume);
+        // A ResNet stem: 3 input channels that kHWC8 pads to 8, the kernel KRSC with 8 channels (the 5 extra zero),
+        // stride 2 and padding 3; and 12 channels padded to 16 with a padded copy.
+        Case stem = make(type, 2, 3, 64, 1, {30, 30}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3}, true);
+        stem.channelsLast = true;
+        stem.biasType = type;
+        stem.activation = ActivationParams{Type::kRELU, 0.F, 0.F};
+        check(stem);
+        Case twelve = make(type, 1, 12, 16, 1, {9, 8}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {1, 1}, false);
+        twelve.channelsLast = true;
+        check(twelve);
         // No input channels: every output is its bias, channels innermost.
         Case empty = make(type, 2, 0, 16, 1, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, true);
         empty.channelsLast = true;
@@ -708,25 +730,36 @@ TEST_F(CudaConvolution, ChannelsLastRefusals)
     params.kernelSize = Dims{2, {3, 3}};
     params.prePadding = Dims{2, {1, 1}};
     params.postPadding = Dims{2, {1, 1}};
-    auto const refused = [&](DataType type, int64_t channels, ConvolutionLayout const& layout,
-                             std::string const& message) {
-        HostBuffer input(type, Dims{4, {1, channels, 6, 6}});
-        HostBuffer kernel(type, Dims{4, {16, channels, 3, 3}});
-        HostBuffer output(type, Dims{4, {1, 16, 6, 6}});
+    // A convolution of the given input channels, groups and maps (the buffers large enough for padded channels).
+    auto const refusedWith = [&](DataType type, int64_t channels, int64_t groups, int64_t maps,
+                                 ConvolutionLayout const& layout, std::string const& message) {
+        ConvolutionParams shaped = params;
+        shaped.nbGroups = groups;
+        shaped.nbOutputMaps = maps;
+        HostBuffer input(type, Dims{4, {1, (channels + 7) / 8 * 8, 6, 6}});
+        HostBuffer kernel(type, Dims{4, {maps, (channels + 7) / 8 * 8 / groups, 3, 3}});
+        HostBuffer output(type, Dims{4, {1, maps, 6, 6}});
         DeviceBuffer const din = DeviceBuffer::upload(input.tensor());
         DeviceBuffer const dkernel = DeviceBuffer::upload(kernel.tensor());
         DeviceBuffer const dout(output.tensor());
+        HostTensor in = din.tensor();
+        in.dims.d[1] = channels;
         Status const done
-            = runConvolution(params, din.tensor(), dkernel.tensor(), nullptr, nullptr, dout.tensor(), launch(), layout);
+            = runConvolution(shaped, in, dkernel.tensor(), nullptr, nullptr, dout.tensor(), launch(), layout);
         ASSERT_FALSE(done.ok()) << message;
         EXPECT_NE(done.error().message.find(message), std::string::npos) << done.error().message;
-        EXPECT_EQ(nbConvolutionTactics(params, din.tensor(), nullptr, dout.tensor(), nullptr, *mLibraries, layout), 1);
+        EXPECT_EQ(nbConvolutionTactics(shaped, in, nullptr, dout.tensor(), nullptr, *mLibraries, layout), 1);
     };
+    auto const refused = [&](DataType type, int64_t channels, ConvolutionLayout const& layout,
+                             std::string const& message) { refusedWith(type, channels, 1, 16, layout, message); };
     ConvolutionLayout const hwc8{TensorFormat::kHWC8, TensorFormat::kHWC8, true};
     refused(DataType::kFLOAT, 16, hwc8, "convolution: kHWC8 takes kHALF and kBF16 tensors, not kFLOAT");
-    refused(DataType::kHALF, 12, hwc8,
-        "convolution: kHWC8 needs input and output channel counts that are multiples of 8 (no padded channels), but "
-        "the input has 12 and the output 16");
+    refusedWith(DataType::kHALF, 16, 1, 12, hwc8,
+        "convolution: kHWC8 needs an output channel count that is a multiple of 8 (no padded channels), but the "
+        "output has 12");
+    refusedWith(DataType::kHALF, 12, 2, 16, hwc8,
+        "convolution: kHWC8 pads the input's 12 channels to 16; a convolution of padded channels takes one group, not "
+        "2");
     refused(DataType::kHALF, 16, {TensorFormat::kLINEAR, TensorFormat::kHWC8, true},
         "convolution: the input is in format kLINEAR but the output in kHWC8; they must share one format");
     refused(DataType::kHALF, 16, {TensorFormat::kCHW16, TensorFormat::kCHW16, false},
