@@ -10,6 +10,7 @@
 #include "core/float_convert.h"
 #include "plan/engine_codec.h"
 #include "plan/model_check.h"
+#include "plan/refit.h"
 
 #include <gtest/gtest.h>
 
@@ -609,6 +610,28 @@ TEST(ConvolutionLayouts, AStemOfThreeChannelsAndItsPoolingJoinTheChain)
         }
     }
     EXPECT_EQ(convolutionOf(model, "c1").kernel.count, 16 * 9 * 16) << "16 channels are not padded";
+
+    // Refitted, the stem's kernel of 3 channels is stored as the pass stores it: KRSC, padded to 8 (plan/refit.h).
+    LayerRecord& stemLayer = model.layers[1];
+    ASSERT_EQ(stemLayer.name, "stem");
+    model.refit.mode = RefitRecord::Mode::kREFIT;
+    model.refit.weights
+        = {RefitWeightsRecord{"stem", nvinfer1::WeightsRole::kKERNEL, "", DataType::kFLOAT, 16 * 3 * 9}};
+    stemLayer.refit[0] = 0;
+    EXPECT_FALSE(refitProblem(model).has_value()) << *refitProblem(model);
+    std::vector<float> fresh(16 * 3 * 9);
+    for (std::size_t i = 0; i < fresh.size(); ++i)
+    {
+        fresh[i] = static_cast<float>(i % 17) / 16.F;
+    }
+    Weights const source{DataType::kFLOAT, fresh.data(), static_cast<int64_t>(fresh.size())};
+    Expected<std::vector<uint8_t>> const stored = storedWeights(model, stemLayer, 0, source);
+    ASSERT_TRUE(stored.ok()) << stored.error().message;
+    EXPECT_EQ(stored.value(), kernelChannelsLast(params, source, DataType::kHALF, 8));
+    ASSERT_EQ(stored.value().size(), std::size_t{16 * 9 * 8 * 2});
+    uint16_t half = 0;
+    std::memcpy(&half, stored.value().data() + ((1 * 9 + 4) * 8 + 2) * 2, 2);
+    EXPECT_EQ(half, floatToHalf(fresh[(1 * 3 + 2) * 9 + 4])) << "k 1, tap 4, channel 2";
     expectValidPlan(maker.finished());
 }
 

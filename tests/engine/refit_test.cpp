@@ -2,7 +2,8 @@
 // IRefitter end to end through the public API, on the backend KILN_BACKEND names: engines built refittable
 // (BuilderFlag::kREFIT, kREFIT_INDIVIDUAL, kSTRIP_PLAN) are refitted with new weights, by layer and role and by name,
 // and must then compute what an engine built with the new weights computes. The network has two FP16 convolutions in
-// a chain (which a CUDA build runs channels-last, with its kernels stored KRSC in FP16), a matrix multiply by a
+// a chain (which a CUDA build runs channels-last, with its kernels stored KRSC in FP16; the first reads 3 channels,
+// which kHWC8 pads to 8, so its stored kernel has 8 channels too), a matrix multiply by a
 // constant, a scalar factor (which a CUDA build folds into the product when it may) and a bias. Also: the listings
 // (getAll, getAllWeights, getMissing), the refusals (unknown layer, role or name, wrong count or type, an engine not
 // built refittable), stripped plans that refuse to run until refitted, and refitting a deserialized engine.
@@ -41,7 +42,7 @@ using nvinfer1::WeightsRole;
 //! The weights of the test network, all float.
 struct NetworkWeights
 {
-    std::vector<float> conv1Kernel; //!< [8, 8, 3, 3], named "conv1.weight".
+    std::vector<float> conv1Kernel; //!< [8, 3, 3, 3], named "conv1.weight".
     std::vector<float> conv1Bias;   //!< [8], named "conv1.bias".
     std::vector<float> conv2Kernel; //!< [8, 8, 3, 3], named "conv2.weight".
     std::vector<float> conv2Bias;   //!< [8], unnamed.
@@ -62,7 +63,7 @@ NetworkWeights randomWeights(uint32_t seed)
 {
     std::mt19937 random(seed);
     NetworkWeights w;
-    w.conv1Kernel = randomValues(random, 8 * 8 * 9, 0.25F);
+    w.conv1Kernel = randomValues(random, 8 * 3 * 9, 0.25F);
     w.conv1Bias = randomValues(random, 8, 0.5F);
     w.conv2Kernel = randomValues(random, 8 * 8 * 9, 0.25F);
     w.conv2Bias = randomValues(random, 8, 0.5F);
@@ -107,7 +108,7 @@ protected:
             GTEST_SKIP() << "no usable GPU";
         }
         ApiTest::SetUp();
-        mInput = randomValues(mRandom, 8 * 36, 1.F);
+        mInput = randomValues(mRandom, 3 * 36, 1.F);
     }
 
     void TearDown() override
@@ -122,7 +123,7 @@ protected:
     void define(NetworkWeights const& w, std::vector<char const*> const& individual = {})
     {
         recreate(0);
-        auto* x = mNetwork->addInput("x", DataType::kFLOAT, dims({1, 8, 6, 6}));
+        auto* x = mNetwork->addInput("x", DataType::kFLOAT, dims({1, 3, 6, 6}));
         auto* half = mNetwork->addCast(*x, DataType::kHALF);
         auto* conv1 = mNetwork->addConvolutionNd(
             *half->getOutput(0), 8, dims({3, 3}), weightsOf(w.conv1Kernel), weightsOf(w.conv1Bias));
@@ -410,10 +411,10 @@ TEST_F(RefitTest, RefusalsNameTheLayerOrWeights)
     EXPECT_FALSE(refitter->setWeights("conv1", WeightsRole::kCONSTANT, weightsOf(w.conv1Kernel)));
     expectError({"IRefitter::setWeights", "\"conv1\"", "kCONSTANT", "kKERNEL, kBIAS"});
     EXPECT_FALSE(refitter->setWeights("conv1", WeightsRole::kKERNEL, weightsOf(w.conv1Bias)));
-    expectError({"IRefitter::setWeights", "layer \"conv1\", kKERNEL", "576 elements of kFLOAT", "have 8 elements"});
-    std::vector<int32_t> integers(576);
-    EXPECT_FALSE(refitter->setNamedWeights("conv1.weight", nvinfer1::Weights{DataType::kINT32, integers.data(), 576}));
-    expectError({"IRefitter::setNamedWeights", "weights \"conv1.weight\"", "576 elements of kFLOAT", "kINT32"});
+    expectError({"IRefitter::setWeights", "layer \"conv1\", kKERNEL", "216 elements of kFLOAT", "have 8 elements"});
+    std::vector<int32_t> integers(216);
+    EXPECT_FALSE(refitter->setNamedWeights("conv1.weight", nvinfer1::Weights{DataType::kINT32, integers.data(), 216}));
+    expectError({"IRefitter::setNamedWeights", "weights \"conv1.weight\"", "216 elements of kFLOAT", "kINT32"});
     EXPECT_FALSE(refitter->setNamedWeights("conv9.weight", weightsOf(w.conv1Kernel)));
     expectError({"IRefitter::setNamedWeights", "no refittable weights called \"conv9.weight\""});
     EXPECT_FALSE(refitter->setNamedWeights(nullptr, weightsOf(w.conv1Kernel)));
