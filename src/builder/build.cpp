@@ -983,6 +983,12 @@ Expected<EngineModel> buildEngineModel(
         report.rewrite(name, was, model);
         return removed;
     };
+    // A CUDA build folds the reshapes that broadcast scalar constants first: the parser broadcasts an ONNX scalar
+    // (a 0-D Constant node) to its operand's rank with a shuffle, and GELU's constants must be seen as constants.
+    if (model.backend == PlanBackend::kCUDA)
+    {
+        pass("reshaped constants folded", foldConstantReshapes);
+    }
     bool const geluFused = pass("GELU fusion (primitive erf and tanh forms into one activation)", fuseGelu) > 0;
     if (model.backend != PlanBackend::kCUDA && geluFused)
     {
@@ -990,7 +996,6 @@ Expected<EngineModel> buildEngineModel(
     }
     if (model.backend == PlanBackend::kCUDA)
     {
-        pass("reshaped constants folded", foldConstantReshapes);
         pass("epilogue fusion (activation, bias, scale and residual into convolutions and matrix multiplies)",
             fuseEpilogues);
         pass("residual fusion (shortcut additions and their activation into convolutions)", fuseConvolutionResiduals);

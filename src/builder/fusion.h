@@ -2,13 +2,13 @@
 // The fusions a CUDA build makes before choosing kernels (builder/build.cpp calls them in this order once every layer
 // is recorded):
 //
+// - foldConstantReshapes (fold_constants.cpp): a shuffle that only reshapes a constant (the broadcast of an ONNX
+//   initializer: a product's weights [K, N] to [1, K, N], a bias [N] to [1, 1, N]) becomes a constant of the new shape
+//   over the same weights, so runs copy nothing and the fusions below see a constant (GELU's scalars among them).
 // - fuseGelu (fusion_gelu.cpp; a host build runs it too, then removeUnreadConstants): GELU written with primitive
 //   layers, the exporters' erf form x * (1 + erf(x / sqrt(2))) * 0.5 and tanh form
 //   0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))), becomes one activation layer of kGELU_ERF or
 //   kGELU_TANH, which fuseEpilogues then gives the product before it as its epilogue.
-// - foldConstantReshapes (fold_constants.cpp): a shuffle that only reshapes a constant (the broadcast of an ONNX
-//   initializer: a product's weights [K, N] to [1, K, N], a bias [N] to [1, 1, N]) becomes a constant of the new shape
-//   over the same weights, so runs copy nothing and the fusions below see a constant.
 // - fuseEpilogues:
 //   - convolution + activation: the activation becomes the convolution's epilogue (LayerRecord::epilogue);
 //   - matrix multiply x scalar + bias + residual + activation: an element-wise kPROD by a one-element constant
@@ -41,8 +41,8 @@
 // The absorbed layers are removed and the tensors between are left unmade (their producer -1); assertions of an
 // absorbed layer move to the layer that absorbed it.
 //
+//     foldConstantReshapes(model);   // model.backend == PlanBackend::kCUDA (first: GELU's scalars are broadcast)
 //     fuseGelu(model);               // both backends
-//     foldConstantReshapes(model);   // model.backend == PlanBackend::kCUDA
 //     fuseEpilogues(model);
 //     fuseConvolutionResiduals(model);
 //     fuseAttention(model);

@@ -99,6 +99,31 @@ INSTANTIATE_TEST_SUITE_P(Exporters, GeluForms,
         FormCase{GeluForm::kTANH_POW, DataType::kHALF, ActivationType::kGELU_TANH},
         FormCase{GeluForm::kTANH_PRODUCTS, DataType::kFLOAT, ActivationType::kGELU_TANH}));
 
+TEST_F(GeluFusion, ScalarsTheParserBroadcastWithAReshapeAreSeenOnceTheReshapesAreFolded)
+{
+    // The ONNX parser broadcasts a 0-D Constant node (the exporters' sqrt(2), 1 and 0.5) to its operand's rank with
+    // a reshape: the host build, which folds no reshapes, keeps the layers; a CUDA build folds the reshapes first
+    // (build.cpp), after which the chain is one GELU.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {4, 8}});
+    auto const scalar = [&](float value) {
+        auto* constant = mNetwork->addConstant(Dims{0, {}}, mScalars(value, DataType::kFLOAT));
+        auto* reshape = mNetwork->addShuffle(*constant->getOutput(0));
+        reshape->setReshapeDimensions(Dims{2, {1, 1}});
+        return reshape->getOutput(0);
+    };
+    using Op = nvinfer1::ElementWiseOperation;
+    ITensor* d = mNetwork->addElementWise(*x, *scalar(1.4142135F), Op::kDIV)->getOutput(0);
+    ITensor* e = mNetwork->addUnary(*d, nvinfer1::UnaryOperation::kERF)->getOutput(0);
+    ITensor* a = mNetwork->addElementWise(*e, *scalar(1.F), Op::kSUM)->getOutput(0);
+    ITensor* m = mNetwork->addElementWise(*x, *a, Op::kPROD)->getOutput(0);
+    output(mNetwork->addElementWise(*m, *scalar(0.5F), Op::kPROD)->getOutput(0), "y");
+    EngineModel model = build();
+    EXPECT_TRUE(gelus(model).empty()) << "the scalars are reshapes, not constants";
+    EXPECT_EQ(foldConstantReshapes(model), 3);
+    EXPECT_EQ(fuseGelu(model), 4);
+    EXPECT_EQ(gelus(model), std::vector<ActivationType>{ActivationType::kGELU_ERF});
+}
+
 TEST_F(GeluFusion, AConstantTooFarFromItsValueStopsIt)
 {
     ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {4, 8}});
