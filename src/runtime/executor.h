@@ -488,14 +488,26 @@ private:
     int64_t mInputsGeneration{}; //!< Counts the changes of mInputKey.
 
     //! What a graph of the layers was captured for: the inputs (mInputsGeneration), I/O addresses and activation
-    //! memory.
+    //! memory. Compared and rewritten in place on every run (its address list keeps its storage): inputs -1 matches
+    //! no run.
     struct ReplayKey
     {
         int64_t inputs{-1};
         std::vector<void*> addresses;
         std::byte* memory{};
         int64_t memoryBytes{};
-        bool operator==(ReplayKey const&) const = default;
+        bool matches(int64_t generation, Bindings const& bindings, ActivationMemory const& block) const
+        {
+            return inputs == generation && memory == block.base && memoryBytes == block.bytes
+                && addresses == bindings.addresses;
+        }
+        void assign(int64_t generation, Bindings const& bindings, ActivationMemory const& block)
+        {
+            inputs = generation;
+            addresses.assign(bindings.addresses.begin(), bindings.addresses.end());
+            memory = block.base;
+            memoryBytes = block.bytes;
+        }
     };
     //! Replay's state (file comment): the key of the last direct run, the graph and its key.
     struct Replay

@@ -60,7 +60,7 @@ void Executor::dropReplayGraph() noexcept
     }
 #endif
     mReplay.graph = nullptr;
-    mReplay.captured = ReplayKey{};
+    mReplay.captured.inputs = -1;
 }
 
 #if KILN_WITH_CUDA
@@ -136,8 +136,7 @@ std::optional<host::Status> Executor::replayLayers(
     {
         return std::nullopt;
     }
-    ReplayKey key{mInputsGeneration, bindings.addresses, memory.base, memory.bytes};
-    if (mReplay.graph != nullptr && !(key == mReplay.captured))
+    if (mReplay.graph != nullptr && !mReplay.captured.matches(mInputsGeneration, bindings, memory))
     {
         dropReplayGraph(); // This run may move buffers the graph reads.
     }
@@ -153,7 +152,7 @@ std::optional<host::Status> Executor::replayLayers(
     {
         // Runs directly: the legacy default stream (no capture there), per-layer times, allocations, or the
         // application's own capture.
-        mReplay.lastDirect = ReplayKey{};
+        mReplay.lastDirect.inputs = -1;
         return std::nullopt;
     }
     if (mReplay.graph != nullptr)
@@ -170,16 +169,16 @@ std::optional<host::Status> Executor::replayLayers(
     host::Status ran = runLayers(bindings, memory, stream, copiedToHost);
     if (!ran)
     {
-        mReplay.lastDirect = ReplayKey{};
+        mReplay.lastDirect.inputs = -1;
         return ran;
     }
-    bool const again = key == mReplay.lastDirect;
-    mReplay.lastDirect = std::move(key);
+    bool const again = mReplay.lastDirect.matches(mInputsGeneration, bindings, memory);
+    mReplay.lastDirect.assign(mInputsGeneration, bindings, memory);
     if (again)
     {
         if (captureLayers(bindings, memory, stream))
         {
-            mReplay.captured = mReplay.lastDirect;
+            mReplay.captured.assign(mInputsGeneration, bindings, memory);
         }
         else
         {
