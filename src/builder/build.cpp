@@ -989,11 +989,7 @@ Expected<EngineModel> buildEngineModel(
     {
         pass("reshaped constants folded", foldConstantReshapes);
     }
-    bool const geluFused = pass("GELU fusion (primitive erf and tanh forms into one activation)", fuseGelu) > 0;
-    if (model.backend != PlanBackend::kCUDA && geluFused)
-    {
-        pass("unread constants removed", removeUnreadConstants);
-    }
+    pass("GELU fusion (primitive erf and tanh forms into one activation)", fuseGelu);
     if (model.backend == PlanBackend::kCUDA)
     {
         pass("epilogue fusion (activation, bias, scale and residual into convolutions and matrix multiplies)",
@@ -1002,8 +998,9 @@ Expected<EngineModel> buildEngineModel(
         pass("attention fusion", fuseAttention);
         pass("layer normalization fusion", fuseLayerNorms);
         pass("point-wise fusion", fusePointwise);
-        pass("unread constants removed", removeUnreadConstants);
     }
+    // What the fusions left unread (a reshape's shape arithmetic, a folded scale) and layers no output needs.
+    pass("unread layers removed", removeUnreadLayers);
     // 7b. Reduced precision (kFP16, kBF16) in a weakly typed network, after the fusions (whose kernels compute in float
     // inside) and before the layouts (which need the 16-bit convolutions): builder/precision.h.
     before = model.layers.size();

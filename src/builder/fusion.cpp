@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "builder/fusion.h"
 #include "builder/fusion_graph.h"
+#include "network/layer_kinds.h"
+#include "plan/loops.h"
+#include "runtime/branches.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +15,14 @@ namespace kiln
 {
 namespace
 {
+
+//! Whether a layer of this kind only computes its outputs (no effect besides them, no role in a loop or a
+//! conditional): one whose outputs nothing reads may go. Plugins are kept (their enqueue may do more than write).
+bool removableKind(LayerType type)
+{
+    return !isLoopOrConditionalBoundary(type) && type != LayerType::kASSERTION && type != LayerType::kPLUGIN
+        && type != LayerType::kPLUGIN_V2 && type != LayerType::kPLUGIN_V3;
+}
 
 //! The step a point-wise layer computes (operands unset), when the layer can join a fused program: an arithmetic
 //! element-wise, float unary or activation layer with one output of a float type in kLINEAR, whose inputs have the
@@ -529,29 +540,68 @@ int32_t fusePointwise(EngineModel& model)
     return removed;
 }
 
-int32_t removeUnreadConstants(EngineModel& model)
+int32_t removeUnreadLayers(EngineModel& model)
 {
+    auto const loops = findLoops(model);
+    if (!loops)
+    {
+        return 0; // Refused later, with the loop named.
+    }
+    Branches const branches = findBranches(model);
     Readers const readers = readersOf(model);
+    std::vector<int32_t> liveReaders(model.tensors.size(), 0);
+    for (std::size_t t = 0; t < model.tensors.size(); ++t)
+    {
+        liveReaders[t] = static_cast<int32_t>(readers.layers[t].size());
+    }
+    std::vector<uint8_t> asserts(model.layers.size(), 0);
+    for (AssertionRecord const& assertion : model.assertions)
+    {
+        if (assertion.layer >= 0 && static_cast<std::size_t>(assertion.layer) < asserts.size())
+        {
+            asserts[static_cast<std::size_t>(assertion.layer)] = 1;
+        }
+    }
+    // Readers come after the layers they read: from the last layer back, a layer is decided after all its readers.
+    std::vector<uint8_t> removed(model.layers.size(), 0);
+    for (std::size_t l = model.layers.size(); l-- > 0;)
+    {
+        LayerRecord const& layer = model.layers[l];
+        bool const inLoop = l < loops.value().layers.size() && loops.value().layers[l] >= 0;
+        bool const inBranch = l < branches.layers.size() && branches.layers[l] >= 0;
+        bool const unread = !layer.outputs.empty() && !inLoop && !inBranch && asserts[l] == 0
+            && removableKind(layer.type)
+            && std::all_of(layer.outputs.begin(), layer.outputs.end(), [&](int32_t output) {
+                   auto const t = static_cast<std::size_t>(output);
+                   return !readers.pinned[t] && liveReaders[t] == 0;
+               });
+        if (!unread)
+        {
+            continue;
+        }
+        removed[l] = 1;
+        for (int32_t input : layer.inputs)
+        {
+            if (input != kNoTensor)
+            {
+                --liveReaders[static_cast<std::size_t>(input)];
+            }
+        }
+    }
     std::vector<int32_t> sequence;
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
-        LayerRecord const& layer = model.layers[l];
-        bool const unread = std::holds_alternative<ConstantParams>(layer.params)
-            && std::all_of(layer.outputs.begin(), layer.outputs.end(), [&](int32_t output) {
-                   auto const t = static_cast<std::size_t>(output);
-                   return !readers.pinned[t] && readers.layers[t].empty();
-               });
-        if (!unread)
+        if (removed[l] == 0)
         {
             sequence.push_back(static_cast<int32_t>(l));
         }
     }
-    auto const removed = static_cast<int32_t>(model.layers.size() - sequence.size());
-    if (removed > 0)
+    auto const count = static_cast<int32_t>(model.layers.size() - sequence.size());
+    if (count > 0)
     {
         keepLayers(model, sequence, std::vector<int32_t>(model.layers.size(), -1));
     }
-    return removed;
+    return count;
 }
 
 int32_t fuseLayerNorms(EngineModel& model)

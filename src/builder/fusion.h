@@ -5,7 +5,7 @@
 // - foldConstantReshapes (fold_constants.cpp): a shuffle that only reshapes a constant (the broadcast of an ONNX
 //   initializer: a product's weights [K, N] to [1, K, N], a bias [N] to [1, 1, N]) becomes a constant of the new shape
 //   over the same weights, so runs copy nothing and the fusions below see a constant (GELU's scalars among them).
-// - fuseGelu (fusion_gelu.cpp; a host build runs it too, then removeUnreadConstants): GELU written with primitive
+// - fuseGelu (fusion_gelu.cpp; a host build runs it too, then removeUnreadLayers): GELU written with primitive
 //   layers, the exporters' erf form x * (1 + erf(x / sqrt(2))) * 0.5 and tanh form
 //   0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))), becomes one activation layer of kGELU_ERF or
 //   kGELU_TANH, which fuseEpilogues then gives the product before it as its epilogue.
@@ -36,7 +36,8 @@
 //   point-wise layer whose result only point-wise layers read is inlined into each of them (computed again by each,
 //   never stored); the others keep their layer and compute the program of everything inlined into them. A program
 //   takes at most kMaxPointwiseSteps steps and kMaxPointwiseInputs inputs.
-// - removeUnreadConstants: constant layers whose results nothing reads any more (a scale folded into a product).
+// - removeUnreadLayers: layers whose results nothing reads any more (a scale folded into a product, the shape
+//   arithmetic of a reshape that a fusion absorbed).
 //
 // The absorbed layers are removed and the tensors between are left unmade (their producer -1); assertions of an
 // absorbed layer move to the layer that absorbed it.
@@ -48,7 +49,7 @@
 //     fuseAttention(model);
 //     fuseLayerNorms(model);
 //     fusePointwise(model);
-//     removeUnreadConstants(model);
+//     removeUnreadLayers(model);
 #pragma once
 
 #include "plan/engine_model.h"
@@ -57,7 +58,7 @@ namespace kiln
 {
 
 //! Replaces each GELU written with primitive layers (erf or tanh form) with one activation layer; returns the layers
-//! removed. Runs first, on either backend (the constants it leaves unread go with removeUnreadConstants).
+//! removed. Runs first, on either backend (the constants it leaves unread go with removeUnreadLayers).
 int32_t fuseGelu(EngineModel& model);
 
 //! Fuses what the file comment lists into model's convolutions and matrix multiplies; returns the layers removed.
@@ -69,7 +70,7 @@ int32_t fuseEpilogues(EngineModel& model);
 int32_t fuseConvolutionResiduals(EngineModel& model);
 
 //! Makes each shuffle that only reshapes a constant a constant itself; returns how many. Runs first (the constants
-//! it leaves unread go with removeUnreadConstants).
+//! it leaves unread go with removeUnreadLayers).
 int32_t foldConstantReshapes(EngineModel& model);
 
 //! Replaces each attention built from primitive layers (head splits, scores, mask, softmax, NaN guard, context, head
@@ -84,7 +85,9 @@ int32_t fuseLayerNorms(EngineModel& model);
 //! Folds chains of point-wise layers into point-wise programs; returns the layers removed.
 int32_t fusePointwise(EngineModel& model);
 
-//! Removes constant layers whose results nothing reads; returns how many.
-int32_t removeUnreadConstants(EngineModel& model);
+//! Removes the layers whose results nothing reads (no layer, no network output, no symbol), such as the shape
+//! arithmetic of a reshape a fusion absorbed or a constant folded into a product; returns how many. Plugins, loops,
+//! conditionals and layers with assertions stay.
+int32_t removeUnreadLayers(EngineModel& model);
 
 } // namespace kiln

@@ -10,7 +10,7 @@
 // values that their stored type allows (a half constant is 1.4140625 for sqrt 2), every x is the same tensor, and every
 // tensor between is of x's float type, linear, read only by the next layer of the form and not a network output or
 // shape symbol. The form's last layer becomes the activation of x (keeping its name and output); the others are
-// removed, their assertions moved to it, and the constants they read are left for removeUnreadConstants.
+// removed, their assertions moved to it, and the constants they read are left for removeUnreadLayers.
 //
 // Matching starts at the last product and walks back through sole readers, so two matches never share a layer.
 #include "builder/fusion.h"

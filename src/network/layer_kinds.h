@@ -131,7 +131,6 @@ constexpr char const* layerKindTag(LayerType type) noexcept
     return index ? kLayerKinds[*index].tag : "Unknown";
 }
 
-//! The API class name ("IConvolutionLayer"), or "ILayer".
 //! Whether a layer of this kind is a loop's or an if-conditional's boundary (trip limit, recurrence, iterator, loop
 //! output, condition, conditional input or output).
 constexpr bool isLoopOrConditionalBoundary(LayerType type) noexcept
@@ -149,6 +148,7 @@ constexpr bool isLoopOrConditionalBoundary(LayerType type) noexcept
     }
 }
 
+//! The API class name ("IConvolutionLayer"), or "ILayer".
 constexpr char const* layerClassName(LayerType type) noexcept
 {
     auto const index = layerKindIndex(type);

@@ -240,7 +240,9 @@ std::span<float const> Executor::layerTimes() noexcept
         for (std::size_t l = 0; l < mLayerTimes.size(); ++l)
         {
             float ms = 0.F;
-            if (!done || cudaEventElapsedTime(&ms, mLayerEvents[l], mLayerEvents[l + 1]) != cudaSuccess)
+            // A precomputed layer does not run on enqueue: what lies between its events is the events' own cost.
+            if (!done || mProgram.precomputed(static_cast<int32_t>(l))
+                || cudaEventElapsedTime(&ms, mLayerEvents[l], mLayerEvents[l + 1]) != cudaSuccess)
             {
                 ms = 0.F;
             }

@@ -821,7 +821,7 @@ TEST_F(FusedKernels, ReshapedConstantsBecomeConstantsAndTheBiasThenFusesIntoTheP
     }
     EXPECT_EQ(shuffles, 1) << "the transposing reshape";
     fuseEpilogues(model);
-    removeUnreadConstants(model);
+    removeUnreadLayers(model);
     auto const first = std::find_if(model.layers.begin(), model.layers.end(), [](LayerRecord const& layer) {
         return layer.type == nvinfer1::LayerType::kMATRIX_MULTIPLY && layer.name != "second";
     });

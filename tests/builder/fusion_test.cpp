@@ -199,7 +199,7 @@ TEST(Fusion, FoldsAScalarFactorABiasAndAResidualIntoAMatrixMultiply)
     model.layers.push_back(layer("residual", ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {1, 6}, {7}));
     model.layers.push_back(layer("relu", ActivationParams{nvinfer1::ActivationType::kRELU}, {7}, {8}));
     EXPECT_EQ(fuseEpilogues(model), 4);
-    EXPECT_EQ(removeUnreadConstants(model), 1) << "the factor's constant is read by nothing any more";
+    EXPECT_EQ(removeUnreadLayers(model), 1) << "the factor's constant is read by nothing any more";
     ASSERT_EQ(model.layers.size(), 2U);
     EXPECT_EQ(model.layers[0].name, "b") << "the bias constant moves before the matrix multiply";
     LayerRecord const& mm = model.layers[1];
@@ -254,6 +254,37 @@ EngineModel layerNormTail()
     model.layers.push_back(layer("out", ElementWiseParams{Op::kSUM}, {12, 5}, {13}));
     model.assertions = {AssertionRecord{0, "d", 4}, AssertionRecord{0, "sum", 2}};
     return model;
+}
+
+TEST(Fusion, RemovesTheLayersWhoseResultsNothingReads)
+{
+    // x -> Shape -> Gather(index) -> Concat: the shape arithmetic of a reshape that a fusion absorbed, read by
+    // nothing; a plugin and a layer with an assertion, also unread, stay; relu(x) is the output.
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.exprs = {ExprRecord{DimExpr::Kind::kCONSTANT, 4}, ExprRecord{DimExpr::Kind::kCONSTANT, 4}};
+    model.tensors = {tensor("x", -1, true), tensor("s", 0), tensor("index", 1), tensor("g", 2), tensor("cat", 3),
+        tensor("p", 4), tensor("y", 5, false, true), tensor("checked", 6)};
+    model.layers.push_back(layer("shape", ShapeParams{}, {0}, {1}));
+    model.layers.push_back(layer("index", ConstantParams{}, {}, {2}));
+    model.layers.push_back(layer("gather", GatherParams{}, {1, 2}, {3}));
+    model.layers.push_back(layer("concat", ConcatenationParams{}, {3, 3}, {4}));
+    LayerRecord plugin = layer("plugin", IdentityParams{}, {0}, {5});
+    plugin.type = LayerType::kPLUGIN_V3;
+    model.layers.push_back(std::move(plugin));
+    model.layers.push_back(layer("relu", ActivationParams{nvinfer1::ActivationType::kRELU}, {0}, {6}));
+    model.layers.push_back(layer("checked", IdentityParams{}, {0}, {7}));
+    model.assertions = {AssertionRecord{0, "checked", 6}};
+    EXPECT_EQ(removeUnreadLayers(model), 4);
+    std::vector<std::string> names;
+    for (LayerRecord const& kept : model.layers)
+    {
+        names.push_back(kept.name);
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"plugin", "relu", "checked"}));
+    EXPECT_EQ(model.assertions[0].layer, 2) << "the assertion follows its layer's new position";
+    EXPECT_EQ(model.tensors[6].producer, 1);
+    EXPECT_EQ(model.tensors[3].producer, -1) << "the tensors of removed layers are left unmade";
 }
 
 TEST(Fusion, FoldsPointwiseChainsIntoPrograms)
