@@ -13,6 +13,8 @@
 // outputs the same way for torch_models.py to compare. --backend host builds for kiln's host backend and binds host
 // memory (getTensorLocation says where): timed with the host's clock, no graph; what makes the runner testable
 // without a GPU. A failure prints a line with "error"; the exit status is then 1 (2 for bad options).
+// KILN_BENCH_PROFILER_RANGE=1 (CUDA): one more run after the first, between cudaProfilerStart and cudaProfilerStop, so
+// that a kernel profiler started with collection off (ncu --profile-from-start off) sees exactly one enqueueV3.
 #include "bench_logger.h"
 #include "bench_support.h"
 #include "layer_profile.h"
@@ -22,6 +24,7 @@
 #include "NvInfer.h"
 #include "NvOnnxParser.h"
 
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -374,6 +377,15 @@ void run(Options const& options, std::vector<HostTensor> const& inputs, Lines& l
         cudaCheck(cudaStreamSynchronize(s), "cudaStreamSynchronize after the first run");
     }
     std::size_t const freeAfter = cuda ? freeDeviceBytes() : 0;
+    if (stream && std::getenv("KILN_BENCH_PROFILER_RANGE") != nullptr)
+    {
+        // One run between cudaProfilerStart and Stop, for a kernel profiler started with its collection off
+        // (ncu --profile-from-start off, nsys --capture-range=cudaProfilerApi).
+        cudaCheck(cudaProfilerStart(), "cudaProfilerStart");
+        session.enqueue(s);
+        cudaCheck(cudaStreamSynchronize(s), "cudaStreamSynchronize after the profiled run");
+        cudaCheck(cudaProfilerStop(), "cudaProfilerStop");
+    }
 
     Timing const timing = stream
         ? timeLaunches([&](cudaStream_t t) { session.enqueue(t); }, s, options.warmup, options.iterations)

@@ -953,6 +953,7 @@ __global__ void __launch_bounds__(kAttentionThreads)
                 }
             }
         }
+        __syncthreads(); // The tile is in shared memory: each warp reads the rows the other loaded.
         float tileMax[2] = {-INFINITY, -INFINITY};
 #pragma unroll
         for (int32_t n = 0; n < kTiles; ++n)
