@@ -3,7 +3,8 @@
 // non-cancelling forms (expm1, log1p, erfc, a logistic for the tanh GELU), computed in float; kRELU on kINT32 and
 // kINT64 in int64_t. One kernel per type; the function is a switch, the same for the whole grid. Floating and scaled
 // tensors whose size and addresses allow it run packed (pointwise.cuh): kLanes elements per thread, one wide load and
-// store each.
+// store each; the common functions (GELU, ReLU, sigmoid, tanh) have their own kernels with the function fixed at
+// compile time and 16 bytes per access.
 #include "backends/cuda/activation.cuh"
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
@@ -47,6 +48,51 @@ __global__ void activationPackedKernel(Storage<T> const* in, Storage<T>* out, in
         in, out, groups, inScale, outScale, [&](float x) { return activation::apply(type, x, alpha, beta); });
 }
 
+//! out = f(in) for the common functions, f fixed at compile time (no per-element switch), 16 bytes per access: the
+//! GELU after a transformer's first feed-forward product, ReLU, sigmoid and tanh at memory bandwidth.
+template <DataType T, Type kType>
+__global__ void activationWideKernel(
+    uint4 const* in, uint4* out, int64_t groups, float alpha, float beta, float inScale, float outScale)
+{
+    constexpr int32_t kWide = static_cast<int32_t>(sizeof(uint4) / sizeof(Storage<T>));
+    for (int64_t g = pointwise::firstIndex(); g < groups; g += pointwise::gridStride())
+    {
+        uint4 const loaded = in[g];
+        Storage<T> values[kWide];
+        memcpy(values, &loaded, sizeof(loaded));
+#pragma unroll
+        for (int32_t e = 0; e < kWide; ++e)
+        {
+            storeFloat<T>(values, e, activation::apply(kType, loadFloat<T>(values, e, inScale), alpha, beta), outScale);
+        }
+        uint4 stored;
+        memcpy(&stored, values, sizeof(stored));
+        out[g] = stored;
+    }
+}
+
+//! Launches activationWideKernel for type when it is one of the compiled functions; false otherwise.
+template <DataType T>
+bool launchWide(Type type, void const* in, void* out, int64_t groups, ActivationParams const& params, float inScale,
+    float outScale, cudaStream_t stream)
+{
+    auto const launch = [&]<Type kType>() {
+        activationWideKernel<T, kType>
+            <<<pointwise::grid(groups), pointwise::kBlock, 0, stream>>>(static_cast<uint4 const*>(in),
+                static_cast<uint4*>(out), groups, params.alpha, params.beta, inScale, outScale);
+        return true;
+    };
+    switch (type)
+    {
+    case Type::kGELU_ERF: return launch.template operator()<Type::kGELU_ERF>();
+    case Type::kGELU_TANH: return launch.template operator()<Type::kGELU_TANH>();
+    case Type::kRELU: return launch.template operator()<Type::kRELU>();
+    case Type::kSIGMOID: return launch.template operator()<Type::kSIGMOID>();
+    case Type::kTANH: return launch.template operator()<Type::kTANH>();
+    default: return false;
+    }
+}
+
 } // namespace
 
 Status runActivation(
@@ -77,6 +123,16 @@ Status runActivation(
         // Floating and scaled types, and the integers of kRELU (inferActivation refused the rest).
         if constexpr (kIsFloating<T>)
         {
+            constexpr auto kWide = static_cast<int64_t>(sizeof(uint4) / sizeof(Storage<T>));
+            bool const wide = count % kWide == 0 && reinterpret_cast<uintptr_t>(in.data) % sizeof(uint4) == 0
+                && reinterpret_cast<uintptr_t>(out.data) % sizeof(uint4) == 0;
+            if (wide
+                && launchWide<T>(
+                    params.type, in.data, out.data, count / kWide, params, in.scale, out.scale, launch.stream))
+            {
+                ran = true;
+                return;
+            }
             if (pointwise::packable<T>(count, {in.data, out.data}))
             {
                 int64_t const groups = count / pointwise::kLanes;

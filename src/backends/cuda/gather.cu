@@ -5,6 +5,9 @@
 // each selecting a coordinate of one data dimension. The host turns each mode into those strides (GatherPlan), so one
 // kernel serves the three.
 //
+// kDEFAULT without element-wise dimensions copies whole rows, 16 bytes a thread, where the row's bytes allow it (an
+// embedding lookup); everything else goes element by element.
+//
 // Out-of-range indices: the host refuses an index outside [0, extent) (negative ones included: they do not wrap), but
 // the device cannot report it without synchronizing. The kernel writes zero bytes into every output element that
 // reads such an index (0 for every type, false for kBOOL) and never reads outside the data.
@@ -12,6 +15,7 @@
 #include "backends/cuda/kernels.h"
 #include "backends/host/gather.h"
 
+#include <cstdint>
 #include <string>
 
 namespace kiln::cuda
@@ -74,6 +78,23 @@ __global__ void gatherKernel(Word const* __restrict__ data, IndexT const* __rest
             }
         }
         out[o] = inside ? data[source] : Word{0};
+    }
+}
+
+//! kDEFAULT without element-wise dimensions, as whole rows: out [outer][lookups][inner] = data [outer][axis extent]
+//! [inner] at the indices, 16 bytes a thread (the rows' bytes a multiple of 16, every pointer 16-byte aligned): an
+//! embedding lookup at memory bandwidth. Out-of-range indices give zero rows, as in gatherKernel.
+template <typename IndexT>
+__global__ void gatherRowsKernel(uint4 const* __restrict__ data, IndexT const* __restrict__ indices,
+    uint4* __restrict__ out, int64_t chunks, int64_t rowChunks, int64_t lookups, int64_t extent)
+{
+    for (int64_t g = firstIndex(); g < chunks; g += gridStride())
+    {
+        int64_t const row = g / rowChunks;
+        int64_t const chunk = g - row * rowChunks;
+        int64_t const outer = row / lookups;
+        auto const value = static_cast<int64_t>(indices[row - outer * lookups]);
+        out[g] = value >= 0 && value < extent ? data[(outer * extent + value) * rowChunks + chunk] : uint4{0, 0, 0, 0};
     }
 }
 
@@ -195,8 +216,44 @@ Status runGather(GatherParams const& params, DeviceTensor const& data, DeviceTen
             return aligned;
         }
     }
-    GatherPlan const plan = planOf(params, data.dims, indices.dims, out.dims);
     bool const wide = indices.type == DataType::kINT64;
+    if (params.mode == GatherMode::kDEFAULT && params.nbElementWiseDims == 0)
+    {
+        // Whole rows of 16-byte chunks where the bytes after the axis allow it.
+        int64_t inner = host::elementBytes(data.type); // Bytes of a row: the extents after the axis.
+        int64_t outer = 1;                             // Rows before the axis.
+        for (int32_t d = 0; d < params.axis; ++d)
+        {
+            outer *= data.dims.d[d];
+        }
+        for (int32_t d = params.axis + 1; d < data.dims.nbDims; ++d)
+        {
+            inner *= data.dims.d[d];
+        }
+        bool const aligned = inner % 16 == 0 && reinterpret_cast<uintptr_t>(data.data) % 16 == 0
+            && reinterpret_cast<uintptr_t>(out.data) % 16 == 0;
+        if (aligned)
+        {
+            int64_t const rowChunks = inner / 16;
+            int64_t const lookups = host::elementCount(indices.dims);
+            int64_t const chunks = outer * lookups * rowChunks;
+            auto const* const source = static_cast<uint4 const*>(data.data);
+            auto* const target = static_cast<uint4*>(out.data);
+            int64_t const extent = data.dims.d[params.axis];
+            if (wide)
+            {
+                gatherRowsKernel<int64_t><<<gridFor(chunks), kBlock, 0, launch.stream>>>(
+                    source, static_cast<int64_t const*>(indices.data), target, chunks, rowChunks, lookups, extent);
+            }
+            else
+            {
+                gatherRowsKernel<int32_t><<<gridFor(chunks), kBlock, 0, launch.stream>>>(
+                    source, static_cast<int32_t const*>(indices.data), target, chunks, rowChunks, lookups, extent);
+            }
+            return launched("gather: kernel launch");
+        }
+    }
+    GatherPlan const plan = planOf(params, data.dims, indices.dims, out.dims);
     dispatchWord(host::elementBytes(data.type), [&]<typename Word>() {
         auto const* const source = static_cast<Word const*>(data.data);
         auto* const target = static_cast<Word*>(out.data);

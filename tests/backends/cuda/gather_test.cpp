@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA gather against the host's: the three modes on random shapes, axes and nbElementWiseDims, kINT32 and kINT64
-// indices, every element size, rank-0 and empty indices, a grid larger than one pass; out-of-range indices (which the
-// host refuses and the device cannot report) written as zero; and the refusals with the host's messages.
+// indices, every element size, rank-0 and empty indices, a grid larger than one pass, whole rows of 16 bytes;
+// out-of-range indices (which the host refuses and the device cannot report) written as zero; and the refusals with the
+// host's messages.
 #include "backends/host/gather.h"
 
 #include "movement_test_util.h"
@@ -130,6 +131,51 @@ TEST_F(CudaGather, LargeGathersLoopOverTheGrid)
         HostBuffer const rows = randomIndices(Dims{1, {50000}}, [](int64_t) { return int64_t{3000}; });
         check(GatherParams{GatherMode::kDEFAULT, 0, 0}, type, data, rows,
             std::string("large rows ") + dataTypeName(type));
+    }
+}
+
+TEST_F(CudaGather, WholeRowsOfSixteenBytesMatchTheHost)
+{
+    // The row copy (kDEFAULT, rows a multiple of 16 bytes): an embedding table [50, 768] of kHALF looked up by a batch
+    // of token ids, rows inside a leading axis ([2, 10, 8] kFLOAT along axis 1), and kINT64 rows [7, 2] of 16 bytes.
+    for (DataType const indexType : {DataType::kINT32, DataType::kINT64})
+    {
+        HostBuffer ids(indexType, Dims{2, {3, 7}});
+        for (int64_t i = 0; i < 21; ++i)
+        {
+            host::storeInteger(ids.tensor(), i, static_cast<int64_t>(mRng() % 50));
+        }
+        check(GatherParams{GatherMode::kDEFAULT, 0, 0}, DataType::kHALF, Dims{2, {50, 768}}, ids, "embedding");
+        HostBuffer picks(indexType, Dims{1, {5}});
+        for (int64_t i = 0; i < 5; ++i)
+        {
+            host::storeInteger(picks.tensor(), i, static_cast<int64_t>(mRng() % 10));
+        }
+        check(GatherParams{GatherMode::kDEFAULT, 1, 0}, DataType::kFLOAT, Dims{3, {2, 10, 8}}, picks, "inner rows");
+        check(GatherParams{GatherMode::kDEFAULT, 0, 0}, DataType::kINT64, Dims{2, {10, 2}}, picks, "int64 rows");
+    }
+
+    // Out-of-range ids give rows of zeros there too.
+    HostBuffer table(DataType::kFLOAT, Dims{2, {3, 4}});
+    for (int64_t i = 0; i < 12; ++i)
+    {
+        host::storeFloat(table.tensor(), i, static_cast<double>(i + 1));
+    }
+    HostBuffer ids(DataType::kINT32, Dims{1, {3}});
+    for (int64_t i = 0; i < 3; ++i)
+    {
+        host::storeInteger(ids.tensor(), i, std::array<int64_t, 3>{2, 3, -1}[static_cast<std::size_t>(i)]);
+    }
+    DeviceBuffer const dtable = DeviceBuffer::upload(table.tensor());
+    DeviceBuffer const dids = DeviceBuffer::upload(ids.tensor());
+    DeviceBuffer const drows(HostBuffer(DataType::kFLOAT, Dims{2, {3, 4}}).tensor());
+    ASSERT_TRUE(
+        runGather(GatherParams{GatherMode::kDEFAULT, 0, 0}, dtable.tensor(), dids.tensor(), drows.tensor(), launch())
+            .ok());
+    HostBuffer const rows = drows.download(mStream);
+    for (int64_t i = 0; i < 12; ++i)
+    {
+        EXPECT_EQ(host::loadFloat(rows.tensor(), i), i < 4 ? static_cast<double>(9 + i) : 0.0) << "element " << i;
     }
 }
 
