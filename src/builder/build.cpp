@@ -996,6 +996,7 @@ Expected<EngineModel> buildEngineModel(
             fuseEpilogues);
         pass("residual fusion (shortcut additions and their activation into convolutions)", fuseConvolutionResiduals);
         pass("attention fusion", fuseAttention);
+        pass("q, k and v products packed into one", [&](EngineModel& m) { return fuseQkvProducts(m, kept.widened); });
         pass("layer normalization fusion", fuseLayerNorms);
         pass("point-wise fusion", fusePointwise);
     }
@@ -1059,7 +1060,8 @@ Expected<EngineModel> buildEngineModel(
                 return std::nullopt;
             }
             auto const found = concrete.front().tensors.find(kept.list[static_cast<std::size_t>(tensor)]);
-            return found == concrete.front().tensors.end() ? std::nullopt : std::optional(found->second.opt);
+            return found == concrete.front().tensors.end() ? std::nullopt
+                                                           : std::optional(kept.shapeOf(tensor, found->second.opt));
         };
         if (auto problem = cuda::chooseTactics(model, optShape, settings.avgTimingIterations))
         {

@@ -43,9 +43,10 @@ bool allSelectors(std::array<std::optional<T>, 3> const& selectors)
 
 //! One profile's record: its input ranges, and the activation memory of the internal tensors it bounds. tensors are
 //! the engine's tensors, as model.tensors records them.
-Expected<ProfileRecord> planProfile(EngineModel const& model, std::vector<Tensor const*> const& tensors,
-    ConcreteShapes const& concrete, std::string const& where)
+Expected<ProfileRecord> planProfile(
+    EngineModel const& model, KeptTensors const& kept, ConcreteShapes const& concrete, std::string const& where)
 {
+    std::vector<Tensor const*> const& tensors = kept.list;
     ProfileRecord record;
     for (int32_t i = 0; i < model.nbInputs; ++i)
     {
@@ -139,18 +140,19 @@ Expected<ProfileRecord> planProfile(EngineModel const& model, std::vector<Tensor
         {
             continue; // Left unmade by a fusion (builder/fusion.h)
         }
-        std::optional<int64_t> const count = staticVolume(shape->second.upper);
+        Dims const upper = kept.shapeOf(static_cast<int32_t>(t), shape->second.upper);
+        std::optional<int64_t> const count = staticVolume(upper);
         constexpr int64_t kLargest = std::numeric_limits<int64_t>::max() / 8;
         if (!count || *count > kLargest)
         {
-            return invalid(where + ": tensor '" + tensor.name + "' of up to " + dimsText(shape->second.upper)
+            return invalid(where + ": tensor '" + tensor.name + "' of up to " + dimsText(upper)
                 + " elements is too large to allocate");
         }
         int64_t bytes = storageBytes(tensor.type, *count);
         if (tensor.format != nvinfer1::TensorFormat::kLINEAR)
         {
             // A vectorized format pads its channels (the reformat layers around plugins make such tensors).
-            auto const padded = host::formatBytes(tensor.format, tensor.type, shape->second.upper);
+            auto const padded = host::formatBytes(tensor.format, tensor.type, upper);
             if (!padded)
             {
                 return invalid(where + ": tensor '" + tensor.name + "': " + padded.error().message);
@@ -314,7 +316,7 @@ std::optional<Error> planProfiles(
 {
     for (std::size_t p = 0; p < profiles.size(); ++p)
     {
-        auto record = planProfile(model, tensors.list, profiles[p], profileName(p));
+        auto record = planProfile(model, tensors, profiles[p], profileName(p));
         if (!record)
         {
             return record.error();

@@ -5,6 +5,7 @@
 
 #include "builder/build.h"
 #include "builder/builder_config.h"
+#include "builder/fusion.h"
 #include "core/error.h"
 #include "network/checks.h"
 #include "network/describe.h"
@@ -60,6 +61,21 @@ struct KeptTensors
 {
     std::vector<Tensor const*> list;
     std::unordered_map<Tensor const*, int32_t> index;
+    //! Model tensors larger than their network tensor (fuseQkvProducts): the network's shapes scaled along an axis.
+    std::vector<WidenedTensor> widened;
+
+    //! The model tensor's shape from its network tensor's (dims), scaled where it was widened.
+    Dims shapeOf(int32_t tensor, Dims dims) const
+    {
+        for (WidenedTensor const& w : widened)
+        {
+            if (w.tensor == tensor && w.axis < dims.nbDims)
+            {
+                dims.d[w.axis] *= w.factor;
+            }
+        }
+        return dims;
+    }
 };
 
 // ---- build.cpp: rewriting the model's layers ----------------------------------------------------------------------

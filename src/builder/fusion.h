@@ -47,12 +47,15 @@
 //     fuseEpilogues(model);
 //     fuseConvolutionResiduals(model);
 //     fuseAttention(model);
+//     fuseQkvProducts(model, widened);
 //     fuseLayerNorms(model);
 //     fusePointwise(model);
 //     removeUnreadLayers(model);
 #pragma once
 
 #include "plan/engine_model.h"
+
+#include <vector>
 
 namespace kiln
 {
@@ -77,6 +80,19 @@ int32_t foldConstantReshapes(EngineModel& model);
 //! merge) with one fused attention (FusedKernel::kATTENTION); returns the layers removed. Runs after fuseEpilogues
 //! (which folds the scores' scale, and may fold the mask as the scores' bias).
 int32_t fuseAttention(EngineModel& model);
+
+//! A model tensor a fusion made larger than the network tensor it stands for: its extent along axis is factor times
+//! the network's (the memory plan and the tactic timing scale the network's shapes by it).
+struct WidenedTensor
+{
+    int32_t tensor{};
+    int32_t axis{};
+    int64_t factor{1};
+};
+
+//! Packs the q, k and v products of each fused attention into one product of three times the width (fusion_qkv.cpp
+//! says which); returns the layers removed, and appends the tensors it widens to widened. Runs after fuseAttention.
+int32_t fuseQkvProducts(EngineModel& model, std::vector<WidenedTensor>& widened);
 
 //! Replaces each layer norm over the last axis built from primitive layers (reduce, element-wise and unary) with one
 //! fused layer norm (FusedKernel::kLAYER_NORM); returns the layers removed. Runs before fusePointwise.

@@ -551,7 +551,7 @@ Expected<EngineModel> Decoder::run()
             if (auto const* fused = flat.fused())
             {
                 record.fused = FusedKernel{static_cast<FusedKernel::Kind>(fused->kind()), fused->epsilon(),
-                    fused->heads(), fused->scale(), fused->zero_masked_rows()};
+                    fused->heads(), fused->scale(), fused->zero_masked_rows(), fused->packed_qkv()};
             }
             if (auto const* refit = flat.refit())
             {

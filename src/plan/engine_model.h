@@ -159,6 +159,9 @@ struct FusedKernel
     float scale{1.F}; //!< kATTENTION: the factor of the scores.
     //! kATTENTION: rows the softmax makes NaN give zeros (the NaN guard was fused). Plans before it was added: false.
     bool zeroMaskedRows{};
+    //! kATTENTION: input 0 holds q, k and v side by side, [B, S, 3 * heads * D] (q, then k, then v along the last
+    //! axis: one product made the three, builder/fusion_qkv.cpp), then optionally the mask; k and v have q's S.
+    bool packedQkv{};
 
     bool operator==(FusedKernel const&) const = default;
 };

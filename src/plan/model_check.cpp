@@ -242,7 +242,7 @@ std::optional<std::string> fusedKernelProblem(LayerRecord const& record, bool cu
         {
             return std::string("has a fused layer norm; it is held by a reduce layer with 1 to 3 inputs");
         }
-        if (!std::isfinite(fused.epsilon) || fused.epsilon < 0.F || fused.zeroMaskedRows)
+        if (!std::isfinite(fused.epsilon) || fused.epsilon < 0.F || fused.zeroMaskedRows || fused.packedQkv)
         {
             return cat("has a fused layer norm with epsilon ", fused.epsilon, fused.zeroMaskedRows ? " and" : "",
                 fused.zeroMaskedRows ? " masked rows (an attention's)" : "", "; epsilon is finite and not negative");
@@ -250,10 +250,13 @@ std::optional<std::string> fusedKernelProblem(LayerRecord const& record, bool cu
         return std::nullopt;
     case FusedKernel::Kind::kATTENTION:
         // The mask (input 3) came later: plans before it hold 3 inputs, and an earlier reader refuses 4 here.
-        if (record.type != LayerType::kMATRIX_MULTIPLY || record.inputs.size() < 3 || record.inputs.size() > 4)
+        if (record.type != LayerType::kMATRIX_MULTIPLY
+            || (fused.packedQkv ? record.inputs.size() > 2 : record.inputs.size() < 3 || record.inputs.size() > 4))
         {
-            return std::string(
-                "has a fused attention; it is held by a matrix multiply with 3 or 4 inputs (q, k, v, mask)");
+            return std::string(fused.packedQkv
+                    ? "has a fused attention of packed q, k and v; it is held by a matrix multiply with 1 or 2 inputs "
+                      "(q|k|v, mask)"
+                    : "has a fused attention; it is held by a matrix multiply with 3 or 4 inputs (q, k, v, mask)");
         }
         if (fused.heads < 1 || !std::isfinite(fused.scale))
         {

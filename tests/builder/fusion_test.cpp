@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -285,6 +286,109 @@ TEST(Fusion, RemovesTheLayersWhoseResultsNothingReads)
     EXPECT_EQ(model.assertions[0].layer, 2) << "the assertion follows its layer's new position";
     EXPECT_EQ(model.tensors[6].producer, 1);
     EXPECT_EQ(model.tensors[3].producer, -1) << "the tensors of removed layers are left unmade";
+}
+
+TEST(Fusion, PacksTheProjectionsOfAnAttentionIntoOneProduct)
+{
+    // x [2, 4] times Wq, Wk, Wv [4, 2] (+ biases [1, 2]) read by a fused attention: one product by [4, 6] + [1, 6].
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.exprs = {ExprRecord{DimExpr::Kind::kCONSTANT, 2}, ExprRecord{DimExpr::Kind::kCONSTANT, 4},
+        ExprRecord{DimExpr::Kind::kCONSTANT, 1}};
+    std::array<std::array<float, 8>, 3> w{};
+    std::array<std::array<float, 2>, 3> b{};
+    for (std::size_t m = 0; m < 3; ++m)
+    {
+        for (std::size_t i = 0; i < 8; ++i)
+        {
+            w[m][i] = static_cast<float>(10 * m + i);
+        }
+        b[m] = {static_cast<float>(100 + 10 * m), static_cast<float>(101 + 10 * m)};
+    }
+    model.tensors.push_back(tensor("x", -1, true));
+    model.tensors[0].shape = {0, 1};
+    std::vector<int32_t> projected;
+    for (std::size_t m = 0; m < 3; ++m)
+    {
+        auto const first = static_cast<int32_t>(model.tensors.size());
+        auto const layer0 = static_cast<int32_t>(model.layers.size());
+        std::string const name(1, "qkv"[m]);
+        model.tensors.push_back(tensor("W" + name, layer0));
+        model.tensors.back().shape = {1, 0};
+        model.tensors.push_back(tensor("b" + name, layer0 + 1));
+        model.tensors.back().shape = {2, 0};
+        model.tensors.push_back(tensor(name, layer0 + 2));
+        model.tensors.back().shape = {0, 0};
+        model.layers.push_back(
+            layer("W" + name, ConstantParams{Dims{2, {4, 2}}, Weights{DataType::kFLOAT, w[m].data(), 8}}, {}, {first}));
+        model.layers.push_back(layer(
+            "b" + name, ConstantParams{Dims{2, {1, 2}}, Weights{DataType::kFLOAT, b[m].data(), 2}}, {}, {first + 1}));
+        model.layers.push_back(layer(name, MatrixMultiplyParams{}, {0, first, first + 1}, {first + 2}));
+        projected.push_back(first + 2);
+    }
+    model.tensors.push_back(tensor("o", static_cast<int32_t>(model.layers.size()), false, true));
+    LayerRecord attention = layer("attention", MatrixMultiplyParams{}, projected, {10});
+    attention.fused = FusedKernel{FusedKernel::Kind::kATTENTION, 0.F, 1, 1.F, false, false};
+    model.layers.push_back(std::move(attention));
+
+    std::vector<WidenedTensor> widened;
+    EXPECT_EQ(fuseQkvProducts(model, widened), 2) << "the key's and the value's products";
+    EXPECT_EQ(removeUnreadLayers(model), 4) << "their weights and biases";
+    ASSERT_EQ(model.layers.size(), 4U);
+    LayerRecord const& product = model.layers[2];
+    EXPECT_EQ(product.name, "q");
+    LayerRecord const& fused = model.layers[3];
+    ASSERT_TRUE(fused.fused.has_value());
+    EXPECT_TRUE(fused.fused->packedQkv);
+    EXPECT_EQ(fused.inputs, (std::vector<int32_t>{3}));
+    EXPECT_EQ(model.exprs[model.tensors[3].shape[1]].value, 6) << "q's tensor holds q, k and v";
+
+    auto const& packedWeights = std::get<ConstantParams>(model.layers[0].params);
+    EXPECT_EQ(packedWeights.dims.d[1], 6);
+    ASSERT_EQ(packedWeights.weights.count, 24);
+    auto const* values = static_cast<float const*>(packedWeights.weights.values);
+    for (int64_t r = 0; r < 4; ++r)
+    {
+        for (int64_t c = 0; c < 6; ++c)
+        {
+            EXPECT_EQ(values[r * 6 + c], w[static_cast<std::size_t>(c / 2)][static_cast<std::size_t>(r * 2 + c % 2)])
+                << "row " << r << " column " << c;
+        }
+    }
+    auto const& packedBias = std::get<ConstantParams>(model.layers[1].params);
+    ASSERT_EQ(packedBias.weights.count, 6);
+    auto const* bias = static_cast<float const*>(packedBias.weights.values);
+    EXPECT_EQ(std::vector<float>(bias, bias + 6), (std::vector<float>{100, 101, 110, 111, 120, 121}));
+    ASSERT_EQ(widened.size(), 3U) << "the weights, the bias and the product's output";
+    EXPECT_EQ(widened[2].tensor, 3);
+    EXPECT_EQ(widened[2].axis, 1);
+    EXPECT_EQ(widened[2].factor, 3);
+}
+
+TEST(Fusion, LeavesProjectionsThatSomethingElseReads)
+{
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.exprs = {ExprRecord{DimExpr::Kind::kCONSTANT, 2}};
+    std::array<float, 4> w{1, 2, 3, 4};
+    model.tensors = {tensor("x", -1, true)};
+    for (int32_t m = 0; m < 3; ++m)
+    {
+        model.tensors.push_back(tensor("W", 2 * m));
+        model.tensors.push_back(tensor("p", 2 * m + 1));
+        model.layers.push_back(
+            layer("W", ConstantParams{Dims{2, {2, 2}}, Weights{DataType::kFLOAT, w.data(), 4}}, {}, {1 + 2 * m}));
+        model.layers.push_back(layer("p", MatrixMultiplyParams{}, {0, 1 + 2 * m}, {2 + 2 * m}));
+    }
+    model.tensors[6].isOutput = true; // v is also a network output
+    model.tensors.push_back(tensor("o", 6, false, true));
+    LayerRecord attention = layer("attention", MatrixMultiplyParams{}, {2, 4, 6}, {7});
+    attention.fused = FusedKernel{FusedKernel::Kind::kATTENTION, 0.F, 1, 1.F, false, false};
+    model.layers.push_back(std::move(attention));
+    std::vector<WidenedTensor> widened;
+    EXPECT_EQ(fuseQkvProducts(model, widened), 0);
+    EXPECT_TRUE(widened.empty());
+    EXPECT_FALSE(model.layers.back().fused->packedQkv);
 }
 
 TEST(Fusion, FoldsPointwiseChainsIntoPrograms)

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -24,6 +25,7 @@
 #include <initializer_list>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -237,8 +239,13 @@ protected:
             }
             inputs.push_back(std::move(values));
         }
-        auto const hostPlan = build("host");
-        auto const cudaPlan = build("cuda");
+        std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+        if (mReducedFlag)
+        {
+            config->setFlag(*mReducedFlag); // Both backends choose the same reduced-precision layers.
+        }
+        auto const hostPlan = build("host", config.get());
+        auto const cudaPlan = build("cuda", config.get());
         ASSERT_FALSE(hostPlan.empty());
         ASSERT_FALSE(cudaPlan.empty());
         ICudaEngine* hostEngine = load(hostPlan);
@@ -285,6 +292,8 @@ protected:
 
     cudaStream_t mStream{};
     std::mt19937 mRng{7};
+    //! A builder flag for expectSameOnBothBackends' builds (BuilderFlag::kFP16 or kBF16), or none.
+    std::optional<nvinfer1::BuilderFlag> mReducedFlag;
     int32_t mNbInputs{};
     std::vector<std::unique_ptr<IRuntime>> mRuntimes;
     std::vector<std::unique_ptr<ICudaEngine>> mEngines;
@@ -1497,6 +1506,49 @@ TEST_P(CudaFusedKernels, AttentionMatchesTheUnfusedHost)
     ASSERT_EQ(mEngines.size(), 2U);
     std::string const layers = engineLayers(*mEngines[1]);
     EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 4) << layers;
+}
+
+TEST_P(CudaFusedKernels, PackedQkvProjectionsMatchTheHost)
+{
+    // A transformer layer's projections of one x [2, 24, 64]: three products by constant weights plus biases, then
+    // attention (4 heads of 16 with [64, 64] weights, kNONE; 2 heads of 32 with kTRANSPOSE weights). The CUDA engine
+    // packs each triple into one product of width 192 that the attention reads (FusedKernel::packedQkv). A weakly
+    // typed network, built with the type's flag (float constants, as an exported model's), on both backends.
+    if (GetParam() != DataType::kFLOAT)
+    {
+        mReducedFlag = GetParam() == DataType::kHALF ? nvinfer1::BuilderFlag::kFP16 : nvinfer1::BuilderFlag::kBF16;
+    }
+    Dims const shape{3, {2, 24, 64}};
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, shape);
+    for (int32_t const heads : {4, 2})
+    {
+        bool const transposed = heads == 2;
+        std::array<ITensor*, 3> qkv{};
+        for (std::size_t i = 0; i < qkv.size(); ++i)
+        {
+            std::string const name = std::string(1, "qkv"[i]) + std::to_string(heads);
+            ITensor* w = mNetwork->addConstant(Dims{2, {64, 64}}, weights(64 * 64))->getOutput(0);
+            auto* product = mNetwork->addMatrixMultiply(*x, nvinfer1::MatrixOperation::kNONE, *w,
+                transposed ? nvinfer1::MatrixOperation::kTRANSPOSE : nvinfer1::MatrixOperation::kNONE);
+            product->setName(name.c_str());
+            ITensor* bias = mNetwork->addConstant(Dims{3, {1, 1, 64}}, weights(64))->getOutput(0);
+            qkv[i] = mNetwork->addElementWise(*product->getOutput(0), *bias, nvinfer1::ElementWiseOperation::kSUM)
+                         ->getOutput(0);
+        }
+        float const scale = 1.F / std::sqrt(static_cast<float>(64 / heads));
+        ITensor* o = test::primitiveAttention(*mNetwork, *qkv[0], *qkv[1], *qkv[2], heads, scale, mScalars);
+        o->setName(("o" + std::to_string(heads)).c_str());
+        mNetwork->markOutput(*o);
+    }
+    expectSameOnBothBackends({shape}, tolerance());
+    ASSERT_EQ(mEngines.size(), 2U);
+    std::string const layers = engineLayers(*mEngines[1]);
+    EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 2) << layers;
+    for (char const* gone : {"Name: k4,", "Name: v4,", "Name: k2,", "Name: v2,"})
+    {
+        EXPECT_EQ(layers.find(gone), std::string::npos) << gone << " is packed into the query's product\n" << layers;
+    }
+    EXPECT_NE(layers.find("Name: q4,"), std::string::npos) << layers;
 }
 
 TEST_P(CudaFusedKernels, GeluFormsMatchTheHost)

@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -179,6 +180,10 @@ public:
             return runLayerNorm(fused.epsilon, *inputs[0], inputs.size() > 1 ? inputs[1] : nullptr,
                 inputs.size() > 2 ? inputs[2] : nullptr, outputs.front(), launch);
         case FusedKernel::Kind::kATTENTION:
+            if (fused.packedQkv)
+            {
+                return runPackedAttention(fused, inputs, outputs.front(), launch);
+            }
             if (inputs.size() != 3 && inputs.size() != 4)
             {
                 return Error{ErrorCode::kINVALID_ARGUMENT, "a fused attention takes 3 or 4 inputs (q, k, v, mask)"};
@@ -187,6 +192,28 @@ public:
                 outputs.front(), launch);
         }
         return Error{ErrorCode::kINVALID_ARGUMENT, "a fused kernel of a kind kiln does not know"};
+    }
+
+    //! A fused attention whose input 0 holds q, k and v side by side ([B, S, 3 * heads * D]): three views of it.
+    static host::Status runPackedAttention(
+        FusedKernel const& fused, Inputs inputs, HostTensor const& out, Launch const& launch)
+    {
+        if (inputs.empty() || inputs.size() > 2 || inputs[0]->dims.nbDims != 3 || inputs[0]->dims.d[2] % 3 != 0)
+        {
+            return Error{ErrorCode::kINVALID_ARGUMENT,
+                "a fused attention of packed q, k and v takes [B, S, 3 * heads * D], then optionally the mask"};
+        }
+        HostTensor const& packed = *inputs[0];
+        int64_t const width = packed.dims.d[2] / 3;
+        std::array<HostTensor, 3> views{packed, packed, packed};
+        for (std::size_t i = 0; i < views.size(); ++i)
+        {
+            views[i].dims.d[2] = width;
+            views[i].data = static_cast<std::byte*>(packed.data)
+                + static_cast<int64_t>(i) * width * static_cast<int64_t>(dataTypeBits(packed.type) / 8);
+        }
+        return runAttention(fused, views[0], views[1], views[2], inputs.size() > 1 ? inputs[1] : nullptr, out, launch,
+            packed.dims.d[2]);
     }
 
     void const* constantData(LayerRecord const& layer, EngineModel const& model) const noexcept override

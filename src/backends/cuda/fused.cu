@@ -9,16 +9,15 @@
 // global memory otherwise. 16-byte loads where the row's bytes allow.
 //
 // Attention (flash-style): a block of two warps takes 32 queries of one batch and head; the keys and values go
-// through shared memory 64 at a time (attentionMma copies the next 64 with cp.async while it multiplies); each warp
-// keeps the running maximum and sum of its 16 rows (online softmax) and its output accumulators. kHALF and kBF16
-// multiply on tensor cores: mma.sync m16n8k16 with the scores, probabilities and output in registers (attentionMma), or
-// WMMA 16x16x16 through shared memory where the tensors are not 16-byte aligned (attentionWmma); float accumulators in
-// both. kFLOAT runs on the CUDA cores in float (no TF32: the unfused matrix multiplies do not use it either). An
-// additive mask (MaskView: any of [B, H, Sq, Skv]'s axes broadcast by a stride of 0) is read straight from global
-// memory into the scores, each thread loading the values of the scores it holds before it computes them (two
-// neighbouring keys at a time where the mask's layout allows), so the loads overlap the products; a mask shared by the
-// heads (the usual [B, 1, Sq, Skv]) is read from L2 by all but the first. A row whose softmax sum is not positive
-// (every score -inf, or NaN) gives zeros or NaN, as FusedKernel::zeroMaskedRows says.
+// through shared memory 64 at a time; each warp keeps the running maximum and sum of its 16 rows (online softmax) and
+// its output accumulators. kHALF and kBF16 multiply on tensor cores: mma.sync m16n8k16 with the scores, probabilities
+// and output in registers (attentionMma), or WMMA 16x16x16 through shared memory where the tensors are not 16-byte
+// aligned (attentionWmma); float accumulators in both. kFLOAT runs on the CUDA cores in float (no TF32: the unfused
+// matrix multiplies do not use it either). An additive mask (MaskView: any of [B, H, Sq, Skv]'s axes broadcast by a
+// stride of 0) is read straight from global memory into the scores, each thread loading the values of the scores it
+// holds before it computes them (two neighbouring keys at a time where the mask's layout allows), so the loads overlap
+// the products; a mask shared by the heads (the usual [B, 1, Sq, Skv]) is read from L2 by all but the first. A row
+// whose softmax sum is not positive (every score -inf, or NaN) gives zeros or NaN, as FusedKernel::zeroMaskedRows says.
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
 
@@ -272,7 +271,8 @@ constexpr int32_t kAttentionThreads = 64;
 struct HeadView
 {
     int64_t rows;
-    int64_t rowStride; //!< heads * D.
+    int64_t rowStride; //!< heads * D; 3 * heads * D for q, k and v packed side by side.
+    int64_t outStride; //!< q's view only: the output's row stride (heads * D).
 };
 
 //! An additive mask of the scores: the value for (batch b, head h, query row, key) is data[b * batch + h * head + row *
@@ -543,7 +543,7 @@ __global__ void __launch_bounds__(kAttentionThreads)
         __syncwarp();
     }
 
-    S* outHead = out + (batch * qView.rows) * qView.rowStride + head * kD;
+    S* outHead = out + (batch * qView.rows) * qView.outStride + head * kD;
     for (int32_t i = lane; i < kRowsPerWarp * kD; i += kWarp)
     {
         int32_t const r = i / kD;
@@ -552,7 +552,7 @@ __global__ void __launch_bounds__(kAttentionThreads)
         {
             float const total = sum[r];
             float const value = total > 0.F ? acc[r * kLdOut + d] / total : deadRow(zeroMaskedRows);
-            S& slot = outHead[(firstQuery + firstRow + r) * qView.rowStride + d];
+            S& slot = outHead[(firstQuery + firstRow + r) * qView.outStride + d];
             if constexpr (std::is_same_v<S, __half>)
             {
                 slot = __float2half_rn(value);
@@ -773,14 +773,14 @@ __global__ void __launch_bounds__(kFloatThreads) attentionFloat(float const* __r
         }
     }
 
-    float* outHead = out + (batch * qView.rows) * qView.rowStride + head * kD;
+    float* outHead = out + (batch * qView.rows) * qView.outStride + head * kD;
 #pragma unroll
     for (int32_t i = 0; i < 2; ++i)
     {
         if (row + i < queries)
         {
             float const total = sum[row + i];
-            float* rowOut = outHead + (firstQuery + row + i) * qView.rowStride;
+            float* rowOut = outHead + (firstQuery + row + i) * qView.outStride;
 #pragma unroll
             for (int32_t c = 0; c < kColumnGroups; ++c)
             {
@@ -863,41 +863,6 @@ __device__ __forceinline__ uint32_t packBits(S low, S high)
     return static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16);
 }
 
-//! Starts copying a tile of keys and one of values (rows [first, first + count) of each head, kD elements a row) into
-//! sK and sV ([kKeysPerTile][ld] each) with cp.async, 16 bytes a copy, the rows past count zero-filled; one commit
-//! group, which waitTiles completes. Every row of the heads and of the tiles is 16-byte aligned (attentionMma's
-//! precondition).
-template <int32_t kD, typename S>
-__device__ __forceinline__ void startTiles(
-    S* sK, S* sV, int32_t ld, S const* kHead, S const* vHead, int64_t rowStride, int64_t first, int32_t count)
-{
-    constexpr int32_t kVec = 16 / static_cast<int32_t>(sizeof(S));
-    constexpr int32_t kChunks = kD / kVec; // Per row.
-    static_assert(kKeysPerTile * kChunks % kAttentionThreads == 0, "whole copies per thread");
-#pragma unroll
-    for (int32_t j = 0; j < kKeysPerTile * kChunks / kAttentionThreads; ++j)
-    {
-        int32_t const i = static_cast<int32_t>(threadIdx.x) + j * kAttentionThreads;
-        int32_t const r = i / kChunks;
-        int32_t const c = (i % kChunks) * kVec;
-        bool const live = r < count;
-        int64_t const offset = live ? (first + r) * rowStride + c : 0;
-        uint32_t const bytes = live ? 16U : 0U; // 0: nothing is read, the 16 bytes are zeroed
-        auto const k = static_cast<uint32_t>(__cvta_generic_to_shared(sK + r * ld + c));
-        auto const v = static_cast<uint32_t>(__cvta_generic_to_shared(sV + r * ld + c));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(k), "l"(kHead + offset), "r"(bytes));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(v), "l"(vHead + offset), "r"(bytes));
-    }
-    asm volatile("cp.async.commit_group;\n" ::);
-}
-
-//! Waits until at most kPending of the thread's cp.async groups are still in flight.
-template <int32_t kPending>
-__device__ __forceinline__ void waitTiles()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
-
 //! c += a * b on tensor cores, float accumulators.
 template <typename S>
 __device__ __forceinline__ void mma16816(float (&c)[4], uint32_t const (&a)[4], uint32_t b0, uint32_t b1)
@@ -920,8 +885,7 @@ __device__ __forceinline__ void mma16816(float (&c)[4], uint32_t const (&a)[4], 
 
 //! Tensor-core attention for 16-bit types with q, k and v 16-byte aligned; D a multiple of 16, at most 128. Each warp
 //! takes 16 queries and keeps their scores, probabilities, running maximum and sum and output in registers; the keys
-//! and values of a tile go through shared memory, [64][D + 8] each (rows 16-byte aligned, 32-bit reads conflict-free),
-//! in two buffers: the next tile is copied (cp.async) while the current one is multiplied.
+//! and values of a tile go through shared memory, [64][D + 8] each (rows 16-byte aligned, 32-bit reads conflict-free).
 //! kMasked: mask is read (each lane loads the values of its scores before the products), else ignored.
 template <typename S, int32_t kD, bool kMasked>
 __global__ void __launch_bounds__(kAttentionThreads)
@@ -931,7 +895,8 @@ __global__ void __launch_bounds__(kAttentionThreads)
     constexpr int32_t kLd = kD + 8;
     constexpr int32_t kTiles = kKeysPerTile / 8; // 8-key tiles of scores.
     extern __shared__ __align__(16) unsigned char shared[];
-    S* const buffers = reinterpret_cast<S*>(shared); // [2][keys, values][kKeysPerTile][kLd]
+    S* sK = reinterpret_cast<S*>(shared);
+    S* sV = sK + kKeysPerTile * kLd;
     int32_t const warp = static_cast<int32_t>(threadIdx.x / kWarp);
     int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
     int32_t const g = lane / 4;
@@ -963,32 +928,12 @@ __global__ void __launch_bounds__(kAttentionThreads)
     float sum[2] = {0.F, 0.F};
     float o[kD / 8][4] = {};
 
-    int64_t const tiles = (kvView.rows + kKeysPerTile - 1) / kKeysPerTile;
-    auto const start = [&](int64_t tile) {
-        S* const buffer = buffers + (tile % 2) * 2 * kKeysPerTile * kLd;
-        int64_t const first = tile * kKeysPerTile;
-        auto const count = static_cast<int32_t>(min(static_cast<int64_t>(kKeysPerTile), kvView.rows - first));
-        startTiles<kD>(buffer, buffer + kKeysPerTile * kLd, kLd, kHead, vHead, kvView.rowStride, first, count);
-    };
-    if (tiles > 0)
+    for (int64_t firstKey = 0; firstKey < kvView.rows; firstKey += kKeysPerTile)
     {
-        start(0);
-    }
-    for (int64_t tile = 0; tile < tiles; ++tile)
-    {
-        int64_t const firstKey = tile * kKeysPerTile;
         auto const keys = static_cast<int32_t>(min(static_cast<int64_t>(kKeysPerTile), kvView.rows - firstKey));
-        S const* const sK = buffers + (tile % 2) * 2 * kKeysPerTile * kLd;
-        S const* const sV = sK + kKeysPerTile * kLd;
-        if (tile + 1 < tiles)
-        {
-            start(tile + 1); // Into the other buffer, which every warp finished with at the end of the last tile.
-            waitTiles<1>();
-        }
-        else
-        {
-            waitTiles<0>();
-        }
+        __syncthreads(); // Every warp is done with the previous tile.
+        loadTile<kD>(sK, kLd, kHead, kvView.rowStride, firstKey, keys, kKeysPerTile, true);
+        loadTile<kD>(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, true);
         // The mask's values for the lane's scores first (loaded while the products run; 0 without a mask), then the
         // scores: scale * q k^T + mask, -inf past the tile's keys. Each row's maximum folds over its four lanes.
         float s[kTiles][4] = {};
@@ -1009,7 +954,7 @@ __global__ void __launch_bounds__(kAttentionThreads)
                 }
             }
         }
-        __syncthreads(); // The tile is in shared memory: each warp reads rows the other copied.
+        __syncthreads(); // The tile is in shared memory: each warp reads the rows the other loaded.
         float tileMax[2] = {-INFINITY, -INFINITY};
 #pragma unroll
         for (int32_t n = 0; n < kTiles; ++n)
@@ -1084,10 +1029,9 @@ __global__ void __launch_bounds__(kAttentionThreads)
                 mma16816<S>(o[dn], a, b0, b1);
             }
         }
-        __syncthreads(); // Every warp is done with this buffer before the next tile's copies refill it.
     }
 
-    S* outHead = out + (batch * qView.rows) * qView.rowStride + head * kD;
+    S* outHead = out + (batch * qView.rows) * qView.outStride + head * kD;
 #pragma unroll
     for (int32_t i = 0; i < 2; ++i)
     {
@@ -1099,7 +1043,7 @@ __global__ void __launch_bounds__(kAttentionThreads)
 #pragma unroll
             for (int32_t dn = 0; dn < kD / 8; ++dn)
             {
-                *reinterpret_cast<uint32_t*>(outHead + rows[i] * qView.rowStride + dn * 8 + 2 * t)
+                *reinterpret_cast<uint32_t*>(outHead + rows[i] * qView.outStride + dn * 8 + 2 * t)
                     = packPair<S>(live ? o[dn][2 * i] * inverse : dead, live ? o[dn][2 * i + 1] * inverse : dead);
             }
         }
@@ -1109,7 +1053,7 @@ __global__ void __launch_bounds__(kAttentionThreads)
 template <typename S, int32_t kD>
 constexpr int32_t mmaSharedBytes()
 {
-    return 2 * 2 * kKeysPerTile * (kD + 8) * static_cast<int32_t>(sizeof(S)); // two buffers of keys and values
+    return 2 * kKeysPerTile * (kD + 8) * static_cast<int32_t>(sizeof(S));
 }
 
 //! The arguments every attention kernel takes after q, k, v and out.
@@ -1251,7 +1195,7 @@ Status runLayerNorm(float epsilon, DeviceTensor const& in, DeviceTensor const* g
 }
 
 Status runAttention(FusedKernel const& attention, DeviceTensor const& q, DeviceTensor const& k, DeviceTensor const& v,
-    DeviceTensor const* mask, DeviceTensor const& out, Launch const& launch)
+    DeviceTensor const* mask, DeviceTensor const& out, Launch const& launch, int64_t inputStride)
 {
     int32_t const heads = attention.heads;
     if (q.type != DataType::kFLOAT && q.type != DataType::kHALF && q.type != DataType::kBF16)
@@ -1295,8 +1239,9 @@ Status runAttention(FusedKernel const& attention, DeviceTensor const& q, DeviceT
     {
         return invalid("a fused attention needs keys, and at most 65535 batches and heads");
     }
-    AttentionArgs const args{HeadView{q.dims.d[1], width}, HeadView{k.dims.d[1], width}, attention.scale,
-        maskOf.value(), attention.zeroMaskedRows};
+    int64_t const stride = inputStride > 0 ? inputStride : width;
+    AttentionArgs const args{HeadView{q.dims.d[1], stride, width}, HeadView{k.dims.d[1], stride, width},
+        attention.scale, maskOf.value(), attention.zeroMaskedRows};
     int64_t const queriesPerBlock = q.type == DataType::kFLOAT ? kFloatQueries : kQueriesPerBlock;
     dim3 const grid(static_cast<uint32_t>((args.qView.rows + queriesPerBlock - 1) / queriesPerBlock),
         static_cast<uint32_t>(heads), static_cast<uint32_t>(batch));

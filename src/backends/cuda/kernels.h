@@ -148,9 +148,11 @@ Status runLayerNorm(float epsilon, DeviceTensor const& in, DeviceTensor const* g
 //! attention (FusedKernel::kATTENTION: its heads, scale and zeroMaskedRows) per batch and head h:
 //! out[b, :, h] = softmax(scale * q[b, :, h] k[b, :, h]^T + mask[b, h]) v[b, :, h], where q is [B, Sq, heads * D], k
 //! and v [B, Skv, heads * D] and out q's shape; D as fusedAttentionHeadSize. kFLOAT, kHALF, kBF16. mask may be null;
-//! else rank 4, each extent [B, heads, Sq, Skv]'s or 1 (broadcast), of q's type or kFLOAT.
+//! else rank 4, each extent [B, heads, Sq, Skv]'s or 1 (broadcast), of q's type or kFLOAT. inputStride: the elements
+//! between rows of q, k and v when they are views into a wider tensor (3 * heads * D for q, k and v packed side by
+//! side: FusedKernel::packedQkv); 0 for heads * D.
 Status runAttention(FusedKernel const& attention, DeviceTensor const& q, DeviceTensor const& k, DeviceTensor const& v,
-    DeviceTensor const* mask, DeviceTensor const& out, Launch const& launch);
+    DeviceTensor const* mask, DeviceTensor const& out, Launch const& launch, int64_t inputStride = 0);
 
 // ---- Libraries (matrix_multiply.cpp: cuBLASLt; convolution.cpp, deconvolution.cpp: cuDNN; libraries.cpp) ------------
 
