@@ -1511,7 +1511,8 @@ TEST_P(CudaFusedKernels, AttentionMatchesTheUnfusedHost)
 TEST_P(CudaFusedKernels, PackedQkvProjectionsMatchTheHost)
 {
     // A transformer layer's projections of one x [2, 24, 64]: three products by constant weights plus biases, then
-    // attention (4 heads of 16 with [64, 64] weights, kNONE; 2 heads of 32 with kTRANSPOSE weights). The CUDA engine
+    // attention (4 heads of 16 with [1, 64, 64] weights, kNONE; 2 heads of 32, kTRANSPOSE), as the ONNX parser gives a
+    // MatMul's weights the rank of its other operand. The CUDA engine
     // packs each triple into one product of width 192 that the attention reads (FusedKernel::packedQkv). A weakly
     // typed network, built with the type's flag (float constants, as an exported model's), on both backends.
     if (GetParam() != DataType::kFLOAT)
@@ -1527,7 +1528,7 @@ TEST_P(CudaFusedKernels, PackedQkvProjectionsMatchTheHost)
         for (std::size_t i = 0; i < qkv.size(); ++i)
         {
             std::string const name = std::string(1, "qkv"[i]) + std::to_string(heads);
-            ITensor* w = mNetwork->addConstant(Dims{2, {64, 64}}, weights(64 * 64))->getOutput(0);
+            ITensor* w = mNetwork->addConstant(Dims{3, {1, 64, 64}}, weights(64 * 64))->getOutput(0);
             auto* product = mNetwork->addMatrixMultiply(*x, nvinfer1::MatrixOperation::kNONE, *w,
                 transposed ? nvinfer1::MatrixOperation::kTRANSPOSE : nvinfer1::MatrixOperation::kNONE);
             product->setName(name.c_str());
