@@ -18,6 +18,10 @@ char const* weightsProblem(Weights const& weights) noexcept;
 //! The number of elements of a static shape, or nullopt when an extent is negative or the product overflows.
 std::optional<int64_t> staticVolume(Dims const& dims) noexcept;
 
+//! The largest window size, stride, dilation and padding extent of a convolution, deconvolution or pooling: spans
+//! (1 + dilation * (size - 1)) and padded extents then stay far inside int64_t, whatever a plan states.
+inline constexpr int64_t kMaxWindowExtent = (int64_t{1} << 31) - 1;
+
 //! The default axis of softmax and concatenation: max(0, rank - 3) (0 for an unknown rank).
 constexpr int32_t defaultChannelAxis(int32_t rank) noexcept
 {

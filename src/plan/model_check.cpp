@@ -11,9 +11,11 @@
 #include "plan/refit.h"
 #include "plugin/plugin_fields.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 
@@ -139,6 +141,90 @@ private:
     std::size_t mNbBlobs;
     std::optional<std::string> mProblem;
 };
+
+//! "[2, 3]".
+std::string dimsText(Dims const& dims)
+{
+    std::string text = "[";
+    for (int32_t i = 0; i < std::clamp(dims.nbDims, 0, Dims::MAX_DIMS); ++i)
+    {
+        text += (i == 0 ? "" : ", ") + std::to_string(dims.d[i]);
+    }
+    return text + "]";
+}
+
+//! A window member (size, stride, dilation, padding) with an extent outside [minimum, kMaxWindowExtent], as the
+//! problem; nullopt otherwise (rank 0 stands for the defaults).
+std::optional<std::string> windowMemberProblem(char const* name, Dims const& dims, int64_t minimum)
+{
+    for (int32_t i = 0; i < dims.nbDims; ++i)
+    {
+        if (dims.d[i] < minimum || dims.d[i] > kMaxWindowExtent)
+        {
+            return cat("has ", name, " extent ", i, " of ", dims.d[i], "; window extents are ", minimum, " to ",
+                kMaxWindowExtent);
+        }
+    }
+    return std::nullopt;
+}
+
+//! What is wrong with the sizes a layer's parameters state, before any shape is known: a constant whose dimensions
+//! overflow a 64-bit count or disagree with its weights, a window member out of range, a filter's kernel weights
+//! fewer than its output maps and window need. The backends check the rest against the shapes when they run.
+template <typename Filter>
+std::optional<std::string> filterProblem(Filter const& params)
+{
+    for (auto const& [name, dims, minimum] : {std::tuple{"kernel size", &params.kernelSize, int64_t{1}},
+             std::tuple{"stride", &params.stride, int64_t{1}}, std::tuple{"dilation", &params.dilation, int64_t{1}},
+             std::tuple{"pre-padding", &params.prePadding, int64_t{0}},
+             std::tuple{"post-padding", &params.postPadding, int64_t{0}}})
+    {
+        if (auto problem = windowMemberProblem(name, *dims, minimum))
+        {
+            return problem;
+        }
+    }
+    if (params.nbOutputMaps < 1 || params.nbGroups < 1)
+    {
+        return cat("has ", params.nbOutputMaps, " output maps and ", params.nbGroups, " groups; both are 1 or more");
+    }
+    std::optional<int64_t> const window = staticVolume(params.kernelSize);
+    std::optional<int64_t> const mapsTimesWindow
+        = window ? staticVolume(Dims{2, {params.nbOutputMaps, *window}}) : std::nullopt;
+    if (params.kernel.count > 0
+        && (!mapsTimesWindow || params.kernel.count < *mapsTimesWindow || params.kernel.count % *mapsTimesWindow != 0))
+    {
+        return cat("has ", params.kernel.count, " kernel values, not a multiple of ", params.nbOutputMaps,
+            " output maps x window ", dimsText(params.kernelSize));
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> sizeProblem(LayerRecord const& record)
+{
+    if (auto const* constant = std::get_if<ConstantParams>(&record.params))
+    {
+        std::optional<int64_t> const count = staticVolume(constant->dims);
+        if (constant->dims.nbDims >= 0 && !count)
+        {
+            return cat("has dims ", dimsText(constant->dims), ", more elements than a 64-bit count holds");
+        }
+        if (count && *count != constant->weights.count)
+        {
+            return cat("has dims ", dimsText(constant->dims), " (", *count, " elements) but ", constant->weights.count,
+                " weights");
+        }
+    }
+    if (auto const* convolution = std::get_if<ConvolutionParams>(&record.params))
+    {
+        return filterProblem(*convolution);
+    }
+    if (auto const* deconvolution = std::get_if<DeconvolutionParams>(&record.params))
+    {
+        return filterProblem(*deconvolution);
+    }
+    return std::nullopt;
+}
 
 //! The first problem of what a plan keeps of a plugin layer with nbInputs/nbOutputs tensors, or nullopt.
 std::optional<std::string> pluginProblem(PluginIdentity const& identity, PluginPlanRecord const& plan,
@@ -713,6 +799,10 @@ std::optional<std::string> ModelCheck::layers()
             }
         }
         if (auto const problem = ParamsCheck(mBlobs, mModel.weights.size()).run(record.params))
+        {
+            return cat(layer(l), " (", layerClassName(record.type), ") ", *problem);
+        }
+        if (auto const problem = sizeProblem(record))
         {
             return cat(layer(l), " (", layerClassName(record.type), ") ", *problem);
         }

@@ -6,6 +6,7 @@
 #include "runtime/shape_values.h"
 
 #include "backends/host/layer_kinds.h"
+#include "backends/host/reformat.h"
 #include "network/layer_kinds.h"
 #if KILN_WITH_CUDA
 #include "backends/cuda/cuda_backend.h"
@@ -37,6 +38,75 @@ bool cudaBackendUsable()
     return false;
 }
 #endif
+
+Error invalid(std::string message)
+{
+    return failure(ErrorCode::kINVALID_ARGUMENT, std::move(message));
+}
+
+//! Activation blocks larger than this many bytes beyond twice what their tensors need are refused at load.
+constexpr int64_t kActivationSlack = int64_t{16} << 20;
+
+//! The bytes of the tensors a profile places in its activation block, at the profile's kMAX input shapes and shape
+//! values, each rounded up to kActivationAlignment; nullopt when some placed tensor's size is not known from the
+//! inputs alone (a data-dependent shape), or an error naming the tensor whose size does not fit 64 bits.
+Expected<std::optional<int64_t>> activationAtMax(EngineProgram const& program, int32_t profile)
+{
+    EngineModel const& m = program.model();
+    Bindings bindings;
+    bindings.profile = profile;
+    bindings.shapes.assign(m.ioTensors.size(), Dims{-1, {}});
+    bindings.addresses.assign(m.ioTensors.size(), nullptr);
+    for (int32_t p = 0; p < m.nbInputs; ++p)
+    {
+        auto const position = static_cast<std::size_t>(p);
+        EngineProgram::ProfileInput const& input = program.profileInput(profile, p);
+        bindings.shapes[position] = input.record->max;
+        TensorRecord const& tensor = m.tensors[static_cast<std::size_t>(program.ioTensors()[position].tensor)];
+        if (tensor.isShapeTensor)
+        {
+            bindings.addresses[position] = tensor.type == DataType::kINT64
+                ? static_cast<void*>(const_cast<int64_t*>(input.record->maxValues.data()))
+                : static_cast<void*>(const_cast<int32_t*>(input.values32[2].data()));
+        }
+    }
+    InputState const state = bindInputs(program, bindings);
+    if (!state.missing.empty() || state.problem)
+    {
+        return std::optional<int64_t>{};
+    }
+    ProfileRecord const& record = m.profiles[static_cast<std::size_t>(profile)];
+    int64_t needed = 0;
+    for (std::size_t t = 0; t < record.offsets.size(); ++t)
+    {
+        if (record.offsets[t] < 0)
+        {
+            continue;
+        }
+        TensorRecord const& tensor = m.tensors[t];
+        Dims const shape = program.knownShape(static_cast<int32_t>(t), state.values);
+        if (std::any_of(shape.d, shape.d + std::max(shape.nbDims, 0), [](int64_t e) { return e < 0; }))
+        {
+            return std::optional<int64_t>{};
+        }
+        Expected<int64_t> const bytes = tensor.format == nvinfer1::TensorFormat::kLINEAR
+            ? tensorBytes(tensor.type, shape)
+            : host::formatBytes(tensor.format, tensor.type, shape);
+        if (!bytes)
+        {
+            return invalid("tensor " + q(tensor.name) + " at optimization profile " + std::to_string(profile)
+                + "'s kMAX shapes: " + bytes.error().message);
+        }
+        int64_t const aligned
+            = (bytes.value() + kActivationAlignment - 1) / kActivationAlignment * kActivationAlignment;
+        if (__builtin_add_overflow(needed, aligned, &needed))
+        {
+            return invalid("the tensors of optimization profile " + std::to_string(profile)
+                + " need more activation memory than a 64-bit size holds");
+        }
+    }
+    return std::optional<int64_t>{needed};
+}
 
 } // namespace
 
@@ -376,6 +446,42 @@ Expected<bool> EngineProgram::prepare()
         }
     }
     place();
+    return checkActivationBlocks();
+}
+
+Expected<bool> EngineProgram::checkActivationBlocks() const
+{
+    // Each block the plan states against what its tensors need (a plan may state any size, and a context allocates
+    // it), and the engine's device memory size against the largest block.
+    int64_t largest = 0;
+    for (std::size_t k = 0; k < mModel.profiles.size(); ++k)
+    {
+        int64_t const stated = mModel.profiles[k].activationBytes;
+        largest = std::max(largest, stated);
+        auto const needed = activationAtMax(*this, static_cast<int32_t>(k));
+        if (!needed)
+        {
+            return needed.error();
+        }
+        if (!needed.value())
+        {
+            continue; // Sizes known only at run time: each tensor is checked against the block when it is placed.
+        }
+        int64_t const bound = *needed.value() > (std::numeric_limits<int64_t>::max() - kActivationSlack) / 2
+            ? std::numeric_limits<int64_t>::max()
+            : 2 * *needed.value() + kActivationSlack;
+        if (stated > bound)
+        {
+            return invalid("optimization profile " + std::to_string(k) + " states an activation block of "
+                + std::to_string(stated) + " bytes, but its tensors need at most " + std::to_string(*needed.value())
+                + " bytes at the profile's kMAX shapes");
+        }
+    }
+    if (mModel.deviceMemorySize != largest)
+    {
+        return invalid("the engine's device memory size is " + std::to_string(mModel.deviceMemorySize)
+            + " bytes, but its largest optimization profile needs " + std::to_string(largest));
+    }
     return true;
 }
 

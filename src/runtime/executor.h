@@ -248,6 +248,9 @@ private:
     EngineProgram() = default;
 
     Expected<bool> prepare();
+    //! Refuses an activation block larger than the profile's tensors can use, and a device memory size that is not
+    //! the largest block.
+    Expected<bool> checkActivationBlocks() const;
     void place();
 
     EngineModel mModel;

@@ -542,9 +542,11 @@ TEST_F(Build, RefusesAnActivationTooLargeToAllocate)
     net().markOutput(*relu(relu(x, "a"), "b"));
     int64_t const huge = int64_t{1} << 40;
     addProfile({{"x", {Dims{2, {1, 1}}, Dims{2, {1, 1}}, Dims{2, {huge, huge}}}}});
+    // Refused where the backend first meets the shape: its element count does not fit 64 bits.
     EXPECT_EQ(buildError(),
-        "optimization profile 0: tensor 'a' of up to [1099511627776, 1099511627776] elements is too large to "
-        "allocate");
+        "layer 'a' (IActivationLayer): the host backend cannot run it at optimization profile 0, kMAX (inputs kFLOAT "
+        "[1099511627776, 1099511627776]): kRELU: input shape [1099511627776, 1099511627776] has more elements than a "
+        "64-bit count holds");
 }
 
 // ---- weights, types ----

@@ -75,7 +75,7 @@ nvinfer1::Permutation permutationOf(std::initializer_list<int32_t> order)
 std::vector<std::pair<std::string, LayerParams>> sampleParams(EngineModel const& model)
 {
     ConvolutionParams convolution;
-    convolution.nbOutputMaps = 4;
+    convolution.nbOutputMaps = 2; // 2 maps x window [1, 2]: the kernel blob's 4 values
     convolution.kernelSize = Dims{2, {1, 2}};
     convolution.stride = Dims{2, {2, 1}};
     convolution.prePadding = Dims{2, {1, 0}};

@@ -4,7 +4,10 @@
 // - shape expressions that are very deep (a chain of 400,000 operations) or that reuse one node at every level (their
 //   text doubles per level): messages that quote them stay short, and nothing recurses per node;
 // - a profile that contradicts an extent the input's shape fixes: refused at load, since applications size their
-//   buffers from the profile while the runtime would use the fixed extent.
+//   buffers from the profile while the runtime would use the fixed extent;
+// - the four kinds of crash a fuzzing campaign found (issue 21): an activation block far larger than the tensors need,
+//   a constant whose dimensions multiply past 2^63, a convolution whose kernel count overflows, and a window whose
+//   span overflows: each refused at load, naming the field.
 #include "models.h"
 
 #include "plan/container.h"
@@ -13,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -177,6 +181,101 @@ TEST_F(HostilePlan, APluginWritingInPlaceOfNetworkIoIsRefused)
     m.range(x, Dims{1, {4}}, Dims{1, {4}}, Dims{1, {4}});
     EXPECT_EQ(load(m.finish(0)), nullptr);
     expectError({"tensor 'y' is written in place of 'x'", "one of them is network I/O"});
+}
+
+//! y = relu(relu(x)), x FP32 [N] with N in [1, 8]: the tensor between lives at offset 0 of an activation block of the
+//! given size (32 bytes, 256 aligned, is what it needs).
+EngineModel twoRelus(int64_t activationBytes)
+{
+    ModelMaker m("hostile_activation");
+    int32_t const x = m.input("x", DataType::kFLOAT);
+    uint32_t const n = m.symbol("x.d0", SymbolKind::kINPUT_EXTENT, x, 0);
+    m.setShape(x, {n});
+    int32_t const h = m.tensor("h", DataType::kFLOAT, {n});
+    int32_t const y = m.tensor("y", DataType::kFLOAT, {n});
+    m.output(y);
+    m.layer("relu1", ActivationParams{nvinfer1::ActivationType::kRELU}, {x}, {h});
+    m.layer("relu2", ActivationParams{nvinfer1::ActivationType::kRELU}, {h}, {y});
+    m.place(h, 0);
+    m.range(x, Dims{1, {1}}, Dims{1, {4}}, Dims{1, {8}});
+    return m.finish(activationBytes);
+}
+
+// Fuzzing found plans whose activation size was 4 GiB to 1 EiB for a model of a few bytes: they loaded, and
+// createExecutionContext tried to allocate the block (an abort under AddressSanitizer, gigabytes reserved otherwise).
+TEST_F(HostilePlan, AnActivationBlockFarLargerThanTheTensorsNeedIsRefused)
+{
+    for (int64_t const bytes : {int64_t{4} << 30, int64_t{1} << 60})
+    {
+        EXPECT_EQ(load(twoRelus(bytes)), nullptr) << bytes;
+        expectError({"optimization profile 0", "activation block of " + std::to_string(bytes) + " bytes",
+            "need at most 256 bytes"});
+    }
+    EngineModel stated = twoRelus(256);
+    stated.deviceMemorySize = int64_t{1} << 40; // the engine's size alone
+    EXPECT_EQ(load(stated), nullptr);
+    expectError({"device memory size is 1099511627776 bytes", "largest optimization profile needs 256"});
+    auto engine = load(twoRelus(256));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    EXPECT_TRUE(runOnce(*engine));
+}
+
+// A constant whose dimensions multiply past 2^63 (here to exactly 2^64, which wrapped to the 0 values it holds).
+TEST_F(HostilePlan, AConstantWhoseDimensionsOverflowIsRefused)
+{
+    ModelMaker m("hostile_constant");
+    int64_t const big = int64_t{1} << 32;
+    int32_t const x = m.input("x", DataType::kFLOAT, {m.constant(1)});
+    int32_t const c = m.tensor("c", DataType::kFLOAT, {m.constant(big), m.constant(big)});
+    int32_t const y = m.tensor("y", DataType::kFLOAT, {m.constant(1)});
+    m.output(y);
+    m.layer("huge", ConstantParams{Dims{2, {big, big}}, Weights{DataType::kFLOAT, nullptr, 0}}, {}, {c});
+    m.layer("relu", ActivationParams{nvinfer1::ActivationType::kRELU}, {x}, {y});
+    m.range(x, Dims{1, {1}}, Dims{1, {1}}, Dims{1, {1}});
+    EXPECT_EQ(load(m.finish(0)), nullptr);
+    expectError({"huge", "[4294967296, 4294967296]", "more elements than a 64-bit count holds"});
+}
+
+//! y = conv(x) with x FP32 [1, 4, 8, 8]: the parameters as given, kernelValues ones as the kernel, the output's shape
+//! as given.
+EngineModel hostileConvolution(ConvolutionParams params, int64_t kernelValues, std::vector<int64_t> const& outShape)
+{
+    ModelMaker m("hostile_convolution");
+    int32_t const x = m.input("x", DataType::kFLOAT, {m.constant(1), m.constant(4), m.constant(8), m.constant(8)});
+    std::vector<uint32_t> shape;
+    for (int64_t e : outShape)
+    {
+        shape.push_back(m.constant(e));
+    }
+    int32_t const y = m.tensor("y", DataType::kFLOAT, shape);
+    m.output(y);
+    params.kernel = m.weights(std::vector<float>(static_cast<std::size_t>(kernelValues), 1.F));
+    m.layer("conv", LayerParams{std::move(params)}, {x}, {y});
+    m.range(x, Dims{4, {1, 4, 8, 8}}, Dims{4, {1, 4, 8, 8}}, Dims{4, {1, 4, 8, 8}});
+    return m.finish(0);
+}
+
+// Output maps x input channels x window past 2^63: 2^62 + 1 maps of 4 channels and a 1x1 window wrapped to 4, the
+// kernel's 4 values, so the count check passed.
+TEST_F(HostilePlan, AConvolutionWhoseKernelCountOverflowsIsRefused)
+{
+    int64_t const maps = (int64_t{1} << 62) + 1;
+    ConvolutionParams params;
+    params.nbOutputMaps = maps;
+    params.kernelSize = Dims{2, {1, 1}};
+    EXPECT_EQ(load(hostileConvolution(params, 4, {1, maps, 8, 8})), nullptr);
+    expectError({"\"conv\"", "has 4 kernel values, not a multiple of 4611686018427387905 output maps"});
+}
+
+// A window whose span (1 + dilation * (size - 1)) overflows: size 2 and dilation 2^63 - 1.
+TEST_F(HostilePlan, AConvolutionWindowWhoseSpanOverflowsIsRefused)
+{
+    ConvolutionParams params;
+    params.nbOutputMaps = 1;
+    params.kernelSize = Dims{2, {2, 1}};
+    params.dilation = Dims{2, {std::numeric_limits<int64_t>::max(), 1}};
+    EXPECT_EQ(load(hostileConvolution(params, 8, {1, 1, 8, 8})), nullptr);
+    expectError({"\"conv\"", "has dilation extent 0 of 9223372036854775807", "window extents are 1 to 2147483647"});
 }
 
 } // namespace

@@ -103,7 +103,7 @@ Expected<TensorDesc> inferCast(CastParams const& params, TensorDesc const& in)
     }
     if (!isValidShape(in.dims))
     {
-        return invalid(in.type, params.toType, "input shape " + shapeString(in.dims) + " is not a concrete shape");
+        return invalid(in.type, params.toType, "input shape " + shapeString(in.dims) + " " + notConcreteText(in.dims));
     }
     return TensorDesc{params.toType, in.dims};
 }

@@ -107,10 +107,19 @@ Expected<Plan> makePlan(ConvolutionParams const& params, TensorDesc const& input
             + std::to_string(plan.groups) + " groups");
     }
     int64_t const perGroup = plan.channels / plan.groups;
-    int64_t windowVolume = 1;
-    for (int32_t i = 0; i < nbSpatial; ++i)
+    // The window's volume and the kernel's count, checked: a plan may state any extents.
+    std::optional<int64_t> windowVolume = 1;
+    for (int32_t i = 0; i < nbSpatial && windowVolume; ++i)
     {
-        windowVolume *= plan.window.size[static_cast<std::size_t>(i)];
+        windowVolume = checkedProduct(*windowVolume, plan.window.size[static_cast<std::size_t>(i)]);
+    }
+    std::optional<int64_t> kernelCount = windowVolume ? checkedProduct(plan.maps, perGroup) : std::nullopt;
+    kernelCount = kernelCount ? checkedProduct(*kernelCount, *windowVolume) : std::nullopt;
+    if (!kernelCount)
+    {
+        return invalid("nbOutputMaps " + std::to_string(plan.maps) + " x " + std::to_string(perGroup)
+            + " input channels per group x window " + shapeString(params.kernelSize)
+            + " is more kernel values than a 64-bit count holds");
     }
 
     // The kernel: Weights, or a tensor.
@@ -121,7 +130,7 @@ Expected<Plan> makePlan(ConvolutionParams const& params, TensorDesc const& input
             return invalid(std::string("kernel weights of type ") + dataTypeName(params.kernel.type)
                 + " are not supported (it takes " + typeSetString(kConvolutionWeightTypes) + ")");
         }
-        int64_t const needed = plan.maps * perGroup * windowVolume;
+        int64_t const needed = *kernelCount;
         if (params.kernel.count != needed)
         {
             return invalid("the kernel weights hold " + std::to_string(params.kernel.count) + " values but "

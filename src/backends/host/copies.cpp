@@ -27,7 +27,7 @@ Expected<TensorDesc> inferConstant(ConstantParams const& params)
     }
     if (!isValidShape(params.dims))
     {
-        return invalid("constant", "the dims " + shapeString(params.dims) + " are not a concrete shape");
+        return invalid("constant", "the dims " + shapeString(params.dims) + " " + notConcreteText(params.dims));
     }
     if (w.count != elementCount(params.dims))
     {
@@ -69,7 +69,7 @@ Expected<TensorDesc> inferShape(ShapeParams const& /*params*/, TensorDesc const&
 {
     if (!isValidShape(in.dims))
     {
-        return invalid("shape", "the input shape " + shapeString(in.dims) + " is not a concrete shape");
+        return invalid("shape", "the input shape " + shapeString(in.dims) + " " + notConcreteText(in.dims));
     }
     return TensorDesc{DataType::kINT64, Dims{1, {in.dims.nbDims}}};
 }

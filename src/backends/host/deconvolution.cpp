@@ -8,6 +8,7 @@
 #include "backends/host/window.h"
 #include "network/deconvolution_math.h"
 
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,10 +41,19 @@ std::optional<Error> checkKernel(DeconvolutionParams const& params, Deconvolutio
     DeconvolutionOperands const& operands)
 {
     int64_t const mapsPerGroup = g.maps / g.groups;
-    int64_t windowVolume = 1;
-    for (int32_t i = 0; i < g.nbSpatial; ++i)
+    // The window's volume and the kernel's count, checked: a plan may state any extents.
+    std::optional<int64_t> windowVolume = 1;
+    for (int32_t i = 0; i < g.nbSpatial && windowVolume; ++i)
     {
-        windowVolume *= g.kernel[static_cast<std::size_t>(i)];
+        windowVolume = checkedProduct(*windowVolume, g.kernel[static_cast<std::size_t>(i)]);
+    }
+    std::optional<int64_t> kernelCount = windowVolume ? checkedProduct(g.channels, mapsPerGroup) : std::nullopt;
+    kernelCount = kernelCount ? checkedProduct(*kernelCount, *windowVolume) : std::nullopt;
+    if (!kernelCount)
+    {
+        return invalid(std::to_string(g.channels) + " input channels x " + std::to_string(mapsPerGroup)
+            + " output maps per group x window " + shapeString(params.kernelSize)
+            + " is more kernel values than a 64-bit count holds");
     }
     if (present(params.kernel))
     {
@@ -52,7 +62,7 @@ std::optional<Error> checkKernel(DeconvolutionParams const& params, Deconvolutio
             return invalid(std::string("kernel weights of type ") + dataTypeName(params.kernel.type)
                 + " are not supported (it takes " + typeSetString(kDeconvolutionTypes) + ")");
         }
-        int64_t const needed = g.channels * mapsPerGroup * windowVolume;
+        int64_t const needed = *kernelCount;
         if (params.kernel.count != needed)
         {
             return invalid("the kernel weights hold " + std::to_string(params.kernel.count) + " values but "
@@ -168,6 +178,12 @@ Expected<DeconvolutionGeometry> deconvolutionGeometry(
         auto const a = static_cast<std::size_t>(i);
         DeconvolutionWindow const axis{w.size[a], w.stride[a], w.pre[a], w.post[a], w.dilation[a]};
         g.in[a] = input.dims.d[i + 2];
+        // (in - 1) * stride + span stays inside int64_t: the window's members are at most kMaxWindowExtent.
+        if (g.in[a] > (std::numeric_limits<int64_t>::max() / 4) / kMaxWindowExtent)
+        {
+            return invalid("spatial axis " + std::to_string(i) + ": the input extent " + std::to_string(g.in[a])
+                + " is too large to deconvolve (its output extent would not fit a 64-bit integer)");
+        }
         g.kernel[a] = w.size[a];
         g.stride[a] = w.stride[a];
         g.dilation[a] = w.dilation[a];

@@ -198,8 +198,7 @@ Expected<FormatLayout> formatLayout(TensorFormat format, DataType type, Dims con
     }
     if (!isValidShape(dims))
     {
-        return invalid(
-            name + ": the dims " + shapeString(dims) + " are not a concrete shape (rank 0 to 8, extents >= 0)");
+        return invalid(name + ": the dims " + shapeString(dims) + " " + notConcreteText(dims));
     }
     int32_t const rank = dims.nbDims;
     if (rank < rule.minRank)

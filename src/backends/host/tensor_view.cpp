@@ -3,6 +3,7 @@
 
 #include "core/float_convert.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -64,14 +65,44 @@ bool isValidShape(Dims const& dims) noexcept
     {
         return false;
     }
+    bool empty = false;
     for (int32_t i = 0; i < dims.nbDims; ++i)
     {
         if (dims.d[i] < 0)
         {
             return false;
         }
+        empty = empty || dims.d[i] == 0;
+    }
+    int64_t count = 1;
+    for (int32_t i = 0; i < dims.nbDims && !empty; ++i)
+    {
+        std::optional<int64_t> const next = checkedProduct(count, dims.d[i]);
+        if (!next)
+        {
+            return false;
+        }
+        count = *next;
     }
     return true;
+}
+
+std::string notConcreteText(Dims const& dims)
+{
+    bool const extentsValid = dims.nbDims >= 0 && dims.nbDims <= Dims::MAX_DIMS
+        && std::all_of(dims.d, dims.d + dims.nbDims, [](int64_t e) { return e >= 0; });
+    return extentsValid ? "has more elements than a 64-bit count holds"
+                        : "is not a concrete shape (rank 0 to 8, extents >= 0)";
+}
+
+std::optional<int64_t> checkedProduct(int64_t a, int64_t b) noexcept
+{
+    int64_t product = 0;
+    if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &product))
+    {
+        return std::nullopt;
+    }
+    return product;
 }
 
 int64_t elementCount(Dims const& dims) noexcept
@@ -134,8 +165,8 @@ Expected<Dims> broadcastShapes(Dims const& a, Dims const& b)
     {
         if (!isValidShape(*dims))
         {
-            return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT,
-                "shape " + shapeString(*dims) + " is not a concrete shape (rank 0 to 8, extents >= 0)"};
+            return Error{
+                nvinfer1::ErrorCode::kINVALID_ARGUMENT, "shape " + shapeString(*dims) + " " + notConcreteText(*dims)};
         }
     }
     if (a.nbDims != b.nbDims)
@@ -368,7 +399,7 @@ std::optional<std::string> inputProblem(TypeSet accepted, TensorDesc const& in)
     }
     if (!isValidShape(in.dims))
     {
-        return "input shape " + shapeString(in.dims) + " is not a concrete shape";
+        return "input shape " + shapeString(in.dims) + " " + notConcreteText(in.dims);
     }
     return std::nullopt;
 }

@@ -69,8 +69,16 @@ using Status = Expected<Done>;
 
 // ---- Shapes ------------------------------------------------------------------------------------------------------
 
-//! Whether dims is a concrete shape: rank in [0, Dims::MAX_DIMS] and every extent >= 0.
+//! Whether dims is a concrete shape: rank in [0, Dims::MAX_DIMS], every extent >= 0, and as many elements as an
+//! int64_t counts (a shape whose product overflows is not one: what reads it refuses it instead of wrapping).
 bool isValidShape(Dims const& dims) noexcept;
+
+//! Why dims is not a concrete shape, to follow its text in a message: "is not a concrete shape (rank 0 to 8, extents
+//! >= 0)", or "has more elements than a 64-bit count holds".
+std::string notConcreteText(Dims const& dims);
+
+//! a * b, or nullopt when the product of these non-negative values does not fit an int64_t.
+std::optional<int64_t> checkedProduct(int64_t a, int64_t b) noexcept;
 
 //! The number of elements: the product of the extents, 1 for rank 0; 0 when the shape is not valid.
 int64_t elementCount(Dims const& dims) noexcept;

@@ -5,6 +5,7 @@
 #include "backends/host/window.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -38,10 +39,11 @@ std::optional<Error> readExtents(std::string_view what, char const* name, Dims c
     }
     for (int32_t i = 0; i < nbSpatial; ++i)
     {
-        if (dims.d[i] < minimum)
+        if (dims.d[i] < minimum || dims.d[i] > kMaxWindowExtent)
         {
             return invalid(what,
-                std::string(name) + " " + shapeString(dims) + " needs every extent >= " + std::to_string(minimum));
+                std::string(name) + " " + shapeString(dims) + " needs every extent in [" + std::to_string(minimum)
+                    + ", " + std::to_string(kMaxWindowExtent) + "]");
         }
         member[static_cast<std::size_t>(i)] = dims.d[i];
     }
@@ -84,7 +86,13 @@ Expected<Window> makeWindow(std::string_view what, Dims const& size, Dims const&
 Expected<int64_t> windowOutputExtent(std::string_view what, Window const& window, int32_t i, int64_t input)
 {
     auto const a = static_cast<std::size_t>(i);
-    int64_t const padded = input + window.pre[a] + window.post[a];
+    int64_t padded = 0;
+    if (__builtin_add_overflow(input, window.pre[a] + window.post[a], &padded))
+    {
+        return invalid(what,
+            "spatial axis " + std::to_string(i) + ": the input extent " + std::to_string(input)
+                + " plus its padding is more than a 64-bit extent holds");
+    }
     if (padded < window.span(i))
     {
         return invalid(what,
@@ -119,6 +127,12 @@ Expected<ExplicitPadding> resolvePadding(PaddingMode mode, Dims const& inputExte
         int64_t const input = inputExtents.d[i];
         int64_t const s = w.stride[a];
         int64_t const dk = w.span(i);
+        if (input < 0 || input > std::numeric_limits<int64_t>::max() / 4)
+        {
+            return invalid(kWhat,
+                "spatial axis " + std::to_string(i) + ": the input extent " + std::to_string(input)
+                    + " is outside [0, 2^61]");
+        }
         switch (mode)
         {
         case PaddingMode::kEXPLICIT_ROUND_DOWN:

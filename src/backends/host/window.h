@@ -17,6 +17,7 @@
 #pragma once
 
 #include "backends/host/tensor_view.h"
+#include "network/checks.h"
 
 #include "NvInfer.h"
 

@@ -772,12 +772,12 @@ TEST(HostReformat, LayoutRefusals)
     expectError(
         formatLayout(TensorFormat::kLINEAR, DataType{42}, Dims{1, {2}}), {"kLINEAR: type 42 is not a DataType"});
     expectError(formatLayout(TensorFormat::kCHW4, kInt8, Dims{4, {1, -1, 2, 2}}),
-        {"kCHW4: the dims [1, -1, 2, 2] are not a concrete shape"});
+        {"kCHW4: the dims [1, -1, 2, 2] is not a concrete shape"});
     expectError(formatBytes(TensorFormat::kLINEAR, kFloat, Dims{-1, {}}), {"not a concrete shape"});
 
     int64_t const huge = int64_t{1} << 61;
     expectError(formatLayout(TensorFormat::kLINEAR, DataType::kINT64, Dims{2, {huge, 8}}),
-        {"kLINEAR: the dims", "take more elements than int64_t counts"});
+        {"kLINEAR: the dims", "has more elements than a 64-bit count holds"});
     expectError(formatBytes(TensorFormat::kLINEAR, kFloat, Dims{1, {huge}}),
         {"kLINEAR: the dims", "of kFLOAT take more bytes than int64_t counts"});
     expectError(formatLayout(TensorFormat::kHWC8, kHalf, Dims{3, {std::numeric_limits<int64_t>::max(), 1, 1}}),

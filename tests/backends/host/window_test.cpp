@@ -80,7 +80,7 @@ TEST(HostWindow, Refusals)
         resolvePadding(static_cast<PaddingMode>(9), Dims{2, {4, 4}}, Dims{2, {3, 3}}, Dims{}, Dims{}, Dims{}, Dims{}),
         {"unknown PaddingMode 9"});
     expectError(makeWindow("pooling", Dims{2, {2, 2}}, Dims{}, Dims{}, Dims{2, {-1, 0}}, Dims{}),
-        {"pooling: pre-padding [-1, 0] needs every extent >= 0"});
+        {"pooling: pre-padding [-1, 0] needs every extent in [0, 2147483647]"});
 }
 
 } // namespace
