@@ -31,11 +31,6 @@ namespace kiln
 namespace
 {
 
-bool sameDims(Dims const& a, Dims const& b)
-{
-    return a.nbDims == b.nbDims && std::equal(a.d, a.d + std::clamp(a.nbDims, 0, Dims::MAX_DIMS), b.d);
-}
-
 //! The constant layer that makes tensor, when that layer's result is read by one layer alone and is not refittable.
 LayerRecord* soleConstant(EngineModel& model, Readers const& readers, int32_t tensor)
 {
@@ -117,13 +112,13 @@ bool packable(EngineModel const& model, std::array<Projection, 3> const& p)
         TensorRecord const& out = tensorAt(model, layer.outputs[0]);
         bool const sameBias = (other.bias == nullptr) == (p[0].bias == nullptr)
             && (other.bias == nullptr
-                || (sameDims(std::get<ConstantParams>(other.bias->params).dims,
+                || (host::sameShape(std::get<ConstantParams>(other.bias->params).dims,
                         std::get<ConstantParams>(p[0].bias->params).dims)
                     && std::get<ConstantParams>(other.bias->params).weights.type
                         == std::get<ConstantParams>(p[0].bias->params).weights.type));
         if (layer.inputs[0] != q.inputs[0] || params.ops[0] != qParams.ops[0] || params.ops[1] != qParams.ops[1]
             || layer.scale != q.scale || layer.inputs.size() != q.inputs.size()
-            || !sameDims(weights.dims, qWeights.dims) || weights.weights.type != qWeights.weights.type
+            || !host::sameShape(weights.dims, qWeights.dims) || weights.weights.type != qWeights.weights.type
             || !sameTensorShape(out, qOut) || !sameBias)
         {
             return false;

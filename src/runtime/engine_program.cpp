@@ -129,7 +129,6 @@ Expected<bool> EngineProgram::prepare()
     EngineModel const& m = mModel;
     auto const nbTensors = static_cast<int32_t>(m.tensors.size());
     auto const nbLayers = static_cast<int32_t>(m.layers.size());
-    auto const invalid = [](std::string message) { return failure(ErrorCode::kINVALID_ARGUMENT, std::move(message)); };
     auto const validTensor = [&](int32_t t) { return t >= 0 && t < nbTensors; };
 
     if (m.backend == PlanBackend::kCUDA && !cudaBackendUsable())
