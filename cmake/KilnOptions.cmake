@@ -18,3 +18,16 @@ if(KILN_SANITIZE)
     add_link_options(-fsanitize=${_kiln_sanitizers})
     message(STATUS "kiln: sanitizers ${_kiln_sanitizers}")
 endif()
+
+# A fuzzing build instruments every library for libFuzzer's coverage (the fuzz targets link libFuzzer itself), so that
+# the search is guided by the parser's and the runtime's branches, not only the target's.
+if(KILN_FUZZ AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link>)
+endif()
+
+# The shared libraries link with --no-undefined, but clang leaves the sanitizer and coverage runtimes out of shared
+# objects (the executable brings them), so a sanitized or fuzzing clang build links them without it.
+set(KILN_NO_UNDEFINED -Wl,--no-undefined)
+if((KILN_SANITIZE OR KILN_FUZZ) AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    set(KILN_NO_UNDEFINED "")
+endif()

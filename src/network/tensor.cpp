@@ -336,7 +336,6 @@ class RoleAnalysis
 {
 public:
     explicit RoleAnalysis(Network const& network)
-        : mNetwork(network)
     {
         for (auto const& layer : network.layers())
         {
@@ -409,7 +408,6 @@ private:
         return false;
     }
 
-    Network const& mNetwork;
     std::unordered_map<Tensor const*, std::vector<std::pair<Layer*, int32_t>>> mConsumers;
     std::unordered_map<Tensor const*, bool> mShape;
     std::unordered_map<Tensor const*, bool> mExecution;

@@ -36,6 +36,7 @@ double ShapedWeights::number(int64_t i) const
     case DataType::kINT4: return int4FromNibble(nibble(as<uint8_t>()[i / 2], static_cast<int32_t>(i % 2)));
     default: fail(ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "weights of type ", dataTypeName(type), " cannot be read");
     }
+    unreachableAfterFail();
 }
 
 int64_t ShapedWeights::integer(int64_t i) const

@@ -26,14 +26,14 @@ std::string baseName(std::string_view path)
 
 } // namespace
 
-Failure failureAt(ErrorCode code, std::string desc, std::source_location where)
+Failure failureAt(ErrorCode code, std::string desc, SourceLocation where)
 {
     Failure failure;
     failure.code = code;
     failure.desc = std::move(desc);
-    failure.file = baseName(where.file_name());
-    failure.line = static_cast<int>(where.line());
-    failure.func = bareFunctionName(where.function_name());
+    failure.file = baseName(where.file);
+    failure.line = static_cast<int>(where.line);
+    failure.func = bareFunctionName(where.function);
     return failure;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // How the parser reports what went wrong. Import code throws ImportError through fail() or require(); the node loop
 // catches it, adds the node (index, name, op type, function stack) and records it as an IParserError. The parser
-// source file, line and function come from std::source_location, so no macros are needed:
+// source file, line and function come from SourceLocation (the compilers' location builtins, as SourceLocation
+// has them; clang 14 with libstdc++ has no SourceLocation), so no macros are needed:
 //
 //     require(kernel.rank() == 4, ErrorCode::kUNSUPPORTED_NODE_SHAPE, "the kernel must be 4-D, not ", kernel.rank());
 //     fail(ErrorCode::kUNSUPPORTED_NODE_ATTR, "auto_pad ", mode, " is not supported");
@@ -9,8 +10,8 @@
 
 #include "NvOnnxParser.h"
 
+#include <cstdint>
 #include <exception>
-#include <source_location>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,6 +20,20 @@ namespace kiln::onnx_import
 {
 
 using nvonnxparser::ErrorCode;
+
+//! Where a failure was raised, from the builtins GCC and clang evaluate at the caller when they are default arguments.
+struct SourceLocation
+{
+    char const* file{""};
+    char const* function{""};
+    uint32_t line{};
+
+    static constexpr SourceLocation current(char const* file = __builtin_FILE(),
+        char const* function = __builtin_FUNCTION(), uint32_t line = __builtin_LINE()) noexcept
+    {
+        return SourceLocation{file, function, line};
+    }
+};
 
 //! One error, as IParserError reports it.
 struct Failure
@@ -51,7 +66,7 @@ private:
 };
 
 //! A Failure at where: the file's base name and the bare function name.
-Failure failureAt(ErrorCode code, std::string desc, std::source_location where);
+Failure failureAt(ErrorCode code, std::string desc, SourceLocation where);
 
 //! The message pieces streamed together.
 template <typename... Parts>
@@ -66,8 +81,7 @@ std::string concat(Parts const&... parts)
 template <typename... Parts>
 struct fail
 {
-    [[noreturn]] fail(
-        ErrorCode code, Parts const&... parts, std::source_location where = std::source_location::current())
+    [[noreturn]] fail(ErrorCode code, Parts const&... parts, SourceLocation where = SourceLocation::current())
     {
         throw ImportError(failureAt(code, concat(parts...), where));
     }
@@ -75,12 +89,18 @@ struct fail
 template <typename... Parts>
 fail(ErrorCode, Parts const&...) -> fail<Parts...>;
 
+//! Ends a function whose last statement is a fail(): its constructor never returns, which GCC sees and clang does
+//! not (clang would warn that the function returns no value).
+[[noreturn]] inline void unreachableAfterFail() noexcept
+{
+    __builtin_unreachable();
+}
+
 //! Throws like fail() when condition is false.
 template <typename... Parts>
 struct require
 {
-    require(bool condition, ErrorCode code, Parts const&... parts,
-        std::source_location where = std::source_location::current())
+    require(bool condition, ErrorCode code, Parts const&... parts, SourceLocation where = SourceLocation::current())
     {
         if (!condition)
         {

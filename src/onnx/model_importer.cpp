@@ -227,7 +227,7 @@ void importNode(ImportContext& ctx, ::onnx::NodeProto const& proto, int index)
     catch (std::exception const& error)
     {
         Failure failure = failureAt(ErrorCode::kINTERNAL_ERROR,
-            concat("Invalid Node - ", node.name(), ": ", error.what()), std::source_location::current());
+            concat("Invalid Node - ", node.name(), ": ", error.what()), SourceLocation::current());
         annotate(failure, ctx, proto, index);
         throw ImportError(failure);
     }
@@ -333,14 +333,14 @@ std::optional<Failure> readModel(void const* bytes, size_t size, ::onnx::ModelPr
     if (bytes == nullptr || size == 0)
     {
         return failureAt(
-            ErrorCode::kMODEL_DESERIALIZE_FAILED, "the model is empty (no bytes)", std::source_location::current());
+            ErrorCode::kMODEL_DESERIALIZE_FAILED, "the model is empty (no bytes)", SourceLocation::current());
     }
     if (size > static_cast<size_t>(INT_MAX))
     {
         return failureAt(ErrorCode::kMODEL_DESERIALIZE_FAILED,
             concat("the model is ", size, " bytes; a protobuf message cannot exceed 2 GB, so larger models keep their ",
                 "weights in external data files"),
-            std::source_location::current());
+            SourceLocation::current());
     }
     google::protobuf::io::ArrayInputStream array(bytes, static_cast<int>(size));
     google::protobuf::io::CodedInputStream stream(&array);
@@ -349,7 +349,7 @@ std::optional<Failure> readModel(void const* bytes, size_t size, ::onnx::ModelPr
     {
         return failureAt(ErrorCode::kMODEL_DESERIALIZE_FAILED,
             concat("the ", size, " bytes are not a valid ONNX ModelProto (a truncated or damaged file, or not ONNX)"),
-            std::source_location::current());
+            SourceLocation::current());
     }
     return std::nullopt;
 }
@@ -432,7 +432,7 @@ std::vector<int> topologicalOrder(
                 Failure f = failureAt(ErrorCode::kINVALID_GRAPH,
                     concat("Failed to sort the model topologically: node ", i, " ('", graph.node(i).name(), "', ",
                         graph.node(i).op_type(), ") is part of a cycle, or depends on one"),
-                    std::source_location::current());
+                    SourceLocation::current());
                 f.node = i;
                 f.nodeName = graph.node(i).name();
                 f.nodeOperator = graph.node(i).op_type();

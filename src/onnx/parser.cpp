@@ -123,11 +123,11 @@ protected:
         }
         catch (std::exception const& error)
         {
-            record(failureAt(ErrorCode::kINTERNAL_ERROR, error.what(), std::source_location::current()));
+            record(failureAt(ErrorCode::kINTERNAL_ERROR, error.what(), SourceLocation::current()));
         }
         catch (...)
         {
-            record(failureAt(ErrorCode::kINTERNAL_ERROR, "unknown exception", std::source_location::current()));
+            record(failureAt(ErrorCode::kINTERNAL_ERROR, "unknown exception", SourceLocation::current()));
         }
         return false;
     }
@@ -160,14 +160,14 @@ protected:
         if (file == nullptr)
         {
             record(failureAt(
-                ErrorCode::kINVALID_VALUE, concat(method, ": the file name is null"), std::source_location::current()));
+                ErrorCode::kINVALID_VALUE, concat(method, ": the file name is null"), SourceLocation::current()));
             return std::nullopt;
         }
         std::ifstream in(file, std::ios::binary);
         if (!in)
         {
             record(failureAt(ErrorCode::kINVALID_VALUE, concat("cannot open the ONNX model file '", file, "'"),
-                std::source_location::current()));
+                SourceLocation::current()));
             return std::nullopt;
         }
         // One read of the whole file (a stream iterator would take it a character at a time: a fifth of BERT-base's
@@ -189,7 +189,7 @@ protected:
         if (in.bad() || (size > 0 && !in))
         {
             record(failureAt(ErrorCode::kINVALID_VALUE, concat("cannot read the ONNX model file '", file, "'"),
-                std::source_location::current()));
+                SourceLocation::current()));
             return std::nullopt;
         }
         log(nvinfer1::ILogger::Severity::kINFO, concat("reading ", file, " (", bytes.size(), " bytes)"));
@@ -227,7 +227,7 @@ protected:
         if (!mLoaded || name == nullptr || (data == nullptr && size != 0))
         {
             record(failureAt(ErrorCode::kINVALID_VALUE,
-                "loadInitializer needs a model from loadModelProto, a name and data", std::source_location::current()));
+                "loadInitializer needs a model from loadModelProto, a name and data", SourceLocation::current()));
             return false;
         }
         for (::onnx::TensorProto& initializer : *mLoaded->mutable_graph()->mutable_initializer())
@@ -242,7 +242,7 @@ protected:
             }
         }
         record(failureAt(ErrorCode::kINVALID_VALUE, concat("the model has no initializer named '", name, "'"),
-            std::source_location::current()));
+            SourceLocation::current()));
         return false;
     }
 
@@ -255,7 +255,7 @@ protected:
         if (!mLoaded)
         {
             record(failureAt(ErrorCode::kINVALID_VALUE, concat(method, " needs a model from loadModelProto"),
-                std::source_location::current()));
+                SourceLocation::current()));
         }
         return mLoaded;
     }
@@ -430,7 +430,7 @@ private:
         if (mNetwork.getNbLayers() != 0 || mNetwork.getNbInputs() != 0)
         {
             record(failureAt(ErrorCode::kINVALID_VALUE, "Parse was called with a non-empty network definition",
-                std::source_location::current()));
+                SourceLocation::current()));
             return false;
         }
         // Every context stays alive with the parser: the network's constants point into weights it owns.
@@ -514,7 +514,7 @@ public:
 private:
     void refused(std::string desc)
     {
-        record(failureAt(ErrorCode::kREFIT_FAILED, std::move(desc), std::source_location::current()));
+        record(failureAt(ErrorCode::kREFIT_FAILED, std::move(desc), SourceLocation::current()));
     }
 
     //! Gives the refitter the values of the tensors of model named as the engine's refittable weights, then refits.

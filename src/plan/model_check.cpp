@@ -48,9 +48,7 @@ public:
     std::optional<std::string> run(LayerParams const& params)
     {
         std::visit(
-            [this](auto const& p) {
-                forEachField(p, [this](char const* name, auto const& value) { field(name, value); });
-            },
+            [&](auto const& p) { forEachField(p, [&](char const* name, auto const& value) { field(name, value); }); },
             params);
         return mProblem;
     }

@@ -370,7 +370,9 @@ constexpr bool everyMemberVisited() noexcept
 }
 } // namespace detail
 
-// The plugin kinds hold plugin objects, which no list visits.
+// The plugin kinds hold plugin objects, which no list visits. Clang before 15 cannot evaluate it (its constexpr
+// evaluation of parameters holding std::vector); GCC, which every CI stage builds with, checks it.
+#if !defined(__clang__) || __clang_major__ >= 15
 static_assert(detail::everyMemberVisited<ConvolutionParams, CastParams, ActivationParams, PoolingParams, SoftMaxParams,
                   DeconvolutionParams, ConcatenationParams, ElementWiseParams, UnaryParams, ShuffleParams, ReduceParams,
                   TopKParams, GatherParams, MatrixMultiplyParams, ConstantParams, IdentityParams, SliceParams,
@@ -379,5 +381,6 @@ static_assert(detail::everyMemberVisited<ConvolutionParams, CastParams, Activati
                   ConditionParams, IfConditionalInputParams, IfConditionalOutputParams, TripLimitParams,
                   RecurrenceParams, IteratorParams, LoopOutputParams>(),
     "forEachField visits every member of each kind's parameters");
+#endif
 
 } // namespace kiln

@@ -68,9 +68,7 @@ template <>
 struct QdqTraits<LayerType::kQUANTIZE>
 {
     using Params = QuantizeParams;
-    static constexpr char const* kClass = "IQuantizeLayer";
     static constexpr char const* kDataTypes = "kFLOAT, kHALF or kBF16";
-    static constexpr char const* kToTypes = "kINT8, kFP8 or kINT4";
     static bool dataType(DataType type) noexcept { return isScaleType(type); }
     static char const* toTypeProblem(DataType type) noexcept { return codeTypeProblem(type); }
     //! The type of the codes: the output's.
@@ -81,9 +79,7 @@ template <>
 struct QdqTraits<LayerType::kDEQUANTIZE>
 {
     using Params = DequantizeParams;
-    static constexpr char const* kClass = "IDequantizeLayer";
     static constexpr char const* kDataTypes = "kINT8, kFP8 or kINT4";
-    static constexpr char const* kToTypes = "kFLOAT, kHALF or kBF16";
     static bool dataType(DataType type) noexcept { return isCodeType(type); }
     static char const* toTypeProblem(DataType type) noexcept
     {

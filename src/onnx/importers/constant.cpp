@@ -55,6 +55,7 @@ std::vector<Value> importConstant(ImportContext& ctx, Node& node)
         return {int64Value(ctx, attrs.get<std::vector<int64_t>>("value_ints", {}))};
     }
     fail(ErrorCode::kINVALID_NODE, "Constant has none of the attributes value, value_float(s), value_int(s)");
+    unreachableAfterFail();
 }
 
 std::vector<Value> importConstantOfShape(ImportContext& ctx, Node& node)

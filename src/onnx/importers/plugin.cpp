@@ -49,6 +49,7 @@ CreatorKind creatorKind(IPluginCreatorInterface const& creator, PluginMatch cons
     fail(ErrorCode::kUNSUPPORTED_NODE, "the creator of plugin \"", match.name, "\" version \"", match.version,
         "\" namespace \"", match.pluginNamespace, "\" has interface kind \"", kind,
         "\"; kiln imports PLUGIN CREATOR_V1 and PLUGIN CREATOR_V3ONE creators");
+    unreachableAfterFail();
 }
 
 //! The registered creator with exactly this name, version and namespace (the registry and its parents), or nullptr.
@@ -183,6 +184,7 @@ PluginField makeField(ImportContext& ctx, char const* fieldName, ::onnx::Attribu
         fail(ErrorCode::kUNSUPPORTED_NODE_ATTR, "attribute '", attribute.name(), "' is of type ",
             attributeTypeName(attribute.type()), ", which cannot become a plugin field");
     }
+    unreachableAfterFail();
 }
 
 //! The input indices that are shape inputs (V3 only), normalised and checked.

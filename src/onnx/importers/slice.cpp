@@ -226,6 +226,7 @@ SampleMode padMode(std::string const& mode)
         return SampleMode::kWRAP;
     }
     fail(ErrorCode::kUNSUPPORTED_NODE_ATTR, "mode '", mode, "' is not constant, edge, reflect or wrap");
+    unreachableAfterFail();
 }
 
 void checkPad(ImportContext&, ::onnx::NodeProto const&, Attributes const& attrs)
