@@ -6,6 +6,9 @@
 #include "network/shape_rules.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <optional>
 
 namespace kiln
@@ -15,6 +18,26 @@ using nvinfer1::FillOperation;
 
 namespace
 {
+
+//! The int64 value TensorRT's setAlpha/setBeta give an INT64 fill: the double truncated toward zero, saturated at the
+//! type's bounds (0 for NaN) rather than converted out of range.
+int64_t int64Of(double value) noexcept
+{
+    constexpr auto kLargest = static_cast<double>(std::numeric_limits<int64_t>::max()); // 2^63
+    if (std::isnan(value))
+    {
+        return 0;
+    }
+    if (value >= kLargest)
+    {
+        return std::numeric_limits<int64_t>::max();
+    }
+    if (value <= -kLargest)
+    {
+        return std::numeric_limits<int64_t>::min();
+    }
+    return static_cast<int64_t>(value);
+}
 
 //! Why a fill of op cannot produce type, or nullptr.
 char const* fillTypeProblem(FillOperation op, DataType type) noexcept
@@ -65,7 +88,7 @@ public:
     void setAlpha(double alpha) noexcept override
     {
         edit().alpha = alpha;
-        edit().alphaInt64 = static_cast<int64_t>(alpha);
+        edit().alphaInt64 = int64Of(alpha);
         edit().alphaBetaInt64 = false;
         mLayer.clearInput(1);
     }
@@ -73,7 +96,7 @@ public:
     void setBeta(double beta) noexcept override
     {
         edit().beta = beta;
-        edit().betaInt64 = static_cast<int64_t>(beta);
+        edit().betaInt64 = int64Of(beta);
         edit().alphaBetaInt64 = false;
         mLayer.clearInput(2);
     }

@@ -3,6 +3,10 @@
 // parameters from tensor inputs; refusals.
 #include "support/api_test.h"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
 namespace kiln::test
 {
 namespace
@@ -44,6 +48,24 @@ TEST_F(FillTest, ParametersAndDefaults)
     EXPECT_EQ(fill->getOperation(), FillOperation::kRANDOM_NORMAL);
     EXPECT_DIMS(fill->getOutput(0)->getDimensions(), {4});
     EXPECT_EQ(mNetwork->addFill(dims({1}), FillOperation::kRANDOM_UNIFORM)->getToType(), DataType::kFLOAT);
+    expectNoError();
+}
+
+// Found by fuzzing the ONNX parser (issue 21): a double beyond int64's range converted to the int64 form was undefined
+// behaviour. It saturates; NaN gives 0.
+TEST_F(FillTest, DoublesBeyondInt64SaturateInTheirInt64Form)
+{
+    nvinfer1::IFillLayer* fill = mNetwork->addFill(dims({2}), FillOperation::kLINSPACE, DataType::kINT64);
+    ASSERT_NE(fill, nullptr);
+    fill->setAlpha(1.68e22);
+    fill->setBeta(-5.19e33);
+    EXPECT_EQ(fill->getAlpha(), 1.68e22);
+    EXPECT_EQ(fill->getAlphaInt64(), std::numeric_limits<int64_t>::max());
+    EXPECT_EQ(fill->getBetaInt64(), std::numeric_limits<int64_t>::min());
+    fill->setAlpha(std::nan(""));
+    fill->setBeta(-7.9);
+    EXPECT_EQ(fill->getAlphaInt64(), 0);
+    EXPECT_EQ(fill->getBetaInt64(), -7);
     expectNoError();
 }
 
