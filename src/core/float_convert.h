@@ -15,6 +15,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <span>
 
 namespace kiln
@@ -405,5 +406,28 @@ bool packFp4(std::span<float const> values, std::span<uint8_t> packed) noexcept;
 
 //! Unpacks values.size() E2M1 elements from packed as floats; false, writing nothing, when packed is too short.
 bool unpackFp4(std::span<uint8_t const> packed, std::span<float> values) noexcept;
+
+//! v as the integer type I: truncated toward zero, saturated at I's bounds, 0 for NaN (a plain conversion of a value
+//! outside I's range is undefined behaviour).
+template <typename I>
+constexpr I saturatingInteger(double v) noexcept
+{
+    // The bounds as doubles: the lowest is a power of two (exact); the largest + 1 is one too.
+    constexpr double kLowest = static_cast<double>(std::numeric_limits<I>::lowest());
+    constexpr double kAbove = static_cast<double>(std::numeric_limits<I>::max() / 2 + 1) * 2.0;
+    if (v != v)
+    {
+        return I{0};
+    }
+    if (v <= kLowest)
+    {
+        return std::numeric_limits<I>::lowest();
+    }
+    if (v >= kAbove)
+    {
+        return std::numeric_limits<I>::max();
+    }
+    return static_cast<I>(v);
+}
 
 } // namespace kiln

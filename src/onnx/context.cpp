@@ -164,11 +164,11 @@ ShapedWeights ImportContext::weightsFrom(DataType type, Dims const& shape, std::
         case DataType::kFLOAT: static_cast<float*>(out)[i] = static_cast<float>(v); break;
         case DataType::kHALF: static_cast<uint16_t*>(out)[i] = floatToHalf(static_cast<float>(v)); break;
         case DataType::kBF16: static_cast<uint16_t*>(out)[i] = floatToBf16(static_cast<float>(v)); break;
-        case DataType::kINT8: static_cast<int8_t*>(out)[i] = static_cast<int8_t>(v); break;
-        case DataType::kUINT8: static_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(v); break;
+        case DataType::kINT8: static_cast<int8_t*>(out)[i] = saturatingInteger<int8_t>(v); break;
+        case DataType::kUINT8: static_cast<uint8_t*>(out)[i] = saturatingInteger<uint8_t>(v); break;
         case DataType::kBOOL: static_cast<uint8_t*>(out)[i] = v != 0.0 ? 1 : 0; break;
-        case DataType::kINT32: static_cast<int32_t*>(out)[i] = static_cast<int32_t>(v); break;
-        case DataType::kINT64: static_cast<int64_t*>(out)[i] = static_cast<int64_t>(v); break;
+        case DataType::kINT32: static_cast<int32_t*>(out)[i] = saturatingInteger<int32_t>(v); break;
+        case DataType::kINT64: static_cast<int64_t*>(out)[i] = saturatingInteger<int64_t>(v); break;
         default: fail(ErrorCode::kUNSUPPORTED_NODE_DATATYPE, "cannot make weights of type ", dataTypeName(type));
         }
     }

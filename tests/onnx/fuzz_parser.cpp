@@ -2,8 +2,14 @@
 // The ONNX parser's fuzz target: any bytes go to IParser::parse, which must return (true or false, with errors)
 // without crashing, hanging or leaking.
 //
-// With clang, -DKILN_FUZZ=ON builds it against libFuzzer (-fsanitize=fuzzer,address):
-//     build/tests/onnx/kiln_onnx_fuzz corpus/ -max_len=65536
+// With clang (Debian's clang 14 will do), -DKILN_FUZZ=ON builds it against libFuzzer, every library instrumented for
+// coverage (docs/reliability.md has the campaign's figures):
+//     CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DKILN_FUZZ=ON "-DKILN_SANITIZE=address;undefined"
+//         -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_BENCH_ONNX=OFF    (one command)
+//     ninja -C build-fuzz kiln_onnx_fuzz
+//     KILN_BACKEND=host UBSAN_OPTIONS=halt_on_error=1 build-fuzz/tests/onnx/kiln_onnx_fuzz corpus/ SEEDS/
+//         -max_len=65536 -rss_limit_mb=4096    (one command; SEEDS: ONNX's node test models, libonnx-testdata's)
+// What a run finds goes to tests/onnx/fuzz_regressions, which Malformed.WhatFuzzingFoundParsesWithoutCrashing parses.
 // Otherwise (the default, and the ctest onnx.fuzz_smoke) it is a small mutation driver of its own: it takes seed
 // models (arguments, or ONNX's node test models), and parses deterministic mutations of them (bit flips, byte
 // overwrites, truncations, insertions, duplicated ranges):

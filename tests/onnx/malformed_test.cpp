@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -76,6 +77,27 @@ ErrorCode expectRefused(std::string const& bytes, std::string const& what)
     EXPECT_NE(e->desc(), nullptr);
     EXPECT_GT(std::string(e->desc()).size(), 0U) << what;
     return e->code();
+}
+
+// Every input a fuzzing run found to crash the parser or to reach undefined behaviour (tests/onnx/fuzz_regressions,
+// named for what it hit) parses to an answer: true, or false with an error. The sanitizer stages of the tests catch
+// undefined behaviour as it happens.
+TEST(Malformed, WhatFuzzingFoundParsesWithoutCrashing)
+{
+    std::vector<std::filesystem::path> files;
+    for (auto const& entry : std::filesystem::directory_iterator(KILN_TEST_ONNX_FUZZ_REGRESSIONS))
+    {
+        files.push_back(entry.path());
+    }
+    ASSERT_FALSE(files.empty());
+    for (std::filesystem::path const& file : files)
+    {
+        std::ifstream in(file, std::ios::binary);
+        std::string const bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        Harness h;
+        bool const parsed = h.mParser->parse(bytes.data(), bytes.size());
+        EXPECT_TRUE(parsed || h.mParser->getNbErrors() > 0) << file.filename();
+    }
 }
 
 TEST(Malformed, EmptyBytes)

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fill: generates a tensor (linear ramp, uniform or normal random values). The shape, alpha and beta are
 // parameters or tensor inputs 0, 1 and 2; setting a parameter drops the tensor input that gave it.
+#include "core/float_convert.h"
 #include "network/checks.h"
 #include "network/network.h"
 #include "network/shape_rules.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <limits>
 #include <optional>
 
 namespace kiln
@@ -18,26 +16,6 @@ using nvinfer1::FillOperation;
 
 namespace
 {
-
-//! The int64 value TensorRT's setAlpha/setBeta give an INT64 fill: the double truncated toward zero, saturated at the
-//! type's bounds (0 for NaN) rather than converted out of range.
-int64_t int64Of(double value) noexcept
-{
-    constexpr auto kLargest = static_cast<double>(std::numeric_limits<int64_t>::max()); // 2^63
-    if (std::isnan(value))
-    {
-        return 0;
-    }
-    if (value >= kLargest)
-    {
-        return std::numeric_limits<int64_t>::max();
-    }
-    if (value <= -kLargest)
-    {
-        return std::numeric_limits<int64_t>::min();
-    }
-    return static_cast<int64_t>(value);
-}
 
 //! Why a fill of op cannot produce type, or nullptr.
 char const* fillTypeProblem(FillOperation op, DataType type) noexcept
@@ -88,7 +66,7 @@ public:
     void setAlpha(double alpha) noexcept override
     {
         edit().alpha = alpha;
-        edit().alphaInt64 = int64Of(alpha);
+        edit().alphaInt64 = saturatingInteger<int64_t>(alpha);
         edit().alphaBetaInt64 = false;
         mLayer.clearInput(1);
     }
@@ -96,7 +74,7 @@ public:
     void setBeta(double beta) noexcept override
     {
         edit().beta = beta;
-        edit().betaInt64 = int64Of(beta);
+        edit().betaInt64 = saturatingInteger<int64_t>(beta);
         edit().alphaBetaInt64 = false;
         mLayer.clearInput(2);
     }
