@@ -8,16 +8,18 @@
 // mean, the variance (of the centered values: two passes, no cancellation) and the result; a block per row over
 // global memory otherwise. 16-byte loads where the row's bytes allow.
 //
-// Attention (flash-style): a block of two warps takes 32 queries of one batch and head; the keys and values go
-// through shared memory 64 at a time; each warp keeps the running maximum and sum of its 16 rows (online softmax) and
-// its output accumulators. kHALF and kBF16 multiply on tensor cores: mma.sync m16n8k16 with the scores, probabilities
-// and output in registers (attentionMma), or WMMA 16x16x16 through shared memory where the tensors are not 16-byte
-// aligned (attentionWmma); float accumulators in both. kFLOAT runs on the CUDA cores in float (no TF32: the unfused
-// matrix multiplies do not use it either). An additive mask (MaskView: any of [B, H, Sq, Skv]'s axes broadcast by a
-// stride of 0) is read straight from global memory into the scores, each thread loading the values of the scores it
-// holds before it computes them (two neighbouring keys at a time where the mask's layout allows), so the loads overlap
-// the products; a mask shared by the heads (the usual [B, 1, Sq, Skv]) is read from L2 by all but the first. A row
-// whose softmax sum is not positive (every score -inf, or NaN) gives zeros or NaN, as FusedKernel::zeroMaskedRows says.
+// Attention (flash-style): a block takes 32 queries of one batch and head; the keys and values go through shared
+// memory; each warp keeps the running maximum and sum of its 16 rows (online softmax) and its output accumulators.
+// kHALF and kBF16 multiply on tensor cores: mma.sync m16n8k16 with the scores, probabilities and output in registers
+// (attentionMma: four warps, two per 16 queries splitting the keys, merged at the end, with the keys and values copied
+// 128 at a time by cp.async and read by ldmatrix), or WMMA 16x16x16 through shared memory where the tensors are not
+// 16-byte aligned (attentionWmma: two warps, 64 keys at a time); float accumulators in both. kFLOAT runs on the CUDA
+// cores in float (no TF32: the unfused matrix multiplies do not use it either). An additive mask (MaskView: any of [B,
+// H, Sq, Skv]'s axes broadcast by a stride of 0) is read straight from global memory into the scores, each thread
+// loading the values of the scores it holds before it computes them (two neighbouring keys at a time where the mask's
+// layout allows), so the loads overlap the products; a mask shared by the heads (the usual [B, 1, Sq, Skv]) is read
+// from L2 by all but the first. A row whose softmax sum is not positive (every score -inf, or NaN) gives zeros or NaN,
+// as FusedKernel::zeroMaskedRows says.
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
 
@@ -853,14 +855,64 @@ __device__ __forceinline__ uint32_t packPair(float low, float high)
     return static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16);
 }
 
-template <typename S>
-__device__ __forceinline__ uint32_t packBits(S low, S high)
+//! Starts copying rows [first, first + count) of one head into a shared tile [kRows][ld] of S with cp.async, 16 bytes
+//! per copy and every thread's copies in flight at once (kThreads threads); rows past count are zero-filled (a copy of
+//! 0 source bytes). head, rowStride and ld keep every row 16-byte aligned. The caller commits the group and waits.
+template <int32_t kD, int32_t kRows, int32_t kThreads, typename S>
+__device__ __forceinline__ void copyTileAsync(
+    S* tile, int32_t ld, S const* head, int64_t rowStride, int64_t first, int32_t count)
 {
-    uint16_t lo = 0;
-    uint16_t hi = 0;
-    memcpy(&lo, &low, 2);
-    memcpy(&hi, &high, 2);
-    return static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16);
+    constexpr int32_t kVec = 16 / static_cast<int32_t>(sizeof(S));
+    constexpr int32_t kChunks = kD / kVec; // Per row.
+    constexpr int32_t kCopies = kRows * kChunks;
+#pragma unroll
+    for (int32_t j = 0; j < (kCopies + kThreads - 1) / kThreads; ++j)
+    {
+        int32_t const i = j * kThreads + static_cast<int32_t>(threadIdx.x);
+        if (kCopies % kThreads != 0 && i >= kCopies)
+        {
+            break;
+        }
+        int32_t const r = i / kChunks;
+        int32_t const c = (i % kChunks) * kVec;
+        auto const slot = static_cast<uint32_t>(__cvta_generic_to_shared(tile + r * ld + c));
+        bool const live = r < count;
+        S const* source = head + (live ? (first + r) * rowStride + c : 0);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(slot), "l"(source), "r"(live ? 16 : 0));
+    }
+}
+
+__device__ __forceinline__ void commitCopies()
+{
+    asm volatile("cp.async.commit_group;\n" ::);
+}
+
+//! Waits until at most kPending of this thread's most recent copy groups are still in flight.
+template <int32_t kPending>
+__device__ __forceinline__ void waitCopies()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+//! Four 8 x 8 matrices of 16-bit values from shared memory: lane l gives the address of row l % 8 of matrix l / 8, and
+//! receives in r[m] the pair (row l / 4, columns 2 (l % 4)..+1) of matrix m, or with kTransposed the pair (rows
+//! 2 (l % 4)..+1, column l / 4).
+template <bool kTransposed>
+__device__ __forceinline__ void loadMatrices(uint32_t (&r)[4], void const* row)
+{
+    auto const address = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+    if constexpr (kTransposed)
+    {
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(address));
+    }
+    else
+    {
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(address));
+    }
 }
 
 //! c += a * b on tensor cores, float accumulators.
@@ -883,12 +935,22 @@ __device__ __forceinline__ void mma16816(float (&c)[4], uint32_t const (&a)[4], 
     }
 }
 
+// The register-resident kernel's block: four warps, two pairs of 16 queries; the first warp of each pair takes the
+// first 64 keys of every 128, the second the other 64, and the pair merges its two partial softmaxes at the end. Short
+// sequences (a batch of 1) get twice the warps on the same work, each with half the keys.
+constexpr int32_t kMmaThreads = 128;
+constexpr int32_t kMmaKeys = 2 * kKeysPerTile; //!< Keys a block copies to shared memory at a time.
+constexpr float kLog2e = 1.4426950408889634F;
+
 //! Tensor-core attention for 16-bit types with q, k and v 16-byte aligned; D a multiple of 16, at most 128. Each warp
-//! takes 16 queries and keeps their scores, probabilities, running maximum and sum and output in registers; the keys
-//! and values of a tile go through shared memory, [64][D + 8] each (rows 16-byte aligned, 32-bit reads conflict-free).
-//! kMasked: mask is read (each lane loads the values of its scores before the products), else ignored.
+//! keeps the scores, probabilities, running maximum and sum and output of its 16 queries over its half of the keys
+//! in registers, the softmax in base 2 (log2 e folded into the scale and the mask); the block's queries once and the
+//! keys and values 128 at a time are copied to shared memory with cp.async, [32 or 128][D + 8] each (rows 16-byte
+//! aligned, ldmatrix reads conflict-free), and read as fragments with ldmatrix (transposed for the values). kMasked:
+//! mask is read (each lane loads the values of its scores before the products, once for both its rows when the mask is
+//! the same for every query), else ignored.
 template <typename S, int32_t kD, bool kMasked>
-__global__ void __launch_bounds__(kAttentionThreads)
+__global__ void __launch_bounds__(kMmaThreads)
     attentionMma(S const* __restrict__ q, S const* __restrict__ k, S const* __restrict__ v, S* __restrict__ out,
         HeadView qView, HeadView kvView, float scale, MaskView mask, bool zeroMaskedRows)
 {
@@ -896,85 +958,128 @@ __global__ void __launch_bounds__(kAttentionThreads)
     constexpr int32_t kTiles = kKeysPerTile / 8; // 8-key tiles of scores.
     extern __shared__ __align__(16) unsigned char shared[];
     S* sK = reinterpret_cast<S*>(shared);
-    S* sV = sK + kKeysPerTile * kLd;
+    S* sV = sK + kMmaKeys * kLd;
+    S* sQ = sV + kMmaKeys * kLd;
     int32_t const warp = static_cast<int32_t>(threadIdx.x / kWarp);
     int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
+    int32_t const pair = warp % 2;    // Which 16 queries of the block.
+    int32_t const keyHalf = warp / 2; // Which 64 keys of every 128.
     int32_t const g = lane / 4;
     int32_t const t = lane % 4;
     int64_t const batch = blockIdx.z;
     int32_t const head = static_cast<int32_t>(blockIdx.y);
-    int64_t const firstQuery = static_cast<int64_t>(blockIdx.x) * kQueriesPerBlock + warp * kRowsPerWarp;
+    int64_t const firstQuery = static_cast<int64_t>(blockIdx.x) * kQueriesPerBlock + pair * kRowsPerWarp;
     S const* qHead = q + (batch * qView.rows) * qView.rowStride + head * kD;
     S const* kHead = k + (batch * kvView.rows) * kvView.rowStride + head * kD;
     S const* vHead = v + (batch * kvView.rows) * kvView.rowStride + head * kD;
     int64_t const rows[2] = {firstQuery + g, firstQuery + g + 8};
     int64_t const maskHead = batch * mask.batch + head * mask.head;
     int64_t const maskRows[2] = {maskHead + rows[0] * mask.rowStride, maskHead + rows[1] * mask.rowStride};
+    float const scaleLog2 = scale * kLog2e;
+    int32_t const matrix = lane / 8; // The 8 x 8 matrix of an ldmatrix whose row this lane addresses.
+    int32_t const matrixRow = lane % 8;
 
-    uint32_t qf[kD / 16][4];
-#pragma unroll
-    for (int32_t kk = 0; kk < kD / 16; ++kk)
-    {
-#pragma unroll
-        for (int32_t r = 0; r < 4; ++r)
-        {
-            int64_t const row = rows[r % 2];
-            int32_t const column = kk * 16 + 2 * t + (r / 2) * 8;
-            qf[kk][r]
-                = row < qView.rows ? *reinterpret_cast<uint32_t const*>(qHead + row * qView.rowStride + column) : 0U;
-        }
-    }
-    float maximum[2] = {-INFINITY, -INFINITY};
+    float maximum[2] = {-INFINITY, -INFINITY}; // In base 2: scores times log2 e.
     float sum[2] = {0.F, 0.F};
     float o[kD / 8][4] = {};
 
-    for (int64_t firstKey = 0; firstKey < kvView.rows; firstKey += kKeysPerTile)
+    // The keys and values stream through one K and one V buffer in a pipeline of cp.async groups: the next keys load
+    // while these values multiply, and the next values while the next scores are computed.
+    auto const blockKeys
+        = [&](int64_t first) { return static_cast<int32_t>(min(static_cast<int64_t>(kMmaKeys), kvView.rows - first)); };
+    // The block's queries travel with the first keys; each warp then takes its A fragments of q with ldmatrix:
+    // matrices rows 0..7, then 8..15 (l / 8 % 2), columns kk * 16 + 0..7, then + 8..15 (l / 16).
+    int64_t const blockQuery = static_cast<int64_t>(blockIdx.x) * kQueriesPerBlock;
+    copyTileAsync<kD, kQueriesPerBlock, kMmaThreads>(sQ, kLd, qHead, qView.rowStride, blockQuery,
+        static_cast<int32_t>(min(static_cast<int64_t>(kQueriesPerBlock), qView.rows - blockQuery)));
+    copyTileAsync<kD, kMmaKeys, kMmaThreads>(sK, kLd, kHead, kvView.rowStride, 0, blockKeys(0));
+    commitCopies();
+    copyTileAsync<kD, kMmaKeys, kMmaThreads>(sV, kLd, vHead, kvView.rowStride, 0, blockKeys(0));
+    commitCopies();
+    uint32_t qf[kD / 16][4]; // Loaded once the first copies have landed.
+    S const* myK = sK + keyHalf * kKeysPerTile * kLd;
+    S const* myV = sV + keyHalf * kKeysPerTile * kLd;
+    for (int64_t firstKey = 0; firstKey < kvView.rows; firstKey += kMmaKeys)
     {
-        auto const keys = static_cast<int32_t>(min(static_cast<int64_t>(kKeysPerTile), kvView.rows - firstKey));
-        __syncthreads(); // Every warp is done with the previous tile.
-        loadTile<kD>(sK, kLd, kHead, kvView.rowStride, firstKey, keys, kKeysPerTile, true);
-        loadTile<kD>(sV, kLd, vHead, kvView.rowStride, firstKey, keys, kKeysPerTile, true);
+        int64_t const myFirst = firstKey + keyHalf * kKeysPerTile;
+        // This warp's keys of the 128 (none where fewer than 65 are left: its scores are all -inf, changing nothing).
+        auto const keys = static_cast<int32_t>(
+            max(static_cast<int64_t>(0), min(static_cast<int64_t>(kKeysPerTile), kvView.rows - myFirst)));
+        int64_t const nextKey = firstKey + kMmaKeys;
         // The mask's values for the lane's scores first (loaded while the products run; 0 without a mask), then the
-        // scores: scale * q k^T + mask, -inf past the tile's keys. Each row's maximum folds over its four lanes.
+        // scores: (scale * q k^T + mask) * log2 e, -inf past the keys. Each row's maximum folds over its four lanes.
         float s[kTiles][4] = {};
         if constexpr (kMasked)
         {
+            bool const sameRows = mask.rowStride == 0;
 #pragma unroll
             for (int32_t i = 0; i < 2; ++i)
             {
+                if (i == 1 && sameRows)
+                {
+#pragma unroll
+                    for (int32_t n = 0; n < kTiles; ++n)
+                    {
+                        s[n][2] = s[n][0];
+                        s[n][3] = s[n][1];
+                    }
+                    break;
+                }
                 int32_t const valid = rows[i] < qView.rows ? keys : 0;
-                int64_t const first = maskRows[i] + firstKey * mask.keyStride;
+                int64_t const first = maskRows[i] + myFirst * mask.keyStride;
 #pragma unroll
                 for (int32_t n = 0; n < kTiles; ++n)
                 {
                     int32_t const column = n * 8 + 2 * t;
                     float2 const added = maskPair(mask, first + column * mask.keyStride, column, valid);
-                    s[n][2 * i] = added.x;
-                    s[n][2 * i + 1] = added.y;
+                    s[n][2 * i] = added.x * kLog2e;
+                    s[n][2 * i + 1] = added.y * kLog2e;
                 }
             }
         }
-        __syncthreads(); // The tile is in shared memory: each warp reads the rows the other loaded.
-        float tileMax[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-        for (int32_t n = 0; n < kTiles; ++n)
+        waitCopies<1>(); // These keys (the values may still be in flight), and the queries the first time.
+        __syncthreads(); // Each warp reads the rows the others copied.
+        if (firstKey == 0)
         {
-            float c[4] = {0.F, 0.F, 0.F, 0.F};
 #pragma unroll
             for (int32_t kk = 0; kk < kD / 16; ++kk)
             {
-                S const* key = sK + (n * 8 + g) * kLd + kk * 16 + 2 * t;
-                mma16816<S>(
-                    c, qf[kk], *reinterpret_cast<uint32_t const*>(key), *reinterpret_cast<uint32_t const*>(key + 8));
-            }
-#pragma unroll
-            for (int32_t e = 0; e < 4; ++e)
-            {
-                int32_t const column = n * 8 + 2 * t + (e % 2);
-                s[n][e] = column < keys ? fmaf(c[e], scale, s[n][e]) : -INFINITY;
-                tileMax[e / 2] = fmaxf(tileMax[e / 2], s[n][e]);
+                loadMatrices<false>(qf[kk],
+                    sQ + (pair * kRowsPerWarp + (matrix % 2) * 8 + matrixRow) * kLd + kk * 16 + (matrix / 2) * 8);
             }
         }
+        float tileMax[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+        for (int32_t n = 0; n < kTiles; n += 2)
+        {
+            float c[2][4] = {};
+#pragma unroll
+            for (int32_t kk = 0; kk < kD / 16; ++kk)
+            {
+                // Matrices: keys of tile n, then n + 1 (l / 16), columns kk * 16 + 0..7, then + 8..15 (l / 8 % 2).
+                uint32_t b[4];
+                loadMatrices<false>(b, myK + ((n + matrix / 2) * 8 + matrixRow) * kLd + kk * 16 + (matrix % 2) * 8);
+                mma16816<S>(c[0], qf[kk], b[0], b[1]);
+                mma16816<S>(c[1], qf[kk], b[2], b[3]);
+            }
+#pragma unroll
+            for (int32_t h = 0; h < 2; ++h)
+            {
+#pragma unroll
+                for (int32_t e = 0; e < 4; ++e)
+                {
+                    int32_t const column = (n + h) * 8 + 2 * t + (e % 2);
+                    s[n + h][e] = column < keys ? fmaf(c[h][e], scaleLog2, s[n + h][e]) : -INFINITY;
+                    tileMax[e / 2] = fmaxf(tileMax[e / 2], s[n + h][e]);
+                }
+            }
+        }
+        __syncthreads(); // Every warp is done with the keys: the next ones may replace them.
+        if (nextKey < kvView.rows)
+        {
+            copyTileAsync<kD, kMmaKeys, kMmaThreads>(sK, kLd, kHead, kvView.rowStride, nextKey, blockKeys(nextKey));
+        }
+        commitCopies(); // Empty after the last keys: the group count stays the same on every path.
         float reference[2];
         float alpha[2];
 #pragma unroll
@@ -984,7 +1089,7 @@ __global__ void __launch_bounds__(kAttentionThreads)
             tileMax[i] = fmaxf(tileMax[i], __shfl_xor_sync(kFullMask, tileMax[i], 2));
             float const next = fmaxf(maximum[i], tileMax[i]);
             reference[i] = next == -INFINITY ? 0.F : next;
-            alpha[i] = maximum[i] == -INFINITY ? 0.F : expf(maximum[i] - reference[i]);
+            alpha[i] = maximum[i] == -INFINITY ? 0.F : exp2f(maximum[i] - reference[i]);
             maximum[i] = next;
         }
         float rowSum[2] = {0.F, 0.F};
@@ -994,7 +1099,7 @@ __global__ void __launch_bounds__(kAttentionThreads)
 #pragma unroll
             for (int32_t e = 0; e < 4; ++e)
             {
-                s[n][e] = expf(s[n][e] - reference[e / 2]);
+                s[n][e] = exp2f(s[n][e] - reference[e / 2]);
                 rowSum[e / 2] += s[n][e];
             }
         }
@@ -1013,24 +1118,78 @@ __global__ void __launch_bounds__(kAttentionThreads)
             o[dn][2] *= alpha[1];
             o[dn][3] *= alpha[1];
         }
-        // The probabilities (rounded to S, as the unfused layers store them) times the tile's values.
+        waitCopies<1>(); // These values (the next keys may still be in flight).
+        __syncthreads();
+        // The probabilities (rounded to S, as the unfused layers store them) times the values.
 #pragma unroll
         for (int32_t j = 0; j < kKeysPerTile / 16; ++j)
         {
             uint32_t const a[4] = {packPair<S>(s[2 * j][0], s[2 * j][1]), packPair<S>(s[2 * j][2], s[2 * j][3]),
                 packPair<S>(s[2 * j + 1][0], s[2 * j + 1][1]), packPair<S>(s[2 * j + 1][2], s[2 * j + 1][3])};
-            S const* value = sV + (16 * j + 2 * t) * kLd + g;
+            // Transposed matrices: keys 16 j + 0..7, then + 8..15 (l / 8 % 2), columns dn * 8, then (dn + 1) * 8.
+            S const* value = myV + (16 * j + (matrix % 2) * 8 + matrixRow) * kLd + (matrix / 2) * 8;
 #pragma unroll
-            for (int32_t dn = 0; dn < kD / 8; ++dn)
+            for (int32_t dn = 0; dn < kD / 8; dn += 2)
             {
-                S const* column = value + dn * 8;
-                uint32_t const b0 = packBits(column[0], column[kLd]);
-                uint32_t const b1 = packBits(column[8 * kLd], column[9 * kLd]);
-                mma16816<S>(o[dn], a, b0, b1);
+                uint32_t b[4];
+                loadMatrices<true>(b, value + dn * 8);
+                mma16816<S>(o[dn], a, b[0], b[1]);
+                mma16816<S>(o[dn + 1], a, b[2], b[3]);
             }
         }
+        __syncthreads(); // Every warp is done with the values.
+        if (nextKey < kvView.rows)
+        {
+            copyTileAsync<kD, kMmaKeys, kMmaThreads>(sV, kLd, vHead, kvView.rowStride, nextKey, blockKeys(nextKey));
+        }
+        commitCopies();
     }
+    waitCopies<0>(); // Nothing left in flight (the last groups are empty) before the buffers hold the partials.
 
+    // The second warp of each pair hands its partial softmax (output, maximum and sum of its 16 rows) to the first
+    // through shared memory; the first rescales both to the larger maximum, adds them and stores the rows.
+    // Rows kPartialLd floats apart and pairs of floats per access: a half warp's 64-bit accesses meet distinct banks.
+    constexpr int32_t kPartialLd = kD + 8;
+    float* partial = reinterpret_cast<float*>(shared) + pair * (kRowsPerWarp * kPartialLd + 2 * kRowsPerWarp);
+    float* const partialMaximum = partial + kRowsPerWarp * kPartialLd;
+    float* const partialSum = partialMaximum + kRowsPerWarp;
+    if (keyHalf == 1)
+    {
+#pragma unroll
+        for (int32_t dn = 0; dn < kD / 8; ++dn)
+        {
+#pragma unroll
+            for (int32_t i = 0; i < 2; ++i)
+            {
+                *reinterpret_cast<float2*>(partial + (g + 8 * i) * kPartialLd + dn * 8 + 2 * t)
+                    = make_float2(o[dn][2 * i], o[dn][2 * i + 1]);
+            }
+        }
+        if (t == 0)
+        {
+            partialMaximum[g] = maximum[0];
+            partialMaximum[g + 8] = maximum[1];
+            partialSum[g] = sum[0];
+            partialSum[g + 8] = sum[1];
+        }
+    }
+    __syncthreads();
+    if (keyHalf == 1)
+    {
+        return;
+    }
+    float mine[2];
+    float theirs[2];
+#pragma unroll
+    for (int32_t i = 0; i < 2; ++i)
+    {
+        float const other = partialMaximum[g + 8 * i];
+        float const next = fmaxf(maximum[i], other);
+        float const reference = next == -INFINITY ? 0.F : next;
+        mine[i] = maximum[i] == -INFINITY ? 0.F : exp2f(maximum[i] - reference);
+        theirs[i] = other == -INFINITY ? 0.F : exp2f(other - reference);
+        sum[i] = sum[i] * mine[i] + partialSum[g + 8 * i] * theirs[i];
+    }
     S* outHead = out + (batch * qView.rows) * qView.outStride + head * kD;
 #pragma unroll
     for (int32_t i = 0; i < 2; ++i)
@@ -1040,11 +1199,15 @@ __global__ void __launch_bounds__(kAttentionThreads)
             bool const live = sum[i] > 0.F;
             float const inverse = live ? 1.F / sum[i] : 0.F;
             float const dead = deadRow(zeroMaskedRows);
+            float const* other = partial + (g + 8 * i) * kPartialLd + 2 * t;
 #pragma unroll
             for (int32_t dn = 0; dn < kD / 8; ++dn)
             {
+                float2 const their = *reinterpret_cast<float2 const*>(other + dn * 8);
+                float const low = o[dn][2 * i] * mine[i] + their.x * theirs[i];
+                float const high = o[dn][2 * i + 1] * mine[i] + their.y * theirs[i];
                 *reinterpret_cast<uint32_t*>(outHead + rows[i] * qView.outStride + dn * 8 + 2 * t)
-                    = packPair<S>(live ? o[dn][2 * i] * inverse : dead, live ? o[dn][2 * i + 1] * inverse : dead);
+                    = packPair<S>(live ? low * inverse : dead, live ? high * inverse : dead);
             }
         }
     }
@@ -1053,7 +1216,9 @@ __global__ void __launch_bounds__(kAttentionThreads)
 template <typename S, int32_t kD>
 constexpr int32_t mmaSharedBytes()
 {
-    return 2 * kKeysPerTile * (kD + 8) * static_cast<int32_t>(sizeof(S));
+    // The partials of the merge (two warps' [16][D + 8] outputs and 16 maxima and sums) fit in the key buffer.
+    static_assert(2 * (kRowsPerWarp * (kD + 8) + 2 * kRowsPerWarp) * 4 <= kMmaKeys * (kD + 8) * 2, "partials fit");
+    return (2 * kMmaKeys + kQueriesPerBlock) * (kD + 8) * static_cast<int32_t>(sizeof(S));
 }
 
 //! The arguments every attention kernel takes after q, k, v and out.
@@ -1075,8 +1240,8 @@ cudaError_t launchAttention(DataType type, void const* q, void const* k, void co
     case DataType::kHALF:
         if (vectors)
         {
-            return launchWithShared<attentionMma<__half, kD, kMasked>>(grid, mmaSharedBytes<__half, kD>(), stream,
-                static_cast<__half const*>(q), static_cast<__half const*>(k), static_cast<__half const*>(v),
+            return launchWithShared<attentionMma<__half, kD, kMasked>, kMmaThreads>(grid, mmaSharedBytes<__half, kD>(),
+                stream, static_cast<__half const*>(q), static_cast<__half const*>(k), static_cast<__half const*>(v),
                 static_cast<__half*>(out), a.qView, a.kvView, a.scale, a.mask, a.zeroMaskedRows);
         }
         return launchWithShared<attentionWmma<__half, kD>>(grid, wmmaSharedBytes<__half, kD>(), stream,
@@ -1085,10 +1250,10 @@ cudaError_t launchAttention(DataType type, void const* q, void const* k, void co
     case DataType::kBF16:
         if (vectors)
         {
-            return launchWithShared<attentionMma<__nv_bfloat16, kD, kMasked>>(grid, mmaSharedBytes<__nv_bfloat16, kD>(),
-                stream, static_cast<__nv_bfloat16 const*>(q), static_cast<__nv_bfloat16 const*>(k),
-                static_cast<__nv_bfloat16 const*>(v), static_cast<__nv_bfloat16*>(out), a.qView, a.kvView, a.scale,
-                a.mask, a.zeroMaskedRows);
+            return launchWithShared<attentionMma<__nv_bfloat16, kD, kMasked>, kMmaThreads>(grid,
+                mmaSharedBytes<__nv_bfloat16, kD>(), stream, static_cast<__nv_bfloat16 const*>(q),
+                static_cast<__nv_bfloat16 const*>(k), static_cast<__nv_bfloat16 const*>(v),
+                static_cast<__nv_bfloat16*>(out), a.qView, a.kvView, a.scale, a.mask, a.zeroMaskedRows);
         }
         return launchWithShared<attentionWmma<__nv_bfloat16, kD>>(grid, wmmaSharedBytes<__nv_bfloat16, kD>(), stream,
             static_cast<__nv_bfloat16 const*>(q), static_cast<__nv_bfloat16 const*>(k),
