@@ -999,6 +999,7 @@ Expected<EngineModel> buildEngineModel(
         pass("q, k and v products packed into one", [&](EngineModel& m) { return fuseQkvProducts(m, kept.widened); });
         pass("layer normalization fusion", fuseLayerNorms);
         pass("point-wise fusion", fusePointwise);
+        pass("duplicate layers merged", mergeDuplicateLayers);
     }
     // What the fusions left unread (a reshape's shape arithmetic, a folded scale) and layers no output needs.
     pass("unread layers removed", removeUnreadLayers);

@@ -36,6 +36,8 @@
 //   point-wise layer whose result only point-wise layers read is inlined into each of them (computed again by each,
 //   never stored); the others keep their layer and compute the program of everything inlined into them. A program
 //   takes at most kMaxPointwiseSteps steps and kMaxPointwiseInputs inputs.
+// - mergeDuplicateLayers (fusion_cse.cpp): a layer that computes what an earlier layer computes (same kind, parameters,
+//   inputs and output shapes) has its readers read the earlier one's outputs (BERT's per-layer mask select).
 // - removeUnreadLayers: layers whose results nothing reads any more (a scale folded into a product, the shape
 //   arithmetic of a reshape that a fusion absorbed).
 //
@@ -50,6 +52,7 @@
 //     fuseQkvProducts(model, widened);
 //     fuseLayerNorms(model);
 //     fusePointwise(model);
+//     mergeDuplicateLayers(model);
 //     removeUnreadLayers(model);
 #pragma once
 
@@ -100,6 +103,10 @@ int32_t fuseLayerNorms(EngineModel& model);
 
 //! Folds chains of point-wise layers into point-wise programs; returns the layers removed.
 int32_t fusePointwise(EngineModel& model);
+
+//! Points the readers of each layer that duplicates an earlier one at the earlier one's outputs (fusion_cse.cpp says
+//! which layers); returns how many it redirected. The duplicates, unread, go with removeUnreadLayers.
+int32_t mergeDuplicateLayers(EngineModel& model);
 
 //! Removes the layers whose results nothing reads (no layer, no network output, no symbol), such as the shape
 //! arithmetic of a reshape a fusion absorbed or a constant folded into a product; returns how many. Plugins, loops,

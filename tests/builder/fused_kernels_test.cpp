@@ -114,6 +114,8 @@ protected:
             count *= dims.d[d];
         }
         mStorage.emplace_back(static_cast<std::size_t>(count * 4), 0x3C);
+        // Each constant of its own value (its first byte the count so far): equal ones would merge (fusion_cse.cpp).
+        mStorage.back().front() = static_cast<uint8_t>(mStorage.size());
         return mNetwork->addConstant(dims, nvinfer1::Weights{type, mStorage.back().data(), count})->getOutput(0);
     }
 

@@ -288,6 +288,68 @@ TEST(Fusion, RemovesTheLayersWhoseResultsNothingReads)
     EXPECT_EQ(model.tensors[3].producer, -1) << "the tensors of removed layers are left unmade";
 }
 
+TEST(Fusion, MergesLayersThatComputeWhatAnEarlierLayerComputes)
+{
+    // Three constants (two of one value), each added to x, each sum read by a ReLU whose result is an output: the
+    // second constant and its sum duplicate the first's; the third is another value. Then the exceptions: a random
+    // fill and its duplicate, two equal sums read by a plugin, and an equal sum that is itself an output.
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.exprs = {ExprRecord{DimExpr::Kind::kCONSTANT, 2}, ExprRecord{DimExpr::Kind::kCONSTANT, 2}};
+    std::array<float, 4> const one{1.F, 2.F, 3.F, 4.F};
+    std::array<float, 4> const same = one;
+    std::array<float, 4> const other{1.F, 2.F, 3.F, 5.F};
+    auto const constant = [](std::array<float, 4> const& values) {
+        return ConstantParams{Dims{2, {2, 2}}, nvinfer1::Weights{DataType::kFLOAT, values.data(), 4}};
+    };
+    auto const sum = ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM};
+    auto const relu = ActivationParams{nvinfer1::ActivationType::kRELU};
+    auto const add
+        = [&](std::string const& name, LayerParams params, std::vector<int32_t> inputs, bool output = false) {
+              auto const index = static_cast<int32_t>(model.tensors.size());
+              model.tensors.push_back(tensor(name, static_cast<int32_t>(model.layers.size()), false, output));
+              model.layers.push_back(layer(name, std::move(params), std::move(inputs), {index}));
+              return index;
+          };
+    model.tensors.push_back(tensor("x", -1, true));
+    int32_t const c1 = add("c1", constant(one), {});
+    int32_t const c2 = add("c2", constant(same), {});
+    int32_t const c3 = add("c3", constant(other), {});
+    int32_t const s1 = add("s1", sum, {0, c1});
+    int32_t const s2 = add("s2", sum, {0, c2});
+    int32_t const s3 = add("s3", sum, {0, c3});
+    add("r1", relu, {s1}, true);
+    int32_t const r2 = add("r2", relu, {s2}, true);
+    add("r3", relu, {s3}, true);
+    FillParams random{Dims{2, {2, 2}}, nvinfer1::FillOperation::kRANDOM_UNIFORM};
+    int32_t const f1 = add("f1", random, {});
+    int32_t const f2 = add("f2", random, {});
+    add("rf", sum, {f1, f2}, true);
+    int32_t const p1 = add("p1", sum, {0, 0});
+    int32_t const p2 = add("p2", sum, {0, 0});
+    LayerRecord plugin = layer("plugin", IdentityParams{}, {p1, p2}, {});
+    plugin.type = LayerType::kPLUGIN_V3;
+    model.tensors.push_back(tensor("plugin out", static_cast<int32_t>(model.layers.size()), false, true));
+    plugin.outputs = {static_cast<int32_t>(model.tensors.size() - 1)};
+    model.layers.push_back(std::move(plugin));
+    int32_t const pinned = add("pinned", sum, {0, c1}, true);
+
+    EXPECT_EQ(mergeDuplicateLayers(model), 2) << "c2 into c1, then s2 into s1";
+    EXPECT_EQ(model.layers[static_cast<std::size_t>(model.tensors[static_cast<std::size_t>(r2)].producer)].inputs,
+        std::vector<int32_t>{s1});
+    EXPECT_EQ(model.layers[static_cast<std::size_t>(model.tensors[static_cast<std::size_t>(pinned)].producer)].inputs,
+        (std::vector<int32_t>{0, c1}));
+    EXPECT_EQ(removeUnreadLayers(model), 2);
+    std::vector<std::string> names;
+    for (LayerRecord const& kept : model.layers)
+    {
+        names.push_back(kept.name);
+    }
+    EXPECT_EQ(names,
+        (std::vector<std::string>{
+            "c1", "c3", "s1", "s3", "r1", "r2", "r3", "f1", "f2", "rf", "p1", "p2", "plugin", "pinned"}));
+}
+
 TEST(Fusion, PacksTheProjectionsOfAnAttentionIntoOneProduct)
 {
     // x [2, 4] times Wq, Wk, Wv [4, 2] (+ biases [1, 2]) read by a fused attention: one product by [4, 6] + [1, 6].
