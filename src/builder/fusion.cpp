@@ -2,8 +2,6 @@
 #include "builder/fusion.h"
 #include "builder/fusion_graph.h"
 #include "network/layer_kinds.h"
-#include "plan/loops.h"
-#include "runtime/branches.h"
 
 #include <algorithm>
 #include <cmath>
@@ -542,35 +540,23 @@ int32_t fusePointwise(EngineModel& model)
 
 int32_t removeUnreadLayers(EngineModel& model)
 {
-    auto const loops = findLoops(model);
-    if (!loops)
+    std::optional<std::vector<uint8_t>> const fixed = fixedLayers(model);
+    if (!fixed)
     {
         return 0; // Refused later, with the loop named.
     }
-    Branches const branches = findBranches(model);
     Readers const readers = readersOf(model);
     std::vector<int32_t> liveReaders(model.tensors.size(), 0);
     for (std::size_t t = 0; t < model.tensors.size(); ++t)
     {
         liveReaders[t] = static_cast<int32_t>(readers.layers[t].size());
     }
-    std::vector<uint8_t> asserts(model.layers.size(), 0);
-    for (AssertionRecord const& assertion : model.assertions)
-    {
-        if (assertion.layer >= 0 && static_cast<std::size_t>(assertion.layer) < asserts.size())
-        {
-            asserts[static_cast<std::size_t>(assertion.layer)] = 1;
-        }
-    }
     // Readers come after the layers they read: from the last layer back, a layer is decided after all its readers.
     std::vector<uint8_t> removed(model.layers.size(), 0);
     for (std::size_t l = model.layers.size(); l-- > 0;)
     {
         LayerRecord const& layer = model.layers[l];
-        bool const inLoop = l < loops.value().layers.size() && loops.value().layers[l] >= 0;
-        bool const inBranch = l < branches.layers.size() && branches.layers[l] >= 0;
-        bool const unread = !layer.outputs.empty() && !inLoop && !inBranch && asserts[l] == 0
-            && removableKind(layer.type)
+        bool const unread = !layer.outputs.empty() && fixed.value()[l] == 0 && removableKind(layer.type)
             && std::all_of(layer.outputs.begin(), layer.outputs.end(), [&](int32_t output) {
                    auto const t = static_cast<std::size_t>(output);
                    return !readers.pinned[t] && liveReaders[t] == 0;

@@ -16,10 +16,8 @@
 #include "builder/fusion.h"
 #include "builder/fusion_graph.h"
 #include "network/layer_kinds.h"
-#include "plan/loops.h"
 #include "plan/model_support.h"
 #include "plan/params_fields.h"
-#include "runtime/branches.h"
 
 #include <cstring>
 #include <string>
@@ -187,27 +185,12 @@ std::optional<std::string> layerKey(EngineModel const& model, LayerRecord const&
 
 int32_t mergeDuplicateLayers(EngineModel& model)
 {
-    auto const loops = findLoops(model);
-    if (!loops)
+    std::optional<std::vector<uint8_t>> const fixed = fixedLayers(model);
+    if (!fixed)
     {
-        return 0; // Refused later, with the loop named.
+        return 0;
     }
-    Branches const branches = findBranches(model);
     Readers const readers = readersOf(model);
-    std::vector<uint8_t> excluded(model.layers.size(), 0);
-    for (std::size_t l = 0; l < model.layers.size(); ++l)
-    {
-        bool const inLoop = l < loops.value().layers.size() && loops.value().layers[l] >= 0;
-        bool const inBranch = l < branches.layers.size() && branches.layers[l] >= 0;
-        excluded[l] = inLoop || inBranch ? 1 : 0;
-    }
-    for (AssertionRecord const& assertion : model.assertions)
-    {
-        if (assertion.layer >= 0 && static_cast<std::size_t>(assertion.layer) < excluded.size())
-        {
-            excluded[static_cast<std::size_t>(assertion.layer)] = 1;
-        }
-    }
     // Each tensor's stand-in: itself, or the same output of the earlier layer its producer duplicates.
     std::vector<int32_t> standIn(model.tensors.size());
     for (std::size_t t = 0; t < standIn.size(); ++t)
@@ -226,7 +209,7 @@ int32_t mergeDuplicateLayers(EngineModel& model)
                 input = standIn[static_cast<std::size_t>(input)];
             }
         }
-        if (!mergeable(model, readers, excluded, l))
+        if (!mergeable(model, readers, fixed.value(), l))
         {
             continue;
         }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "builder/fusion_graph.h"
+#include "plan/loops.h"
+#include "runtime/branches.h"
 
 #include "core/float_convert.h"
 
@@ -36,6 +38,31 @@ Readers readersOf(EngineModel const& model)
         }
     }
     return readers;
+}
+
+std::optional<std::vector<uint8_t>> fixedLayers(EngineModel const& model)
+{
+    auto const loops = findLoops(model);
+    if (!loops)
+    {
+        return std::nullopt;
+    }
+    Branches const branches = findBranches(model);
+    std::vector<uint8_t> fixed(model.layers.size(), 0);
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        bool const inLoop = l < loops.value().layers.size() && loops.value().layers[l] >= 0;
+        bool const inBranch = l < branches.layers.size() && branches.layers[l] >= 0;
+        fixed[l] = inLoop || inBranch ? 1 : 0;
+    }
+    for (AssertionRecord const& assertion : model.assertions)
+    {
+        if (assertion.layer >= 0 && static_cast<std::size_t>(assertion.layer) < fixed.size())
+        {
+            fixed[static_cast<std::size_t>(assertion.layer)] = 1;
+        }
+    }
+    return fixed;
 }
 
 int32_t soleReader(Readers const& readers, int32_t tensor)

@@ -45,6 +45,10 @@ bool pointwiseType(DataType type);
 //! index, or -1 for none).
 void keepLayers(EngineModel& model, std::vector<int32_t> const& sequence, std::vector<int32_t> const& movedTo);
 
+//! Per layer, 1 when a rewrite must leave it where and as it is: inside a loop or a conditional branch, or holding an
+//! assertion; nullopt when the model's loops are malformed (refused later, with the loop named).
+std::optional<std::vector<uint8_t>> fixedLayers(EngineModel const& model);
+
 //! The layer that makes tensor, or -1 (a network input, or a tensor left unmade).
 int32_t producerOf(EngineModel const& model, int32_t tensor);
 
