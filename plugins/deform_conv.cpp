@@ -160,6 +160,10 @@ public:
     int32_t enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
         void const* const* inputs, void* const* outputs, void* /*workspace*/, cudaStream_t stream) noexcept override
     {
+        if (!shapesAgree(inputDesc, outputDesc))
+        {
+            return -1;
+        }
 #ifdef KILN_PLUGINS_CUDA
         DeformConvParams const params = paramsFor(inputDesc, outputDesc);
         cudaError_t const status = launchDeformConv(params, inputDesc[0].type, inputs[0], inputs[1], inputs[2],
@@ -181,6 +185,10 @@ public:
     int32_t enqueueHost(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
         void const* const* inputs, void* const* outputs, void* /*workspace*/) noexcept override
     {
+        if (!shapesAgree(inputDesc, outputDesc))
+        {
+            return -1;
+        }
         DeformConvParams const params = paramsFor(inputDesc, outputDesc);
         runDeformConvHost(params, inputDesc[0].type, inputs[0], inputs[1], inputs[2], inputs[3],
             params.hasBias ? inputs[4] : nullptr, outputs[0]);
@@ -220,6 +228,48 @@ private:
     }
 
     //! The attributes with the extents of this run.
+    //! Whether this run's tensors have the shapes the attributes imply: X [N, C, H, W], offset [N, dg * 2 * kH * kW,
+    //! oH, oW], mask [N, dg * kH * kW, oH, oW], W [O, C / group, kH, kW], bias [O], Y [N, O, oH, oW] with oH and oW
+    //! the convolution's output extents; logs what differs otherwise. A plan whose recorded shapes disagree with its
+    //! fields (a corrupted or hostile one) is refused here rather than read or written past.
+    bool shapesAgree(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc) const
+    {
+        Dims const& x = inputDesc[0].dims;
+        Dims const& offset = inputDesc[1].dims;
+        Dims const& mask = inputDesc[2].dims;
+        Dims const& w = inputDesc[3].dims;
+        Dims const& y = outputDesc[0].dims;
+        auto const extent = [](int64_t in, int64_t pad, int64_t dilation, int64_t kernel, int64_t stride) {
+            return stride > 0 ? (in + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1 : -1;
+        };
+        int64_t const group = mParams.group;
+        int64_t const deformable = mParams.deformableGroup;
+        bool agree = x.nbDims == 4 && offset.nbDims == 4 && mask.nbDims == 4 && w.nbDims == 4 && y.nbDims == 4
+            && group > 0 && deformable > 0 && x.d[1] % group == 0 && x.d[1] % deformable == 0 && w.d[0] % group == 0
+            && w.d[1] * group == x.d[1] && y.d[0] == x.d[0] && y.d[1] == w.d[0]
+            && y.d[2] == extent(x.d[2], mParams.padH, mParams.dilationH, w.d[2], mParams.strideH)
+            && y.d[3] == extent(x.d[3], mParams.padW, mParams.dilationW, w.d[3], mParams.strideW);
+        for (Dims const* field : {&offset, &mask})
+        {
+            int64_t const per = field == &offset ? 2 : 1;
+            agree = agree && field->d[0] == x.d[0] && field->d[1] == deformable * per * w.d[2] * w.d[3]
+                && field->d[2] == y.d[2] && field->d[3] == y.d[3];
+        }
+        if (agree && mHasBias)
+        {
+            Dims const& bias = inputDesc[4].dims;
+            agree = bias.nbDims == 1 && bias.d[0] == w.d[0];
+        }
+        if (!agree)
+        {
+            logError(kDeformConvName,
+                "the tensors of this run do not have the shapes its attributes imply (X [N, C, H, W], offset [N, "
+                "deformable_group * 2 * kH * kW, oH, oW], mask [N, deformable_group * kH * kW, oH, oW], W [O, C / "
+                "group, kH, kW], bias [O], Y [N, O, oH, oW]); nothing was computed");
+        }
+        return agree;
+    }
+
     DeformConvParams paramsFor(
         nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc) const noexcept
     {

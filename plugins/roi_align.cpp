@@ -97,9 +97,13 @@ public:
         return 0;
     }
 
-    int32_t enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* /*outputDesc*/,
+    int32_t enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
         void const* const* inputs, void* const* outputs, void* /*workspace*/, cudaStream_t stream) noexcept override
     {
+        if (!shapesAgree(inputDesc, outputDesc))
+        {
+            return -1;
+        }
 #ifdef KILN_PLUGINS_CUDA
         RoiAlignParams const params = paramsFor(inputDesc);
         if (params.outputCount() == 0)
@@ -121,9 +125,13 @@ public:
 #endif
     }
 
-    int32_t enqueueHost(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* /*outputDesc*/,
+    int32_t enqueueHost(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
         void const* const* inputs, void* const* outputs, void* /*workspace*/) noexcept override
     {
+        if (!shapesAgree(inputDesc, outputDesc))
+        {
+            return -1;
+        }
         runRoiAlignHost(paramsFor(inputDesc), inputDesc[0].type, inputs[0], inputs[1],
             static_cast<int32_t const*>(inputs[2]), outputs[0]);
         return 0;
@@ -148,6 +156,28 @@ private:
         : StandardPlugin(other)
         , mParams(other.mParams)
     {
+    }
+
+    //! Whether this run's tensors have the shapes the attributes and X, rois and batch indices imply (X [N, C, H, W],
+    //! rois [R, 4], batch indices [R], Y [R, C, output_height, output_width]); logs what differs otherwise. A plan
+    //! whose recorded output shape disagrees with its fields (a corrupted or hostile one) is refused here rather than
+    //! written past.
+    bool shapesAgree(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc) const
+    {
+        nvinfer1::Dims const& x = inputDesc[0].dims;
+        nvinfer1::Dims const& rois = inputDesc[1].dims;
+        nvinfer1::Dims const& batch = inputDesc[2].dims;
+        nvinfer1::Dims const& y = outputDesc[0].dims;
+        bool const agree = x.nbDims == 4 && rois.nbDims == 2 && rois.d[1] == 4 && batch.nbDims == 1
+            && batch.d[0] == rois.d[0] && y.nbDims == 4 && y.d[0] == rois.d[0] && y.d[1] == x.d[1]
+            && y.d[2] == mParams.outputHeight && y.d[3] == mParams.outputWidth;
+        if (!agree)
+        {
+            logError(kRoiAlignName,
+                "the tensors of this run do not have the shapes its attributes imply (X [N, C, H, W], rois [R, 4], "
+                "batch_indices [R], Y [R, C, output_height, output_width]); nothing was computed");
+        }
+        return agree;
     }
 
     //! The attributes with the extents of this run.

@@ -8,6 +8,7 @@
 #include "NvInferPlugin.h"
 #include "core/float_convert.h"
 #include "deform_conv.h"
+#include "kiln/plugin_host.h"
 #include "roi_align.h"
 
 #include <gtest/gtest.h>
@@ -542,6 +543,75 @@ TEST(StandardPlugins, CreatorsDeclareTensorRTsFieldsAndRefuseBadOnes)
     EXPECT_NE(logger().mMessages.find("ModulatedDeformConv2d plugin: group and deformable_group must be positive"),
         std::string::npos)
         << logger().mMessages;
+}
+
+//! A plugin tensor description of dims (float, linear).
+nvinfer1::PluginTensorDesc describe(nvinfer1::Dims const& dims, DataType type = DataType::kFLOAT)
+{
+    nvinfer1::PluginTensorDesc desc{};
+    desc.dims = dims;
+    desc.type = type;
+    desc.format = nvinfer1::TensorFormat::kLINEAR;
+    return desc;
+}
+
+TEST(StandardPlugins, RunsWhoseShapesDisagreeWithTheFieldsAreRefused)
+{
+    // What a corrupted plan gives a plugin (found by fuzzing plans, issue 21): an output shorter than its fields
+    // imply. The run is refused with a message, and the output is left alone.
+    ASSERT_TRUE(initLibNvInferPlugins(&logger(), ""));
+    int32_t const height = 2;
+    int32_t const width = 3;
+    PluginField const roiFields[] = {
+        {"output_height", &height, PluginFieldType::kINT32, 1}, {"output_width", &width, PluginFieldType::kINT32, 1}};
+    PluginFieldCollection const roiCollection{2, roiFields};
+    std::unique_ptr<nvinfer1::IPluginV3> roi{
+        creator("ROIAlign_TRT", "")->createPlugin("roi", &roiCollection, nvinfer1::TensorRTPhase::kRUNTIME)};
+    ASSERT_NE(roi, nullptr);
+    auto* roiHost = static_cast<kiln::IPluginV3OneHost*>(roi->getCapabilityInterface(kiln::kPLUGIN_CAPABILITY_HOST));
+    ASSERT_NE(roiHost, nullptr);
+    std::vector<float> x(1 * 2 * 4 * 4, 1.F);
+    std::vector<float> boxes{0.F, 0.F, 3.F, 3.F};
+    std::vector<int32_t> batch{0};
+    std::vector<float> y(1 * 2 * 2 * 2, -7.F); // [1, 2, 2, 2]: one row short of [1, 2, 2, 3].
+    nvinfer1::PluginTensorDesc const roiInputs[] = {describe(nvinfer1::Dims{4, {1, 2, 4, 4}}),
+        describe(nvinfer1::Dims{2, {1, 4}}), describe(nvinfer1::Dims{1, {1}}, DataType::kINT32)};
+    nvinfer1::PluginTensorDesc const shortOutput = describe(nvinfer1::Dims{4, {1, 2, 2, 2}});
+    void const* roiData[] = {x.data(), boxes.data(), batch.data()};
+    void* roiOut[] = {y.data()};
+    logger().mMessages.clear();
+    EXPECT_NE(roiHost->enqueueHost(roiInputs, &shortOutput, roiData, roiOut, nullptr), 0);
+    EXPECT_NE(logger().mMessages.find("ROIAlign_TRT plugin: the tensors of this run do not have the shapes"),
+        std::string::npos)
+        << logger().mMessages;
+    EXPECT_EQ(y, std::vector<float>(y.size(), -7.F)) << "nothing written";
+
+    // A deformable convolution whose output is larger than its offsets and masks.
+    PluginFieldCollection const none{0, nullptr};
+    std::unique_ptr<nvinfer1::IPluginV3> deform{
+        creator("ModulatedDeformConv2d", "")->createPlugin("deform", &none, nvinfer1::TensorRTPhase::kRUNTIME)};
+    ASSERT_NE(deform, nullptr);
+    auto* deformHost
+        = static_cast<kiln::IPluginV3OneHost*>(deform->getCapabilityInterface(kiln::kPLUGIN_CAPABILITY_HOST));
+    ASSERT_NE(deformHost, nullptr);
+    std::vector<float> input(1 * 1 * 3 * 3, 1.F);
+    std::vector<float> offsets(1 * 2 * 1 * 1, 0.F);
+    std::vector<float> masks(1 * 1 * 1 * 1, 1.F);
+    std::vector<float> kernel(1, 1.F);
+    std::vector<float> out(1 * 1 * 3 * 3, -7.F);
+    // X [1, 1, 3, 3] and a 1x1 kernel give Y [1, 1, 3, 3]; offsets and masks of one position only.
+    nvinfer1::PluginTensorDesc const deformInputs[]
+        = {describe(nvinfer1::Dims{4, {1, 1, 3, 3}}), describe(nvinfer1::Dims{4, {1, 2, 1, 1}}),
+            describe(nvinfer1::Dims{4, {1, 1, 1, 1}}), describe(nvinfer1::Dims{4, {1, 1, 1, 1}})};
+    nvinfer1::PluginTensorDesc const deformOutput = describe(nvinfer1::Dims{4, {1, 1, 3, 3}});
+    void const* deformData[] = {input.data(), offsets.data(), masks.data(), kernel.data()};
+    void* deformOut[] = {out.data()};
+    logger().mMessages.clear();
+    EXPECT_NE(deformHost->enqueueHost(deformInputs, &deformOutput, deformData, deformOut, nullptr), 0);
+    EXPECT_NE(logger().mMessages.find("ModulatedDeformConv2d plugin: the tensors of this run do not have the shapes"),
+        std::string::npos)
+        << logger().mMessages;
+    EXPECT_EQ(out, std::vector<float>(out.size(), -7.F)) << "nothing written";
 }
 
 // ---- Engines with the plugins: build, serialize, deserialize, run on the host backend ----
