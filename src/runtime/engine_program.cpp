@@ -8,6 +8,7 @@
 #include "backends/host/layer_kinds.h"
 #include "backends/host/reformat.h"
 #include "network/layer_kinds.h"
+#include "plan/loops.h"
 #if KILN_WITH_CUDA
 #include "backends/cuda/cuda_backend.h"
 #endif
@@ -47,10 +48,11 @@ Error invalid(std::string message)
 //! Activation blocks larger than this many bytes beyond twice what their tensors need are refused at load.
 constexpr int64_t kActivationSlack = int64_t{16} << 20;
 
-//! The bytes of the tensors a profile places in its activation block, at the profile's kMAX input shapes and shape
-//! values, each rounded up to kActivationAlignment; nullopt when some placed tensor's size is not known from the
-//! inputs alone (a data-dependent shape), or an error naming the tensor whose size does not fit 64 bits.
-Expected<std::optional<int64_t>> activationAtMax(EngineProgram const& program, int32_t profile)
+//! The bytes of each tensor a profile places in its activation block (-1 for the others), at the profile's kMAX input
+//! shapes and shape values, each rounded up to kActivationAlignment; nullopt when some placed tensor's size is not
+//! known from the inputs alone (a data-dependent shape), or an error naming the tensor whose size does not fit 64
+//! bits.
+Expected<std::optional<std::vector<int64_t>>> placedBytesAtMax(EngineProgram const& program, int32_t profile)
 {
     EngineModel const& m = program.model();
     Bindings bindings;
@@ -73,10 +75,10 @@ Expected<std::optional<int64_t>> activationAtMax(EngineProgram const& program, i
     InputState const state = bindInputs(program, bindings);
     if (!state.missing.empty() || state.problem)
     {
-        return std::optional<int64_t>{};
+        return std::optional<std::vector<int64_t>>{};
     }
     ProfileRecord const& record = m.profiles[static_cast<std::size_t>(profile)];
-    int64_t needed = 0;
+    std::vector<int64_t> placed(record.offsets.size(), -1);
     for (std::size_t t = 0; t < record.offsets.size(); ++t)
     {
         if (record.offsets[t] < 0)
@@ -87,7 +89,7 @@ Expected<std::optional<int64_t>> activationAtMax(EngineProgram const& program, i
         Dims const shape = program.knownShape(static_cast<int32_t>(t), state.values);
         if (std::any_of(shape.d, shape.d + std::max(shape.nbDims, 0), [](int64_t e) { return e < 0; }))
         {
-            return std::optional<int64_t>{};
+            return std::optional<std::vector<int64_t>>{};
         }
         Expected<int64_t> const bytes = tensor.format == nvinfer1::TensorFormat::kLINEAR
             ? tensorBytes(tensor.type, shape)
@@ -97,15 +99,115 @@ Expected<std::optional<int64_t>> activationAtMax(EngineProgram const& program, i
             return invalid("tensor " + q(tensor.name) + " at optimization profile " + std::to_string(profile)
                 + "'s kMAX shapes: " + bytes.error().message);
         }
-        int64_t const aligned
-            = (bytes.value() + kActivationAlignment - 1) / kActivationAlignment * kActivationAlignment;
-        if (__builtin_add_overflow(needed, aligned, &needed))
+        if (bytes.value() > std::numeric_limits<int64_t>::max() - kActivationAlignment)
         {
-            return invalid("the tensors of optimization profile " + std::to_string(profile)
-                + " need more activation memory than a 64-bit size holds");
+            return invalid("tensor " + q(tensor.name) + " at optimization profile " + std::to_string(profile)
+                + "'s kMAX shapes needs more bytes than a 64-bit size holds");
+        }
+        placed[t] = (bytes.value() + kActivationAlignment - 1) / kActivationAlignment * kActivationAlignment;
+    }
+    return std::optional<std::vector<int64_t>>{std::move(placed)};
+}
+
+//! Each tensor's first and last steps (layer indices) as the builder's memory plan counts them
+//! (builder/build_memory.cpp): from the layer that makes it to the last that reads it, a loop block's tensors over the
+//! whole block, a plugin input that an output aliases as long as the output.
+std::vector<std::pair<int32_t, int32_t>> tensorLifetimes(EngineModel const& m, Loops const& loops)
+{
+    std::vector<std::pair<int32_t, int32_t>> life(m.tensors.size());
+    for (std::size_t t = 0; t < m.tensors.size(); ++t)
+    {
+        life[t] = {m.tensors[t].producer, m.tensors[t].producer};
+    }
+    for (std::size_t l = 0; l < m.layers.size(); ++l)
+    {
+        for (int32_t input : m.layers[l].inputs)
+        {
+            if (input != kNoTensor)
+            {
+                int32_t& last = life[static_cast<std::size_t>(input)].second;
+                last = std::max(last, static_cast<int32_t>(l));
+            }
         }
     }
-    return std::optional<int64_t>{needed};
+    for (LoopBlock const& block : loops.blocks)
+    {
+        if (block.members.empty())
+        {
+            continue;
+        }
+        int32_t const first = std::max(block.members.front(), 0);
+        int32_t const last = block.members.back();
+        for (int32_t l : block.members)
+        {
+            LayerRecord const& layer = m.layers[static_cast<std::size_t>(l)];
+            for (auto const* list : {&layer.inputs, &layer.outputs})
+            {
+                for (int32_t t : *list)
+                {
+                    if (t >= 0)
+                    {
+                        auto& span = life[static_cast<std::size_t>(t)];
+                        span = {std::min(span.first, first), std::max(span.second, last)};
+                    }
+                }
+            }
+        }
+    }
+    std::vector<int32_t> const roots = aliasRoots(m);
+    for (std::size_t t = 0; t < m.tensors.size(); ++t)
+    {
+        auto const root = static_cast<std::size_t>(roots[t]);
+        life[root].second = std::max(life[root].second, life[t].second);
+    }
+    return life;
+}
+
+//! An error naming two tensors of a profile that are live at the same step and whose bytes (offset, placed) overlap,
+//! or that lie past the block; nothing when every placed tensor has bytes of its own.
+std::optional<Error> overlappingTensors(EngineModel const& m, int32_t profile, std::vector<int64_t> const& placed,
+    std::vector<std::pair<int32_t, int32_t>> const& life)
+{
+    ProfileRecord const& record = m.profiles[static_cast<std::size_t>(profile)];
+    std::string const which = "optimization profile " + std::to_string(profile);
+    std::vector<std::size_t> order;
+    for (std::size_t t = 0; t < placed.size(); ++t)
+    {
+        if (placed[t] < 0)
+        {
+            continue;
+        }
+        if (record.offsets[t] > record.activationBytes - std::min(placed[t], record.activationBytes))
+        {
+            return invalid(which + " places tensor " + q(m.tensors[t].name) + " of " + std::to_string(placed[t])
+                + " bytes at offset " + std::to_string(record.offsets[t]) + ", past its activation block of "
+                + std::to_string(record.activationBytes) + " bytes");
+        }
+        order.push_back(t);
+    }
+    // A sweep over steps: each tensor against those still live when it is made.
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return life[a].first < life[b].first; });
+    std::vector<std::size_t> live;
+    for (std::size_t t : order)
+    {
+        std::erase_if(live, [&](std::size_t other) { return life[other].second < life[t].first; });
+        int64_t const begin = record.offsets[t];
+        int64_t const end = begin + placed[t];
+        for (std::size_t other : live)
+        {
+            int64_t const otherBegin = record.offsets[other];
+            int64_t const otherEnd = otherBegin + placed[other];
+            if (begin < otherEnd && otherBegin < end && placed[t] > 0 && placed[other] > 0)
+            {
+                return invalid(which + " places tensors " + q(m.tensors[other].name) + " and " + q(m.tensors[t].name)
+                    + ", live at the same time, in overlapping bytes [" + std::to_string(otherBegin) + ", "
+                    + std::to_string(otherEnd) + ") and [" + std::to_string(begin) + ", " + std::to_string(end)
+                    + ") of its activation block");
+            }
+        }
+        live.push_back(t);
+    }
+    return std::nullopt;
 }
 
 } // namespace
@@ -451,28 +553,48 @@ Expected<bool> EngineProgram::prepare()
 Expected<bool> EngineProgram::checkActivationBlocks() const
 {
     // Each block the plan states against what its tensors need (a plan may state any size, and a context allocates
-    // it), and the engine's device memory size against the largest block.
+    // it), each tensor's bytes inside it and apart from every tensor live at the same time (a plan may state any
+    // offsets, and layers write their outputs there), and the engine's device memory size against the largest block.
+    auto const loops = findLoops(mModel);
+    if (!loops)
+    {
+        return loops.error();
+    }
+    std::vector<std::pair<int32_t, int32_t>> const life = tensorLifetimes(mModel, loops.value());
     int64_t largest = 0;
     for (std::size_t k = 0; k < mModel.profiles.size(); ++k)
     {
         int64_t const stated = mModel.profiles[k].activationBytes;
         largest = std::max(largest, stated);
-        auto const needed = activationAtMax(*this, static_cast<int32_t>(k));
-        if (!needed)
+        auto const placed = placedBytesAtMax(*this, static_cast<int32_t>(k));
+        if (!placed)
         {
-            return needed.error();
+            return placed.error();
         }
-        if (!needed.value())
+        if (!placed.value())
         {
             continue; // Sizes known only at run time: each tensor is checked against the block when it is placed.
         }
-        int64_t const bound = *needed.value() > (std::numeric_limits<int64_t>::max() - kActivationSlack) / 2
+        if (std::optional<Error> overlap = overlappingTensors(mModel, static_cast<int32_t>(k), *placed.value(), life))
+        {
+            return *overlap;
+        }
+        int64_t needed = 0;
+        for (int64_t bytes : *placed.value())
+        {
+            if (bytes > 0 && __builtin_add_overflow(needed, bytes, &needed))
+            {
+                return invalid("the tensors of optimization profile " + std::to_string(k)
+                    + " need more activation memory than a 64-bit size holds");
+            }
+        }
+        int64_t const bound = needed > (std::numeric_limits<int64_t>::max() - kActivationSlack) / 2
             ? std::numeric_limits<int64_t>::max()
-            : 2 * *needed.value() + kActivationSlack;
+            : 2 * needed + kActivationSlack;
         if (stated > bound)
         {
             return invalid("optimization profile " + std::to_string(k) + " states an activation block of "
-                + std::to_string(stated) + " bytes, but its tensors need at most " + std::to_string(*needed.value())
+                + std::to_string(stated) + " bytes, but its tensors need at most " + std::to_string(needed)
                 + " bytes at the profile's kMAX shapes");
         }
     }

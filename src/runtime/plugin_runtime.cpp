@@ -7,7 +7,11 @@
 #include "plugin/plugin_lookup.h"
 #include "plugin/registry_lookup.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
+
+#include <unistd.h>
 
 namespace kiln
 {
@@ -179,6 +183,38 @@ Expected<nvinfer1::IPluginCreatorInterface*> findPluginCreator(nvinfer1::IPlugin
 // ---- EnginePlugins
 // ---------------------------------------------------------------------------------------------------
 
+namespace
+{
+
+//! The largest plugin workspace a plan may state: the memory of the machine that runs it (host memory for the host
+//! backend, the device's for the CUDA backend), which is also the builder's default workspace pool. A plan stating
+//! more was not built for this machine, and allocating it at the first run would only fail late (or take it all).
+int64_t workspaceLimit(bool host) noexcept
+{
+#if KILN_WITH_CUDA
+    if (!host)
+    {
+        std::size_t free = 0;
+        std::size_t total = 0;
+        if (cudaMemGetInfo(&free, &total) == cudaSuccess && total > 0)
+        {
+            return static_cast<int64_t>(std::min<std::size_t>(total, std::numeric_limits<int64_t>::max()));
+        }
+    }
+#else
+    static_cast<void>(host);
+#endif
+    long const pages = sysconf(_SC_PHYS_PAGES);
+    long const pageSize = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || pageSize <= 0 || pages > std::numeric_limits<int64_t>::max() / pageSize)
+    {
+        return std::numeric_limits<int64_t>::max();
+    }
+    return static_cast<int64_t>(pages) * pageSize;
+}
+
+} // namespace
+
 EnginePlugins::~EnginePlugins() = default;
 
 Expected<std::unique_ptr<EnginePlugins>> EnginePlugins::create(
@@ -212,6 +248,13 @@ Expected<std::unique_ptr<EnginePlugins>> EnginePlugins::create(
         if (!made)
         {
             return made.error();
+        }
+        if (workspace > workspaceLimit(host))
+        {
+            return Error{ErrorCode::kINVALID_ARGUMENT,
+                "plugin layer '" + layer.name + "' states a workspace of " + std::to_string(workspace)
+                    + " bytes, more than the " + std::to_string(workspaceLimit(host)) + " bytes of this machine's "
+                    + (host ? "memory" : "device memory") + " (the builder's default workspace pool)"};
         }
         plugins->mSlots.push_back(Slot{static_cast<int32_t>(l), std::move(made.value()), nbInputs, workspace});
     }

@@ -93,6 +93,7 @@ TEST_F(RegistryTest, ThreadsBuildLoadRunAndSwapLibrariesTogether)
     ASSERT_TRUE(sharedEngine) << mLog.text();
     std::string const library = libraryPath("v3_library");
 
+    std::atomic<int32_t> ready{0};
     std::atomic<int32_t> failures{0};
     std::atomic<int32_t> runs{0};
     std::atomic<int32_t> loads{0}; //!< Library loads that went through (the first in time always does).
@@ -100,6 +101,12 @@ TEST_F(RegistryTest, ThreadsBuildLoadRunAndSwapLibrariesTogether)
     for (int32_t t = 0; t < threadCount; ++t)
     {
         threads.emplace_back([&, t] {
+            // Every thread starts when all exist, so that the early ones do not finish before the late ones begin.
+            ready += 1;
+            while (ready.load() < threadCount)
+            {
+                std::this_thread::yield();
+            }
             for (int32_t round = 0; round < rounds; ++round)
             {
                 bool ok = true;

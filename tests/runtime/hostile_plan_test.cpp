@@ -7,7 +7,8 @@
 //   buffers from the profile while the runtime would use the fixed extent;
 // - the four kinds of crash a fuzzing campaign found (issue 21): an activation block far larger than the tensors need,
 //   a constant whose dimensions multiply past 2^63, a convolution whose kernel count overflows, and a window whose
-//   span overflows: each refused at load, naming the field.
+//   span overflows: each refused at load, naming the field;
+// - offsets that put two tensors live at the same time in the same bytes (found by the in-tree plan fuzz target).
 #include "models.h"
 
 #include "plan/container.h"
@@ -217,6 +218,42 @@ TEST_F(HostilePlan, AnActivationBlockFarLargerThanTheTensorsNeedIsRefused)
     expectError({"device memory size is 1099511627776 bytes", "largest optimization profile needs 256"});
     auto engine = load(twoRelus(256));
     ASSERT_NE(engine, nullptr) << mLogger.all();
+    EXPECT_TRUE(runOnce(*engine));
+}
+
+// Fuzzing found a plan whose concatenation wrote its output over its own input (ASan: memcpy-param-overlap): the
+// plan's offsets put two tensors live at the same time in the same bytes. Three ReLUs in a row: h1 and h2 are both
+// live at relu2, so they must not share bytes; h1 and h3 may (h1 is dead once relu2 has run).
+TEST_F(HostilePlan, TensorsLiveTogetherInTheSameBytesAreRefused)
+{
+    auto const threeRelus = [](int64_t h2Offset, int64_t h3Offset, int64_t block) {
+        ModelMaker m("hostile_offsets");
+        int32_t const x = m.input("x", DataType::kFLOAT);
+        uint32_t const n = m.symbol("x.d0", SymbolKind::kINPUT_EXTENT, x, 0);
+        m.setShape(x, {n});
+        int32_t const h1 = m.tensor("h1", DataType::kFLOAT, {n});
+        int32_t const h2 = m.tensor("h2", DataType::kFLOAT, {n});
+        int32_t const h3 = m.tensor("h3", DataType::kFLOAT, {n});
+        int32_t const y = m.tensor("y", DataType::kFLOAT, {n});
+        m.output(y);
+        m.layer("relu1", ActivationParams{nvinfer1::ActivationType::kRELU}, {x}, {h1});
+        m.layer("relu2", ActivationParams{nvinfer1::ActivationType::kRELU}, {h1}, {h2});
+        m.layer("relu3", ActivationParams{nvinfer1::ActivationType::kRELU}, {h2}, {h3});
+        m.layer("relu4", ActivationParams{nvinfer1::ActivationType::kRELU}, {h3}, {y});
+        m.place(h1, 0);
+        m.place(h2, h2Offset);
+        m.place(h3, h3Offset);
+        m.range(x, Dims{1, {1}}, Dims{1, {4}}, Dims{1, {8}});
+        return m.finish(block);
+    };
+    EXPECT_EQ(load(threeRelus(0, 256, 512)), nullptr);
+    expectError({"optimization profile 0 places tensors 'h1' and 'h2', live at the same time, in overlapping bytes"});
+    EXPECT_EQ(load(threeRelus(128, 256, 512)), nullptr) << "a partial overlap";
+    expectError({"'h1' and 'h2'", "[0, 256) and [128, 384)"});
+    EXPECT_EQ(load(threeRelus(256, 512, 512)), nullptr) << "h3 past the block";
+    expectError({"places tensor 'h3' of 256 bytes at offset 512, past its activation block of 512 bytes"});
+    auto engine = load(threeRelus(256, 0, 512));
+    ASSERT_NE(engine, nullptr) << "h1 and h3 never live together: " << mLogger.all();
     EXPECT_TRUE(runOnce(*engine));
 }
 
