@@ -486,9 +486,23 @@ Expected<bool> EngineProgram::prepare()
                 return invalid(which + " gives input " + q(tensor.name) + " of rank " + std::to_string(rank)
                     + " the range " + dimsText(found->min) + " to " + dimsText(found->max));
             }
-            ProfileInput input{&*found, {}};
             std::array<std::vector<int64_t> const*, 3> const values{
                 &found->minValues, &found->optValues, &found->maxValues};
+            // A shape tensor input's values fill its shape (the executor reads that many); other inputs have none.
+            for (std::size_t s = 0; s < values.size(); ++s)
+            {
+                Dims const& shape = s == 0 ? found->min : s == 1 ? found->opt : found->max;
+                int64_t const count = !tensor.isShapeTensor ? 0
+                    : host::isValidShape(shape)             ? host::elementCount(shape)
+                                                            : -1;
+                if (static_cast<int64_t>(values[s]->size()) != count)
+                {
+                    return invalid(which + " gives input " + q(tensor.name) + " " + std::to_string(values[s]->size())
+                        + " values at " + std::array<char const*, 3>{"kMIN", "kOPT", "kMAX"}[s] + " for its shape "
+                        + dimsText(shape) + (tensor.isShapeTensor ? "" : ", which is not a shape tensor"));
+                }
+            }
+            ProfileInput input{&*found, {}};
             for (std::size_t s = 0; s < values.size(); ++s)
             {
                 for (int64_t value : *values[s])

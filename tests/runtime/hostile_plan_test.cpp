@@ -257,6 +257,30 @@ TEST_F(HostilePlan, TensorsLiveTogetherInTheSameBytesAreRefused)
     EXPECT_TRUE(runOnce(*engine));
 }
 
+// Fuzzing found a plan whose shape-tensor input had fewer profile values than the profile's shape for it holds: loading
+// read past them (ASan: SEGV in readShapeValue, through the activation check's binding of the kMAX values).
+TEST_F(HostilePlan, AShapeInputWithTooFewProfileValuesIsRefused)
+{
+    // n: an INT32 shape-tensor input of extent k in [1, 2] whose values give y's length; the profile's values are one
+    // per selector, which fills kMIN's and kOPT's shape [1] but not kMAX's [2].
+    auto const model = [](Dims max) {
+        ModelMaker m("hostile_shape_input");
+        int32_t const n = m.input("n", DataType::kINT32);
+        uint32_t const k = m.symbol("n.d0", SymbolKind::kINPUT_EXTENT, n, 0);
+        m.setShape(n, {k});
+        uint32_t const length = m.symbol("n.v0", SymbolKind::kSHAPE_VALUE, n, 0);
+        int32_t const y = m.tensor("y", DataType::kFLOAT, {length});
+        m.output(y);
+        linspaceOfLength(m, n, y);
+        m.range(n, Dims{1, {1}}, Dims{1, {1}}, max, {1}, {4}, {10});
+        EngineModel made = m.finish(0);
+        made.tensors[static_cast<std::size_t>(n)].isShapeTensor = true;
+        return made;
+    };
+    EXPECT_EQ(load(model(Dims{1, {2}})), nullptr);
+    expectError({"optimization profile 0 gives input 'n' 1 values at kMAX for its shape [2]"});
+}
+
 // A constant whose dimensions multiply past 2^63 (here to exactly 2^64, which wrapped to the 0 values it holds).
 TEST_F(HostilePlan, AConstantWhoseDimensionsOverflowIsRefused)
 {

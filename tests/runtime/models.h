@@ -239,6 +239,18 @@ inline std::vector<float> runAddConstant(nvinfer1::ICudaEngine& engine)
     return y;
 }
 
+//! The layer "fill": y = linspace(start, step) of the length that shape tensor n holds.
+inline void linspaceOfLength(ModelMaker& m, int32_t n, int32_t y, double start = 1.0, double step = 2.0)
+{
+    FillParams fill;
+    fill.dims = kUnsetDims;
+    fill.op = nvinfer1::FillOperation::kLINSPACE;
+    fill.alpha = start;
+    fill.beta = step;
+    fill.toType = DataType::kFLOAT;
+    m.layer("fill", fill, {n}, {y});
+}
+
 //! y = linspace(1, 2) of length n, n the value of input shape tensor "n" (INT32 [1], n in [1, 10]).
 inline EngineModel shapeInputModel()
 {
@@ -248,13 +260,7 @@ inline EngineModel shapeInputModel()
     uint32_t const length = m.symbol("n.v0", SymbolKind::kSHAPE_VALUE, shape, 0);
     int32_t const y = m.tensor("y", DataType::kFLOAT, {length});
     m.output(y);
-    FillParams fill;
-    fill.dims = kUnsetDims;
-    fill.op = nvinfer1::FillOperation::kLINSPACE;
-    fill.alpha = 1.0;
-    fill.beta = 2.0;
-    fill.toType = DataType::kFLOAT;
-    m.layer("fill", fill, {shape}, {y});
+    linspaceOfLength(m, shape, y);
     m.range(shape, Dims{1, {1}}, Dims{1, {1}}, Dims{1, {1}}, {1}, {4}, {10});
     EngineModel model = m.finish(0);
     model.tensors[static_cast<std::size_t>(shape)].isShapeTensor = true;
@@ -273,13 +279,7 @@ inline EngineModel dataDependentModel()
     int32_t const y = m.tensor("y", DataType::kFLOAT, {length});
     m.output(y);
     m.layer("copy", IdentityParams{}, {count}, {c});
-    FillParams fill;
-    fill.dims = kUnsetDims;
-    fill.op = nvinfer1::FillOperation::kLINSPACE;
-    fill.alpha = 0.0;
-    fill.beta = 1.0;
-    fill.toType = DataType::kFLOAT;
-    m.layer("fill", fill, {c}, {y});
+    linspaceOfLength(m, c, y, 0.0, 1.0);
     m.range(count, Dims{1, {1}}, Dims{1, {1}}, Dims{1, {1}});
     return m.finish(0);
 }
