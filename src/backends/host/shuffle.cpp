@@ -108,7 +108,12 @@ Expected<Stages> stages(ShuffleParams const& params, Dims const& in)
                 return invalid(what + "dimension " + std::to_string(i) + " is " + std::to_string(extent));
             }
             s.reshaped.d[i] = extent;
-            known *= extent;
+            std::optional<int64_t> const product = checkedProduct(known, extent);
+            if (!product)
+            {
+                return invalid(what + "the dimensions multiply past 2^63");
+            }
+            known = *product;
         }
         int64_t const total = elementCount(s.transposed);
         if (inferred >= 0)

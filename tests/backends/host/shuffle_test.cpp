@@ -96,6 +96,8 @@ TEST(HostShuffle, RefusalsNameTheShapes)
     expectError(inferShuffle(p, in), {"0 placeholder past the input's rank"});
     p.reshape = Dims{1, {-2}};
     expectError(inferShuffle(p, in), {"dimension 0 is -2"});
+    p.reshape = Dims{3, {int64_t{1} << 56, 512, -1}}; // Found by fuzzing plans: the product overflowed (UB).
+    expectError(inferShuffle(p, in), {"dimensions multiply past 2^63"});
     p.reshape = Dims{1, {6}};
     p.secondTranspose.order[0] = 1;
     expectError(inferShuffle(p, in), {"second transpose (1)", "[6]"});
