@@ -213,6 +213,33 @@ int64_t workspaceLimit(bool host) noexcept
     return static_cast<int64_t>(pages) * pageSize;
 }
 
+//! The refusal of the first plugin layer of model whose stated workspace exceeds workspaceLimit(host); nothing when
+//! none does.
+std::optional<Error> workspaceProblem(EngineModel const& model, bool host)
+{
+    int64_t const limit = workspaceLimit(host);
+    for (LayerRecord const& layer : model.layers)
+    {
+        int64_t workspace = 0;
+        if (auto const* v3 = std::get_if<PluginV3Params>(&layer.params))
+        {
+            workspace = v3->plan.workspaceBytes;
+        }
+        else if (auto const* v2 = std::get_if<PluginV2Params>(&layer.params))
+        {
+            workspace = v2->plan.workspaceBytes;
+        }
+        if (workspace > limit)
+        {
+            return Error{ErrorCode::kINVALID_ARGUMENT,
+                "plugin layer '" + layer.name + "' states a workspace of " + std::to_string(workspace)
+                    + " bytes, more than the " + std::to_string(limit) + " bytes of this machine's "
+                    + (host ? "memory" : "device memory") + " (the builder's default workspace pool)"};
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 EnginePlugins::~EnginePlugins() = default;
@@ -220,41 +247,30 @@ EnginePlugins::~EnginePlugins() = default;
 Expected<std::unique_ptr<EnginePlugins>> EnginePlugins::create(
     EngineModel const& model, nvinfer1::IPluginRegistry& registry, bool host)
 {
+    if (std::optional<Error> problem = workspaceProblem(model, host))
+    {
+        return *problem;
+    }
     std::unique_ptr<EnginePlugins> plugins(new EnginePlugins);
     plugins->mModel = &model;
     plugins->mHost = host;
     for (std::size_t l = 0; l < model.layers.size(); ++l)
     {
         LayerRecord const& layer = model.layers[l];
-        Expected<std::unique_ptr<EnginePlugin>> made = std::unique_ptr<EnginePlugin>{};
-        int32_t nbInputs = 0;
-        int64_t workspace = 0;
-        if (auto const* v3 = std::get_if<PluginV3Params>(&layer.params))
-        {
-            made = makeEnginePluginV3(layer.name, *v3, registry, host);
-            nbInputs = v3->nbInputs;
-            workspace = v3->plan.workspaceBytes;
-        }
-        else if (auto const* v2 = std::get_if<PluginV2Params>(&layer.params))
-        {
-            made = makeEnginePluginV2(layer.name, *v2, registry, host);
-            nbInputs = static_cast<int32_t>(layer.inputs.size());
-            workspace = v2->plan.workspaceBytes;
-        }
-        else
+        auto const* v3 = std::get_if<PluginV3Params>(&layer.params);
+        auto const* v2 = std::get_if<PluginV2Params>(&layer.params);
+        if (v3 == nullptr && v2 == nullptr)
         {
             continue;
         }
+        Expected<std::unique_ptr<EnginePlugin>> made = v3 != nullptr
+            ? makeEnginePluginV3(layer.name, *v3, registry, host)
+            : makeEnginePluginV2(layer.name, *v2, registry, host);
+        int32_t const nbInputs = v3 != nullptr ? v3->nbInputs : static_cast<int32_t>(layer.inputs.size());
+        int64_t const workspace = v3 != nullptr ? v3->plan.workspaceBytes : v2->plan.workspaceBytes;
         if (!made)
         {
             return made.error();
-        }
-        if (workspace > workspaceLimit(host))
-        {
-            return Error{ErrorCode::kINVALID_ARGUMENT,
-                "plugin layer '" + layer.name + "' states a workspace of " + std::to_string(workspace)
-                    + " bytes, more than the " + std::to_string(workspaceLimit(host)) + " bytes of this machine's "
-                    + (host ? "memory" : "device memory") + " (the builder's default workspace pool)"};
         }
         plugins->mSlots.push_back(Slot{static_cast<int32_t>(l), std::move(made.value()), nbInputs, workspace});
     }
