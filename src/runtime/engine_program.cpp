@@ -177,7 +177,7 @@ std::optional<Error> overlappingTensors(EngineModel const& m, int32_t profile, s
         {
             continue;
         }
-        if (record.offsets[t] > record.activationBytes - std::min(placed[t], record.activationBytes))
+        if (placed[t] > record.activationBytes || record.offsets[t] > record.activationBytes - placed[t])
         {
             return invalid(which + " places tensor " + q(m.tensors[t].name) + " of " + std::to_string(placed[t])
                 + " bytes at offset " + std::to_string(record.offsets[t]) + ", past its activation block of "

@@ -252,6 +252,10 @@ TEST_F(HostilePlan, TensorsLiveTogetherInTheSameBytesAreRefused)
     expectError({"'h1' and 'h2'", "[0, 256) and [128, 384)"});
     EXPECT_EQ(load(threeRelus(256, 512, 512)), nullptr) << "h3 past the block";
     expectError({"places tensor 'h3' of 256 bytes at offset 512, past its activation block of 512 bytes"});
+    EXPECT_EQ(load(threeRelus(0, 0, 128)), nullptr) << "h1 larger than the whole block";
+    expectError({"places tensor 'h1' of 256 bytes at offset 0, past its activation block of 128 bytes"});
+    EXPECT_EQ(load(threeRelus(256, 0, 384)), nullptr) << "h2 starts inside the block and ends past it";
+    expectError({"places tensor 'h2' of 256 bytes at offset 256, past its activation block of 384 bytes"});
     auto engine = load(threeRelus(256, 0, 512));
     ASSERT_NE(engine, nullptr) << "h1 and h3 never live together: " << mLogger.all();
     EXPECT_TRUE(runOnce(*engine));
