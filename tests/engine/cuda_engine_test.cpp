@@ -1637,8 +1637,9 @@ TEST_P(CudaFusedKernels, MaskedAttentionAsTransformersExportsItMatchesTheUnfused
 {
     // The transformers export's form (test::exportedAttention): BERT's shapes (D 64, 128 queries and keys, a mask
     // [B, 1, S, S] with the NaN guard), then 70 queries and 130 keys (partial tiles) of D 32 with a mask [B, 1, 1, Skv]
-    // and no guard. Each mask is select(m > -0.5, 0, -inf) of a random input m (a quarter of the keys masked); the
-    // first also masks every key of query 5 (a constant -inf row added), which the guard makes zeros.
+    // and no guard, and the first form again with partial tiles (the mask's rows past the queries and keys). Each mask
+    // is select(m > -0.5, 0, -inf) of a random input m (a quarter of the keys masked); the row masks also mask every
+    // key of query 5 (a constant -inf row added), which the guard makes zeros.
     using nvinfer1::ElementWiseOperation;
     struct Case
     {
@@ -1649,7 +1650,7 @@ TEST_P(CudaFusedKernels, MaskedAttentionAsTransformersExportsItMatchesTheUnfused
     };
     std::vector<Dims> shapes;
     int32_t index = 0;
-    for (Case const c : {Case{2, 128, 128, true}, Case{4, 70, 130, false}})
+    for (Case const c : {Case{2, 128, 128, true}, Case{4, 70, 130, false}, Case{2, 70, 130, true}})
     {
         std::string const suffix = std::to_string(index++);
         Dims const queries{3, {2, c.queries, 128}};
@@ -1679,7 +1680,7 @@ TEST_P(CudaFusedKernels, MaskedAttentionAsTransformersExportsItMatchesTheUnfused
     expectSameOnBothBackends(shapes, tolerance());
     ASSERT_EQ(mEngines.size(), 2U);
     std::string const layers = engineLayers(*mEngines[1]);
-    EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 2) << layers;
+    EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 3) << layers;
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, CudaFusedKernels, ::testing::Values(DataType::kFLOAT, DataType::kHALF, DataType::kBF16),

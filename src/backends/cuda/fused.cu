@@ -15,11 +15,12 @@
 // 128 at a time by cp.async and read by ldmatrix), or WMMA 16x16x16 through shared memory where the tensors are not
 // 16-byte aligned (attentionWmma: two warps, 64 keys at a time); float accumulators in both. kFLOAT runs on the CUDA
 // cores in float (no TF32: the unfused matrix multiplies do not use it either). An additive mask (MaskView: any of [B,
-// H, Sq, Skv]'s axes broadcast by a stride of 0) is read straight from global memory into the scores, each thread
-// loading the values of the scores it holds before it computes them (two neighbouring keys at a time where the mask's
-// layout allows), so the loads overlap the products; a mask shared by the heads (the usual [B, 1, Sq, Skv]) is read
-// from L2 by all but the first. A row whose softmax sum is not positive (every score -inf, or NaN) gives zeros or NaN,
-// as FusedKernel::zeroMaskedRows says.
+// H, Sq, Skv]'s axes broadcast by a stride of 0) is read from global memory: attentionMma stages each key tile's
+// values in shared memory as floats (one row for a mask every query shares, the usual [B, 1, 1, Skv]; the block's 32
+// rows otherwise), every thread's loads issued together while the keys copy, instead of each lane loading its scores'
+// values one dependent load at a time (ncu: half the kernel's stall samples at batch 32); the other kernels load each
+// value where they add it. A mask shared by the heads is read from L2 by all but the first. A row whose softmax sum is
+// not positive (every score -inf, or NaN) gives zeros or NaN, as FusedKernel::zeroMaskedRows says.
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
 
@@ -288,7 +289,9 @@ struct MaskView
     int64_t head{};
     int64_t rowStride{};
     int64_t keyStride{};
-    bool pairs{}; //!< Two neighbouring keys load as one vector: keys contiguous, an even offset of each even key.
+    //! attentionMma copies its rows with cp.async: keys contiguous, and data and every row, head and batch offset
+    //! 16-byte aligned.
+    bool async{};
 };
 
 __device__ __forceinline__ float maskAt(MaskView const& mask, int64_t offset)
@@ -299,27 +302,6 @@ __device__ __forceinline__ float maskAt(MaskView const& mask, int64_t offset)
     case DataType::kBF16: return __bfloat162float(__ldg(static_cast<__nv_bfloat16 const*>(mask.data) + offset));
     default: return __ldg(static_cast<float const*>(mask.data) + offset);
     }
-}
-
-//! The mask's values for keys key and key + 1 (even) of one row, where offset is key's; 0 for a key at or past
-//! valid.
-__device__ __forceinline__ float2 maskPair(MaskView const& mask, int64_t offset, int32_t key, int32_t valid)
-{
-    if (mask.pairs && key + 1 < valid)
-    {
-        switch (mask.type)
-        {
-        case DataType::kHALF:
-            return __half22float2(
-                __ldg(reinterpret_cast<__half2 const*>(static_cast<__half const*>(mask.data) + offset)));
-        case DataType::kBF16:
-            return __bfloat1622float2(
-                __ldg(reinterpret_cast<__nv_bfloat162 const*>(static_cast<__nv_bfloat16 const*>(mask.data) + offset)));
-        default: return __ldg(reinterpret_cast<float2 const*>(static_cast<float const*>(mask.data) + offset));
-        }
-    }
-    return make_float2(
-        key < valid ? maskAt(mask, offset) : 0.F, key + 1 < valid ? maskAt(mask, offset + mask.keyStride) : 0.F);
 }
 
 //! The output of a row whose softmax sum is not positive (every score -inf, or one NaN): 0 under zeroMaskedRows, NaN
@@ -807,10 +789,11 @@ constexpr int32_t floatSharedBytes()
         * static_cast<int32_t>(sizeof(float));
 }
 
-//! Launches kKernel in blocks of kThreads with bytes of dynamic shared memory, opting in past 48 KiB once per kernel
-//! and device (devices 0 to 63; others opt in on every launch).
-template <auto kKernel, int32_t kThreads = kAttentionThreads, typename... Args>
-cudaError_t launchWithShared(dim3 grid, int32_t bytes, cudaStream_t stream, Args... args)
+//! Launches kKernel in blocks of kThreads with bytes of dynamic shared memory, opting in to most (at least bytes: the
+//! most any launch of the kernel takes) past 48 KiB once per kernel and device (devices 0 to 63; others opt in on
+//! every launch).
+template <auto kKernel, int32_t kThreads, typename... Args>
+cudaError_t launchWithSharedUpTo(dim3 grid, int32_t bytes, int32_t most, cudaStream_t stream, Args... args)
 {
     static std::atomic<uint64_t> optedIn{0}; // One per kernel: kKernel is a template argument.
     int32_t device = 0;
@@ -818,7 +801,7 @@ cudaError_t launchWithShared(dim3 grid, int32_t bytes, cudaStream_t stream, Args
     uint64_t const bit = device >= 0 && device < 64 ? uint64_t{1} << device : 0;
     if (status == cudaSuccess && (bit == 0 || (optedIn.load() & bit) == 0))
     {
-        status = cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        status = cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most);
         optedIn.fetch_or(status == cudaSuccess ? bit : 0);
     }
     if (status != cudaSuccess)
@@ -827,6 +810,12 @@ cudaError_t launchWithShared(dim3 grid, int32_t bytes, cudaStream_t stream, Args
     }
     kKernel<<<grid, kThreads, static_cast<size_t>(bytes), stream>>>(args...);
     return cudaGetLastError();
+}
+
+template <auto kKernel, int32_t kThreads = kAttentionThreads, typename... Args>
+cudaError_t launchWithShared(dim3 grid, int32_t bytes, cudaStream_t stream, Args... args)
+{
+    return launchWithSharedUpTo<kKernel, kThreads>(grid, bytes, bytes, stream, args...);
 }
 
 // ---- Attention with its scores and output in registers (mma.sync) ------------------------------------------------
@@ -942,15 +931,140 @@ constexpr int32_t kMmaThreads = 128;
 constexpr int32_t kMmaKeys = 2 * kKeysPerTile; //!< Keys a block copies to shared memory at a time.
 constexpr float kLog2e = 1.4426950408889634F;
 
+//! The row length (elements of the mask's type) of the mask's tile in shared memory: eight past the keys, so that the
+//! rows a warp reads together meet distinct banks, and rows stay 16-byte aligned.
+constexpr int32_t kMaskLd = kMmaKeys + 8;
+
+//! The bytes of one element of a mask of type (kFLOAT, kHALF or kBF16).
+__host__ __device__ constexpr int32_t maskElementBytes(DataType type)
+{
+    return type == DataType::kFLOAT ? 4 : 2;
+}
+
+//! Copies the mask's values for the block's queries firstRow.. (one row when every query shares it: kSameRows) and
+//! keys firstKey..+kMmaKeys to tile ([rows][kMaskLd] of M), 0 past the queries or the keys. With kAsync (keys
+//! contiguous and every row 16-byte aligned: MaskView::async) as cp.async copies of 16 bytes that join the caller's
+//! next commit group (the keys', so they cost no wait of their own); otherwise through registers, each thread one key
+//! and eight rows of loads in flight at a time.
+template <typename M, bool kSameRows, bool kAsync>
+__device__ __forceinline__ void stageMaskOf(
+    M* tile, MaskView const& mask, int64_t head, int64_t firstRow, int64_t rows, int64_t firstKey, int64_t keys)
+{
+    constexpr int32_t kRows = kSameRows ? 1 : kQueriesPerBlock;
+    M const* data = static_cast<M const*>(mask.data) + head;
+    if constexpr (kAsync)
+    {
+        constexpr int32_t kVec = 16 / static_cast<int32_t>(sizeof(M));
+        constexpr int32_t kChunks = kMmaKeys / kVec; // Per row.
+        constexpr int32_t kCopies = kRows * kChunks;
+#pragma unroll
+        for (int32_t j = 0; j < (kCopies + kMmaThreads - 1) / kMmaThreads; ++j)
+        {
+            int32_t const i = j * kMmaThreads + static_cast<int32_t>(threadIdx.x);
+            if (kCopies % kMmaThreads != 0 && i >= kCopies)
+            {
+                break;
+            }
+            int32_t const r = i / kChunks;
+            int32_t const c = (i % kChunks) * kVec;
+            int64_t const key = firstKey + c;
+            bool const rowLive = kSameRows || firstRow + r < rows;
+            int64_t const left
+                = rowLive ? max(static_cast<int64_t>(0), min(static_cast<int64_t>(kVec), keys - key)) : 0;
+            M const* source = left > 0 ? data + (kSameRows ? 0 : (firstRow + r) * mask.rowStride) + key : data;
+            auto const slot = static_cast<uint32_t>(__cvta_generic_to_shared(tile + r * kMaskLd + c));
+            // Bytes past the source's count are zero-filled.
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(slot), "l"(source),
+                "r"(static_cast<int32_t>(left * static_cast<int64_t>(sizeof(M)))));
+        }
+    }
+    else
+    {
+        static_assert(kMmaKeys == kMmaThreads, "a key per thread");
+        constexpr int32_t kBatch = kSameRows ? 1 : 8;
+        auto const c = static_cast<int32_t>(threadIdx.x);
+        bool const live = firstKey + c < keys;
+        M const* column = data + (firstKey + c) * mask.keyStride + (kSameRows ? 0 : firstRow * mask.rowStride);
+#pragma unroll 1
+        for (int32_t first = 0; first < kRows; first += kBatch)
+        {
+            M values[kBatch];
+#pragma unroll
+            for (int32_t j = 0; j < kBatch; ++j)
+            {
+                bool const here = live && (kSameRows || firstRow + first + j < rows);
+                values[j] = here ? __ldg(column + (first + j) * mask.rowStride) : M(0.F);
+            }
+#pragma unroll
+            for (int32_t j = 0; j < kBatch; ++j)
+            {
+                tile[(first + j) * kMaskLd + c] = values[j];
+            }
+        }
+    }
+}
+
+//! stageMaskOf for the mask's layout. kAsync: only masks whose rows copy asynchronously (the others do nothing); else
+//! only the others.
+template <bool kAsync, typename M>
+__device__ __forceinline__ void stageMask(
+    M* tile, MaskView const& mask, int64_t head, int64_t firstRow, int64_t rows, int64_t firstKey, int64_t keys)
+{
+    if (mask.async != kAsync)
+    {
+        return;
+    }
+    if (mask.rowStride == 0)
+    {
+        stageMaskOf<M, true, kAsync>(tile, mask, head, firstRow, rows, firstKey, keys);
+    }
+    else
+    {
+        stageMaskOf<M, false, kAsync>(tile, mask, head, firstRow, rows, firstKey, keys);
+    }
+}
+
+//! The scores' starting values: each lane's two rows' (row, row + 8 of rows, or row 0 of a mask every query shares)
+//! values of its keys (first + n * 8 + 2t, + 1 of tile n) from the staged tile, times log2 e.
+template <int32_t kTiles, typename M>
+__device__ __forceinline__ void readMask(
+    float (&s)[kTiles][4], M const* tile, int32_t row, bool sameRows, int32_t first)
+{
+#pragma unroll
+    for (int32_t i = 0; i < 2; ++i)
+    {
+        M const* values = tile + (sameRows ? 0 : row + 8 * i) * kMaskLd + first;
+#pragma unroll
+        for (int32_t n = 0; n < kTiles; ++n)
+        {
+            float2 added{};
+            if constexpr (std::is_same_v<M, __half>)
+            {
+                added = __half22float2(*reinterpret_cast<__half2 const*>(values + n * 8));
+            }
+            else if constexpr (std::is_same_v<M, __nv_bfloat16>)
+            {
+                added = __bfloat1622float2(*reinterpret_cast<__nv_bfloat162 const*>(values + n * 8));
+            }
+            else
+            {
+                added = *reinterpret_cast<float2 const*>(values + n * 8);
+            }
+            s[n][2 * i] = added.x * kLog2e;
+            s[n][2 * i + 1] = added.y * kLog2e;
+        }
+    }
+}
+
 //! Tensor-core attention for 16-bit types with q, k and v 16-byte aligned; D a multiple of 16, at most 128. Each warp
 //! keeps the scores, probabilities, running maximum and sum and output of its 16 queries over its half of the keys
 //! in registers, the softmax in base 2 (log2 e folded into the scale and the mask); the block's queries once and the
 //! keys and values 128 at a time are copied to shared memory with cp.async, [32 or 128][D + 8] each (rows 16-byte
-//! aligned, ldmatrix reads conflict-free), and read as fragments with ldmatrix (transposed for the values). kMasked:
-//! mask is read (each lane loads the values of its scores before the products, once for both its rows when the mask is
-//! the same for every query), else ignored.
-template <typename S, int32_t kD, bool kMasked>
-__global__ void __launch_bounds__(kMmaThreads)
+//! aligned, ldmatrix reads conflict-free), and read as fragments with ldmatrix (transposed for the values). M: the
+//! mask's element type (S or float; each key tile's values are staged in shared memory, stageMask), or void where
+//! there is none (mask ignored).
+template <typename S, int32_t kD, typename M>
+__global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
     attentionMma(S const* __restrict__ q, S const* __restrict__ k, S const* __restrict__ v, S* __restrict__ out,
         HeadView qView, HeadView kvView, float scale, MaskView mask, bool zeroMaskedRows)
 {
@@ -960,6 +1074,9 @@ __global__ void __launch_bounds__(kMmaThreads)
     S* sK = reinterpret_cast<S*>(shared);
     S* sV = sK + kMmaKeys * kLd;
     S* sQ = sV + kMmaKeys * kLd;
+    constexpr bool kMasked = !std::is_void_v<M>;
+    using MaskType = std::conditional_t<kMasked, M, float>;
+    auto* sMask = reinterpret_cast<MaskType*>(sQ + kQueriesPerBlock * kLd); // [32 or 1][kMaskLd].
     int32_t const warp = static_cast<int32_t>(threadIdx.x / kWarp);
     int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
     int32_t const pair = warp % 2;    // Which 16 queries of the block.
@@ -974,7 +1091,6 @@ __global__ void __launch_bounds__(kMmaThreads)
     S const* vHead = v + (batch * kvView.rows) * kvView.rowStride + head * kD;
     int64_t const rows[2] = {firstQuery + g, firstQuery + g + 8};
     int64_t const maskHead = batch * mask.batch + head * mask.head;
-    int64_t const maskRows[2] = {maskHead + rows[0] * mask.rowStride, maskHead + rows[1] * mask.rowStride};
     float const scaleLog2 = scale * kLog2e;
     int32_t const matrix = lane / 8; // The 8 x 8 matrix of an ldmatrix whose row this lane addresses.
     int32_t const matrixRow = lane % 8;
@@ -993,6 +1109,10 @@ __global__ void __launch_bounds__(kMmaThreads)
     copyTileAsync<kD, kQueriesPerBlock, kMmaThreads>(sQ, kLd, qHead, qView.rowStride, blockQuery,
         static_cast<int32_t>(min(static_cast<int64_t>(kQueriesPerBlock), qView.rows - blockQuery)));
     copyTileAsync<kD, kMmaKeys, kMmaThreads>(sK, kLd, kHead, kvView.rowStride, 0, blockKeys(0));
+    if constexpr (kMasked)
+    {
+        stageMask<true>(sMask, mask, maskHead, blockQuery, qView.rows, 0, kvView.rows);
+    }
     commitCopies();
     copyTileAsync<kD, kMmaKeys, kMmaThreads>(sV, kLd, vHead, kvView.rowStride, 0, blockKeys(0));
     commitCopies();
@@ -1006,39 +1126,28 @@ __global__ void __launch_bounds__(kMmaThreads)
         auto const keys = static_cast<int32_t>(
             max(static_cast<int64_t>(0), min(static_cast<int64_t>(kKeysPerTile), kvView.rows - myFirst)));
         int64_t const nextKey = firstKey + kMmaKeys;
-        // The mask's values for the lane's scores first (loaded while the products run; 0 without a mask), then the
-        // scores: (scale * q k^T + mask) * log2 e, -inf past the keys. Each row's maximum folds over its four lanes.
-        float s[kTiles][4] = {};
+        // The mask's values of these keys in shared memory (copied with the keys, or here while the keys copy where
+        // its rows do not copy 16 bytes at a time), then the scores: (scale * q k^T + mask) * log2 e, -inf past the
+        // keys. Each row's maximum folds over its four lanes.
         if constexpr (kMasked)
         {
-            bool const sameRows = mask.rowStride == 0;
-#pragma unroll
-            for (int32_t i = 0; i < 2; ++i)
-            {
-                if (i == 1 && sameRows)
-                {
-#pragma unroll
-                    for (int32_t n = 0; n < kTiles; ++n)
-                    {
-                        s[n][2] = s[n][0];
-                        s[n][3] = s[n][1];
-                    }
-                    break;
-                }
-                int32_t const valid = rows[i] < qView.rows ? keys : 0;
-                int64_t const first = maskRows[i] + myFirst * mask.keyStride;
-#pragma unroll
-                for (int32_t n = 0; n < kTiles; ++n)
-                {
-                    int32_t const column = n * 8 + 2 * t;
-                    float2 const added = maskPair(mask, first + column * mask.keyStride, column, valid);
-                    s[n][2 * i] = added.x * kLog2e;
-                    s[n][2 * i + 1] = added.y * kLog2e;
-                }
-            }
+            stageMask<false>(sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
+        }
+        if (kMasked && firstKey > 0 && mask.async)
+        {
+            // The first keys' mask values came with them; later ones are copied here, where the scores are not
+            // live (copying them with the keys costs 70 more registers), and waited for with the values.
+            stageMask<true>(sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
+            commitCopies();
+            waitCopies<0>();
         }
         waitCopies<1>(); // These keys (the values may still be in flight), and the queries the first time.
         __syncthreads(); // Each warp reads the rows the others copied.
+        float s[kTiles][4] = {};
+        if constexpr (kMasked)
+        {
+            readMask(s, sMask, pair * kRowsPerWarp + g, mask.rowStride == 0, keyHalf * kKeysPerTile + 2 * t);
+        }
         if (firstKey == 0)
         {
 #pragma unroll
@@ -1213,14 +1322,6 @@ __global__ void __launch_bounds__(kMmaThreads)
     }
 }
 
-template <typename S, int32_t kD>
-constexpr int32_t mmaSharedBytes()
-{
-    // The partials of the merge (two warps' [16][D + 8] outputs and 16 maxima and sums) fit in the key buffer.
-    static_assert(2 * (kRowsPerWarp * (kD + 8) + 2 * kRowsPerWarp) * 4 <= kMmaKeys * (kD + 8) * 2, "partials fit");
-    return (2 * kMmaKeys + kQueriesPerBlock) * (kD + 8) * static_cast<int32_t>(sizeof(S));
-}
-
 //! The arguments every attention kernel takes after q, k, v and out.
 struct AttentionArgs
 {
@@ -1231,6 +1332,47 @@ struct AttentionArgs
     bool zeroMaskedRows;
 };
 
+//! attentionMma's shared memory with maskBytes of mask tile.
+template <typename S, int32_t kD>
+constexpr int32_t mmaSharedBytes(int32_t maskBytes)
+{
+    // The partials of the merge (two warps' [16][D + 8] outputs and 16 maxima and sums) fit in the key buffer.
+    static_assert(2 * (kRowsPerWarp * (kD + 8) + 2 * kRowsPerWarp) * 4 <= kMmaKeys * (kD + 8) * 2, "partials fit");
+    return (2 * kMmaKeys + kQueriesPerBlock) * (kD + 8) * static_cast<int32_t>(sizeof(S)) + maskBytes;
+}
+
+//! Launches attentionMma<S, kD, M>.
+template <typename S, int32_t kD, typename M>
+cudaError_t launchMma(
+    void const* q, void const* k, void const* v, void* out, AttentionArgs const& a, dim3 grid, cudaStream_t stream)
+{
+    // The mask's tile: one row when every query shares it, else the block's.
+    constexpr int32_t kElement
+        = std::is_void_v<M> ? 0 : static_cast<int32_t>(sizeof(std::conditional_t<std::is_void_v<M>, char, M>));
+    int32_t const maskRows = a.mask.rowStride == 0 ? 1 : kQueriesPerBlock;
+    return launchWithSharedUpTo<attentionMma<S, kD, M>, kMmaThreads>(grid,
+        mmaSharedBytes<S, kD>(maskRows * kMaskLd * kElement),
+        mmaSharedBytes<S, kD>(kQueriesPerBlock * kMaskLd * kElement), stream, static_cast<S const*>(q),
+        static_cast<S const*>(k), static_cast<S const*>(v), static_cast<S*>(out), a.qView, a.kvView, a.scale, a.mask,
+        a.zeroMaskedRows);
+}
+
+//! launchMma for a's mask: none, of S or of float.
+template <typename S, int32_t kD, bool kMasked>
+cudaError_t launchMma(
+    void const* q, void const* k, void const* v, void* out, AttentionArgs const& a, dim3 grid, cudaStream_t stream)
+{
+    if constexpr (!kMasked)
+    {
+        return launchMma<S, kD, void>(q, k, v, out, a, grid, stream);
+    }
+    else
+    {
+        return a.mask.type == DataType::kFLOAT ? launchMma<S, kD, float>(q, k, v, out, a, grid, stream)
+                                               : launchMma<S, kD, S>(q, k, v, out, a, grid, stream);
+    }
+}
+
 template <int32_t kD, bool kMasked>
 cudaError_t launchAttention(DataType type, void const* q, void const* k, void const* v, void* out,
     AttentionArgs const& a, dim3 grid, bool vectors, cudaStream_t stream)
@@ -1240,9 +1382,7 @@ cudaError_t launchAttention(DataType type, void const* q, void const* k, void co
     case DataType::kHALF:
         if (vectors)
         {
-            return launchWithShared<attentionMma<__half, kD, kMasked>, kMmaThreads>(grid, mmaSharedBytes<__half, kD>(),
-                stream, static_cast<__half const*>(q), static_cast<__half const*>(k), static_cast<__half const*>(v),
-                static_cast<__half*>(out), a.qView, a.kvView, a.scale, a.mask, a.zeroMaskedRows);
+            return launchMma<__half, kD, kMasked>(q, k, v, out, a, grid, stream);
         }
         return launchWithShared<attentionWmma<__half, kD>>(grid, wmmaSharedBytes<__half, kD>(), stream,
             static_cast<__half const*>(q), static_cast<__half const*>(k), static_cast<__half const*>(v),
@@ -1250,10 +1390,7 @@ cudaError_t launchAttention(DataType type, void const* q, void const* k, void co
     case DataType::kBF16:
         if (vectors)
         {
-            return launchWithShared<attentionMma<__nv_bfloat16, kD, kMasked>, kMmaThreads>(grid,
-                mmaSharedBytes<__nv_bfloat16, kD>(), stream, static_cast<__nv_bfloat16 const*>(q),
-                static_cast<__nv_bfloat16 const*>(k), static_cast<__nv_bfloat16 const*>(v),
-                static_cast<__nv_bfloat16*>(out), a.qView, a.kvView, a.scale, a.mask, a.zeroMaskedRows);
+            return launchMma<__nv_bfloat16, kD, kMasked>(q, k, v, out, a, grid, stream);
         }
         return launchWithShared<attentionWmma<__nv_bfloat16, kD>>(grid, wmmaSharedBytes<__nv_bfloat16, kD>(), stream,
             static_cast<__nv_bfloat16 const*>(q), static_cast<__nv_bfloat16 const*>(k),
@@ -1300,10 +1437,11 @@ Expected<MaskView> maskView(DeviceTensor const* mask, DataType type, std::array<
         strides[static_cast<std::size_t>(d)] = extent == 1 ? 0 : stride;
         stride *= extent;
     }
-    MaskView view{mask->data, mask->type, strides[0], strides[1], strides[2], strides[3], false};
-    uintptr_t const elementBytes = mask->type == DataType::kFLOAT ? 4 : 2;
-    view.pairs = strides[3] == 1 && strides[0] % 2 == 0 && strides[1] % 2 == 0 && strides[2] % 2 == 0
-        && reinterpret_cast<uintptr_t>(mask->data) % (2 * elementBytes) == 0;
+    MaskView view{mask->data, mask->type, strides[0], strides[1], strides[2], strides[3]};
+    int64_t const element = maskElementBytes(mask->type);
+    auto const aligned = [&](int64_t stride) { return stride * element % 16 == 0; };
+    view.async = strides[3] == 1 && aligned(strides[0]) && aligned(strides[1]) && aligned(strides[2])
+        && reinterpret_cast<uintptr_t>(mask->data) % 16 == 0;
     return view;
 }
 
