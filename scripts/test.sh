@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # kiln's test command: installs what the build needs (Debian/Ubuntu, as root), builds kiln and its tests, runs
-# them, then rebuilds the registry tests under ThreadSanitizer and AddressSanitizer+UBSan and runs those.
+# them, then rebuilds the registry tests under ThreadSanitizer and AddressSanitizer+UBSan and runs those, then builds
+# the fuzz targets with clang against libFuzzer and runs each a fixed number of times.
 #   bash scripts/test.sh                 # everything
-#   KILN_SKIP_SANITIZERS=1 bash scripts/test.sh   # the plain build only
+#   KILN_SKIP_SANITIZERS=1 KILN_SKIP_FUZZ=1 bash scripts/test.sh   # the plain build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +32,22 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     fi
 fi
 
+# The fuzz stage's compiler: clang with libFuzzer and the sanitizers' runtimes (Debian: clang, libclang-rt-dev).
+fuzzer_available() {
+    command -v clang++ >/dev/null 2>&1 || return 1
+    local probe status
+    probe=$(mktemp -d)
+    printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }\n' >"$probe/p.cpp"
+    status=0
+    clang++ -fsanitize=fuzzer,address,undefined "$probe/p.cpp" -o "$probe/p" >/dev/null 2>&1 || status=1
+    rm -rf "$probe"
+    return $status
+}
+if [ "${KILN_SKIP_FUZZ:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && ! fuzzer_available; then
+    { apt-get update -qq && apt-get install -y -qq --no-install-recommends clang libclang-rt-dev >/dev/null; } \
+        || echo "note: could not install clang and libFuzzer (packages clang, libclang-rt-dev)"
+fi
+
 jobs=$(nproc)
 export CCACHE_DIR="${CCACHE_DIR:-${HOME:-/root}/.cache/kiln-ccache}"
 
@@ -53,4 +70,21 @@ if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
         TSAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
             ctest --test-dir "$dir" -j "$jobs" -L "registry|core|plan|builder|network|host|runtime|engine|onnx" --output-on-failure --no-tests=error --timeout 300
     done
+fi
+
+if [ "${KILN_SKIP_FUZZ:-0}" != 1 ]; then
+    if fuzzer_available; then
+        # The fuzz targets (plans, timing caches, plugin fields, ONNX) against libFuzzer, every library instrumented
+        # for coverage: a fixed number of runs each from a fixed seed (docs/reliability.md: long campaigns).
+        echo "== the fuzz targets under libFuzzer (clang, ASan + UBSan), a fixed number of runs each"
+        CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_FUZZ=ON \
+            "-DKILN_SANITIZE=address;undefined" -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_BENCH_ONNX=OFF \
+            "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG"
+        cmake --build build-fuzz -j "$jobs" --target kiln_plan_fuzz kiln_timing_cache_fuzz kiln_plugin_fields_fuzz \
+            kiln_onnx_fuzz kiln_fuzz_corpora
+        ctest --test-dir build-fuzz -j "$jobs" -L fuzz --output-on-failure --no-tests=error --timeout 900
+    else
+        echo "note: no clang with libFuzzer here (Debian: clang, libclang-rt-dev): the fuzz targets ran only under"
+        echo "      kiln's mutation driver in the stages above (fuzz.*_smoke); the libFuzzer stage was skipped"
+    fi
 fi
