@@ -32,6 +32,7 @@ Expected<int64_t> tensorBytes(DataType type, Dims const& dims)
         return failure(ErrorCode::kINVALID_ARGUMENT, "the shape " + dimsText(dims) + " has no valid rank");
     }
     int64_t count = 1;
+    int64_t span = 1; // The product with each 0 taken as 1, bounded too (host::isValidShape).
     for (int32_t j = 0; j < dims.nbDims; ++j)
     {
         if (dims.d[j] < 0)
@@ -39,7 +40,8 @@ Expected<int64_t> tensorBytes(DataType type, Dims const& dims)
             return failure(ErrorCode::kINVALID_ARGUMENT,
                 "the shape " + dimsText(dims) + " has a negative extent " + std::to_string(dims.d[j]));
         }
-        if (__builtin_mul_overflow(count, dims.d[j], &count) || count > std::numeric_limits<int64_t>::max() / 8)
+        if (__builtin_mul_overflow(count, dims.d[j], &count) || count > std::numeric_limits<int64_t>::max() / 8
+            || __builtin_mul_overflow(span, std::max<int64_t>(dims.d[j], 1), &span))
         {
             return failure(ErrorCode::kINVALID_ARGUMENT, "the shape " + dimsText(dims) + " has too many elements");
         }

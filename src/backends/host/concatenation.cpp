@@ -62,7 +62,15 @@ Expected<TensorDesc> inferConcatenation(ConcatenationParams const& params, std::
             return invalid(role + " has shape " + shapeString(input.dims) + " and input 0 " + shapeString(first.dims)
                 + "; they must agree except along axis " + std::to_string(params.axis));
         }
-        out.d[params.axis] += input.dims.d[params.axis];
+        if (__builtin_add_overflow(out.d[params.axis], input.dims.d[params.axis], &out.d[params.axis]))
+        {
+            return invalid(
+                "the inputs' extents along axis " + std::to_string(params.axis) + " add up past a 64-bit extent");
+        }
+    }
+    if (!isValidShape(out))
+    {
+        return invalid("the output " + shapeString(out) + " " + notConcreteText(out));
     }
     return TensorDesc{first.type, out};
 }
@@ -94,6 +102,10 @@ Status runConcatenation(ConcatenationParams const& params, std::span<HostTensor 
     if (std::optional<Error> const error = checkMoveTensor(out, "output"))
     {
         return invalid(error->message);
+    }
+    if (elementCount(out.dims) == 0)
+    {
+        return Done{}; // Nothing to copy (the outer count may still be large: no loop over it).
     }
     // The output is outer x (sum of the inputs' axis extents x inner); each input fills its band of every outer row.
     int64_t outer = 1;

@@ -329,7 +329,10 @@ Status runConvolution(ConvolutionParams const& params, HostTensor const& input, 
             {
                 std::array<int64_t, 3> const outAt = unflatten(o, p.out);
                 double sum = bias[static_cast<std::size_t>(k)];
-                for (int64_t r = 0; r < windowVolume; ++r)
+                // No channels per group: the sum is the bias (and the window's volume, which only a non-empty
+                // kernel bounds, is no loop bound).
+                int64_t const taps = perGroup > 0 ? windowVolume : 0;
+                for (int64_t r = 0; r < taps; ++r)
                 {
                     std::array<int64_t, 3> const tap = unflatten(r, p.window.size);
                     int64_t inOffset = 0;

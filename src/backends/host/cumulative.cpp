@@ -118,6 +118,10 @@ Status runCumulative(CumulativeParams const& params, HostTensor const& in, HostT
             return invalid(error->message);
         }
     }
+    if (elementCount(in.dims) == 0)
+    {
+        return Done{}; // No lines (the outer and inner counts may still be large: no loop over them).
+    }
     Lines const lines = linesOf(in.dims, params.axis);
     if (numberKind(in.type) == NumberKind::kINTEGER)
     {

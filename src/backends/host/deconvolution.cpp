@@ -292,7 +292,10 @@ Status runDeconvolution(DeconvolutionParams const& params, HostTensor const& inp
             {
                 std::array<int64_t, 3> const outAt = unflatten(o, g.out);
                 double sum = bias[static_cast<std::size_t>(k)];
-                for (int64_t r = 0; r < windowVolume; ++r)
+                // No channels per group: the sum is the bias (and the window's volume, which only a non-empty
+                // kernel bounds, is no loop bound).
+                int64_t const taps = channelsPerGroup > 0 ? windowVolume : 0;
+                for (int64_t r = 0; r < taps; ++r)
                 {
                     std::array<int64_t, 3> const tap = unflatten(r, g.kernel);
                     // The input position whose tap r lands on this output: i * stride == o + pre - tap * dilation.

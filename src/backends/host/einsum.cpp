@@ -6,6 +6,8 @@
 #include "backends/host/data_movement.h"
 #include "network/einsum_equation.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,10 +93,23 @@ Expected<EinsumGeometry> einsumGeometry(EinsumParams const& params, std::span<Di
             }
         }
     }
+    // The labels' extents come from different inputs (an extent 1 broadcasts), so their products are checked: each
+    // with its zeros taken as 1, then the two together, the terms the kernels loop over.
+    std::optional<int64_t> spans[2] = {1, 1};
+    bool empty[2] = {false, false};
     for (int32_t k = 0; k < g.nbLabels; ++k)
     {
-        (k < g.nbOutput ? g.outputCount : g.sumCount) *= g.extents[k];
+        int32_t const which = k < g.nbOutput ? 0 : 1;
+        empty[which] = empty[which] || g.extents[k] == 0;
+        spans[which] = spans[which] ? checkedProduct(*spans[which], std::max<int64_t>(g.extents[k], 1)) : std::nullopt;
     }
+    if (!spans[0] || !spans[1] || !checkedProduct(*spans[0], *spans[1]))
+    {
+        return invalid(
+            "the equation \"" + params.equation + "\" multiplies its labels' extents past a 64-bit count of terms");
+    }
+    g.outputCount = empty[0] ? 0 : *spans[0];
+    g.sumCount = empty[1] ? 0 : *spans[1];
     return g;
 }
 

@@ -5,6 +5,7 @@
 #include "backends/host/nms.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -94,7 +95,20 @@ Expected<TensorDesc> inferNMS(NMSParams const& params, TensorDesc const& boxes, 
         return invalid("the boxes " + shapeString(b) + " and scores " + shapeString(s)
             + " do not fit: boxes [B, N, 4] or [B, N, C, 4], scores [B, N, C]");
     }
-    return TensorDesc{params.indicesType, Dims{2, {s.d[0] * s.d[2] * s.d[1], 3}}};
+    // Every (batch, class, box) may be selected; each row is a triple of indices.
+    Dims const rows{2, {s.d[0] * s.d[2] * s.d[1], 3}};
+    if (!isValidShape(rows))
+    {
+        return invalid("the scores " + shapeString(s) + " give more selected indices than a 64-bit count holds");
+    }
+    if (params.indicesType == DataType::kINT32
+        && std::max({s.d[0], s.d[1], s.d[2]}) - 1 > std::numeric_limits<int32_t>::max())
+    {
+        return invalid("the scores " + shapeString(s)
+            + " have more batches, boxes or classes than kINT32 indices "
+              "can number; use kINT64 indices");
+    }
+    return TensorDesc{params.indicesType, rows};
 }
 
 std::optional<std::string> nmsOutputProblem(
@@ -201,6 +215,10 @@ Status runNMS(NMSParams const& params, HostTensor const& boxes, HostTensor const
             storeInteger(selected, rows * 3 + 2, candidate.box);
             ++rows;
         }
+    }
+    if (count.type == DataType::kINT32 && rows > std::numeric_limits<int32_t>::max())
+    {
+        return invalid("selected " + std::to_string(rows) + " boxes, more than a kINT32 count holds");
     }
     storeInteger(count, 0, rows);
     return Done{};

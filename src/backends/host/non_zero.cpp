@@ -3,7 +3,9 @@
 // walking the elements in row-major order with a running multi-index.
 #include "backends/host/non_zero.h"
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -48,6 +50,13 @@ Expected<TensorDesc> inferNonZero(NonZeroParams const& params, TensorDesc const&
         return invalid(
             std::string("the indices type is ") + dataTypeName(params.indicesType) + "; it must be kINT32 or kINT64");
     }
+    if (params.indicesType == DataType::kINT32
+        && std::any_of(in.dims.d, in.dims.d + in.dims.nbDims,
+            [](int64_t extent) { return extent - 1 > std::numeric_limits<int32_t>::max(); }))
+    {
+        return invalid("the input " + shapeString(in.dims)
+            + " has an axis longer than kINT32 indices can number; use kINT64 indices");
+    }
     return TensorDesc{params.indicesType, Dims{2, {in.dims.nbDims, elementCount(in.dims)}}};
 }
 
@@ -86,6 +95,10 @@ Status runNonZero(NonZeroParams const& params, HostTensor const& in, HostTensor 
     for (int64_t i = 0; i < volume; ++i)
     {
         n += isNonZeroElement(in, i) ? 1 : 0;
+    }
+    if (count.type == DataType::kINT32 && n > std::numeric_limits<int32_t>::max())
+    {
+        return invalid("the input has " + std::to_string(n) + " non-zero elements, more than a kINT32 count holds");
     }
     std::array<int64_t, Dims::MAX_DIMS> coordinate{};
     int64_t column = 0;

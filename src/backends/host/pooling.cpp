@@ -10,6 +10,7 @@
 //   maximum); kiln refuses it. NaN in kMAX: kiln's choice, as the element-wise kMAX.
 #include "backends/host/pooling.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -145,12 +146,10 @@ Status runPooling(PoolingParams const& params, HostTensor const& in, HostTensor 
     auto const nbSpatial = static_cast<std::size_t>(p.window.nbSpatial);
     int64_t inVolume = 1;
     int64_t outVolume = 1;
-    int64_t windowVolume = 1;
     for (std::size_t a = 0; a < nbSpatial; ++a)
     {
         inVolume *= p.in[a];
         outVolume *= p.out[a];
-        windowVolume *= p.window.size[a];
     }
     double const blend = params.blendFactor;
     for (int64_t plane = 0; plane < p.planes; ++plane)
@@ -163,36 +162,42 @@ Status runPooling(PoolingParams const& params, HostTensor const& in, HostTensor 
                 outAt[a] = static_cast<int64_t>(rest) % p.out[a];
                 rest /= static_cast<std::size_t>(p.out[a]);
             }
+            // The window's taps inside the input, per axis (the window may be far larger than the input: its volume
+            // is not a loop bound), and how many lie inside the padded input (left padding always holds the window's
+            // start; a count in double, since the window's volume may pass int64).
+            std::array<int64_t, 3> low{};
+            std::array<int64_t, 3> taps{};
+            int64_t inside = 1;
+            double insidePadded = 1.0;
+            for (std::size_t a = 0; a < nbSpatial; ++a)
+            {
+                int64_t const begin = outAt[a] * p.window.stride[a] - p.window.pre[a];
+                int64_t const end = begin + p.window.size[a];
+                low[a] = std::max<int64_t>(begin, 0);
+                taps[a] = std::max<int64_t>(std::min(end, p.in[a]) - low[a], 0);
+                inside *= taps[a];
+                insidePadded
+                    *= static_cast<double>(std::max<int64_t>(std::min(end, p.in[a] + p.window.post[a]) - begin, 0));
+            }
             double maximum = -std::numeric_limits<double>::infinity();
             bool allNan = true;
             double sum = 0.0;
-            int64_t inside = 0;
-            int64_t insidePadded = 0;
-            for (int64_t r = 0; r < windowVolume; ++r)
+            // In the window's row-major order, as every tap's sum would be.
+            for (int64_t r = 0; r < inside; ++r)
             {
-                std::array<int64_t, 3> tapAt{};
-                for (std::size_t a = nbSpatial, rest = static_cast<std::size_t>(r); a-- > 0;)
-                {
-                    tapAt[a] = static_cast<int64_t>(rest) % p.window.size[a];
-                    rest /= static_cast<std::size_t>(p.window.size[a]);
-                }
                 int64_t offset = 0;
-                bool inInput = true;
-                bool inPadded = true;
+                int64_t rest = r;
+                std::array<int64_t, 3> tapAt{};
+                for (std::size_t a = nbSpatial; a-- > 0;)
+                {
+                    tapAt[a] = rest % taps[a];
+                    rest /= taps[a];
+                }
                 for (std::size_t a = 0; a < nbSpatial; ++a)
                 {
-                    int64_t const x = outAt[a] * p.window.stride[a] - p.window.pre[a] + tapAt[a];
-                    inInput = inInput && x >= 0 && x < p.in[a];
-                    inPadded = inPadded && x < p.in[a] + p.window.post[a];
-                    offset = offset * p.in[a] + x;
-                }
-                insidePadded += inPadded ? 1 : 0;
-                if (!inInput)
-                {
-                    continue;
+                    offset = offset * p.in[a] + low[a] + tapAt[a];
                 }
                 double const value = loadFloat(in, plane * inVolume + offset);
-                ++inside;
                 sum += value;
                 if (!std::isnan(value))
                 {
@@ -200,7 +205,7 @@ Status runPooling(PoolingParams const& params, HostTensor const& in, HostTensor 
                     maximum = value > maximum ? value : maximum;
                 }
             }
-            double const count = static_cast<double>(params.averageCountExcludesPadding ? inside : insidePadded);
+            double const count = params.averageCountExcludesPadding ? static_cast<double>(inside) : insidePadded;
             double const average = sum / count;
             double const max = allNan ? std::numeric_limits<double>::quiet_NaN() : maximum;
             double result = average;

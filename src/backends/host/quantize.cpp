@@ -122,6 +122,13 @@ Expected<ScaleMap> checkScales(char const* kind, int32_t axis, Dims const& block
     {
         return invalid(kind, map.error().message);
     }
+    if (elementCount(in.dims) > 0 && elementCount(scale.dims) == 0)
+    {
+        // Every element reads a scale: a mapping that accepts none is wrong, whatever rule let it through.
+        return invalid(kind,
+            "the input " + shapeString(in.dims) + " has elements but the scale " + shapeString(scale.dims)
+                + " has none");
+    }
     if (zeroPoint != nullptr)
     {
         if (zeroPoint->type != codeType)
@@ -227,7 +234,8 @@ Expected<ScaleMap> mapScales(Dims const& input, Dims const& scale, int32_t axis,
                         + " is neither positive nor -1 (the whole axis)");
                 }
                 blockExtent = given == -1 ? extent : given;
-                int64_t const needed = given == -1 ? 1 : (extent + given - 1) / given;
+                // Rounded up without forming extent + given - 1, which a plan's block extent near 2^63 overflows.
+                int64_t const needed = given == -1 ? 1 : extent / given + (extent % given != 0 ? 1 : 0);
                 if (scales != needed)
                 {
                     return refusal(where + "blocks of " + std::to_string(given) + " need " + std::to_string(needed)

@@ -141,6 +141,19 @@ Expected<Plan> plan(SliceParams const& params, Dims const& in, char const* name)
         result.start[a] = params.start.d[i];
         result.size[a] = params.size.d[i];
         result.stride[a] = params.stride.d[i];
+        // Every coordinate start + y * stride (y below the size) must be an int64: the kernels form it for each
+        // output element before they compare it with the extent or wrap it.
+        int64_t reach = 0;
+        int64_t last = 0;
+        if (result.size[a] > 0
+            && (__builtin_mul_overflow(result.size[a] - 1, result.stride[a], &reach)
+                || __builtin_add_overflow(result.start[a], reach, &last)))
+        {
+            return invalid(name,
+                "axis " + std::to_string(a) + ": start " + std::to_string(result.start[a]) + " + ("
+                    + std::to_string(result.size[a]) + " - 1) * stride " + std::to_string(result.stride[a])
+                    + " passes a 64-bit coordinate");
+        }
     }
     return result;
 }

@@ -68,6 +68,10 @@ Status runSoftMax(SoftMaxParams const& params, HostTensor const& in, HostTensor 
             return invalid(error->message);
         }
     }
+    if (elementCount(in.dims) == 0)
+    {
+        return Done{}; // No rows (the outer and inner counts may still be large: no loop over them).
+    }
     int32_t const axis = std::countr_zero(params.axes);
     int64_t outer = 1;
     int64_t inner = 1;

@@ -65,24 +65,21 @@ bool isValidShape(Dims const& dims) noexcept
     {
         return false;
     }
-    bool empty = false;
+    // The product of the extents with each 0 taken as 1 must fit, so that every partial product the kernels form
+    // (strides, outer and inner counts, which skip or come before an empty axis) fits too.
+    int64_t span = 1;
     for (int32_t i = 0; i < dims.nbDims; ++i)
     {
         if (dims.d[i] < 0)
         {
             return false;
         }
-        empty = empty || dims.d[i] == 0;
-    }
-    int64_t count = 1;
-    for (int32_t i = 0; i < dims.nbDims && !empty; ++i)
-    {
-        std::optional<int64_t> const next = checkedProduct(count, dims.d[i]);
+        std::optional<int64_t> const next = checkedProduct(span, std::max<int64_t>(dims.d[i], 1));
         if (!next)
         {
             return false;
         }
-        count = *next;
+        span = *next;
     }
     return true;
 }
@@ -91,8 +88,13 @@ std::string notConcreteText(Dims const& dims)
 {
     bool const extentsValid = dims.nbDims >= 0 && dims.nbDims <= Dims::MAX_DIMS
         && std::all_of(dims.d, dims.d + dims.nbDims, [](int64_t e) { return e >= 0; });
-    return extentsValid ? "has more elements than a 64-bit count holds"
-                        : "is not a concrete shape (rank 0 to 8, extents >= 0)";
+    if (!extentsValid)
+    {
+        return "is not a concrete shape (rank 0 to 8, extents >= 0)";
+    }
+    bool const empty = std::any_of(dims.d, dims.d + dims.nbDims, [](int64_t e) { return e == 0; });
+    return empty ? "has extents whose product (its zeros left out) passes a 64-bit count"
+                 : "has more elements than a 64-bit count holds";
 }
 
 std::optional<int64_t> checkedProduct(int64_t a, int64_t b) noexcept

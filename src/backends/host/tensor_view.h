@@ -69,12 +69,14 @@ using Status = Expected<Done>;
 
 // ---- Shapes ------------------------------------------------------------------------------------------------------
 
-//! Whether dims is a concrete shape: rank in [0, Dims::MAX_DIMS], every extent >= 0, and as many elements as an
-//! int64_t counts (a shape whose product overflows is not one: what reads it refuses it instead of wrapping).
+//! Whether dims is a concrete shape: rank in [0, Dims::MAX_DIMS], every extent >= 0, and the product of its extents,
+//! each 0 taken as 1, fits an int64_t (a shape whose product overflows is not one: what reads it refuses it instead
+//! of wrapping; an empty one counts its other extents too, since kernels form strides and outer counts from them).
 bool isValidShape(Dims const& dims) noexcept;
 
 //! Why dims is not a concrete shape, to follow its text in a message: "is not a concrete shape (rank 0 to 8, extents
-//! >= 0)", or "has more elements than a 64-bit count holds".
+//! >= 0)", "has more elements than a 64-bit count holds", or for an empty shape "has extents whose product (its
+//! zeros left out) passes a 64-bit count".
 std::string notConcreteText(Dims const& dims);
 
 //! a * b, or nullopt when the product of these non-negative values does not fit an int64_t.

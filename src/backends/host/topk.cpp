@@ -142,6 +142,10 @@ Status runTopK(TopKParams const& params, HostTensor const& in, HostTensor const&
             return invalid(error->message);
         }
     }
+    if (elementCount(in.dims) == 0)
+    {
+        return Done{}; // Nothing to select (the outer and inner counts may still be large: no loop over them).
+    }
     // The input as [outer, n, inner]: row (o, i) holds the elements o * n * inner + j * inner + i.
     int32_t const axis = std::countr_zero(params.axes);
     int64_t const n = in.dims.d[axis];

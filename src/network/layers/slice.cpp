@@ -283,7 +283,13 @@ Expected<std::vector<SymbolicTensor>> inferOutputShapes(SliceParams const& param
             && isConstantExpr((*start)[i], &first) && isConstantExpr((*stride)[i], &step)
             && isConstantExpr((*data.shape)[axis], &n))
         {
-            int64_t const last = first + (value - 1) * step;
+            int64_t reach = 0;
+            int64_t last = 0;
+            if (__builtin_mul_overflow(value - 1, step, &reach) || __builtin_add_overflow(first, reach, &last))
+            {
+                return context.error("axis ", axes[i], ": start ", first, " + (size ", value, " - 1) * stride ", step,
+                    " passes a 64-bit coordinate");
+            }
             if (first < 0 || first >= n || last < 0 || last >= n)
             {
                 return context.error("axis ", axes[i], ": start ", first, ", size ", value, " and stride ", step,
@@ -305,7 +311,12 @@ Expected<std::vector<SymbolicTensor>> inferOutputShapes(SliceParams const& param
         auto const n = static_cast<int64_t>(data.values->size());
         for (int64_t j = 0; j < count; ++j)
         {
-            auto const index = sampledIndex(first + j * step, n, params.mode);
+            int64_t coordinate = 0;
+            if (__builtin_mul_overflow(j, step, &coordinate) || __builtin_add_overflow(first, coordinate, &coordinate))
+            {
+                break; // Not a value the slice can give: the kernels refuse it.
+            }
+            auto const index = sampledIndex(coordinate, n, params.mode);
             if (!index)
             {
                 break;

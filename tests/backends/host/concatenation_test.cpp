@@ -67,6 +67,15 @@ TEST(HostConcatenation, RefusalsNameTheInput)
     expectError(inferConcatenation({0}, scalar), {"rank 1 or more"});
     std::vector<TensorDesc> const packed{{DataType::kFP4, Dims{1, {2}}}};
     expectError(inferConcatenation({0}, packed), {"kFP4"});
+    // Empty inputs whose axis extents add up past int64 (each is a valid empty shape), or past what a shape holds.
+    int64_t const half = int64_t{1} << 62;
+    std::vector<TensorDesc> const wide{{DataType::kFLOAT, Dims{2, {0, half}}}, {DataType::kFLOAT, Dims{2, {0, half}}}};
+    expectError(inferConcatenation({1}, wide), {"the inputs' extents along axis 1 add up past a 64-bit extent"});
+    int64_t const eighth = int64_t{1} << 60;
+    std::vector<TensorDesc> const tall{
+        {DataType::kFLOAT, Dims{3, {eighth, 0, 4}}}, {DataType::kFLOAT, Dims{3, {eighth, 0, 4}}}};
+    expectError(inferConcatenation({0}, tall),
+        {"the output [2305843009213693952, 0, 4] has extents whose product (its zeros left out) passes"});
     HostBuffer a(DataType::kINT8, Dims{1, {2}});
     HostBuffer out(DataType::kINT8, Dims{1, {3}});
     std::vector<HostTensor> const inputs{a.tensor()};

@@ -202,6 +202,14 @@ TEST(HostEinsum, Refusals)
         {"the inputs are kFLOAT and kHALF; an Einsum takes inputs of one type"});
     expectError(infer("ij", {TensorDesc{DataType::kINT32, a.dims}}), {"the inputs are kINT32 and kINT32"});
     expectError(infer("ij,jk,kl", {a, b, b}), {"3 inputs; an Einsum takes 1 to 2"});
+    // Labels whose extents come from different inputs (1 broadcasts): each input fits, their product does not.
+    int64_t const big = int64_t{1} << 32;
+    expectError(infer("ab,ab->",
+                    {TensorDesc{DataType::kFLOAT, Dims{2, {1, big}}}, TensorDesc{DataType::kFLOAT, Dims{2, {big, 1}}}}),
+        {"the equation \"ab,ab->\" multiplies its labels' extents past a 64-bit count of terms"});
+    expectError(infer("ab,ab->ab",
+                    {TensorDesc{DataType::kFLOAT, Dims{2, {1, big}}}, TensorDesc{DataType::kFLOAT, Dims{2, {big, 1}}}}),
+        {"multiplies its labels' extents past a 64-bit count of terms"});
     HostBuffer x(DataType::kFLOAT, a.dims);
     HostBuffer y(DataType::kFLOAT, b.dims);
     HostBuffer wrong(DataType::kFLOAT, Dims{2, {4, 2}});

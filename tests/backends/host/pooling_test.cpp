@@ -166,6 +166,35 @@ TEST(HostPooling, RandomAgainstEnumeratedWindows)
     }
 }
 
+TEST(HostPooling, AWindowFarLargerThanItsInputVisitsOnlyTheInput)
+{
+    // A 3-D window of (2^31 - 1)^3 taps (past int64) over one element, padded to the window on both sides: the
+    // kernel visits the taps inside the input, not the window's volume, and counts the padded taps in double.
+    int64_t const window = (int64_t{1} << 31) - 1;
+    int64_t const pad = (int64_t{1} << 30) - 1;
+    Dims const in{5, {1, 1, 1, 1, 1}};
+    for (bool const excludePadding : {true, false})
+    {
+        PoolingParams params;
+        params.type = PoolingType::kAVERAGE;
+        params.averageCountExcludesPadding = excludePadding;
+        params.windowSize = Dims{3, {window, window, window}};
+        params.stride = Dims{3, {1, 1, 1}};
+        params.prePadding = Dims{3, {pad, pad, pad}};
+        params.postPadding = Dims{3, {pad, pad, pad}};
+        Expected<TensorDesc> const desc = inferPooling(params, {DataType::kFLOAT, in});
+        ASSERT_TRUE(desc.ok()) << desc.error().message;
+        ASSERT_TRUE(sameShape(desc.value().dims, in)) << shapeString(desc.value().dims);
+        HostBuffer x(DataType::kFLOAT, in);
+        static_cast<float*>(x.tensor().data)[0] = 6.0F;
+        HostBuffer y(DataType::kFLOAT, in);
+        ASSERT_TRUE(runPooling(params, x.tensor(), y.tensor()).ok());
+        double const padded = static_cast<double>(window) * static_cast<double>(window) * static_cast<double>(window);
+        EXPECT_FLOAT_EQ(
+            static_cast<float const*>(y.tensor().data)[0], excludePadding ? 6.0F : static_cast<float>(6.0 / padded));
+    }
+}
+
 TEST(HostPooling, Refusals)
 {
     PoolingParams params;

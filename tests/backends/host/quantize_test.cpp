@@ -12,6 +12,7 @@
 #include <cfenv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 
 namespace kiln::host::test
@@ -512,6 +513,15 @@ TEST(HostQuantize, Refusals)
     EXPECT_TRUE(has(quantizeError(QuantizeParams{-1, Dims{2, {1, 2}}, DataType::kINT8}, x,
                         TensorDesc{DataType::kFLOAT, Dims{2, {2, 1}}}),
         "blocks of 2 need 2 scales, not 1"));
+    // A block extent near 2^63 (a plan's): one block per axis, so an empty scale is refused (rounding up by
+    // extent + block - 1 wrapped to 0 scales, and the kernel read the empty scale).
+    int64_t const huge = std::numeric_limits<int64_t>::max();
+    EXPECT_TRUE(has(quantizeError(QuantizeParams{-1, Dims{1, {huge}}, DataType::kINT8},
+                        TensorDesc{DataType::kFLOAT, Dims{1, {10}}}, TensorDesc{DataType::kFLOAT, Dims{1, {0}}}),
+        "blocks of 9223372036854775807 need 1 scales, not 0"));
+    EXPECT_TRUE(quantizeError(QuantizeParams{-1, Dims{1, {huge}}, DataType::kINT8},
+                    TensorDesc{DataType::kFLOAT, Dims{1, {10}}}, TensorDesc{DataType::kFLOAT, Dims{1, {1}}})
+        == "accepted");
     EXPECT_TRUE(has(quantizeError(QuantizeParams{-1, Dims{2, {1, 0}}, DataType::kINT8}, x,
                         TensorDesc{DataType::kFLOAT, Dims{2, {2, 1}}}),
         "the block extent 0 is neither positive nor -1"));

@@ -6,6 +6,7 @@
 #include "movement_test_util.h"
 
 #include <cstdlib>
+#include <limits>
 
 namespace kiln::host::test
 {
@@ -178,6 +179,16 @@ TEST(HostSlice, RefusalsNameTheProblem)
         {"only in kFILL"});
     expectError(runSlice({Dims{1, {0}}, Dims{1, {1}}, Dims{1, {1}}}, one.tensor(), empty.tensor()),
         {"output is kFLOAT [0]", "kFLOAT [1]"});
+    // Coordinates past int64: a stride of 2^62 + 1 over 3 elements (kWRAP took them modulo the extent after they
+    // overflowed), and a start near 2^63.
+    int64_t const stride = (int64_t{1} << 62) + 1;
+    expectError(inferSlice({Dims{1, {0}}, Dims{1, {3}}, Dims{1, {stride}}, SampleMode::kWRAP},
+                    {DataType::kFLOAT, Dims{1, {3}}}),
+        {"axis 0: start 0 + (3 - 1) * stride 4611686018427387905 passes a 64-bit coordinate"});
+    int64_t const start = std::numeric_limits<int64_t>::max() - 1;
+    expectError(inferSlice({Dims{1, {start}}, Dims{1, {3}}, Dims{1, {1}}, SampleMode::kCLAMP},
+                    {DataType::kFLOAT, Dims{1, {3}}}),
+        {"passes a 64-bit coordinate"});
 }
 
 } // namespace
