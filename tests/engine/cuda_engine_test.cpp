@@ -1637,7 +1637,8 @@ TEST_P(CudaFusedKernels, MaskedAttentionAsTransformersExportsItMatchesTheUnfused
 {
     // The transformers export's form (test::exportedAttention): BERT's shapes (D 64, 128 queries and keys, a mask
     // [B, 1, S, S] with the NaN guard), then 70 queries and 130 keys (partial tiles) of D 32 with a mask [B, 1, 1, Skv]
-    // and no guard, and the first form again with partial tiles (the mask's rows past the queries and keys). Each mask
+    // and no guard, the first form again with partial tiles (the mask's rows past the queries and keys), and the
+    // second with rows of 136 keys (16-byte aligned: copied with cp.async, one row for every query). Each mask
     // is select(m > -0.5, 0, -inf) of a random input m (a quarter of the keys masked); the row masks also mask every
     // key of query 5 (a constant -inf row added), which the guard makes zeros.
     using nvinfer1::ElementWiseOperation;
@@ -1650,7 +1651,8 @@ TEST_P(CudaFusedKernels, MaskedAttentionAsTransformersExportsItMatchesTheUnfused
     };
     std::vector<Dims> shapes;
     int32_t index = 0;
-    for (Case const c : {Case{2, 128, 128, true}, Case{4, 70, 130, false}, Case{2, 70, 130, true}})
+    for (Case const c :
+        {Case{2, 128, 128, true}, Case{4, 70, 130, false}, Case{2, 70, 130, true}, Case{2, 40, 136, false}})
     {
         std::string const suffix = std::to_string(index++);
         Dims const queries{3, {2, c.queries, 128}};
@@ -1680,7 +1682,7 @@ TEST_P(CudaFusedKernels, MaskedAttentionAsTransformersExportsItMatchesTheUnfused
     expectSameOnBothBackends(shapes, tolerance());
     ASSERT_EQ(mEngines.size(), 2U);
     std::string const layers = engineLayers(*mEngines[1]);
-    EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 3) << layers;
+    EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 4) << layers;
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, CudaFusedKernels, ::testing::Values(DataType::kFLOAT, DataType::kHALF, DataType::kBF16),
