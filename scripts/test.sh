@@ -9,20 +9,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Essential: g++, cmake, ninja, nm, GoogleTest, FlatBuffers (headers and flatc), libonnx and protobuf (the ONNX parser)
-# and ONNX's node tests (libonnx-testdata, the parser's conformance run). Optional: git and clang-format (the style
+# and ONNX's node tests (libonnx-testdata, the parser's conformance run), CLI11 and nlohmann-json (the kiln tool). Optional: git and clang-format (the style
 # test), ccache.
 missing() {
     for tool in "$@"; do command -v "$tool" >/dev/null 2>&1 || return 0; done
     return 1
 }
 packages="g++ cmake ninja-build ccache binutils git clang-format libgtest-dev libgmock-dev libflatbuffers-dev flatbuffers-compiler
-    libonnx-dev libprotobuf-dev libonnx-testdata"
+    libonnx-dev libprotobuf-dev libonnx-testdata libcli11-dev nlohmann-json3-dev"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
     # FlatBuffers' headers may come from elsewhere through CMAKE_INCLUDE_PATH (CMake's find_path reads it).
     if missing g++ cmake ninja nm flatc || [ ! -f /usr/include/gtest/gtest.h ] \
         || [ ! -f "${CMAKE_INCLUDE_PATH:-/usr/include}/flatbuffers/flatbuffers.h" ] \
-        || [ ! -f /usr/include/onnx/onnx_pb.h ] || [ ! -d /usr/share/libonnx-testdata/data/node ]; then
+        || [ ! -f /usr/include/onnx/onnx_pb.h ] || [ ! -d /usr/share/libonnx-testdata/data/node ] \
+        || [ ! -f /usr/include/CLI/CLI.hpp ] || [ ! -f /usr/include/nlohmann/json.hpp ]; then
         apt-get update -qq
         apt-get install -y -qq --no-install-recommends $packages >/dev/null
     elif missing git clang-format ccache; then
@@ -60,11 +61,12 @@ if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
     for sanitizer in thread "address;undefined"; do
         dir="build-${sanitizer%%;*}"
         echo "== all but the header tests, under -fsanitize=${sanitizer}"
-        # The examples, the ONNX parse benchmark and the header tests run in the plain stage only: not built here.
+        # The examples, the ONNX parse benchmark, the command-line tool and the header tests run in the plain stage
+        # only: not built here.
         # -O1 (with the -g1 the sanitizer options add) compiles about twice as fast as RelWithDebInfo's -O2 under
         # ASan, and the sanitizers' own guides recommend it.
         cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DKILN_SANITIZE=${sanitizer}" \
-            -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_BENCH_ONNX=OFF \
+            -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_BENCH_ONNX=OFF -DKILN_BUILD_TOOLS=OFF \
             "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG"
         cmake --build "$dir" -j "$jobs"
         TSAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -78,7 +80,7 @@ if [ "${KILN_SKIP_FUZZ:-0}" != 1 ]; then
         # for coverage: a fixed number of runs each from a fixed seed (docs/reliability.md: long campaigns).
         echo "== the fuzz targets under libFuzzer (clang, ASan + UBSan), a fixed number of runs each"
         CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_FUZZ=ON \
-            "-DKILN_SANITIZE=address;undefined" -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_BENCH_ONNX=OFF \
+            "-DKILN_SANITIZE=address;undefined" -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_BENCH_ONNX=OFF -DKILN_BUILD_TOOLS=OFF \
             "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG"
         cmake --build build-fuzz -j "$jobs" --target kiln_plan_fuzz kiln_timing_cache_fuzz kiln_plugin_fields_fuzz \
             kiln_onnx_fuzz kiln_fuzz_corpora

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: Apache-2.0
+// The build-and-run mode in-process (kiln_tool::buildAndRun), on the host backend: building and running a model,
+// saving and loading engines, shapes, precisions, timing, inputs and outputs, plugins and the failures that name
+// their cause.
+#include "tool_test_support.h"
+
+#ifdef KILN_TOOL_TEST_JSON
+#include <nlohmann/json.hpp>
+#endif
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace kiln_tool_test
+{
+namespace
+{
+
+//! The flags every run here takes: no warm-up and no minimum duration, so that a run takes milliseconds.
+std::vector<std::string> quick(std::vector<std::string> args)
+{
+    args.push_back("--warmUp=0");
+    args.push_back("--duration=0");
+    return args;
+}
+
+class BuildAndRun : public testing::Test
+{
+protected:
+    void SetUp() override { writeDenseModel(mModel); }
+
+    std::string model() const { return mModel.string(); }
+
+    ScratchDir mDir;
+    fs::path mModel = mDir / "dense.onnx";
+};
+
+TEST_F(BuildAndRun, OnnxBuildsRunsAndPrintsEverySummaryLabel)
+{
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4"}));
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    EXPECT_TRUE(run.result.built);
+    ASSERT_TRUE(run.result.summary.has_value());
+    for (std::string const& label : kSummaryLabels)
+    {
+        EXPECT_TRUE(hasLine(run.out, label)) << "no line starts with '[I] " << label << "' in\n" << run.out;
+    }
+    EXPECT_NE(run.out.find("Engine built in "), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("&&&& PASSED kiln"), std::string::npos) << run.out;
+    // The report is on out; nothing of it on err.
+    EXPECT_EQ(run.err.find("Performance summary"), std::string::npos) << run.err;
+}
+
+TEST_F(BuildAndRun, SaveEngineThenLoadEngineDoesNotBuild)
+{
+    std::string const plan = (mDir / "dense.plan").string();
+    ToolRun const save = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--saveEngine=" + plan}));
+    ASSERT_EQ(save.result.exitStatus, 0) << save.err;
+    ASSERT_TRUE(fs::exists(plan));
+    EXPECT_GT(fs::file_size(plan), 0U);
+    EXPECT_NE(save.out.find("Engine saved to " + plan), std::string::npos) << save.out;
+
+    ToolRun const load = runTool(quick({"--loadEngine=" + plan, "--shapes=X:2x4"}));
+    ASSERT_EQ(load.result.exitStatus, 0) << load.err;
+    EXPECT_FALSE(load.result.built);
+    EXPECT_EQ(load.out.find("Engine built in"), std::string::npos) << load.out;
+    EXPECT_NE(load.out.find("Engine deserialized in"), std::string::npos) << load.out;
+    EXPECT_TRUE(load.result.summary.has_value());
+    EXPECT_TRUE(hasLine(load.out, "=== Performance summary ===")) << load.out;
+}
+
+TEST_F(BuildAndRun, LoadEngineOfAMissingFileFails)
+{
+    ToolRun const run = runTool(quick({"--loadEngine=" + (mDir / "none.plan").string()}));
+    EXPECT_EQ(run.result.exitStatus, 1);
+    EXPECT_NE(run.err.find("--loadEngine: cannot open " + (mDir / "none.plan").string()), std::string::npos) << run.err;
+    EXPECT_NE(run.out.find("&&&& FAILED kiln"), std::string::npos) << run.out;
+}
+
+TEST_F(BuildAndRun, SkipInferencePrintsNoPerformanceSummary)
+{
+    std::string const plan = (mDir / "dense.plan").string();
+    ToolRun const build = runTool({"--onnx=" + model(), "--shapes=X:2x4", "--saveEngine=" + plan, "--skipInference"});
+    ASSERT_EQ(build.result.exitStatus, 0) << build.err;
+    EXPECT_TRUE(fs::exists(plan));
+    EXPECT_FALSE(build.result.summary.has_value());
+    EXPECT_EQ(build.out.find("Performance summary"), std::string::npos) << build.out;
+    EXPECT_EQ(build.out.find("Starting inference"), std::string::npos) << build.out;
+
+    ToolRun const load = runTool({"--loadEngine=" + plan, "--skipInference"});
+    ASSERT_EQ(load.result.exitStatus, 0) << load.err;
+    EXPECT_NE(load.out.find("Engine deserialized in"), std::string::npos) << load.out;
+    EXPECT_EQ(load.out.find("Performance summary"), std::string::npos) << load.out;
+}
+
+TEST_F(BuildAndRun, MinOptMaxShapesBuildAProfileAndShapesPicksTheRunShape)
+{
+    std::string const plan = (mDir / "dense.plan").string();
+    ToolRun const build = runTool(quick({"--onnx=" + model(), "--minShapes=X:1x4", "--optShapes=X:3x4",
+        "--maxShapes=X:8x4", "--shapes=X:5x4", "--saveEngine=" + plan}));
+    ASSERT_EQ(build.result.exitStatus, 0) << build.err;
+    EXPECT_NE(build.out.find("Input X: 5x4"), std::string::npos) << build.out;
+    EXPECT_NE(build.out.find("Output Y: 5x3"), std::string::npos) << build.out;
+
+    // A loaded engine runs at --shapes, else at the profile's opt shape; beyond the profile's max it fails.
+    ToolRun const atOpt = runTool(quick({"--loadEngine=" + plan}));
+    ASSERT_EQ(atOpt.result.exitStatus, 0) << atOpt.err;
+    EXPECT_NE(atOpt.out.find("Input X: 3x4"), std::string::npos) << atOpt.out;
+    ToolRun const at8 = runTool(quick({"--loadEngine=" + plan, "--shapes=X:8x4"}));
+    ASSERT_EQ(at8.result.exitStatus, 0) << at8.err;
+    EXPECT_NE(at8.out.find("Input X: 8x4"), std::string::npos) << at8.out;
+    ToolRun const beyond = runTool(quick({"--loadEngine=" + plan, "--shapes=X:9x4"}));
+    EXPECT_EQ(beyond.result.exitStatus, 1);
+    EXPECT_NE(beyond.err.find("setInputShape('X', 9x4) failed"), std::string::npos) << beyond.err;
+}
+
+TEST_F(BuildAndRun, QuotedShapeNamesAreAccepted)
+{
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes='X':2x4"}));
+    EXPECT_EQ(run.result.exitStatus, 0) << run.err;
+}
+
+TEST_F(BuildAndRun, DynamicInputWithoutShapesIsRefusedNamingIt)
+{
+    ToolRun const run = runTool(quick({"--onnx=" + model()}));
+    EXPECT_EQ(run.result.exitStatus, 1);
+    EXPECT_NE(run.err.find("the input 'X' has a dynamic shape (-1x4) and no shape was given for it"), std::string::npos)
+        << run.err;
+}
+
+TEST_F(BuildAndRun, ShapesOfATensorThatIsNotAnInputAreRefused)
+{
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4,Z:1x1"}));
+    EXPECT_EQ(run.result.exitStatus, 1);
+    EXPECT_NE(run.err.find("--shapes names 'Z', which is not an input of the model (inputs: X)"), std::string::npos)
+        << run.err;
+}
+
+TEST_F(BuildAndRun, Fp16ChangesTheEngine)
+{
+    std::string const fp32 = (mDir / "fp32.plan").string();
+    std::string const fp16 = (mDir / "fp16.plan").string();
+    ToolRun const plain = runTool({"--onnx=" + model(), "--shapes=X:2x4", "--skipInference", "--saveEngine=" + fp32});
+    ToolRun const half
+        = runTool({"--onnx=" + model(), "--shapes=X:2x4", "--skipInference", "--fp16", "--saveEngine=" + fp16});
+    ASSERT_EQ(plain.result.exitStatus, 0) << plain.err;
+    ASSERT_EQ(half.result.exitStatus, 0) << half.err;
+    EXPECT_NE(readAll(fp32), readAll(fp16));
+    EXPECT_NE(half.out.find("Precision: FP32+FP16"), std::string::npos) << half.out;
+    // kiln says which layers it moved to half precision.
+    EXPECT_NE(half.err.find("compute in reduced precision"), std::string::npos) << half.err;
+    EXPECT_EQ(plain.err.find("compute in reduced precision"), std::string::npos) << plain.err;
+}
+
+TEST_F(BuildAndRun, IterationsRunsAtLeastThatManyQueries)
+{
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--iterations=37", "--avgRuns=10"}));
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    ASSERT_TRUE(run.result.summary.has_value());
+    EXPECT_GE(run.result.summary->queries, 37);
+    EXPECT_NE(run.out.find("Timing trace has " + std::to_string(run.result.summary->queries) + " queries over"),
+        std::string::npos)
+        << run.out;
+    // Three full groups of ten.
+    std::size_t groups = 0;
+    for (std::size_t at = run.out.find("Average on 10 runs - GPU latency: "); at != std::string::npos;
+         at = run.out.find("Average on 10 runs - GPU latency: ", at + 1))
+    {
+        ++groups;
+    }
+    EXPECT_EQ(groups, static_cast<std::size_t>(run.result.summary->queries / 10)) << run.out;
+}
+
+TEST_F(BuildAndRun, DurationKeepsRunningPastTheIterations)
+{
+    ToolRun const run
+        = runTool({"--onnx=" + model(), "--shapes=X:2x4", "--iterations=1", "--warmUp=0", "--duration=0.2"});
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    ASSERT_TRUE(run.result.summary.has_value());
+    EXPECT_GE(run.result.summary->hostWalltimeSeconds, 0.19);
+    EXPECT_GT(run.result.summary->queries, 1);
+}
+
+TEST_F(BuildAndRun, ExportOutputWritesTheModelsValuesForLoadedInputs)
+{
+    std::vector<float> const x{1.0F, 2.0F, 3.0F, 4.0F, -1.0F, 0.5F, 0.25F, -2.0F, 0.0F, 0.0F, 1.0F, 0.0F};
+    writeRaw(mDir / "x.bin", x);
+    std::string const json = (mDir / "out.json").string();
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:3x4",
+        "--loadInputs=X:" + (mDir / "x.bin").string(), "--exportOutput=" + json}));
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    ASSERT_TRUE(fs::exists(json));
+    std::vector<char> const bytes = readAll(json);
+    std::string const text(bytes.begin(), bytes.end());
+    EXPECT_EQ(text.rfind("[\n  { \"name\" : \"Y\"\n  , \"dimensions\" : \"3x3\"\n  , \"values\" : [ ", 0), 0U) << text;
+#ifdef KILN_TOOL_TEST_JSON
+    nlohmann::json const outputs = nlohmann::json::parse(text);
+    ASSERT_TRUE(outputs.is_array());
+    ASSERT_EQ(outputs.size(), 1U);
+    EXPECT_EQ(outputs[0]["name"], "Y");
+    EXPECT_EQ(outputs[0]["dimensions"], "3x3");
+    std::vector<float> const expected = denseReference(x);
+    ASSERT_EQ(outputs[0]["values"].size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i)
+    {
+        EXPECT_NEAR(outputs[0]["values"][i].get<double>(), expected[i], 1e-5) << "value " << i;
+    }
+#else
+    GTEST_SKIP() << "nlohmann/json is not installed: the JSON's values are not checked";
+#endif
+}
+
+TEST_F(BuildAndRun, LoadInputsOfTheWrongSizeIsRefused)
+{
+    writeRaw(mDir / "short.bin", std::vector<float>(7, 1.0F));
+    std::string const file = (mDir / "short.bin").string();
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--loadInputs=X:" + file}));
+    EXPECT_EQ(run.result.exitStatus, 1);
+    EXPECT_NE(run.err.find("--loadInputs: " + file + " holds 28 bytes, but the input 'X' (FP32, 2x4) takes 32"),
+        std::string::npos)
+        << run.err;
+}
+
+TEST_F(BuildAndRun, LoadInputsOfATensorThatIsNotAnInputIsRefused)
+{
+    writeRaw(mDir / "x.bin", std::vector<float>(8, 1.0F));
+    ToolRun const run
+        = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--loadInputs=Q:" + (mDir / "x.bin").string()}));
+    EXPECT_EQ(run.result.exitStatus, 1);
+    EXPECT_NE(
+        run.err.find("--loadInputs names 'Q', which is not an input of the engine (inputs: X)"), std::string::npos)
+        << run.err;
+}
+
+TEST_F(BuildAndRun, BackendCudaWithoutAUsableGpuFailsClearly)
+{
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--backend=cuda"}));
+    if (run.result.exitStatus == 0)
+    {
+        GTEST_SKIP() << "a GPU is usable here: --backend=cuda ran";
+    }
+    EXPECT_EQ(run.result.exitStatus, 1);
+    EXPECT_NE(run.err.find("--backend=cuda: "), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("--backend=host runs on kiln's host backend"), std::string::npos) << run.err;
+    EXPECT_FALSE(run.result.built);
+}
+
+TEST_F(BuildAndRun, BackendHostIsEchoed)
+{
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--backend=host"}));
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    EXPECT_NE(run.out.find("[I] Backend: host (--backend)"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("Host engine: \"GPU Compute Time\" is the host's time"), std::string::npos) << run.out;
+}
+
+TEST_F(BuildAndRun, UseCudaGraphOnAHostEngineRunsPlainlyWithANote)
+{
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--useCudaGraph"}));
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    EXPECT_NE(run.err.find("[W] --useCudaGraph: a host engine has no CUDA graphs; running enqueueV3 plainly"),
+        std::string::npos)
+        << run.err;
+}
+
+TEST_F(BuildAndRun, StaticPluginsOfAMissingFileFailsNamingIt)
+{
+    std::string const missing = (mDir / "libnothing.so").string();
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--staticPlugins=" + missing}));
+    EXPECT_EQ(run.result.exitStatus, 1);
+    EXPECT_NE(run.err.find("--staticPlugins: the plugin library " + missing + " does not exist"), std::string::npos)
+        << run.err;
+}
+
+//! The plugin model run on x = [1, -2, 3.5, 0.25] with extra flags; the exported output's text.
+class PluginModel : public BuildAndRun
+{
+protected:
+    ToolRun run(std::string const& extra)
+    {
+        writePluginModel(mDir / "plugin.onnx");
+        writeRaw(mDir / "x.bin", std::vector<float>{1.0F, -2.0F, 3.5F, 0.25F});
+        std::vector<std::string> args{"--onnx=" + (mDir / "plugin.onnx").string(), "--shapes=X:1x4",
+            "--loadInputs=X:" + (mDir / "x.bin").string(), "--exportOutput=" + (mDir / "out.json").string()};
+        if (!extra.empty())
+        {
+            args.push_back(extra);
+        }
+        return runTool(quick(args));
+    }
+
+    std::string exported() const
+    {
+        std::vector<char> const bytes = readAll(mDir / "out.json");
+        return std::string(bytes.begin(), bytes.end());
+    }
+};
+
+TEST_F(PluginModel, FailsToParseWithoutItsLibrary)
+{
+    ToolRun const without = run("");
+    EXPECT_EQ(without.result.exitStatus, 1);
+    EXPECT_NE(without.err.find("[E] ONNX parser: node 0 'double' (KilnToolDouble): "), std::string::npos)
+        << without.err;
+}
+
+TEST_F(PluginModel, RunsWithStaticPlugins)
+{
+    ToolRun const with = run("--staticPlugins=" + std::string(KILN_TOOL_TEST_PLUGINS));
+    ASSERT_EQ(with.result.exitStatus, 0) << with.err;
+    EXPECT_NE(exported().find("\"values\" : [ 2, -4, 7, 0.5 ]"), std::string::npos) << exported();
+}
+
+TEST_F(PluginModel, RunsWithDynamicPlugins)
+{
+    ToolRun const with = run("--dynamicPlugins=" + std::string(KILN_TOOL_TEST_PLUGINS));
+    ASSERT_EQ(with.result.exitStatus, 0) << with.err;
+    EXPECT_NE(exported().find("\"values\" : [ 2, -4, 7, 0.5 ]"), std::string::npos) << exported();
+}
+
+TEST_F(BuildAndRun, DynamicPluginsThatAreNotAPluginLibraryFailNamingIt)
+{
+    // A library without getCreators: loadLibrary refuses it, and the tool names the file.
+    writeRaw(mDir / "libfake.so", std::vector<char>{'n', 'o', 't', ' ', 'E', 'L', 'F'});
+    std::string const fake = (mDir / "libfake.so").string();
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--dynamicPlugins=" + fake}));
+    EXPECT_EQ(run.result.exitStatus, 1);
+    EXPECT_NE(run.err.find("--dynamicPlugins: IPluginRegistry::loadLibrary could not load the plugin library " + fake),
+        std::string::npos)
+        << run.err;
+}
+
+TEST_F(BuildAndRun, TimingCacheFileIsWrittenAndReadBack)
+{
+    std::string const cache = (mDir / "timing.cache").string();
+    ToolRun const first
+        = runTool({"--onnx=" + model(), "--shapes=X:2x4", "--skipInference", "--timingCacheFile=" + cache});
+    ASSERT_EQ(first.result.exitStatus, 0) << first.err;
+    EXPECT_NE(first.out.find("No timing cache in " + cache + " yet"), std::string::npos) << first.out;
+    ASSERT_TRUE(fs::exists(cache));
+    ToolRun const second
+        = runTool({"--onnx=" + model(), "--shapes=X:2x4", "--skipInference", "--timingCacheFile=" + cache});
+    ASSERT_EQ(second.result.exitStatus, 0) << second.err;
+    EXPECT_NE(second.out.find("bytes of timing cache from " + cache), std::string::npos) << second.out;
+}
+
+TEST_F(BuildAndRun, BuildOptionsAreAcceptedAndEchoed)
+{
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--memPoolSize=workspace:64M",
+        "--builderOptimizationLevel=2", "--noTF32", "--bf16"}));
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    EXPECT_NE(run.out.find("[I] Memory Pools: workspace: 64 MiB"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("[I] Optimization Level: 2"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("[I] TF32: Disabled"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("[I] Precision: FP32+BF16"), std::string::npos) << run.out;
+}
+
+TEST_F(BuildAndRun, StronglyTypedBuildsAStronglyTypedNetwork)
+{
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--stronglyTyped"}));
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    EXPECT_NE(run.out.find("[I] Precision: Strongly typed"), std::string::npos) << run.out;
+}
+
+TEST_F(BuildAndRun, ParserErrorsNameTheNodeAndFail)
+{
+    writeBrokenModel(mDir / "broken.onnx");
+    ToolRun const run = runTool(quick({"--onnx=" + (mDir / "broken.onnx").string()}));
+    EXPECT_EQ(run.result.exitStatus, 1);
+    EXPECT_NE(run.err.find("[E] ONNX parser: node 1 'mystery_node' (NoSuchOperator): "), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("failed to parse the ONNX model"), std::string::npos) << run.err;
+}
+
+TEST_F(BuildAndRun, MissingModelFileFailsNamingIt)
+{
+    std::string const missing = (mDir / "missing.onnx").string();
+    ToolRun const run = runTool(quick({"--onnx=" + missing}));
+    EXPECT_EQ(run.result.exitStatus, 1);
+    EXPECT_NE(run.err.find("--onnx: the model " + missing + " does not exist"), std::string::npos) << run.err;
+}
+
+TEST_F(BuildAndRun, InferenceFlagsWithSkipInferenceAreReportedAsUnused)
+{
+    ToolRun const run = runTool({"--onnx=" + model(), "--shapes=X:2x4", "--skipInference", "--iterations=5",
+        "--exportOutput=" + (mDir / "out.json").string()});
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    EXPECT_NE(run.err.find("[W] --iterations has no effect with --skipInference"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("[W] --exportOutput has no effect with --skipInference"), std::string::npos) << run.err;
+    EXPECT_FALSE(fs::exists(mDir / "out.json"));
+}
+
+TEST_F(BuildAndRun, BuildFlagsWithLoadEngineAreReportedAsUnused)
+{
+    std::string const plan = (mDir / "dense.plan").string();
+    ASSERT_EQ(
+        runTool({"--onnx=" + model(), "--shapes=X:2x4", "--skipInference", "--saveEngine=" + plan}).result.exitStatus,
+        0);
+    ToolRun const run = runTool(quick({"--loadEngine=" + plan, "--fp16"}));
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    EXPECT_NE(run.err.find("[W] --fp16 has no effect with --loadEngine"), std::string::npos) << run.err;
+}
+
+} // namespace
+} // namespace kiln_tool_test
