@@ -3,6 +3,7 @@
 
 #include "files.h"
 #include "logger.h"
+#include "progress.h"
 
 #include "NvInfer.h"
 #include "NvInferPlugin.h"
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -291,6 +293,12 @@ std::vector<char> buildPlan(Options const& options, std::ostream& out)
         << " inputs, " << network->getNbOutputs() << " outputs\n";
     configure(*config, options);
     addProfile(*builder, *network, *config, options);
+    // The builder's progress on stderr when it is a terminal (as trtexec), nothing in logs and pipes.
+    TerminalProgress progress(std::cerr);
+    if (stderrIsTerminal())
+    {
+        config->setProgressMonitor(&progress);
+    }
     std::unique_ptr<ITimingCache> cache;
     if (!options.timingCacheFile.empty())
     {
@@ -298,6 +306,7 @@ std::vector<char> buildPlan(Options const& options, std::ostream& out)
     }
 
     std::unique_ptr<IHostMemory> plan{builder->buildSerializedNetwork(*network, *config)};
+    config->setProgressMonitor(nullptr);
     if (plan == nullptr || plan->size() == 0)
     {
         throw Failure("building the engine failed (kiln's errors above say why)");
