@@ -16,13 +16,14 @@ missing() {
     for tool in g++ cmake ninja flatc; do command -v "$tool" >/dev/null 2>&1 || return 0; done
     [ -f "${CMAKE_INCLUDE_PATH:-/usr/include}/flatbuffers/flatbuffers.h" ] || return 0
     [ -f /usr/include/onnx/onnx_pb.h ] || return 0
+    [ -f /usr/include/CLI/CLI.hpp ] || return 0
     return 1
 }
 if missing && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends g++ cmake ninja-build ccache libflatbuffers-dev \
-        flatbuffers-compiler libonnx-dev libprotobuf-dev >/dev/null
+        flatbuffers-compiler libonnx-dev libprotobuf-dev libcli11-dev >/dev/null
 fi
 
 # Each entry: the example's directory under examples/, its executable, and its arguments (plans go to the build tree).
