@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <utility>
+#include <variant>
 
 namespace kiln
 {
@@ -204,16 +205,36 @@ std::string EngineInspector::describe(
     }
     // The builder's choice among the kernel's variants, where it had several to time (CUDA engines).
     bool const tactic = !layer.tacticName.empty();
+    // A plugin layer's creator: what a process that loads the plan must have registered.
+    PluginIdentity const* plugin = nullptr;
+    char const* pluginInterface = nullptr;
+    if (auto const* v3 = std::get_if<PluginV3Params>(&layer.params))
+    {
+        plugin = &v3->identity;
+        pluginInterface = "IPluginV3";
+    }
+    else if (auto const* v2 = std::get_if<PluginV2Params>(&layer.params))
+    {
+        plugin = &v2->identity;
+        pluginInterface = "IPluginV2";
+    }
     if (format == LayerInformationFormat::kJSON)
     {
+        std::string const pluginText = plugin == nullptr ? std::string()
+                                                         : ", \"Plugin\": {\"Name\": " + jsonString(plugin->name)
+                + ", \"Version\": " + jsonString(plugin->version) + ", \"Namespace\": "
+                + jsonString(plugin->pluginNamespace) + ", \"Interface\": \"" + pluginInterface + "\"}";
         return "{\"Name\": " + jsonString(layer.name) + ", \"LayerType\": " + jsonString(type)
             + ", \"Inputs\": " + describeTensors(layer.inputs, format, shapes) + ", \"Outputs\": "
             + describeTensors(layer.outputs, format, shapes) + ", \"Metadata\": " + jsonString(layer.metadata)
-            + (tactic ? ", \"TacticName\": " + jsonString(layer.tacticName) : std::string()) + "}";
+            + (tactic ? ", \"TacticName\": " + jsonString(layer.tacticName) : std::string()) + pluginText + "}";
     }
+    std::string const pluginText = plugin == nullptr ? std::string()
+                                                     : ", Plugin: " + plugin->name + " version " + plugin->version
+            + " namespace \"" + plugin->pluginNamespace + "\" (" + pluginInterface + ")";
     return "Name: " + layer.name + ", LayerType: " + type + ", Inputs: " + describeTensors(layer.inputs, format, shapes)
         + ", Outputs: " + describeTensors(layer.outputs, format, shapes) + ", Metadata: " + layer.metadata
-        + (tactic ? ", TacticName: " + layer.tacticName : std::string());
+        + (tactic ? ", TacticName: " + layer.tacticName : std::string()) + pluginText;
 }
 
 std::string EngineInspector::describeEngine(LayerInformationFormat format) const

@@ -162,6 +162,27 @@ TEST_F(PluginEngineTest, BuildFollowsTheProtocol)
     EXPECT_EQ(mJournal->alive(), 0);
 }
 
+TEST_F(PluginEngineTest, TheInspectorNamesEachPluginLayersCreator)
+{
+    // What a process that loads the plan must have registered: name, version, namespace and interface per layer.
+    chain(2);
+    auto made = config();
+    auto const plan = build(*made);
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    auto engine = load(plan);
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    std::unique_ptr<nvinfer1::IEngineInspector> inspector{engine->createEngineInspector()};
+    ASSERT_NE(inspector, nullptr);
+    std::string const json = inspector->getEngineInformation(nvinfer1::LayerInformationFormat::kJSON);
+    std::string const plugin
+        = R"("Plugin": {"Name": "Recording", "Version": "1", "Namespace": "kiln.test", "Interface": "IPluginV3"})";
+    std::size_t const first = json.find(plugin);
+    ASSERT_NE(first, std::string::npos) << json;
+    EXPECT_NE(json.find(plugin, first + 1), std::string::npos) << json; // Both layers.
+    std::string const line = inspector->getLayerInformation(0, nvinfer1::LayerInformationFormat::kONELINE);
+    EXPECT_NE(line.find(R"(Plugin: Recording version 1 namespace "kiln.test" (IPluginV3))"), std::string::npos) << line;
+}
+
 TEST_F(PluginEngineTest, RuntimeFollowsTheProtocol)
 {
     chain();

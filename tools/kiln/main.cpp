@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// kiln: kiln's command-line tool, trtexec's build-and-run mode with trtexec's flags (`kiln --help`). The work is in
-// build_and_run.cpp and the modules it calls.
+// kiln: kiln's command-line tool. Without a subcommand, trtexec's build-and-run mode with trtexec's flags
+// (`kiln --help`; build_and_run.cpp); `kiln inspect FILE` reports what a plan, an ONNX model or a plugin library
+// holds (`kiln inspect --help`; inspect.cpp).
 //
 //     kiln --onnx=model.onnx --shapes=input:8x3x224x224 --fp16 --saveEngine=model.plan
 //     kiln --loadEngine=model.plan --shapes=input:8x3x224x224 --iterations=100
+//     kiln inspect model.plan --json
 #include "build_and_run.h"
+#include "inspect.h"
 
 #include <iostream>
 #include <string>
@@ -13,5 +16,9 @@
 int main(int argc, char** argv)
 {
     std::vector<std::string> const args(argv + 1, argv + argc);
+    if (!args.empty() && args.front() == "inspect")
+    {
+        return kiln_tool::runInspect(std::vector<std::string>(args.begin() + 1, args.end()), std::cout, std::cerr);
+    }
     return kiln_tool::buildAndRun(args, std::cout, std::cerr).exitStatus;
 }
