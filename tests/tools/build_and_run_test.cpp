@@ -355,6 +355,31 @@ TEST_F(BuildAndRun, BuildOptionsAreAcceptedAndEchoed)
     EXPECT_NE(run.out.find("[I] Precision: FP32+BF16"), std::string::npos) << run.out;
 }
 
+TEST_F(BuildAndRun, NoTF32ReachesTheBuilder)
+{
+    // kiln's builder says that kTF32 (set by default) changes nothing in its kernels; cleared, it has nothing to say.
+    char const* const note = "kTF32 is set (the default)";
+    ToolRun const with = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4"}));
+    ASSERT_EQ(with.result.exitStatus, 0) << with.err;
+    EXPECT_NE(with.err.find(note), std::string::npos) << with.err;
+    ToolRun const without = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--noTF32"}));
+    ASSERT_EQ(without.result.exitStatus, 0) << without.err;
+    EXPECT_EQ(without.err.find(note), std::string::npos) << without.err;
+}
+
+TEST_F(BuildAndRun, WarmUpRunsQueriesBeforeTimingThem)
+{
+    ToolRun const none = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4"}));
+    ASSERT_EQ(none.result.exitStatus, 0) << none.err;
+    EXPECT_NE(none.out.find("[I] Warmup completed 0 queries"), std::string::npos) << none.out;
+    std::vector<std::string> args{"--onnx=" + model(), "--shapes=X:2x4", "--duration=0", "--warmUp=30"};
+    ToolRun const some = runTool(args);
+    ASSERT_EQ(some.result.exitStatus, 0) << some.err;
+    std::size_t const at = some.out.find("[I] Warmup completed ");
+    ASSERT_NE(at, std::string::npos) << some.out;
+    EXPECT_GT(std::stoll(some.out.substr(at + 21)), 0) << some.out;
+}
+
 TEST_F(BuildAndRun, StronglyTypedBuildsAStronglyTypedNetwork)
 {
     ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--stronglyTyped"}));
