@@ -393,6 +393,14 @@ json fieldsJson(PluginFieldCollection const* fields)
     return list;
 }
 
+//! A creator's name, version, namespace and fields (IPluginCreatorV3One and IPluginCreator answer alike).
+template <typename Creator>
+json creatorJson(Creator& creator)
+{
+    return {{"name", creator.getPluginName()}, {"version", creator.getPluginVersion()},
+        {"namespace", creator.getPluginNamespace()}, {"fields", fieldsJson(creator.getFieldNames())}};
+}
+
 //! A logger finder for the library's setLoggerFinder: the tool's logger.
 class ToolLoggerFinder final : public ILoggerFinder
 {
@@ -445,15 +453,11 @@ json inspectLibrary(std::string const& path)
             std::string const kind = info.kind != nullptr ? info.kind : "";
             if (kind == "PLUGIN CREATOR_V3ONE")
             {
-                auto* v3 = static_cast<IPluginCreatorV3One*>(creator);
-                entry.update({{"name", v3->getPluginName()}, {"version", v3->getPluginVersion()},
-                    {"namespace", v3->getPluginNamespace()}, {"fields", fieldsJson(v3->getFieldNames())}});
+                entry.update(creatorJson(*static_cast<IPluginCreatorV3One*>(creator)));
             }
             else if (kind == "PLUGIN CREATOR_V1")
             {
-                auto* v2 = static_cast<IPluginCreator*>(creator);
-                entry.update({{"name", v2->getPluginName()}, {"version", v2->getPluginVersion()},
-                    {"namespace", v2->getPluginNamespace()}, {"fields", fieldsJson(v2->getFieldNames())}});
+                entry.update(creatorJson(*static_cast<IPluginCreator*>(creator)));
             }
             creators.push_back(entry);
         }
@@ -470,9 +474,9 @@ json inspectLibrary(std::string const& path)
                 creators.push_back({{"error", "a null creator"}});
                 continue;
             }
-            creators.push_back(
-                {{"interface", "PLUGIN CREATOR_V1"}, {"name", v2->getPluginName()}, {"version", v2->getPluginVersion()},
-                    {"namespace", v2->getPluginNamespace()}, {"fields", fieldsJson(v2->getFieldNames())}});
+            json entry{{"interface", "PLUGIN CREATOR_V1"}};
+            entry.update(creatorJson(*v2));
+            creators.push_back(entry);
         }
     }
     else
