@@ -24,7 +24,7 @@ bool removableKind(LayerType type)
 
 //! The step a point-wise layer computes (operands unset), when the layer can join a fused program: an arithmetic
 //! element-wise, float unary or activation layer with one output of a float type in kLINEAR, whose inputs have the
-//! output's type, format and rank, each extent the output's or the constant 1.
+//! output's type, format and rank, each extent the output's, the constant 1, or one known only at run time.
 std::optional<PointwiseStep> pointwiseStep(EngineModel const& model, LayerRecord const& layer)
 {
     PointwiseStep step;
@@ -76,9 +76,14 @@ std::optional<PointwiseStep> pointwiseStep(EngineModel const& model, LayerRecord
         {
             return std::nullopt;
         }
+        // Extents of different symbols (BERT's word and token embeddings, one batch extent per input) are the
+        // output's or 1 at run time: the network's broadcast rule asserts it (network/shape_rules.cpp), and the
+        // program's kernels map each input by the extents it has when it runs.
         for (std::size_t d = 0; d < in.shape.size(); ++d)
         {
-            if (in.shape[d] != out.shape[d] && !constantOne(in.shape[d]))
+            bool const bothConstant = model.exprs[in.shape[d]].kind == DimExpr::Kind::kCONSTANT
+                && model.exprs[out.shape[d]].kind == DimExpr::Kind::kCONSTANT;
+            if (in.shape[d] != out.shape[d] && !constantOne(in.shape[d]) && bothConstant)
             {
                 return std::nullopt;
             }

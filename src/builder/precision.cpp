@@ -419,6 +419,9 @@ private:
                 }
                 int32_t const twin = castTwin(output, mReduced);
                 layer.outputs[o] = twin;
+                // A later reader that computes in the reduced type reads the twin itself: the output's values are the
+                // twin's widened, so casting them back would give the twin again (one pass over the tensor saved).
+                casts.try_emplace({output, mReduced}, twin);
                 around.after.push_back(castLayer(
                     layer.name + " output " + std::to_string(o) + " to kFLOAT", twin, output, DataType::kFLOAT));
             }

@@ -48,11 +48,10 @@ Error invalid(std::string message)
 //! Activation blocks larger than this many bytes beyond twice what their tensors need are refused at load.
 constexpr int64_t kActivationSlack = int64_t{16} << 20;
 
-//! The bytes of each tensor a profile places in its activation block (-1 for the others), at the profile's kMAX input
-//! shapes and shape values, each rounded up to kActivationAlignment; nullopt when some placed tensor's size is not
-//! known from the inputs alone (a data-dependent shape), or an error naming the tensor whose size does not fit 64
-//! bits.
-Expected<std::optional<std::vector<int64_t>>> placedBytesAtMax(EngineProgram const& program, int32_t profile)
+//! Per tensor, its bytes at a profile's kMAX input shapes and shape values (-1 where not known from the inputs alone:
+//! a data-dependent shape); nullopt when the profile's kMAX inputs bind no symbols, or an error naming a tensor whose
+//! size does not fit 64 bits.
+Expected<std::optional<std::vector<int64_t>>> tensorBytesAtMax(EngineProgram const& program, int32_t profile)
 {
     EngineModel const& m = program.model();
     Bindings bindings;
@@ -77,19 +76,14 @@ Expected<std::optional<std::vector<int64_t>>> placedBytesAtMax(EngineProgram con
     {
         return std::optional<std::vector<int64_t>>{};
     }
-    ProfileRecord const& record = m.profiles[static_cast<std::size_t>(profile)];
-    std::vector<int64_t> placed(record.offsets.size(), -1);
-    for (std::size_t t = 0; t < record.offsets.size(); ++t)
+    std::vector<int64_t> sizes(m.tensors.size(), -1);
+    for (std::size_t t = 0; t < m.tensors.size(); ++t)
     {
-        if (record.offsets[t] < 0)
-        {
-            continue;
-        }
         TensorRecord const& tensor = m.tensors[t];
         Dims const shape = program.knownShape(static_cast<int32_t>(t), state.values);
         if (std::any_of(shape.d, shape.d + std::max(shape.nbDims, 0), [](int64_t e) { return e < 0; }))
         {
-            return std::optional<std::vector<int64_t>>{};
+            continue;
         }
         Expected<int64_t> const bytes = tensor.format == nvinfer1::TensorFormat::kLINEAR
             ? tensorBytes(tensor.type, shape)
@@ -99,12 +93,42 @@ Expected<std::optional<std::vector<int64_t>>> placedBytesAtMax(EngineProgram con
             return invalid("tensor " + q(tensor.name) + " at optimization profile " + std::to_string(profile)
                 + "'s kMAX shapes: " + bytes.error().message);
         }
-        if (bytes.value() > std::numeric_limits<int64_t>::max() - kActivationAlignment)
+        sizes[t] = bytes.value();
+    }
+    return std::optional<std::vector<int64_t>>{std::move(sizes)};
+}
+
+//! The bytes of each tensor a profile places in its activation block (-1 for the others), at the profile's kMAX input
+//! shapes and shape values, each rounded up to kActivationAlignment; nullopt when some placed tensor's size is not
+//! known from the inputs alone (a data-dependent shape), or an error naming the tensor whose size does not fit 64
+//! bits.
+Expected<std::optional<std::vector<int64_t>>> placedBytesAtMax(EngineProgram const& program, int32_t profile)
+{
+    EngineModel const& m = program.model();
+    auto const sizes = tensorBytesAtMax(program, profile);
+    if (!sizes || !sizes.value())
+    {
+        return sizes;
+    }
+    ProfileRecord const& record = m.profiles[static_cast<std::size_t>(profile)];
+    std::vector<int64_t> placed(record.offsets.size(), -1);
+    for (std::size_t t = 0; t < record.offsets.size(); ++t)
+    {
+        if (record.offsets[t] < 0)
         {
-            return invalid("tensor " + q(tensor.name) + " at optimization profile " + std::to_string(profile)
+            continue;
+        }
+        int64_t const bytes = t < sizes.value()->size() ? (*sizes.value())[t] : -1;
+        if (bytes < 0)
+        {
+            return std::optional<std::vector<int64_t>>{};
+        }
+        if (bytes > std::numeric_limits<int64_t>::max() - kActivationAlignment)
+        {
+            return invalid("tensor " + q(m.tensors[t].name) + " at optimization profile " + std::to_string(profile)
                 + "'s kMAX shapes needs more bytes than a 64-bit size holds");
         }
-        placed[t] = (bytes.value() + kActivationAlignment - 1) / kActivationAlignment * kActivationAlignment;
+        placed[t] = (bytes + kActivationAlignment - 1) / kActivationAlignment * kActivationAlignment;
     }
     return std::optional<std::vector<int64_t>>{std::move(placed)};
 }
@@ -620,7 +644,7 @@ Expected<bool> EngineProgram::checkActivationBlocks() const
     return true;
 }
 
-Placement placeLayers(EngineModel const& m)
+Placement placeLayers(EngineModel const& m, std::vector<int64_t> const& bytesAtMax)
 {
     Placement placement;
     std::vector<Side>& mLayerSides = placement.layers;
@@ -663,8 +687,17 @@ Placement placeLayers(EngineModel const& m)
             return std::any_of(layer.outputs.begin(), layer.outputs.end(),
                 [&](int32_t output) { return uses[static_cast<std::size_t>(output)] > 0; });
         };
-        // Values from input shapes alone that the host reads are computed there once per set of input shapes.
-        bool precomputed = candidates[l] != 0 && (anyOutput(valueUses) || (onDevice && anyOutput(hostUses)));
+        // Values from input shapes alone that the host reads are computed there once per set of input shapes; so are
+        // a CUDA engine's small ones that only the device reads (position indices, masks from ranges, the arithmetic
+        // of a slice's bounds): one copy per set of input shapes instead of a kernel on every enqueue.
+        bool const small
+            = !layer.outputs.empty() && std::all_of(layer.outputs.begin(), layer.outputs.end(), [&](int32_t output) {
+                  auto const t = static_cast<std::size_t>(output);
+                  return t < bytesAtMax.size() && bytesAtMax[t] >= 0 && bytesAtMax[t] <= kPrecomputedBytes;
+              });
+        bool precomputed = candidates[l] != 0
+            && (anyOutput(valueUses)
+                || (onDevice && (anyOutput(hostUses) || (small && layer.type != LayerType::kCONSTANT))));
         bool host = !onDevice || precomputed || layer.type == LayerType::kSHAPE;
         if (!isPluginLayer(layer.type) && !host && !layer.outputs.empty())
         {
@@ -717,7 +750,18 @@ Placement placeLayers(EngineModel const& m)
 
 void EngineProgram::place()
 {
-    Placement placement = placeLayers(mModel);
+    // Each tensor's largest size over the profiles' kMAX inputs (-1 where some profile does not know it).
+    std::vector<int64_t> largest(mModel.tensors.size(), mModel.profiles.empty() ? -1 : 0);
+    for (std::size_t k = 0; k < mModel.profiles.size(); ++k)
+    {
+        auto const sizes = tensorBytesAtMax(*this, static_cast<int32_t>(k));
+        for (std::size_t t = 0; t < largest.size(); ++t)
+        {
+            int64_t const bytes = sizes && sizes.value() ? (*sizes.value())[t] : -1;
+            largest[t] = bytes < 0 || largest[t] < 0 ? -1 : std::max(largest[t], bytes);
+        }
+    }
+    Placement placement = placeLayers(mModel, largest);
     mLayerSides = std::move(placement.layers);
     mTensorSides = std::move(placement.tensors);
     mMirrored = std::move(placement.mirrored);

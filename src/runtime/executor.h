@@ -51,8 +51,9 @@
 // Host engines have everything on the host and no mirrors.
 //
 // Shape values (runtime/shape_values.h). Layers whose outputs depend only on constants, input extents and input shape
-// tensors, and that the host reads (as values, symbols, or data of other such layers) or that run on the host anyway
-// (a Shape layer whose result only the device reads), are precomputed: they run on
+// tensors, and that the host reads (as values, symbols, or data of other such layers), that run on the host anyway
+// (a Shape layer whose result only the device reads), or (other than constants) whose outputs are at most
+// kPrecomputedBytes at every profile's kMAX inputs, are precomputed: they run on
 // the host once per set of input shapes (at setInputShape, through prepareShapeValues, or at the first run after the
 // inputs changed), into memory the executor keeps, and are skipped by later runs. Their device copies are written once
 // per set too, from that kept host memory (a constant's device copy is the engine's device weights): an enqueueV3
@@ -127,8 +128,14 @@ struct Placement
     std::vector<uint8_t> precomputed;
 };
 
-//! The placement of model's layers and tensors: everything on the host for a host engine.
-Placement placeLayers(EngineModel const& model);
+//! A CUDA engine's layer that computes values from input shapes alone, read only by the device, is computed on the
+//! host (once per set of input shapes, then copied) when no output of it is larger than this at the profiles' kMAX.
+inline constexpr int64_t kPrecomputedBytes = int64_t{256} << 10;
+
+//! The placement of model's layers and tensors: everything on the host for a host engine. bytesAtMax holds each
+//! tensor's largest size over the optimization profiles' kMAX inputs (-1 where not known before execution; empty: none
+//! known), which decides which of the values from input shapes alone the host computes (see "Shape values" above).
+Placement placeLayers(EngineModel const& model, std::vector<int64_t> const& bytesAtMax = {});
 
 //! The stage of an expression known before any layer runs.
 inline constexpr int32_t kBeforeExecution = -1;

@@ -517,6 +517,47 @@ TEST(Fusion, LeavesPointwiseLayersThatCannotJoinAProgram)
         1);
 }
 
+TEST(Fusion, FoldsSumsOfTensorsWhoseBatchesAreDifferentSymbols)
+{
+    // BERT's embeddings: word + token (each batch extent its own input's symbol, the sum's max(a, b), asserted equal
+    // or 1 when the inputs are set) + position ([1, n]). Inlined into one program; each input is mapped by the
+    // extents it has at run time.
+    //   0 sum(w, t) -> wt [max(a, b), 4];  1 sum(wt, p) -> e [max(a, b), 4] (output).
+    using Op = nvinfer1::ElementWiseOperation;
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.exprs = {ExprRecord{DimExpr::Kind::kSYMBOL, 0, 0}, ExprRecord{DimExpr::Kind::kSYMBOL, 0, 1},
+        ExprRecord{DimExpr::Kind::kOPERATION, 0, 0, DimensionOperation::kMAX, 0, 1},
+        ExprRecord{DimExpr::Kind::kCONSTANT, 4}, ExprRecord{DimExpr::Kind::kCONSTANT, 1}};
+    model.tensors = {tensor("w", -1, true), tensor("t", -1, true), tensor("p", -1, true), tensor("wt", 0),
+        tensor("e", 1, false, true)};
+    model.tensors[0].shape = {0, 3};
+    model.tensors[1].shape = {1, 3};
+    model.tensors[2].shape = {4, 3};
+    model.tensors[3].shape = {2, 3};
+    model.tensors[4].shape = {2, 3};
+    model.layers.push_back(layer("wt", ElementWiseParams{Op::kSUM}, {0, 1}, {3}));
+    model.layers.push_back(layer("e", ElementWiseParams{Op::kSUM}, {3, 2}, {4}));
+    EXPECT_EQ(fusePointwise(model), 1);
+    ASSERT_EQ(model.layers.size(), 1U);
+    EXPECT_EQ(model.layers[0].name, "e");
+    EXPECT_EQ(model.layers[0].inputs, (std::vector<int32_t>{0, 1, 2}));
+    EXPECT_EQ(model.layers[0].pointwise.size(), 2U);
+
+    // Two different constant extents other than 1 cannot be a broadcast: such a layer stays.
+    model = EngineModel{};
+    model.backend = PlanBackend::kCUDA;
+    model.exprs = {ExprRecord{DimExpr::Kind::kCONSTANT, 3}, ExprRecord{DimExpr::Kind::kCONSTANT, 4}};
+    model.tensors = {tensor("a", -1, true), tensor("b", -1, true), tensor("ab", 0), tensor("r", 1, false, true)};
+    model.tensors[0].shape = {0, 1};
+    model.tensors[1].shape = {1, 1};
+    model.tensors[2].shape = {1, 1};
+    model.tensors[3].shape = {1, 1};
+    model.layers.push_back(layer("ab", ElementWiseParams{Op::kSUM}, {0, 1}, {2}));
+    model.layers.push_back(layer("r", ActivationParams{nvinfer1::ActivationType::kRELU}, {2}, {3}));
+    EXPECT_EQ(fusePointwise(model), 0);
+}
+
 TEST(Fusion, SplitsProgramsOverTheLimits)
 {
     // A chain of 80 unary layers: programs of at most kMaxPointwiseSteps steps.

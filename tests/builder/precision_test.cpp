@@ -184,6 +184,25 @@ TEST_F(Precision, Fp16ComputesTheProductAndActivationInHalfAndKeepsTheSumAndTheI
     }
 }
 
+// BERT's last hidden state: a network output in float, also read by a layer that computes in half (the pooler). That
+// reader takes the half twin the layer wrote, not the float output cast back to half.
+TEST_F(Precision, AHalfReaderOfAFloatOutputReadsTheHalfTwinItCameFrom)
+{
+    mConfig->setFlag(BuilderFlag::kFP16);
+    auto* sigmoid = mNetwork->addActivation(*mNetwork->getOutput(0), nvinfer1::ActivationType::kSIGMOID);
+    sigmoid->setName("sigmoid");
+    sigmoid->getOutput(0)->setName("s");
+    mNetwork->markOutput(*sigmoid->getOutput(0));
+    EngineModel const model = built();
+    LayerRecord const* relu = layer(model, "relu");
+    LayerRecord const* reader = layer(model, "sigmoid");
+    ASSERT_TRUE(relu && reader);
+    EXPECT_EQ(inputType(model, *reader, 0), DataType::kHALF);
+    EXPECT_EQ(reader->inputs[0], relu->outputs[0]);
+    EXPECT_EQ(layer(model, "sigmoid input 0 to kHALF"), nullptr);
+    EXPECT_NE(layer(model, "relu output 0 to kFLOAT"), nullptr) << "r itself stays float";
+}
+
 // An input's extents read as symbols are not values read: a dynamic input is cast like a static one.
 TEST_F(Precision, ADynamicInputIsCastToo)
 {

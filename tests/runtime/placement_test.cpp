@@ -139,6 +139,43 @@ TEST(Placement, AShapeLayerWhoseResultOnlyTheDeviceReadsIsPrecomputed)
     EXPECT_EQ(placement.mirrored[1], 1) << "the sum reads s from its device copy";
 }
 
+TEST(Placement, SmallShapeValuesThatOnlyTheDeviceReadsArePrecomputed)
+{
+    // BERT's position ids and slice bounds: arithmetic on x's extents that only device layers read. When its size at
+    // the profiles' kMAX inputs is known and small, it is computed on the host once per set of input shapes and copied
+    // once, instead of a kernel on every enqueue; when large or unknown, it stays a device layer.
+    //   0 shape(x) -> s;  1 constant -> c;  2 sum(s, c) -> u;  3 sum(x, u) -> z (output).
+    EngineModel model;
+    model.backend = PlanBackend::kCUDA;
+    model.tensors
+        = {tensor("x", DataType::kINT64, -1, true), tensor("s", DataType::kINT64, 0), tensor("c", DataType::kINT64, 1),
+            tensor("u", DataType::kINT64, 2), tensor("z", DataType::kINT64, 3, false, true)};
+    model.layers.push_back(layer(ShapeParams{}, {0}, {1}));
+    model.layers.push_back(layer(ConstantParams{}, {}, {2}));
+    model.layers.push_back(layer(ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {1, 2}, {3}));
+    model.layers.push_back(layer(ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {0, 3}, {4}));
+
+    std::vector<int64_t> bytes{-1, 8, 8, 8, -1};
+    Placement const small = placeLayers(model, bytes);
+    EXPECT_EQ(small.precomputed, (std::vector<uint8_t>{1, 1, 1, 0}));
+    EXPECT_EQ(small.layers, (std::vector<Side>{Side::kHOST, Side::kHOST, Side::kHOST, Side::kDEVICE}));
+    EXPECT_EQ(small.tensors[3], Side::kHOST);
+    EXPECT_EQ(small.mirrored[3], 1) << "the sum on the device reads u from its device copy";
+    EXPECT_EQ(small.mirrored[1], 0) << "s is read on the host only";
+
+    bytes[3] = kPrecomputedBytes + 1;
+    Placement const large = placeLayers(model, bytes);
+    EXPECT_EQ(large.precomputed, (std::vector<uint8_t>{1, 0, 0, 0}));
+    EXPECT_EQ(large.layers[2], Side::kDEVICE);
+    EXPECT_EQ(large.mirrored[1], 1) << "the sum on the device reads s from its device copy";
+    EXPECT_EQ(placeLayers(model).precomputed, large.precomputed) << "sizes not known: as large";
+
+    // A host engine computes everything on the host anyway; only values the host reads are precomputed there.
+    model.backend = PlanBackend::kHOST;
+    bytes[3] = 8;
+    EXPECT_EQ(placeLayers(model, bytes).precomputed, (std::vector<uint8_t>{0, 0, 0, 0}));
+}
+
 TEST(Placement, ValuesComputedFromDataAreNotPrecomputed)
 {
     // The reshape's dimensions come from x's data (a reduce): they are computed on every run, from x copied to the
@@ -153,7 +190,7 @@ TEST(Placement, ValuesComputedFromDataAreNotPrecomputed)
     model.layers.push_back(layer(ShuffleParams{}, {0, 1}, {2}));
     model.layers.push_back(layer(ConstantParams{}, {}, {3}));
     model.layers.push_back(layer(ElementWiseParams{nvinfer1::ElementWiseOperation::kSUM}, {0, 3}, {4}));
-    Placement const placement = placeLayers(model);
+    Placement const placement = placeLayers(model, std::vector<int64_t>(5, 8));
     EXPECT_EQ(placement.precomputed, (std::vector<uint8_t>{0, 0, 0, 0}));
     EXPECT_EQ(placement.layers[0], Side::kHOST) << "only the host reads d";
     EXPECT_EQ(placement.mirrored[0], 1) << "x is copied to the host (with a synchronisation) on every run";
