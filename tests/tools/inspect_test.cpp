@@ -145,6 +145,7 @@ TEST_F(Inspect, APluginLibraryListsItsCreatorsAndTheirFields)
     json const r = json::parse(run.out);
     EXPECT_EQ(r["kind"], "library");
     EXPECT_NE(std::find(r["entryPoints"].begin(), r["entryPoints"].end(), "getCreators"), r["entryPoints"].end());
+    EXPECT_EQ(r["creatorsFrom"], "getCreators");
     ASSERT_EQ(r["creators"].size(), 1U);
     EXPECT_EQ(r["creators"][0]["name"], "KilnToolDouble");
     EXPECT_EQ(r["creators"][0]["interface"], "PLUGIN CREATOR_V3ONE 1.0");

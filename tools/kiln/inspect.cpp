@@ -2,9 +2,11 @@
 #include "inspect.h"
 
 #include "engine_build.h"
+#include "field_set.h"
 #include "files.h"
 #include "logger.h"
 #include "options.h"
+#include "plugin_library.h"
 #include "specs.h"
 #include "values.h"
 
@@ -13,8 +15,6 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
-
-#include <dlfcn.h>
 
 #include <filesystem>
 #include <map>
@@ -376,115 +376,41 @@ void printOnnx(json const& r, std::ostream& out)
 
 json fieldsJson(PluginFieldCollection const* fields)
 {
-    static std::map<PluginFieldType, char const*> const names{{PluginFieldType::kFLOAT16, "kFLOAT16"},
-        {PluginFieldType::kFLOAT32, "kFLOAT32"}, {PluginFieldType::kFLOAT64, "kFLOAT64"},
-        {PluginFieldType::kINT8, "kINT8"}, {PluginFieldType::kINT16, "kINT16"}, {PluginFieldType::kINT32, "kINT32"},
-        {PluginFieldType::kCHAR, "kCHAR"}, {PluginFieldType::kDIMS, "kDIMS"}, {PluginFieldType::kUNKNOWN, "kUNKNOWN"},
-        {PluginFieldType::kBF16, "kBF16"}, {PluginFieldType::kINT64, "kINT64"}, {PluginFieldType::kFP8, "kFP8"},
-        {PluginFieldType::kINT4, "kINT4"}, {PluginFieldType::kFP4, "kFP4"}};
     json list = json::array();
     for (int32_t i = 0; fields != nullptr && i < fields->nbFields; ++i)
     {
         PluginField const& field = fields->fields[i];
-        auto const type = names.find(field.type);
         list.push_back({{"name", field.name != nullptr ? field.name : ""},
-            {"type", type != names.end() ? type->second : "unknown"}, {"length", field.length}});
+            {"type", std::string(fieldTypeName(field.type))}, {"length", field.length}});
     }
     return list;
 }
 
 //! A creator's name, version, namespace and fields (IPluginCreatorV3One and IPluginCreator answer alike).
-template <typename Creator>
-json creatorJson(Creator& creator)
+json creatorJson(LibraryCreator const& creator, PluginFieldCollection const* fields)
 {
-    return {{"name", creator.getPluginName()}, {"version", creator.getPluginVersion()},
-        {"namespace", creator.getPluginNamespace()}, {"fields", fieldsJson(creator.getFieldNames())}};
+    return {{"name", creator.name}, {"version", creator.version}, {"namespace", creator.pluginNamespace},
+        {"fields", fieldsJson(fields)}};
 }
-
-//! A logger finder for the library's setLoggerFinder: the tool's logger.
-class ToolLoggerFinder final : public ILoggerFinder
-{
-public:
-    ILogger* findLogger() override { return &logger(); }
-};
 
 json inspectLibrary(std::string const& path)
 {
-    // Kept loaded for the process's life: its creators may be registered (--staticPlugins) or referenced.
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr)
-    {
-        char const* why = dlerror();
-        throw Failure("inspect: cannot load " + path + ": " + (why != nullptr ? why : "dlopen failed"));
-    }
-    json result{{"kind", "library"}, {"file", path}};
-    json entryPoints = json::array();
-    for (char const* symbol : {"getCreators", "getPluginCreators", "setLoggerFinder", "setLogger"})
-    {
-        if (dlsym(handle, symbol) != nullptr)
-        {
-            entryPoints.push_back(symbol);
-        }
-    }
-    result["entryPoints"] = entryPoints;
-    if (auto* setFinder = reinterpret_cast<void (*)(ILoggerFinder*)>(dlsym(handle, "setLoggerFinder")))
-    {
-        static ToolLoggerFinder finder;
-        setFinder(&finder);
-    }
+    PluginLibrary const library = openPluginLibrary(path, "inspect");
+    json result{
+        {"kind", "library"}, {"file", path}, {"entryPoints", library.entryPoints}, {"creatorsFrom", library.source}};
     json creators = json::array();
-    int32_t count = 0;
-    if (auto* getCreators
-        = reinterpret_cast<IPluginCreatorInterface* const* (*)(int32_t&)>(dlsym(handle, "getCreators")))
+    for (LibraryCreator const& creator : library.creators)
     {
-        IPluginCreatorInterface* const* list = getCreators(count);
-        for (int32_t i = 0; list != nullptr && i < count; ++i)
+        json entry{{"interface", creator.interfaceText()}};
+        if (IPluginCreatorV3One* v3 = creator.v3())
         {
-            IPluginCreatorInterface* creator = list[i];
-            if (creator == nullptr)
-            {
-                creators.push_back({{"error", "a null creator"}});
-                continue;
-            }
-            InterfaceInfo const info = creator->getInterfaceInfo();
-            json entry{{"interface",
-                std::string(info.kind != nullptr ? info.kind : "") + " " + std::to_string(info.major) + "."
-                    + std::to_string(info.minor)}};
-            std::string const kind = info.kind != nullptr ? info.kind : "";
-            if (kind == "PLUGIN CREATOR_V3ONE")
-            {
-                entry.update(creatorJson(*static_cast<IPluginCreatorV3One*>(creator)));
-            }
-            else if (kind == "PLUGIN CREATOR_V1")
-            {
-                entry.update(creatorJson(*static_cast<IPluginCreator*>(creator)));
-            }
-            creators.push_back(entry);
+            entry.update(creatorJson(creator, v3->getFieldNames()));
         }
-    }
-    else if (auto* getPluginCreators
-        = reinterpret_cast<IPluginCreator* const* (*)(int32_t&)>(dlsym(handle, "getPluginCreators")))
-    {
-        IPluginCreator* const* list = getPluginCreators(count);
-        for (int32_t i = 0; list != nullptr && i < count; ++i)
+        else if (IPluginCreator* v2 = creator.v2())
         {
-            IPluginCreator* v2 = list[i];
-            if (v2 == nullptr)
-            {
-                creators.push_back({{"error", "a null creator"}});
-                continue;
-            }
-            json entry{{"interface", "PLUGIN CREATOR_V1"}};
-            entry.update(creatorJson(*v2));
-            creators.push_back(entry);
+            entry.update(creatorJson(creator, v2->getFieldNames()));
         }
-    }
-    else
-    {
-        throw Failure("inspect: " + path
-            + " exports neither getCreators nor getPluginCreators: not a plugin library IPluginRegistry::loadLibrary "
-              "can load (a library that registers its creators from static initializers shows them only once "
-              "loaded: --staticPlugins)");
+        creators.push_back(entry);
     }
     result["creators"] = creators;
     return result;
@@ -498,14 +424,9 @@ void printLibrary(json const& r, std::ostream& out)
     {
         out << " " << text(symbol);
     }
-    out << "\nCreators: " << r["creators"].size() << "\n";
+    out << "\nCreators: " << r["creators"].size() << " (" << text(r["creatorsFrom"]) << ")\n";
     for (json const& c : r["creators"])
     {
-        if (c.contains("error"))
-        {
-            out << "  " << text(c["error"]) << "\n";
-            continue;
-        }
         out << "  " << c.value("name", "?") << " version " << c.value("version", "?") << " namespace \""
             << c.value("namespace", "") << "\" (" << text(c["interface"]) << ")\n";
         for (json const& field : c.value("fields", json::array()))

@@ -8,8 +8,9 @@
 // - An ONNX model (`.onnx`): parsed into a network with kiln's parser; inputs, outputs, layers by type, the nodes that
 //   became plugins with their creators, the plugin libraries the parser used; a model the parser refuses lists the
 //   errors with their nodes.
-// - A plugin library (an ELF file): the creators its getCreators (or getPluginCreators) offers, each with name,
-//   version, namespace, the interface it implements and its fields.
+// - A plugin library (an ELF file), loaded as IPluginRegistry::loadLibrary loads one (plugin_library.h): the
+//   creators its getCreators (or getPluginCreators, or its static registrations) offers, each with name, version,
+//   namespace, the interface it implements and its fields.
 // `--staticPlugins` and `--dynamicPlugins` load libraries first, as in the build-and-run mode. Exit status: 0, 1 when
 // the file cannot be read as what it is, 2 for usage errors.
 //
