@@ -83,6 +83,37 @@ __device__ __forceinline__ float evaluate(Step const& step, float a, float b)
     return 0.F;
 }
 
+//! The offsets of output element i in each input (the layout's strides at i's coordinates).
+template <typename I>
+__device__ __forceinline__ void inputOffsets(Layout<I> const& layout, I i, I (&at)[kMaxInputs])
+{
+    I rest = i;
+#pragma unroll
+    for (int32_t d = kMaxRank - 1; d > 0; --d)
+    {
+        if (d < layout.rank)
+        {
+            I const extent = layout.extents[d];
+            I const quotient = rest / extent;
+            I const coordinate = rest - quotient * extent;
+#pragma unroll
+            for (int32_t k = 0; k < kMaxInputs; ++k)
+            {
+                at[k] += coordinate * layout.strides[k][d];
+            }
+            rest = quotient;
+        }
+    }
+    if (layout.rank > 0)
+    {
+#pragma unroll
+        for (int32_t k = 0; k < kMaxInputs; ++k)
+        {
+            at[k] += rest * layout.strides[k][0];
+        }
+    }
+}
+
 //! out[i] = the program on the inputs' elements that output element i reads, for i below count.
 template <DataType T, typename I>
 __global__ void __launch_bounds__(pointwise::kBlock) pointwiseProgramKernel(__grid_constant__ Program const program,
@@ -94,33 +125,9 @@ __global__ void __launch_bounds__(pointwise::kBlock) pointwiseProgramKernel(__gr
          i += stride)
     {
         // The loops run over every dimension and input, guarded, so that they unroll and read the layout by constant
-        // indices.
+        // indices (inputOffsets).
         I at[kMaxInputs]{};
-        I rest = i;
-#pragma unroll
-        for (int32_t d = kMaxRank - 1; d > 0; --d)
-        {
-            if (d < layout.rank)
-            {
-                I const extent = layout.extents[d];
-                I const quotient = rest / extent;
-                I const coordinate = rest - quotient * extent;
-#pragma unroll
-                for (int32_t k = 0; k < kMaxInputs; ++k)
-                {
-                    at[k] += coordinate * layout.strides[k][d];
-                }
-                rest = quotient;
-            }
-        }
-        if (layout.rank > 0) // the outermost coordinate needs no remainder: i < count
-        {
-#pragma unroll
-            for (int32_t k = 0; k < kMaxInputs; ++k)
-            {
-                at[k] += rest * layout.strides[k][0];
-            }
-        }
+        inputOffsets(layout, i, at);
 #pragma unroll
         for (int32_t k = 0; k < kMaxInputs; ++k)
         {
@@ -138,6 +145,87 @@ __global__ void __launch_bounds__(pointwise::kBlock) pointwiseProgramKernel(__gr
         }
         storeFloat<T>(out, static_cast<int64_t>(i), result);
     }
+}
+
+//! 16 bytes of elements of type T.
+template <DataType T>
+inline constexpr int32_t kVectorOf = static_cast<int32_t>(16 / sizeof(Storage<T>));
+
+//! The program on kVectorOf<T> neighbouring elements per step of the loop: the launch checked that the innermost merged
+//! dimension is a multiple of the vector and that each input's stride in it is 1 (read as one 16-byte load, aligned)
+//! or 0 (one element for the whole vector: BERT's position embeddings against the batch's, a bias). vectors is the
+//! element count divided by the vector.
+template <DataType T, typename I>
+__global__ void __launch_bounds__(pointwise::kBlock)
+    pointwiseProgramVectorKernel(__grid_constant__ Program const program, __grid_constant__ Layout<I> const layout,
+        __grid_constant__ InputData<T> const inputs, Storage<T>* out, I vectors)
+{
+    constexpr int32_t kVector = kVectorOf<T>;
+    float values[kMaxInputs + kMaxSteps];
+    I const stride = static_cast<I>(gridDim.x) * static_cast<I>(blockDim.x);
+    for (I v = static_cast<I>(blockIdx.x) * static_cast<I>(blockDim.x) + static_cast<I>(threadIdx.x); v < vectors;
+         v += stride)
+    {
+        I const first = v * static_cast<I>(kVector);
+        I at[kMaxInputs]{};
+        inputOffsets(layout, first, at);
+        uint4 loaded[kMaxInputs];
+#pragma unroll
+        for (int32_t k = 0; k < kMaxInputs; ++k)
+        {
+            if (k < program.nbInputs && layout.strides[k][layout.rank - 1] != 0)
+            {
+                loaded[k] = *reinterpret_cast<uint4 const*>(inputs.data[k] + at[k]);
+            }
+        }
+        uint4 stored;
+        auto const* const lanes = reinterpret_cast<Storage<T> const*>(loaded);
+        for (int32_t j = 0; j < kVector; ++j)
+        {
+#pragma unroll
+            for (int32_t k = 0; k < kMaxInputs; ++k)
+            {
+                if (k < program.nbInputs)
+                {
+                    values[k] = layout.strides[k][layout.rank - 1] != 0
+                        ? loadFloat<T>(lanes + k * kVector, j)
+                        : loadFloat<T>(inputs.data[k], static_cast<int64_t>(at[k]));
+                }
+            }
+            float result = 0.F;
+            for (int32_t s = 0; s < program.nbSteps; ++s)
+            {
+                Step const& step = program.steps[s];
+                result = evaluate(step, values[step.a], values[step.b]);
+                values[kMaxInputs + s] = result;
+            }
+            storeFloat<T>(reinterpret_cast<Storage<T>*>(&stored), j, result);
+        }
+        *reinterpret_cast<uint4*>(out + first) = stored;
+    }
+}
+
+//! Whether the vector kernel may run: the innermost merged extent a multiple of the vector, every input contiguous or
+//! broadcast in it, and every pointer read or written by vector 16-byte aligned.
+template <DataType T>
+bool vectorizable(pointwise::BroadcastIndex<kMaxInputs> const& map, std::span<DeviceTensor const* const> inputs,
+    DeviceTensor const& out)
+{
+    constexpr auto kVector = static_cast<int64_t>(kVectorOf<T>);
+    auto const aligned = [](void const* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+    if (map.rank < 1 || map.extents[map.rank - 1] % kVector != 0 || !aligned(out.data))
+    {
+        return false;
+    }
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+    {
+        int64_t const inner = map.strides[k][map.rank - 1];
+        if (inner != 0 && (inner != 1 || !aligned(inputs[k]->data)))
+        {
+            return false;
+        }
+    }
+    return true;
 }
 
 //! The layout of map (narrowed to I).
@@ -167,6 +255,21 @@ void launchProgram(Program const& program, pointwise::BroadcastIndex<kMaxInputs>
         data.data[k] = static_cast<Storage<T> const*>(inputs[k]->data);
     }
     auto* const typedOut = static_cast<Storage<T>*>(out.data);
+    if (vectorizable<T>(map, inputs, out))
+    {
+        int64_t const vectors = count / kVectorOf<T>;
+        if (map.narrow)
+        {
+            pointwiseProgramVectorKernel<T, uint32_t><<<pointwise::grid(vectors), pointwise::kBlock, 0, stream>>>(
+                program, layoutOf<uint32_t>(map), data, typedOut, static_cast<uint32_t>(vectors));
+        }
+        else
+        {
+            pointwiseProgramVectorKernel<T, uint64_t><<<pointwise::grid(vectors), pointwise::kBlock, 0, stream>>>(
+                program, layoutOf<uint64_t>(map), data, typedOut, static_cast<uint64_t>(vectors));
+        }
+        return;
+    }
     if (map.narrow)
     {
         pointwiseProgramKernel<T, uint32_t><<<pointwise::grid(count), pointwise::kBlock, 0, stream>>>(

@@ -431,7 +431,7 @@ TEST_F(CudaPointwiseProgram, LayerNormTail)
 }
 
 //! Broadcast patterns that merge and that do not: extents of 1 in the output, inputs of all 1, an output larger
-//! than every input, alternating patterns, rank 5.
+//! than every input, alternating patterns, rank 5, and those of the 16-byte vector kernel.
 TEST_F(CudaPointwiseProgram, BroadcastPatterns)
 {
     struct Case
@@ -446,6 +446,10 @@ TEST_F(CudaPointwiseProgram, BroadcastPatterns)
         {Dims{3, {6, 1, 10}}, {Dims{3, {1, 1, 1}}, Dims{3, {6, 1, 1}}}},
         {Dims{2, {33, 65}}, {Dims{2, {1, 65}}, Dims{2, {1, 65}}, Dims{2, {33, 1}}}},
         {Dims{1, {1}}, {Dims{1, {1}}}},
+        // Vectors of 16 bytes (innermost extent a multiple of 8): BERT's embeddings (word + token + position), and an
+        // input broadcast along the innermost dimension.
+        {Dims{3, {4, 16, 24}}, {Dims{3, {4, 16, 24}}, Dims{3, {4, 16, 24}}, Dims{3, {1, 16, 24}}}},
+        {Dims{3, {3, 5, 32}}, {Dims{3, {3, 5, 32}}, Dims{3, {3, 5, 1}}, Dims{3, {1, 1, 32}}}},
         {Dims{3, {4, 0, 5}}, {Dims{3, {4, 1, 5}}, Dims{3, {4, 0, 1}}}},
         {Dims{4, {3, 5, 7, 11}},
             {Dims{4, {3, 5, 7, 11}}, Dims{4, {3, 5, 1, 1}}, Dims{4, {1, 1, 7, 11}}, Dims{4, {3, 1, 7, 1}},
