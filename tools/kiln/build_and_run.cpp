@@ -59,26 +59,21 @@ using Owned = std::unique_ptr<T>;
 std::optional<PerformanceSummary> loadAndRun(std::vector<char> const& plan, Options const& o, std::ostream& out)
 {
     Clock::time_point const start = Clock::now();
-    Owned<nvinfer1::IRuntime> const runtime{nvinfer1::createInferRuntime(logger())};
-    Owned<nvinfer1::ICudaEngine> const engine{
-        runtime != nullptr ? runtime->deserializeCudaEngine(plan.data(), plan.size()) : nullptr};
-    if (engine == nullptr)
-    {
-        throw Failure("deserializing the engine failed (kiln's error above says why)");
-    }
+    LoadedEngine const loaded = deserializePlan(plan);
+    nvinfer1::ICudaEngine& engine = *loaded.engine;
     out << "[I] Engine deserialized in " << std::chrono::duration<double>(Clock::now() - start).count() << " sec.\n";
     if (o.skipInference)
     {
         out << "[I] Skipped inference (--skipInference)\n";
         return std::nullopt;
     }
-    Owned<nvinfer1::IExecutionContext> const context{engine->createExecutionContext()};
+    Owned<nvinfer1::IExecutionContext> const context{engine.createExecutionContext()};
     if (context == nullptr)
     {
         throw Failure("createExecutionContext failed (kiln's error above says why)");
     }
-    ShapeMap const shapes = inferenceShapes(*engine, o);
-    IoBindings const io(*engine, *context, shapes, o.loadInputs);
+    ShapeMap const shapes = inferenceShapes(engine, o);
+    IoBindings const io(engine, *context, shapes, o.loadInputs);
     for (IoTensor const& tensor : io.tensors())
     {
         out << "[I] " << (tensor.input ? "Input " : "Output ") << tensor.name << ": "

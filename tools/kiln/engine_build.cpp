@@ -342,4 +342,19 @@ std::vector<char> readPlan(std::string const& path)
     return plan;
 }
 
+LoadedEngine deserializePlan(std::vector<char> const& plan)
+{
+    LoadedEngine loaded;
+    loaded.runtime.reset(createInferRuntime(logger()));
+    if (loaded.runtime != nullptr)
+    {
+        loaded.engine.reset(loaded.runtime->deserializeCudaEngine(plan.data(), plan.size()));
+    }
+    if (loaded.engine == nullptr)
+    {
+        throw Failure("deserializing the engine failed (kiln's error above says why)");
+    }
+    return loaded;
+}
+
 } // namespace kiln_tool

@@ -10,6 +10,9 @@
 
 #include "options.h"
 
+#include "NvInfer.h"
+
+#include <memory>
 #include <ostream>
 #include <vector>
 
@@ -24,5 +27,15 @@ std::vector<char> buildPlan(Options const& options, std::ostream& out);
 
 //! The plan in path (--loadEngine).
 std::vector<char> readPlan(std::string const& path);
+
+//! A deserialized engine and the runtime it came from, which outlives it (members are destroyed in reverse order).
+struct LoadedEngine
+{
+    std::unique_ptr<nvinfer1::IRuntime> runtime;
+    std::unique_ptr<nvinfer1::ICudaEngine> engine;
+};
+
+//! plan deserialized; a Failure when kiln refuses it (kiln's logged error says why).
+LoadedEngine deserializePlan(std::vector<char> const& plan);
 
 } // namespace kiln_tool

@@ -164,7 +164,7 @@ ShapeMap inferenceShapes(nvinfer1::ICudaEngine const& engine, Options const& opt
 }
 
 IoBindings::IoBindings(nvinfer1::ICudaEngine const& engine, nvinfer1::IExecutionContext& context,
-    ShapeMap const& shapes, std::vector<NamedFile> const& loadInputs)
+    ShapeMap const& shapes, std::vector<NamedFile> const& loadInputs, uint32_t seed)
 {
     for (auto const& [name, dims] : shapes)
     {
@@ -197,7 +197,7 @@ IoBindings::IoBindings(nvinfer1::ICudaEngine const& engine, nvinfer1::IExecution
         }
         mTensors.push_back(std::move(tensor));
     }
-    fillInputs(loadInputs);
+    fillInputs(loadInputs, seed);
     if (mOnDevice)
     {
         gpu::Stream const stream;
@@ -231,7 +231,7 @@ void IoBindings::allocate(IoTensor& tensor)
     mMemory.push_back(std::move(host));
 }
 
-void IoBindings::fillInputs(std::vector<NamedFile> const& loadInputs)
+void IoBindings::fillInputs(std::vector<NamedFile> const& loadInputs, uint32_t seed)
 {
     for (NamedFile const& file : loadInputs)
     {
@@ -248,7 +248,6 @@ void IoBindings::fillInputs(std::vector<NamedFile> const& loadInputs)
                 "--loadInputs names '" + file.name + "', which is not an input of the engine (inputs: " + inputs + ")");
         }
     }
-    uint32_t seed = 1;
     for (IoTensor& tensor : mTensors)
     {
         if (!tensor.input)

@@ -17,6 +17,7 @@
 #include "NvInfer.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,9 +45,10 @@ class IoBindings
 {
 public:
     //! Sets each input's shape from shapes, binds every I/O tensor and fills the inputs (loadInputs' files, else
-    //! random values); device inputs are uploaded once, synchronously.
+    //! random values: the first random input from seed, the next from seed + 1, and so on, in the engine's order);
+    //! device inputs are uploaded once, synchronously.
     IoBindings(nvinfer1::ICudaEngine const& engine, nvinfer1::IExecutionContext& context, ShapeMap const& shapes,
-        std::vector<NamedFile> const& loadInputs);
+        std::vector<NamedFile> const& loadInputs, uint32_t seed = 1);
 
     std::vector<IoTensor> const& tensors() const noexcept { return mTensors; }
     //! Whether any tensor is in device memory (a CUDA engine).
@@ -60,7 +62,7 @@ public:
 private:
     //! Host memory for tensor: pinned when it is staged for the device, else aligned for kiln's host kernels.
     void allocate(IoTensor& tensor);
-    void fillInputs(std::vector<NamedFile> const& loadInputs);
+    void fillInputs(std::vector<NamedFile> const& loadInputs, uint32_t seed);
 
     std::vector<IoTensor> mTensors;
     std::vector<std::shared_ptr<void>> mMemory; //!< Owns every host and device buffer of mTensors.
