@@ -764,6 +764,33 @@ LayerRecord layerRecord(Layer const& layer, KeptTensors const& tensors, WeightsK
     return record;
 }
 
+//! Says which of the configuration's limits kiln records without acting on them (nothing is ignored silently): the
+//! scratch-memory pools and the optimization level.
+void reportUnappliedSettings(BuildSettings const& settings)
+{
+    using nvinfer1::MemoryPoolType;
+    for (auto const& [pool, name] :
+        {std::pair{MemoryPoolType::kWORKSPACE, "kWORKSPACE"}, std::pair{MemoryPoolType::kTACTIC_DRAM, "kTACTIC_DRAM"},
+            std::pair{MemoryPoolType::kTACTIC_SHARED_MEMORY, "kTACTIC_SHARED_MEMORY"}})
+    {
+        std::size_t const limit = settings.memoryPoolLimits[static_cast<std::size_t>(pool)];
+        if (limit != defaultMemoryPoolLimit(pool))
+        {
+            log(Severity::kWARNING,
+                std::string("the memory pool limit ") + name + " = " + std::to_string(limit)
+                    + " bytes is recorded but not applied: kiln does not yet restrict its kernels' scratch memory to "
+                      "it (cuBLASLt tactics take at most 32 MiB; cuDNN's take what the chosen algorithm asks)");
+        }
+    }
+    if (settings.builderOptimizationLevel != 3)
+    {
+        log(Severity::kINFO,
+            "builder optimization level " + std::to_string(settings.builderOptimizationLevel)
+                + " is recorded; kiln builds the same way at every level (every variant of its convolutions and "
+                  "matrix multiplies timed)");
+    }
+}
+
 } // namespace
 
 int32_t addTwinTensor(
@@ -847,6 +874,7 @@ Expected<EngineModel> buildEngineModel(
     {
         return *problem;
     }
+    reportUnappliedSettings(settings);
     std::set<Layer const*> const live = liveLayers(network);
     auto const profiles = profilesToBuild(network, settings);
     if (!profiles)

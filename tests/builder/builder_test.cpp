@@ -156,6 +156,33 @@ TEST_F(BuilderTest, EveryBuildEntryPointBuildsTheSamePlan)
     expectNoError();
 }
 
+// Limits kiln records without acting on them are said to be so when a build sees them (nothing is ignored silently);
+// the defaults say nothing.
+TEST_F(BuilderTest, ScratchLimitsAndTheOptimizationLevelKilnDoesNotApplyAreSaidToBeRecordedOnly)
+{
+    mNetwork->markOutput(*mNetwork->addIdentity(*input("x", dims({2})))->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    auto const said = [&](ILogger::Severity severity, std::string const& fragment) {
+        auto const messages = mLogger.messages(severity);
+        return std::any_of(messages.begin(), messages.end(),
+            [&](std::string const& m) { return m.find(fragment) != std::string::npos; });
+    };
+    std::unique_ptr<nvinfer1::IHostMemory> plain{mBuilder->buildSerializedNetwork(*mNetwork, *config)};
+    ASSERT_NE(plain, nullptr);
+    EXPECT_FALSE(said(ILogger::Severity::kWARNING, "memory pool limit")) << mLogger.all();
+    EXPECT_FALSE(said(ILogger::Severity::kINFO, "optimization level")) << mLogger.all();
+    mLogger.clear();
+
+    config->setMemoryPoolLimit(nvinfer1::MemoryPoolType::kWORKSPACE, std::size_t{64} << 20);
+    config->setBuilderOptimizationLevel(1);
+    std::unique_ptr<nvinfer1::IHostMemory> limited{mBuilder->buildSerializedNetwork(*mNetwork, *config)};
+    ASSERT_NE(limited, nullptr);
+    EXPECT_TRUE(said(ILogger::Severity::kWARNING, "kWORKSPACE = 67108864 bytes is recorded but not applied"))
+        << mLogger.all();
+    EXPECT_TRUE(said(ILogger::Severity::kINFO, "builder optimization level 1 is recorded")) << mLogger.all();
+    expectNoError();
+}
+
 TEST_F(BuilderTest, AFailedBuildNamesTheNetworkAndTheCause)
 {
     mNetwork->setName("tiny");

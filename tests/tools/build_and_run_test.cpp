@@ -353,6 +353,9 @@ TEST_F(BuildAndRun, BuildOptionsAreAcceptedAndEchoed)
     EXPECT_NE(run.out.find("[I] Optimization Level: 2"), std::string::npos) << run.out;
     EXPECT_NE(run.out.find("[I] TF32: Disabled"), std::string::npos) << run.out;
     EXPECT_NE(run.out.find("[I] Precision: FP32+BF16"), std::string::npos) << run.out;
+    // They reach the builder, which says what it does not apply yet.
+    std::string const all = run.out + run.err;
+    EXPECT_NE(all.find("kWORKSPACE = 67108864 bytes is recorded but not applied"), std::string::npos) << all;
 }
 
 TEST_F(BuildAndRun, NoTF32ReachesTheBuilder)

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: Apache-2.0
+# tools.trtexec_link: cmake/KilnTrtexecLink.cmake (what `cmake --install` runs with KILN_INSTALL_TRTEXEC_LINK=ON) on a
+# folder holding a copy of the kiln program; the link then runs the tool under trtexec's name, twice (a second
+# install replaces the link).
+#     cmake -DKILN=<kiln program> -DSCRIPT=<KilnTrtexecLink.cmake> -DWORK=<scratch folder> -P trtexec_link_test.cmake
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}/bin")
+file(COPY "${KILN}" DESTINATION "${WORK}/bin")
+foreach(round 1 2)
+    execute_process(COMMAND "${CMAKE_COMMAND}" "-DBIN_DIR=${WORK}/bin" -P "${SCRIPT}" RESULT_VARIABLE linked)
+    if(NOT linked EQUAL 0)
+        message(FATAL_ERROR "linking trtexec failed (round ${round}): ${linked}")
+    endif()
+    if(NOT IS_SYMLINK "${WORK}/bin/trtexec")
+        message(FATAL_ERROR "${WORK}/bin/trtexec is not a symbolic link")
+    endif()
+    file(READ_SYMLINK "${WORK}/bin/trtexec" target)
+    if(NOT target STREQUAL "kiln")
+        message(FATAL_ERROR "trtexec links to '${target}', not to kiln beside it")
+    endif()
+endforeach()
+execute_process(COMMAND "${WORK}/bin/trtexec" --help OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status)
+if(NOT status EQUAL 0 OR NOT out MATCHES "--onnx" OR NOT out MATCHES "--saveEngine")
+    message(FATAL_ERROR "trtexec --help: exit ${status}\n${out}\n${err}")
+endif()
+execute_process(COMMAND "${WORK}/bin/trtexec" --noSuchFlag OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status)
+if(NOT status EQUAL 2)
+    message(FATAL_ERROR "trtexec --noSuchFlag: exit ${status}, not 2\n${out}\n${err}")
+endif()
+file(REMOVE_RECURSE "${WORK}")
