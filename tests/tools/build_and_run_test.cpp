@@ -358,6 +358,17 @@ TEST_F(BuildAndRun, BuildOptionsAreAcceptedAndEchoed)
     EXPECT_NE(all.find("kWORKSPACE = 67108864 bytes is recorded but not applied"), std::string::npos) << all;
 }
 
+TEST_F(BuildAndRun, DeviceOnTheHostBackendSaysItHasNoEffect)
+{
+    // The tests run with KILN_BACKEND=host: no device is selected, and the tool says so rather than ignoring the flag.
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--device=1"}));
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    std::string const all = run.out + run.err;
+    EXPECT_NE(all.find("--device has no effect"), std::string::npos) << all;
+    ToolRun const plain = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4"}));
+    EXPECT_EQ((plain.out + plain.err).find("--device"), std::string::npos) << plain.out << plain.err;
+}
+
 TEST_F(BuildAndRun, NoTF32ReachesTheBuilder)
 {
     // kiln's builder says that kTF32 (set by default) changes nothing in its kernels; cleared, it has nothing to say.
