@@ -2,6 +2,7 @@
 // The build-and-run mode in-process (kiln_tool::buildAndRun), on the host backend: building and running a model,
 // saving and loading engines, shapes, precisions, timing, inputs and outputs, plugins and the failures that name
 // their cause.
+#include "gpu.h"
 #include "tool_test_support.h"
 
 #ifdef KILN_TOOL_TEST_JSON
@@ -392,6 +393,42 @@ TEST_F(BuildAndRun, WarmUpRunsQueriesBeforeTimingThem)
     std::size_t const at = some.out.find("[I] Warmup completed ");
     ASSERT_NE(at, std::string::npos) << some.out;
     EXPECT_GT(std::stoll(some.out.substr(at + 21)), 0) << some.out;
+}
+
+TEST_F(BuildAndRun, QuantizedPrecisionsReachTheBuilderWhichSaysWhatItDoesNotDo)
+{
+    // kiln has no implicit quantization: --int8 and --fp8 set the builder flags, and the builder says they choose no
+    // quantized kernels (Q/DQ layers do); --best sets every precision.
+    for (auto const& [flag, echoed, warned] :
+        {std::tuple{"--int8", "FP32+INT8", "kINT8 is ignored"}, std::tuple{"--fp8", "FP32+FP8", "kFP8 is ignored"},
+            std::tuple{"--best", "FP32+FP16+BF16+INT8+FP8", "kINT8 is ignored"}})
+    {
+        ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", flag}));
+        ASSERT_EQ(run.result.exitStatus, 0) << flag << ": " << run.err;
+        EXPECT_NE(run.out.find(std::string("[I] Precision: ") + echoed), std::string::npos) << flag << ": " << run.out;
+        std::string const all = run.out + run.err;
+        EXPECT_NE(all.find(warned), std::string::npos) << flag << ": " << all;
+    }
+    ToolRun const plain = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4"}));
+    EXPECT_EQ((plain.out + plain.err).find("is ignored"), std::string::npos) << plain.out << plain.err;
+}
+
+TEST_F(BuildAndRun, NoDataTransfersLeavesTheCopiesOutOfEachQuery)
+{
+    if (std::string const why = kiln_tool::gpu::unusableReason(); !why.empty())
+    {
+        GTEST_SKIP() << "a CUDA engine is needed: " << why;
+    }
+    ToolRun const with = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--backend=cuda"}));
+    ASSERT_EQ(with.result.exitStatus, 0) << with.err;
+    EXPECT_EQ(with.out.find("--noDataTransfers: H2D and D2H are zero"), std::string::npos) << with.out;
+    EXPECT_EQ(with.out.find("[I] H2D Latency: min = 0 ms"), std::string::npos) << with.out;
+    ToolRun const without
+        = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--backend=cuda", "--noDataTransfers"}));
+    ASSERT_EQ(without.result.exitStatus, 0) << without.err;
+    EXPECT_NE(without.out.find("[I] Data transfers: Disabled"), std::string::npos) << without.out;
+    EXPECT_NE(without.out.find("--noDataTransfers: H2D and D2H are zero"), std::string::npos) << without.out;
+    EXPECT_NE(without.out.find("[I] H2D Latency: min = 0 ms, max = 0 ms"), std::string::npos) << without.out;
 }
 
 TEST_F(BuildAndRun, StronglyTypedBuildsAStronglyTypedNetwork)
