@@ -431,6 +431,78 @@ TEST_F(BuildAndRun, NoDataTransfersLeavesTheCopiesOutOfEachQuery)
     EXPECT_NE(without.out.find("[I] H2D Latency: min = 0 ms, max = 0 ms"), std::string::npos) << without.out;
 }
 
+TEST_F(BuildAndRun, ReportingFlagsWriteTimesProfileAndLayerInformation)
+{
+    std::string const times = (mDir / "times.json").string();
+    std::string const profile = (mDir / "profile.json").string();
+    std::string const layers = (mDir / "layers.json").string();
+    auto const readText = [](std::string const& path) {
+        std::vector<char> const bytes = readAll(path);
+        return std::string(bytes.begin(), bytes.end());
+    };
+    ToolRun const run = runTool(
+        quick({"--onnx=" + model(), "--shapes=X:2x4", "--iterations=7", "--exportTimes=" + times, "--dumpProfile",
+            "--exportProfile=" + profile, "--separateProfileRun", "--dumpLayerInfo", "--exportLayerInfo=" + layers}));
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    ASSERT_TRUE(run.result.summary.has_value());
+
+    // Each timed query, with trtexec's keys; the latency is the sum of the phases.
+    nlohmann::json const trace = nlohmann::json::parse(readText(times));
+    ASSERT_TRUE(trace.is_array());
+    EXPECT_GE(trace.size(), 7U);
+    for (nlohmann::json const& query : trace)
+    {
+        for (char const* key : {"startEnqMs", "endEnqMs", "startH2dMs", "endH2dMs", "startComputeMs", "endComputeMs",
+                 "startD2hMs", "endD2hMs", "h2dMs", "computeMs", "d2hMs", "latencyMs"})
+        {
+            ASSERT_TRUE(query.contains(key)) << key << ": " << query.dump();
+        }
+        EXPECT_NEAR(query["latencyMs"].get<double>(),
+            query["h2dMs"].get<double>() + query["computeMs"].get<double>() + query["d2hMs"].get<double>(), 1e-9);
+        EXPECT_LE(query["startComputeMs"].get<double>(), query["endComputeMs"].get<double>());
+    }
+
+    // The profile: a count, then each layer the engine reported, whose shares make 100%.
+    nlohmann::json const layerTimes = nlohmann::json::parse(readText(profile));
+    ASSERT_TRUE(layerTimes.is_array());
+    ASSERT_GE(layerTimes.size(), 2U);
+    EXPECT_EQ(layerTimes[0]["count"], 7);
+    double percent = 0.0;
+    for (std::size_t i = 1; i < layerTimes.size(); ++i)
+    {
+        EXPECT_FALSE(layerTimes[i]["name"].get<std::string>().empty());
+        EXPECT_GE(layerTimes[i]["averageMs"].get<double>(), 0.0);
+        percent += layerTimes[i]["percentage"].get<double>();
+    }
+    EXPECT_NEAR(percent, 100.0, 1e-3);
+    EXPECT_NE(run.out.find("[I] === Profile (7 iterations ) ==="), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("   Total\n"), std::string::npos) << run.out;
+
+    // The inspector's report: one line per layer printed, the engine as JSON.
+    nlohmann::json const info = nlohmann::json::parse(readText(layers));
+    ASSERT_TRUE(info.contains("Layers")) << info.dump();
+    EXPECT_EQ(info["Layers"].size(), layerTimes.size() - 1) << info.dump();
+    EXPECT_NE(run.out.find("[I] Layer Information:"), std::string::npos) << run.out;
+}
+
+TEST_F(BuildAndRun, ReportsThatNeedInferenceSayTheyHaveNoEffectWithoutIt)
+{
+    std::string const layers = (mDir / "layers.json").string();
+    ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--skipInference", "--dumpProfile",
+        "--exportTimes=" + (mDir / "t.json").string(), "--exportLayerInfo=" + layers}));
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    EXPECT_NE(run.err.find("--dumpProfile has no effect with --skipInference"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("--exportTimes has no effect with --skipInference"), std::string::npos) << run.err;
+    EXPECT_FALSE(fs::exists(mDir / "t.json"));
+    EXPECT_TRUE(fs::exists(layers)) << "the layer report needs no inference";
+
+    ToolRun const alone = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--separateProfileRun"}));
+    ASSERT_EQ(alone.result.exitStatus, 0) << alone.err;
+    EXPECT_NE(alone.err.find("--separateProfileRun has no effect without --dumpProfile or --exportProfile"),
+        std::string::npos)
+        << alone.err;
+}
+
 TEST_F(BuildAndRun, StronglyTypedBuildsAStronglyTypedNetwork)
 {
     ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--stronglyTyped"}));

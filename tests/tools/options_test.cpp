@@ -266,9 +266,8 @@ TEST_P(RefusedFlag, ExitsTwoNamingTheFlagAndWhy)
 }
 
 INSTANTIATE_TEST_SUITE_P(Trtexec, RefusedFlag,
-    testing::Values("--setPluginsToSerialize", "--inputIOFormats", "--outputIOFormats", "--streams",
-        "--separateProfileRun", "--dumpProfile", "--exportProfile", "--dumpLayerInfo", "--exportLayerInfo",
-        "--exportTimes", "--noBuilderCache", "--refit"),
+    testing::Values(
+        "--setPluginsToSerialize", "--inputIOFormats", "--outputIOFormats", "--streams", "--noBuilderCache", "--refit"),
     [](testing::TestParamInfo<std::string> const& flag) { return flag.param.substr(2); });
 
 TEST(ToolOptions, PluginsInPlansAreRefusedCitingTheIssue)

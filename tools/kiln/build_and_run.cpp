@@ -6,6 +6,7 @@
 #include "inference.h"
 #include "logger.h"
 #include "options.h"
+#include "profile.h"
 #include "tensors.h"
 
 #include "NvInfer.h"
@@ -64,6 +65,10 @@ std::optional<PerformanceSummary> loadAndRun(std::vector<char> const& plan, Opti
     out << "[I] Engine deserialized in " << std::chrono::duration<double>(Clock::now() - start).count() << " sec.\n";
     if (o.skipInference)
     {
+        if (o.dumpLayerInfo || !o.exportLayerInfo.empty())
+        {
+            reportLayerInfo(engine, nullptr, o.dumpLayerInfo, o.exportLayerInfo, out);
+        }
         out << "[I] Skipped inference (--skipInference)\n";
         return std::nullopt;
     }
@@ -74,6 +79,10 @@ std::optional<PerformanceSummary> loadAndRun(std::vector<char> const& plan, Opti
     }
     ShapeMap const shapes = inferenceShapes(engine, o);
     IoBindings const io(engine, *context, shapes, o.loadInputs);
+    if (o.dumpLayerInfo || !o.exportLayerInfo.empty())
+    {
+        reportLayerInfo(engine, context.get(), o.dumpLayerInfo, o.exportLayerInfo, out);
+    }
     for (IoTensor const& tensor : io.tensors())
     {
         out << "[I] " << (tensor.input ? "Input " : "Output ") << tensor.name << ": "
@@ -101,6 +110,29 @@ std::optional<PerformanceSummary> loadAndRun(std::vector<char> const& plan, Opti
     PerformanceSummary const summary = summarize(trace);
     printTraceDetails(trace, o.avgRuns, out);
     printSummary(summary, trace, out);
+    if (!o.exportTimes.empty())
+    {
+        writeTimesJson(trace, o.exportTimes);
+        out << "[I] Timing trace of " << trace.queries.size() << " queries written to " << o.exportTimes << "\n";
+    }
+    if (o.dumpProfile || !o.exportProfile.empty())
+    {
+        // A run of its own after the timed one (trtexec's --separateProfileRun): the timings carry no profiler.
+        LayerProfile const profile = profileLayers(*context, io, o);
+        if (o.dumpProfile)
+        {
+            printProfile(profile, out);
+        }
+        if (!o.exportProfile.empty())
+        {
+            writeProfileJson(profile, o.exportProfile);
+            out << "[I] Profile of " << profile.queries << " queries written to " << o.exportProfile << "\n";
+        }
+    }
+    else if (o.separateProfileRun)
+    {
+        logger().warning("--separateProfileRun has no effect without --dumpProfile or --exportProfile");
+    }
     if (!o.exportOutput.empty())
     {
         writeOutputsJson(io.tensors(), o.exportOutput);
@@ -150,7 +182,9 @@ RunResult buildAndRun(std::vector<std::string> const& args, std::ostream& out, s
             plan = readPlan(options.loadEngine);
             out << "[I] Loaded engine of " << plan.size() << " bytes from " << options.loadEngine << "\n";
         }
-        if (options.skipInference && result.built)
+        // A built engine is deserialized only for inference, or for the inspector's layer report.
+        bool const layerInfo = options.dumpLayerInfo || !options.exportLayerInfo.empty();
+        if (options.skipInference && result.built && !layerInfo)
         {
             out << "[I] Skipped inference (--skipInference)\n";
         }

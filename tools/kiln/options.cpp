@@ -16,6 +16,7 @@ namespace
 constexpr char const* kBuildGroup = "Build Options";
 constexpr char const* kShapeGroup = "Shape Options";
 constexpr char const* kInferenceGroup = "Inference Options";
+constexpr char const* kReportingGroup = "Reporting Options";
 
 //! A trtexec flag that kiln recognizes and refuses, and why.
 struct RefusedFlag
@@ -27,21 +28,12 @@ struct RefusedFlag
 constexpr char const* kNoPluginsInPlans
     = "kiln does not yet store plugin libraries in plans (issue 20); load them with --staticPlugins or "
       "--dynamicPlugins when the engine is built and when it is loaded";
-constexpr char const* kNoProfiler
-    = "the tool does not yet run a per-layer profile (IProfiler); phase 1 times whole inferences";
-constexpr char const* kNoLayerInfo = "the tool does not yet print the engine inspector's layer report";
 
-constexpr std::array<RefusedFlag, 12> kRefusedFlags{{
+constexpr std::array<RefusedFlag, 6> kRefusedFlags{{
     {"--setPluginsToSerialize", kNoPluginsInPlans},
     {"--inputIOFormats", "the tool binds I/O tensors in the network's own types and linear formats only"},
     {"--outputIOFormats", "the tool binds I/O tensors in the network's own types and linear formats only"},
     {"--streams", "the tool runs inference on one stream, one query at a time"},
-    {"--separateProfileRun", kNoProfiler},
-    {"--dumpProfile", kNoProfiler},
-    {"--exportProfile", kNoProfiler},
-    {"--dumpLayerInfo", kNoLayerInfo},
-    {"--exportLayerInfo", kNoLayerInfo},
-    {"--exportTimes", "the tool does not yet write the per-query timing trace as JSON"},
     {"--noBuilderCache", "the tool does not yet map it to BuilderFlag::kDISABLE_TIMING_CACHE"},
     {"--refit", "the tool does not yet build refittable engines and test IRefitter on them"},
 }};
@@ -147,6 +139,21 @@ void addFlags(CLI::App& app, Options& o, RawFlags& raw, bool& best)
            "Write the outputs as a JSON array of {name, dimensions, values} (trtexec's layout)")
         ->group(kInferenceGroup);
 
+    app.add_option("--exportTimes", o.exportTimes,
+           "Write each timed query's phases as a JSON array (trtexec's keys: startEnqMs ... latencyMs)")
+        ->group(kReportingGroup);
+    app.add_flag("--dumpProfile", o.dumpProfile, "Print per-layer times from a profiling run (IProfiler)")
+        ->group(kReportingGroup);
+    app.add_option("--exportProfile", o.exportProfile, "Write the per-layer times as JSON (trtexec's layout)")
+        ->group(kReportingGroup);
+    app.add_flag("--separateProfileRun", o.separateProfileRun,
+           "Profile in a run of its own, after the timed one (kiln always does: the timings never carry the profiler)")
+        ->group(kReportingGroup);
+    app.add_flag("--dumpLayerInfo", o.dumpLayerInfo, "Print the engine inspector's layer report, one line per layer")
+        ->group(kReportingGroup);
+    app.add_option("--exportLayerInfo", o.exportLayerInfo, "Write the engine inspector's layer report as JSON")
+        ->group(kReportingGroup);
+
     app.add_option("--device", o.device, "CUDA device to run on")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str()
@@ -220,8 +227,12 @@ std::string crossCheck(CLI::App const& app, Options const& o)
     }
     if (o.skipInference)
     {
-        for (CLI::Option const* option :
-            app.get_options([](CLI::Option const* opt) { return opt->get_group() == kInferenceGroup; }))
+        for (CLI::Option const* option : app.get_options([](CLI::Option const* opt) {
+                 // The inspector's layer report needs no inference; the times and the profile do.
+                 return opt->get_group() == kInferenceGroup
+                     || (opt->get_group() == kReportingGroup && opt->get_name() != "--dumpLayerInfo"
+                         && opt->get_name() != "--exportLayerInfo");
+             }))
         {
             if (option->count() > 0 && option->get_name() != "--skipInference")
             {

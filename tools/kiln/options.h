@@ -59,6 +59,14 @@ struct Options
     std::vector<NamedFile> loadInputs;
     std::string exportOutput;
 
+    // Reporting (profile.h).
+    std::string exportTimes;     //!< --exportTimes: each timed query's phases as JSON (trtexec's keys)
+    bool dumpProfile{};          //!< --dumpProfile: per-layer times of a profiling run, printed
+    std::string exportProfile;   //!< --exportProfile: the same as JSON (trtexec's layout)
+    bool separateProfileRun{};   //!< --separateProfileRun: kiln always profiles in a run of its own (accepted)
+    bool dumpLayerInfo{};        //!< --dumpLayerInfo: the engine inspector's layer report, printed
+    std::string exportLayerInfo; //!< --exportLayerInfo: the engine inspector's JSON
+
     // System.
     int32_t device{0};
     bool deviceGiven{}; //!< --device was on the command line
