@@ -503,6 +503,22 @@ TEST_F(BuildAndRun, ReportsThatNeedInferenceSayTheyHaveNoEffectWithoutIt)
         << alone.err;
 }
 
+TEST_F(BuildAndRun, NoBuilderCacheBuildsWithoutATimingCache)
+{
+    std::string const cache = (mDir / "cache.bin").string();
+    ToolRun const run = runTool(
+        {"--onnx=" + model(), "--shapes=X:2x4", "--skipInference", "--noBuilderCache", "--timingCacheFile=" + cache});
+    ASSERT_EQ(run.result.exitStatus, 0) << run.err;
+    EXPECT_NE(run.out.find("[I] Timing Cache: Disabled (--noBuilderCache)"), std::string::npos) << run.out;
+    EXPECT_NE(run.err.find("--timingCacheFile has no effect with --noBuilderCache"), std::string::npos) << run.err;
+    EXPECT_FALSE(fs::exists(cache)) << "no timing cache was used, so none is saved";
+    ToolRun const with
+        = runTool({"--onnx=" + model(), "--shapes=X:2x4", "--skipInference", "--timingCacheFile=" + cache});
+    ASSERT_EQ(with.result.exitStatus, 0) << with.err;
+    EXPECT_NE(with.out.find("[I] Timing Cache: Enabled"), std::string::npos) << with.out;
+    EXPECT_TRUE(fs::exists(cache));
+}
+
 TEST_F(BuildAndRun, StronglyTypedBuildsAStronglyTypedNetwork)
 {
     ToolRun const run = runTool(quick({"--onnx=" + model(), "--shapes=X:2x4", "--stronglyTyped"}));

@@ -266,8 +266,7 @@ TEST_P(RefusedFlag, ExitsTwoNamingTheFlagAndWhy)
 }
 
 INSTANTIATE_TEST_SUITE_P(Trtexec, RefusedFlag,
-    testing::Values(
-        "--setPluginsToSerialize", "--inputIOFormats", "--outputIOFormats", "--streams", "--noBuilderCache", "--refit"),
+    testing::Values("--setPluginsToSerialize", "--inputIOFormats", "--outputIOFormats", "--streams", "--refit"),
     [](testing::TestParamInfo<std::string> const& flag) { return flag.param.substr(2); });
 
 TEST(ToolOptions, PluginsInPlansAreRefusedCitingTheIssue)

@@ -300,7 +300,15 @@ std::vector<char> buildPlan(Options const& options, std::ostream& out)
         config->setProgressMonitor(&progress);
     }
     std::unique_ptr<ITimingCache> cache;
-    if (!options.timingCacheFile.empty())
+    if (options.noBuilderCache)
+    {
+        config->setFlag(nvinfer1::BuilderFlag::kDISABLE_TIMING_CACHE);
+        if (!options.timingCacheFile.empty())
+        {
+            logger().warning("--timingCacheFile has no effect with --noBuilderCache: the build uses no timing cache");
+        }
+    }
+    else if (!options.timingCacheFile.empty())
     {
         cache = loadTimingCache(*config, options.timingCacheFile, out);
     }

@@ -29,12 +29,11 @@ constexpr char const* kNoPluginsInPlans
     = "kiln does not yet store plugin libraries in plans (issue 20); load them with --staticPlugins or "
       "--dynamicPlugins when the engine is built and when it is loaded";
 
-constexpr std::array<RefusedFlag, 6> kRefusedFlags{{
+constexpr std::array<RefusedFlag, 5> kRefusedFlags{{
     {"--setPluginsToSerialize", kNoPluginsInPlans},
     {"--inputIOFormats", "the tool binds I/O tensors in the network's own types and linear formats only"},
     {"--outputIOFormats", "the tool binds I/O tensors in the network's own types and linear formats only"},
     {"--streams", "the tool runs inference on one stream, one query at a time"},
-    {"--noBuilderCache", "the tool does not yet map it to BuilderFlag::kDISABLE_TIMING_CACHE"},
     {"--refit", "the tool does not yet build refittable engines and test IRefitter on them"},
 }};
 
@@ -106,6 +105,9 @@ void addFlags(CLI::App& app, Options& o, RawFlags& raw, bool& best)
         ->group(kBuildGroup);
     app.add_option("--timingCacheFile", o.timingCacheFile,
            "Timing cache file: loaded before the build when it exists, saved after it")
+        ->group(kBuildGroup);
+    app.add_flag("--noBuilderCache", o.noBuilderCache,
+           "Build without a timing cache (BuilderFlag::kDISABLE_TIMING_CACHE); --timingCacheFile is then not used")
         ->group(kBuildGroup);
 
     app.add_flag("--skipInference", o.skipInference, "Build (or load) the engine, then stop without inference")

@@ -46,6 +46,7 @@ struct Options
     std::vector<MemoryPool> memoryPools;
     std::optional<int32_t> builderOptimizationLevel;
     std::string timingCacheFile;
+    bool noBuilderCache{}; //!< --noBuilderCache: BuilderFlag::kDISABLE_TIMING_CACHE (no --timingCacheFile then)
     std::vector<std::string> staticPlugins;
     std::vector<std::string> dynamicPlugins;
 

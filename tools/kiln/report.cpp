@@ -143,6 +143,7 @@ void printOptions(Options const& o, std::string const& backend, std::ostream& ou
             << (o.builderOptimizationLevel ? std::to_string(*o.builderOptimizationLevel) : std::string("default"))
             << "\n";
         out << "[I] Timing Cache File: " << (o.timingCacheFile.empty() ? "none" : o.timingCacheFile) << "\n";
+        out << "[I] Timing Cache: " << (o.noBuilderCache ? "Disabled (--noBuilderCache)" : "Enabled") << "\n";
         std::string buildShapes;
         for (auto const& [flag, shapes] :
             {std::pair{"--minShapes", &o.minShapes}, std::pair{"--optShapes", &o.optShapes},
