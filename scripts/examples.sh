@@ -17,13 +17,14 @@ missing() {
     [ -f "${CMAKE_INCLUDE_PATH:-/usr/include}/flatbuffers/flatbuffers.h" ] || return 0
     [ -f /usr/include/onnx/onnx_pb.h ] || return 0
     [ -f /usr/include/CLI/CLI.hpp ] || return 0
+    [ -f /usr/include/nlohmann/json.hpp ] || return 0
     return 1
 }
 if missing && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends g++ cmake ninja-build ccache libflatbuffers-dev \
-        flatbuffers-compiler libonnx-dev libprotobuf-dev libcli11-dev >/dev/null
+        flatbuffers-compiler libonnx-dev libprotobuf-dev libcli11-dev nlohmann-json3-dev >/dev/null
 fi
 
 # Each entry: the example's directory under examples/, its executable, and its arguments (plans go to the build tree).
