@@ -9,8 +9,6 @@ listed in docs/python.md.
 
 from __future__ import annotations
 
-import warnings as _warnings
-
 from . import _kiln
 from ._kiln import *  # noqa: F401,F403  (the bound classes, enums and functions)
 
@@ -26,5 +24,3 @@ from ._patches import nptype, volume  # noqa: E402,F401
 _apply_patches(globals())
 
 from ._host import run  # noqa: E402,F401
-
-del _warnings
