@@ -18,10 +18,11 @@ def run(engine: "_kiln.ICudaEngine", inputs: Mapping[str, Any], context: "_kiln.
     """Runs ``engine`` (built for the host backend) on ``inputs`` (name -> array-like) and returns
     ``{output name: numpy array}``.
 
-    Each input is converted to a C-contiguous array of the engine's dtype for that tensor. ``context`` may be
-    given to reuse an execution context; otherwise one is created for this call. Raises ``KeyError`` for a missing
-    or unknown input, ``ValueError`` for a shape the engine refuses or an output whose shape depends on the data
-    (not supported by this helper yet), and ``RuntimeError`` if the engine fails to run (the logger says why).
+    Outputs whose shape depends on the data (NonZero, for example) get their memory through an IOutputAllocator
+    written in Python. Each input is converted to a C-contiguous array of the engine's dtype for that tensor.
+    ``context`` may be given to reuse an execution context; otherwise one is created for this call. Raises
+    ``KeyError`` for a missing or unknown input, ``ValueError`` for a shape the engine refuses, and ``RuntimeError``
+    if the engine fails to run (the logger says why).
     """
     import numpy as np
 
@@ -43,22 +44,62 @@ def run(engine: "_kiln.ICudaEngine", inputs: Mapping[str, Any], context: "_kiln.
             raise KeyError(f"run: input '{name}' is missing")
         array = np.ascontiguousarray(inputs[name], dtype=nptype(engine.get_tensor_dtype(name)))
         keep.append(array)
-        if engine.is_shape_inference_io(name):
-            pass  # shape tensors are read from host memory at the address, like every host input
         if not context.set_input_shape(name, array.shape):
             raise ValueError(f"run: input '{name}' has shape {array.shape}, which the engine refuses (see the logger)")
         context.set_tensor_address(name, array.ctypes.data)
     outputs = {}
+    allocator = None
     for name in output_names:
         shape = tuple(context.get_tensor_shape(name))
         if any(extent < 0 for extent in shape):
-            raise ValueError(f"run: output '{name}' has a shape that depends on the data ({shape}); kiln.run does not "
-                             "support such outputs yet")
+            # The shape depends on the data: the engine asks for the memory once it knows the size.
+            allocator = allocator if allocator is not None else _NumpyOutputAllocator()
+            if not context.set_output_allocator(name, allocator):
+                raise RuntimeError(f"run: the engine refused an output allocator for '{name}' (see the logger)")
+            continue
         array = np.empty(shape, dtype=nptype(engine.get_tensor_dtype(name)))
         outputs[name] = array
         # A 0-size output still needs an address; numpy gives one.
         context.set_tensor_address(name, array.ctypes.data)
     if not context.execute_async_v3(0):
         raise RuntimeError("run: execute_async_v3 failed (see the logger)")
+    if allocator is not None:
+        for name in output_names:
+            if name not in outputs:
+                outputs[name] = allocator.array(name, nptype(engine.get_tensor_dtype(name)))
     del keep
     return outputs
+
+
+class _NumpyOutputAllocator(_kiln.IOutputAllocator):
+    """Host memory for outputs whose shape depends on the data: numpy byte buffers, viewed as the output's dtype and
+    final shape after the run."""
+
+    def __init__(self) -> None:
+        _kiln.IOutputAllocator.__init__(self)
+        self.buffers: dict = {}
+        self.shapes: dict = {}
+
+    def reallocate_output(self, tensor_name: str, memory: int, size: int, alignment: int) -> int:
+        import numpy as np
+
+        buffer = self.buffers.get(tensor_name)
+        if buffer is None or buffer.nbytes < size:
+            buffer = np.empty(max(int(size), 1), np.uint8)
+            self.buffers[tensor_name] = buffer
+        return buffer.ctypes.data
+
+    def notify_shape(self, tensor_name: str, shape: "_kiln.Dims") -> None:
+        self.shapes[tensor_name] = tuple(shape)
+
+    def array(self, name: str, dtype: Any) -> Any:
+        import numpy as np
+
+        shape = self.shapes.get(name)
+        if shape is None:
+            raise RuntimeError(f"run: the engine did not report the shape of output '{name}'")
+        count = int(np.prod(shape, dtype=np.int64))
+        buffer = self.buffers.get(name)
+        if count == 0 or buffer is None:
+            return np.empty(shape, dtype)
+        return np.frombuffer(buffer, dtype, count=count).reshape(shape)

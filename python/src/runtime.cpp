@@ -5,6 +5,7 @@
 
 #include "utils.h"
 
+#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -25,6 +26,111 @@ py::object nameOrNone(char const* name)
 cudaStream_t toStream(py::handle stream, char const* argument)
 {
     return reinterpret_cast<cudaStream_t>(toAddress(stream, argument));
+}
+
+//! The trampoline behind Python subclasses of IOutputAllocator. reallocate_output_async is optional: without it
+//! reallocate_output is called, as in TensorRT. The address returned is an int (0: failure); an exception is printed
+//! and becomes nullptr.
+class PyOutputAllocator : public IOutputAllocator
+{
+public:
+    void* reallocateOutput(
+        char const* tensorName, void* currentMemory, uint64_t size, uint64_t alignment) noexcept override
+    {
+        py::gil_scoped_acquire gil;
+        return call("reallocate_output", [&](py::function const& f) {
+            return f(textToStr(tensorName), reinterpret_cast<std::uintptr_t>(currentMemory), size, alignment);
+        });
+    }
+
+    void* reallocateOutputAsync(char const* tensorName, void* currentMemory, uint64_t size, uint64_t alignment,
+        cudaStream_t stream) noexcept override
+    {
+        py::gil_scoped_acquire gil;
+        py::function asyncOverride;
+        try
+        {
+            asyncOverride = py::get_override(static_cast<IOutputAllocator const*>(this), "reallocate_output_async");
+        }
+        catch (py::error_already_set& e)
+        {
+            reportCallbackError("reallocate_output_async", e.what());
+            return nullptr;
+        }
+        if (!asyncOverride)
+        {
+            return reallocateOutput(tensorName, currentMemory, size, alignment);
+        }
+        return call("reallocate_output_async", [&](py::function const& f) {
+            return f(textToStr(tensorName), reinterpret_cast<std::uintptr_t>(currentMemory), size, alignment,
+                reinterpret_cast<std::uintptr_t>(stream));
+        });
+    }
+
+    void notifyShape(char const* tensorName, Dims const& dims) noexcept override
+    {
+        py::gil_scoped_acquire gil;
+        try
+        {
+            py::function const f = py::get_override(static_cast<IOutputAllocator const*>(this), "notify_shape");
+            if (!f)
+            {
+                std::fprintf(stderr,
+                    "Method: notify_shape was not overriden. Please provide an implementation for this method.\n");
+                return;
+            }
+            f(textToStr(tensorName), dims);
+        }
+        catch (py::error_already_set& e)
+        {
+            reportCallbackError("notify_shape", e.what());
+        }
+        catch (std::exception const& e)
+        {
+            reportCallbackError("notify_shape", e.what());
+        }
+    }
+
+private:
+    //! Calls the Python method name through invoke and reads its result as an address; nullptr on any failure.
+    template <typename Invoke>
+    void* call(char const* name, Invoke invoke) noexcept
+    {
+        try
+        {
+            py::function const f = py::get_override(static_cast<IOutputAllocator const*>(this), name);
+            if (!f)
+            {
+                std::fprintf(
+                    stderr, "Method: %s was not overriden. Please provide an implementation for this method.\n", name);
+                return nullptr;
+            }
+            py::object const result = invoke(f);
+            try
+            {
+                return reinterpret_cast<void*>(toAddress(result, name));
+            }
+            catch (std::exception const&)
+            {
+                std::fprintf(stderr, "[ERROR] Return value of %s() could not be interpreted as an int\n", name);
+                return nullptr;
+            }
+        }
+        catch (py::error_already_set& e)
+        {
+            reportCallbackError(name, e.what());
+        }
+        catch (std::exception const& e)
+        {
+            reportCallbackError(name, e.what());
+        }
+        return nullptr;
+    }
+};
+
+void bindOutputAllocator(py::module_& m)
+{
+    py::class_<IOutputAllocator, PyOutputAllocator>(m, "IOutputAllocator", py::module_local()).def(py::init<>());
 }
 
 void bindRuntimeClass(py::module_& m)
@@ -255,6 +361,18 @@ void bindContext(py::module_& m)
             },
             py::arg("bindings"))
         .def(
+            "set_output_allocator",
+            [](IExecutionContext& self, std::string const& name, IOutputAllocator* outputAllocator) {
+                return self.setOutputAllocator(name.c_str(), outputAllocator);
+            },
+            py::arg("name"), py::arg("output_allocator"), py::keep_alive<1, 3>())
+        .def(
+            "get_output_allocator",
+            [](IExecutionContext const& self, std::string const& name) {
+                return self.getOutputAllocator(name.c_str());
+            },
+            py::arg("name"), py::return_value_policy::reference)
+        .def(
             "set_tensor_debug_state",
             [](IExecutionContext& self, std::string const& name, bool flag) {
                 return self.setTensorDebugState(name.c_str(), flag);
@@ -272,6 +390,7 @@ void bindContext(py::module_& m)
 
 void bindRuntime(py::module_& m)
 {
+    bindOutputAllocator(m);
     bindRuntimeClass(m);
     bindEngine(m);
     bindContext(m);
