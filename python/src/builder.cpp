@@ -4,6 +4,7 @@
 
 #include "utils.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace kiln::python
@@ -97,6 +98,80 @@ void bindProfile(py::module_& m)
         .def("__nonzero__", &IOptimizationProfile::isValid);
 }
 
+std::string keyText(TimingCacheKey const& key)
+{
+    static char const kDigits[] = "0123456789abcdef";
+    std::string text = "0x";
+    for (uint8_t const byte : key.data)
+    {
+        text += kDigits[byte >> 4];
+        text += kDigits[byte & 0xF];
+    }
+    return text;
+}
+
+TimingCacheKey parseKey(std::string const& text)
+{
+    auto const digit = [](char c) -> int {
+        if (c >= '0' && c <= '9')
+        {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f')
+        {
+            return c - 'a' + 10;
+        }
+        if (c >= 'A' && c <= 'F')
+        {
+            return c - 'A' + 10;
+        }
+        return -1;
+    };
+    TimingCacheKey key{};
+    bool ok = text.size() == 2 + 2 * sizeof(key.data) && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    for (std::size_t i = 0; ok && i < sizeof(key.data); ++i)
+    {
+        int const high = digit(text[2 + 2 * i]);
+        int const low = digit(text[3 + 2 * i]);
+        ok = high >= 0 && low >= 0;
+        key.data[i] = static_cast<uint8_t>(ok ? high * 16 + low : 0);
+    }
+    if (!ok)
+    {
+        throw py::value_error("TimingCacheKey.parse: expected '0x' and 32 hex digits, got '" + text + "'");
+    }
+    return key;
+}
+
+void bindTimingCache(py::module_& m)
+{
+    py::class_<TimingCacheKey>(m, "TimingCacheKey", py::module_local())
+        .def_static("parse", &parseKey, py::arg("text"))
+        .def("__str__", &keyText)
+        .def("__repr__", &keyText);
+    py::class_<TimingCacheValue>(m, "TimingCacheValue", py::module_local())
+        .def(py::init([](uint64_t tacticHash, float timingMSec) {
+            return TimingCacheValue{tacticHash, timingMSec};
+        }),
+            py::arg("tacticHash"), py::arg("timingMSec"))
+        .def_readwrite("tacticHash", &TimingCacheValue::tacticHash)
+        .def_readwrite("timingMSec", &TimingCacheValue::timingMSec);
+    py::class_<ITimingCache>(m, "ITimingCache", py::module_local())
+        .def("serialize", &ITimingCache::serialize, kTake)
+        .def("combine", &ITimingCache::combine, py::arg("input_cache"), py::arg("ignore_mismatch"))
+        .def("reset", &ITimingCache::reset)
+        .def("queryKeys",
+            [](ITimingCache const& self) {
+                std::vector<TimingCacheKey> keys(
+                    static_cast<std::size_t>(std::max<int64_t>(self.queryKeys(nullptr, 0), 0)));
+                int64_t const count = self.queryKeys(keys.data(), static_cast<int64_t>(keys.size()));
+                keys.resize(static_cast<std::size_t>(std::clamp<int64_t>(count, 0, static_cast<int64_t>(keys.size()))));
+                return keys;
+            })
+        .def("query", &ITimingCache::query, py::arg("key"))
+        .def("update", &ITimingCache::update, py::arg("key"), py::arg("value"));
+}
+
 void bindConfig(py::module_& m)
 {
     py::class_<IBuilderConfig>(m, "IBuilderConfig", py::module_local())
@@ -138,6 +213,19 @@ void bindConfig(py::module_& m)
             },
             py::arg("profile"), py::keep_alive<1, 2>())
         .def_property_readonly("num_optimization_profiles", &IBuilderConfig::getNbOptimizationProfiles)
+        .def(
+            "create_timing_cache",
+            [](IBuilderConfig const& self, py::buffer const& serializedTimingCache) {
+                py::buffer_info const info = serializedTimingCache.request();
+                return self.createTimingCache(info.ptr, static_cast<std::size_t>(info.size * info.itemsize));
+            },
+            py::arg("serialized_timing_cache"), kTake)
+        .def("set_timing_cache", &IBuilderConfig::setTimingCache, py::arg("cache"), py::arg("ignore_mismatch"),
+            py::keep_alive<1, 2>())
+        .def(
+            "get_timing_cache",
+            [](IBuilderConfig const& self) { return const_cast<ITimingCache*>(self.getTimingCache()); },
+            py::return_value_policy::reference)
         .def_property(
             "quantization_flags", &IBuilderConfig::getQuantizationFlags, &IBuilderConfig::setQuantizationFlags)
         .def("set_quantization_flag", &IBuilderConfig::setQuantizationFlag, py::arg("flag"))
@@ -212,6 +300,7 @@ void bindBuilderClass(py::module_& m)
 
 void bindBuilder(py::module_& m)
 {
+    bindTimingCache(m);
     bindProfile(m);
     bindConfig(m);
     bindBuilderClass(m);

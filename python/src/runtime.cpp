@@ -259,7 +259,33 @@ void bindEngine(py::module_& m)
             },
             py::arg("strategy") = ExecutionContextAllocationStrategy::kSTATIC, py::keep_alive<0, 1>(),
             py::call_guard<py::gil_scoped_release>(), kTake)
+        .def("create_engine_inspector", &ICudaEngine::createEngineInspector, py::keep_alive<0, 1>(), kTake)
         .def("serialize", &ICudaEngine::serialize, py::call_guard<py::gil_scoped_release>(), kTake);
+}
+
+void bindInspector(py::module_& m)
+{
+    py::class_<IEngineInspector>(m, "EngineInspector", py::module_local(), py::dynamic_attr())
+        .def_property(
+            "execution_context",
+            [](IEngineInspector const& self) { return const_cast<IExecutionContext*>(self.getExecutionContext()); },
+            [](py::object const& self, IExecutionContext const* context) {
+                self.cast<IEngineInspector&>().setExecutionContext(context);
+                py::setattr(self, "_kiln_context", py::cast(context, py::return_value_policy::reference));
+            },
+            py::return_value_policy::reference)
+        .def(
+            "get_layer_information",
+            [](IEngineInspector const& self, int32_t layerIndex, LayerInformationFormat format) {
+                return nameOrNone(self.getLayerInformation(layerIndex, format));
+            },
+            py::arg("layer_index"), py::arg("format"))
+        .def(
+            "get_engine_information",
+            [](IEngineInspector const& self, LayerInformationFormat format) {
+                return nameOrNone(self.getEngineInformation(format));
+            },
+            py::arg("format"));
 }
 
 void bindContext(py::module_& m)
@@ -394,6 +420,7 @@ void bindRuntime(py::module_& m)
     bindRuntimeClass(m);
     bindEngine(m);
     bindContext(m);
+    bindInspector(m);
 }
 
 } // namespace kiln::python
