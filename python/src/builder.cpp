@@ -5,6 +5,7 @@
 #include "utils.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 
 namespace kiln::python
@@ -172,9 +173,77 @@ void bindTimingCache(py::module_& m)
         .def("update", &ITimingCache::update, py::arg("key"), py::arg("value"));
 }
 
+//! The trampoline behind Python subclasses of IProgressMonitor. step_complete returning False (or raising) cancels
+//! the build, as in TensorRT.
+class PyProgressMonitor : public IProgressMonitor
+{
+public:
+    void phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept override
+    {
+        py::gil_scoped_acquire gil;
+        call("phase_start", [&](py::function const& f) {
+            return f(textToStr(phaseName),
+                parentPhase == nullptr ? py::object(py::none()) : py::object(textToStr(parentPhase)), nbSteps);
+        });
+    }
+
+    bool stepComplete(char const* phaseName, int32_t step) noexcept override
+    {
+        py::gil_scoped_acquire gil;
+        bool result = false;
+        call("step_complete", [&](py::function const& f) {
+            py::object const value = f(textToStr(phaseName), step);
+            result = value.cast<bool>();
+            return value;
+        });
+        return result;
+    }
+
+    void phaseFinish(char const* phaseName) noexcept override
+    {
+        py::gil_scoped_acquire gil;
+        call("phase_finish", [&](py::function const& f) { return f(textToStr(phaseName)); });
+    }
+
+private:
+    template <typename Invoke>
+    void call(char const* name, Invoke invoke) noexcept
+    {
+        try
+        {
+            py::function const f = py::get_override(static_cast<IProgressMonitor const*>(this), name);
+            if (!f)
+            {
+                std::fprintf(
+                    stderr, "Method: %s was not overriden. Please provide an implementation for this method.\n", name);
+                return;
+            }
+            invoke(f);
+        }
+        catch (py::error_already_set& e)
+        {
+            reportCallbackError(name, e.what());
+        }
+        catch (std::exception const& e)
+        {
+            reportCallbackError(name, e.what());
+        }
+    }
+};
+
+void bindProgressMonitor(py::module_& m)
+{
+    py::class_<IProgressMonitor, PyProgressMonitor>(m, "IProgressMonitor", py::module_local())
+        .def(py::init<>())
+        .def("phase_start", &IProgressMonitor::phaseStart, py::arg("phase_name"), py::arg("parent_phase"),
+            py::arg("num_steps"))
+        .def("step_complete", &IProgressMonitor::stepComplete, py::arg("phase_name"), py::arg("step"))
+        .def("phase_finish", &IProgressMonitor::phaseFinish, py::arg("phase_name"));
+}
+
 void bindConfig(py::module_& m)
 {
-    py::class_<IBuilderConfig>(m, "IBuilderConfig", py::module_local())
+    py::class_<IBuilderConfig>(m, "IBuilderConfig", py::module_local(), py::dynamic_attr())
         .def_property(
             "avg_timing_iterations", &IBuilderConfig::getAvgTimingIterations, &IBuilderConfig::setAvgTimingIterations)
         .def_property("engine_capability", &IBuilderConfig::getEngineCapability, &IBuilderConfig::setEngineCapability)
@@ -193,6 +262,13 @@ void bindConfig(py::module_& m)
         .def_property("tiling_optimization_level", &IBuilderConfig::getTilingOptimizationLevel,
             &IBuilderConfig::setTilingOptimizationLevel)
         .def_property("l2_limit_for_tiling", &IBuilderConfig::getL2LimitForTiling, &IBuilderConfig::setL2LimitForTiling)
+        .def_property(
+            "progress_monitor", [](IBuilderConfig const& self) { return self.getProgressMonitor(); },
+            [](py::object const& self, IProgressMonitor* monitor) {
+                self.cast<IBuilderConfig&>().setProgressMonitor(monitor);
+                py::setattr(self, "_kiln_progress_monitor", py::cast(monitor, py::return_value_policy::reference));
+            },
+            py::return_value_policy::reference)
         .def_property("flags", &IBuilderConfig::getFlags, &IBuilderConfig::setFlags)
         .def("set_flag", &IBuilderConfig::setFlag, py::arg("flag"))
         .def("clear_flag", &IBuilderConfig::clearFlag, py::arg("flag"))
@@ -301,6 +377,7 @@ void bindBuilderClass(py::module_& m)
 void bindBuilder(py::module_& m)
 {
     bindTimingCache(m);
+    bindProgressMonitor(m);
     bindProfile(m);
     bindConfig(m);
     bindBuilderClass(m);

@@ -128,6 +128,54 @@ private:
     }
 };
 
+//! The trampoline behind Python subclasses of IProfiler: report_layer_time(layer_name, ms) with the GIL taken.
+class PyProfiler : public IProfiler
+{
+public:
+    void reportLayerTime(char const* layerName, float ms) noexcept override
+    {
+        py::gil_scoped_acquire gil;
+        try
+        {
+            py::function const f = py::get_override(static_cast<IProfiler const*>(this), "report_layer_time");
+            if (!f)
+            {
+                std::fprintf(stderr,
+                    "Method: report_layer_time was not overriden. Please provide an implementation for this method.\n");
+                return;
+            }
+            f(textToStr(layerName), ms);
+        }
+        catch (py::error_already_set& e)
+        {
+            reportCallbackError("report_layer_time", e.what());
+        }
+        catch (std::exception const& e)
+        {
+            reportCallbackError("report_layer_time", e.what());
+        }
+    }
+};
+
+//! TensorRT's built-in Profiler: prints "<layer>: <ms>ms" to stdout.
+class Profiler : public IProfiler
+{
+public:
+    void reportLayerTime(char const* layerName, float ms) noexcept override
+    {
+        std::printf("%s: %gms\n", layerName != nullptr ? layerName : "", static_cast<double>(ms));
+        std::fflush(stdout);
+    }
+};
+
+void bindProfiler(py::module_& m)
+{
+    py::class_<IProfiler, PyProfiler>(m, "IProfiler", py::module_local())
+        .def(py::init<>())
+        .def("report_layer_time", &IProfiler::reportLayerTime, py::arg("layer_name"), py::arg("ms"));
+    py::class_<Profiler, IProfiler>(m, "Profiler", py::module_local()).def(py::init<>());
+}
+
 void bindOutputAllocator(py::module_& m)
 {
     py::class_<IOutputAllocator, PyOutputAllocator>(m, "IOutputAllocator", py::module_local()).def(py::init<>());
@@ -290,12 +338,22 @@ void bindInspector(py::module_& m)
 
 void bindContext(py::module_& m)
 {
-    py::class_<IExecutionContext>(m, "IExecutionContext", py::module_local())
+    py::class_<IExecutionContext>(m, "IExecutionContext", py::module_local(), py::dynamic_attr())
         .def_property_readonly("engine", &IExecutionContext::getEngine, py::return_value_policy::reference)
         .def_property(
             "name", [](IExecutionContext const& self) { return nameOrNone(self.getName()); },
             [](IExecutionContext& self, std::string const& name) { self.setName(name.c_str()); })
         .def_property("debug_sync", &IExecutionContext::getDebugSync, &IExecutionContext::setDebugSync)
+        .def_property(
+            "profiler", [](IExecutionContext const& self) { return self.getProfiler(); },
+            [](py::object const& self, IProfiler* profiler) {
+                self.cast<IExecutionContext&>().setProfiler(profiler);
+                py::setattr(self, "_kiln_profiler", py::cast(profiler, py::return_value_policy::reference));
+            },
+            py::return_value_policy::reference)
+        .def_property("enqueue_emits_profile", &IExecutionContext::getEnqueueEmitsProfile,
+            &IExecutionContext::setEnqueueEmitsProfile)
+        .def("report_to_profiler", &IExecutionContext::reportToProfiler)
         .def_property_readonly("active_optimization_profile", &IExecutionContext::getOptimizationProfile)
         .def_property_readonly("all_binding_shapes_specified", &IExecutionContext::allInputDimensionsSpecified)
         .def_property_readonly("all_shape_inputs_specified", &IExecutionContext::allInputShapesSpecified)
@@ -416,6 +474,7 @@ void bindContext(py::module_& m)
 
 void bindRuntime(py::module_& m)
 {
+    bindProfiler(m);
     bindOutputAllocator(m);
     bindRuntimeClass(m);
     bindEngine(m);
