@@ -5,6 +5,7 @@
 # the fuzz targets with clang against libFuzzer and runs each a fixed number of times.
 #   bash scripts/test.sh                 # everything
 #   KILN_SKIP_SANITIZERS=1 KILN_SKIP_FUZZ=1 bash scripts/test.sh   # the plain build only
+#   KILN_SKIP_PYTHON=1 bash scripts/test.sh                          # without the Python package and its tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +34,30 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     fi
 fi
 
+# The Python package's stage (docs/python.md): the module builds in the plain build below and its pytest suite runs
+# in the same ctest (label python) when Python's development files, pybind11, numpy and pytest are there (Debian:
+# python3-dev pybind11-dev python3-numpy python3-pytest). Without them it is skipped with a note.
+python_packages="python3-dev pybind11-dev python3-numpy python3-pytest"
+python_ready() {
+    [ -x /usr/bin/python3 ] && [ -f /usr/include/pybind11/pybind11.h ] \
+        && /usr/bin/python3 -c "import sysconfig, os, numpy, pytest; assert os.path.exists(sysconfig.get_paths()['include'] + '/Python.h')" \
+            >/dev/null 2>&1
+}
+if [ "${KILN_SKIP_PYTHON:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && ! python_ready; then
+    { apt-get update -qq && apt-get install -y -qq --no-install-recommends $python_packages >/dev/null; } \
+        || echo "note: could not install the Python stage's packages ($python_packages)"
+fi
+python_args=(-DKILN_BUILD_PYTHON=OFF)
+if [ "${KILN_SKIP_PYTHON:-0}" != 1 ]; then
+    if python_ready; then
+        # Debian's interpreter, the one the packages above belong to (another python3 may come first in PATH).
+        python_args=(-DKILN_BUILD_PYTHON=AUTO -DPython_EXECUTABLE=/usr/bin/python3)
+    else
+        echo "note: no Python development files, pybind11, numpy and pytest for /usr/bin/python3 ($python_packages):"
+        echo "      the Python package and its tests are skipped"
+    fi
+fi
+
 # The fuzz stage's compiler: clang with libFuzzer and the sanitizers' runtimes (Debian: clang, libclang-rt-dev).
 fuzzer_available() {
     command -v clang++ >/dev/null 2>&1 || return 1
@@ -53,7 +78,7 @@ jobs=$(nproc)
 export CCACHE_DIR="${CCACHE_DIR:-${HOME:-/root}/.cache/kiln-ccache}"
 
 echo "== build and test (Release)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON -DKILN_BUILD_EXAMPLES=ON
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON -DKILN_BUILD_EXAMPLES=ON "${python_args[@]}"
 cmake --build build -j "$jobs"
 ctest --test-dir build -j "$jobs" --output-on-failure --no-tests=error --timeout 300
 

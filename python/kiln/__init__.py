@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: Apache-2.0
+"""kiln's Python package: TensorRT 10's Python API (``import kiln``, or ``import tensorrt`` through the
+``kiln-tensorrt`` compatibility distribution) over kiln's C++ library, plus :func:`kiln.run`, a one-call helper
+that runs a host-backend engine on numpy arrays.
+
+The names, arguments, defaults and behaviour follow TensorRT 10.16's ``tensorrt`` module; what kiln binds so far is
+listed in docs/python.md.
+"""
+
+from __future__ import annotations
+
+from . import _kiln
+from ._kiln import *  # noqa: F401,F403  (the bound classes, enums and functions)
+
+__version__: str = _kiln._kiln_version
+"""kiln's own version (``tensorrt.__version__`` is TensorRT's: see :data:`tensorrt_version`)."""
+
+tensorrt_version: str = _kiln._tensorrt_version
+"""The TensorRT version kiln is compatible with, in TensorRT's "major.minor.patch.build" form."""
+
+from ._patches import apply as _apply_patches  # noqa: E402
+from ._patches import nptype, volume  # noqa: E402,F401
+
+_apply_patches(globals())
+
+from ._host import run  # noqa: E402,F401

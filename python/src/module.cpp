@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// module.cpp -- kiln._kiln, the compiled half of the kiln package (kiln/__init__.py re-exports it and adds what
+// TensorRT keeps in Python). One binding file per API area: enums, foundational types, logger, network and layers,
+// builder, runtime, ONNX parser.
+
+#include "NvInferVersion.h"
+#include "utils.h"
+
+PYBIND11_MODULE(_kiln, m)
+{
+    m.doc() = "kiln's TensorRT-compatible Python bindings";
+    namespace kp = kiln::python;
+    kp::bindEnums(m);
+    kp::bindFoundational(m);
+    kp::bindLogger(m);
+    kp::bindNetwork(m);
+    kp::bindLayers(m);
+    kp::bindBuilder(m);
+    kp::bindRuntime(m);
+#if KILN_PYTHON_WITH_ONNX
+    kp::bindParser(m);
+#endif
+    m.attr("_tensorrt_version") = std::to_string(NV_TENSORRT_MAJOR) + "." + std::to_string(NV_TENSORRT_MINOR) + "."
+        + std::to_string(NV_TENSORRT_PATCH) + "." + std::to_string(NV_TENSORRT_BUILD);
+    m.attr("_kiln_version") = std::to_string(KILN_VERSION_MAJOR) + "." + std::to_string(KILN_VERSION_MINOR) + "."
+        + std::to_string(KILN_VERSION_PATCH);
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+// parser.cpp -- OnnxParser (nvonnxparser::IParser; it keeps its logger, and its network keeps it, since the network
+// may point into weights the parser owns) and ParserError.
+
+#include "NvOnnxParser.h"
+#include "utils.h"
+
+namespace kiln::python
+{
+namespace
+{
+
+using nvonnxparser::IParser;
+using nvonnxparser::IParserError;
+
+std::string errorCodeName(nvonnxparser::ErrorCode code)
+{
+    return py::str(py::cast(code).attr("name"));
+}
+
+std::string errorText(IParserError const& error)
+{
+    using nvonnxparser::ErrorCode;
+    std::string text;
+    if (error.code() != ErrorCode::kMODEL_DESERIALIZE_FAILED && error.code() != ErrorCode::kREFIT_FAILED)
+    {
+        text = "In node " + std::to_string(error.node()) + " with name: " + std::string(error.nodeName())
+            + " and operator: " + std::string(error.nodeOperator()) + " ";
+    }
+    text += "(" + std::string(error.func()) + "): " + errorCodeName(error.code()) + ": " + std::string(error.desc());
+    return text;
+}
+
+void bindParserError(py::module_& m)
+{
+    py::class_<IParserError, std::unique_ptr<IParserError, py::nodelete>>(m, "ParserError", py::module_local())
+        .def("code", &IParserError::code)
+        .def("desc", [](IParserError const& self) { return textToStr(self.desc()); })
+        .def("file", [](IParserError const& self) { return textToStr(self.file()); })
+        .def("line", &IParserError::line)
+        .def("func", [](IParserError const& self) { return textToStr(self.func()); })
+        .def("node", &IParserError::node)
+        .def("node_name", [](IParserError const& self) { return textToStr(self.nodeName()); })
+        .def("node_operator", [](IParserError const& self) { return textToStr(self.nodeOperator()); })
+        .def("local_function_stack",
+            [](IParserError const& self) {
+                std::vector<std::string> stack;
+                char const* const* entries = self.localFunctionStack();
+                for (int32_t i = 0; entries != nullptr && i < self.localFunctionStackSize(); ++i)
+                {
+                    stack.emplace_back(entries[i] != nullptr ? entries[i] : "");
+                }
+                return stack;
+            })
+        .def("local_function_stack_size", &IParserError::localFunctionStackSize)
+        .def("__str__", &errorText)
+        .def("__repr__", &errorText);
+}
+
+void bindOnnxParser(py::module_& m)
+{
+    py::class_<IParser>(m, "OnnxParser", py::module_local())
+        .def(py::init([](nvinfer1::INetworkDefinition& network, nvinfer1::ILogger& logger) {
+            IParser* parser = nvonnxparser::createParser(network, logger);
+            if (parser == nullptr)
+            {
+                throw std::runtime_error("OnnxParser: the library could not create a parser (see the logger)");
+            }
+            return parser;
+        }),
+            py::arg("network"), py::arg("logger"), py::keep_alive<1, 3>(), py::keep_alive<2, 1>())
+        .def(
+            "parse",
+            [](IParser& self, py::buffer const& model, py::object const& path) {
+                py::buffer_info const info = model.request();
+                auto const bytes = static_cast<std::size_t>(info.size * info.itemsize);
+                std::string const location = path.is_none() ? std::string() : py::str(path).cast<std::string>();
+                py::gil_scoped_release release;
+                return self.parse(info.ptr, bytes, path.is_none() ? nullptr : location.c_str());
+            },
+            py::arg("model"), py::arg("path") = py::none())
+        .def(
+            "parse_from_file",
+            [](IParser& self, std::string const& model) { return self.parseFromFile(model.c_str(), 0); },
+            py::arg("model"), py::call_guard<py::gil_scoped_release>())
+        .def(
+            "supports_model_v2",
+            [](IParser& self, py::buffer const& model, py::object const& path) {
+                py::buffer_info const info = model.request();
+                auto const bytes = static_cast<std::size_t>(info.size * info.itemsize);
+                std::string const location = path.is_none() ? std::string() : py::str(path).cast<std::string>();
+                py::gil_scoped_release release;
+                return self.supportsModelV2(info.ptr, bytes, path.is_none() ? nullptr : location.c_str());
+            },
+            py::arg("model"), py::arg("path") = py::none())
+        .def_property_readonly("num_subgraphs", &IParser::getNbSubgraphs)
+        .def("is_subgraph_supported", &IParser::isSubgraphSupported, py::arg("index"))
+        .def(
+            "get_subgraph_nodes",
+            [](IParser& self, int64_t index) {
+                int64_t length = 0;
+                int64_t const* nodes = self.getSubgraphNodes(index, length);
+                return nodes == nullptr ? std::vector<int64_t>() : std::vector<int64_t>(nodes, nodes + length);
+            },
+            py::arg("index"))
+        .def(
+            "supports_operator",
+            [](IParser const& self, std::string const& op) { return self.supportsOperator(op.c_str()); },
+            py::arg("op_name"))
+        .def_property_readonly("num_errors", &IParser::getNbErrors)
+        .def("get_error", &IParser::getError, py::arg("index"), py::return_value_policy::reference_internal)
+        .def("clear_errors", &IParser::clearErrors)
+        .def_property("flags", &IParser::getFlags, &IParser::setFlags)
+        .def("set_flag", &IParser::setFlag, py::arg("flag"))
+        .def("clear_flag", &IParser::clearFlag, py::arg("flag"))
+        .def("get_flag", &IParser::getFlag, py::arg("flag"))
+        .def(
+            "get_layer_output_tensor",
+            [](IParser& self, std::string const& name, int64_t i) {
+                return const_cast<nvinfer1::ITensor*>(self.getLayerOutputTensor(name.c_str(), i));
+            },
+            py::arg("name"), py::arg("i"), py::return_value_policy::reference)
+        .def("get_used_vc_plugin_libraries", [](IParser const& self) {
+            int64_t count = 0;
+            char const* const* libraries = self.getUsedVCPluginLibraries(count);
+            if (count < 0)
+            {
+                throw std::runtime_error("Internal error");
+            }
+            std::vector<std::string> result;
+            for (int64_t i = 0; libraries != nullptr && i < count; ++i)
+            {
+                result.emplace_back(libraries[i] != nullptr ? libraries[i] : "");
+            }
+            return result;
+        });
+}
+
+} // namespace
+
+void bindParser(py::module_& m)
+{
+    bindParserError(m);
+    bindOnnxParser(m);
+    m.def("get_nv_onnx_parser_version", &getNvOnnxParserVersion);
+}
+
+} // namespace kiln::python

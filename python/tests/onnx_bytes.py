@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A few ONNX models written as protobuf bytes by hand, so the tests need neither the onnx package nor checked-in
+binaries. Only the fields these models use are encoded (onnx.proto: ModelProto, GraphProto, NodeProto,
+TensorProto, ValueInfoProto)."""
+
+from __future__ import annotations
+
+import struct
+
+FLOAT = 1  # TensorProto.DataType.FLOAT
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    value &= (1 << 64) - 1
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _field(number: int, value) -> bytes:
+    if isinstance(value, int):
+        return _varint(number << 3) + _varint(value)
+    if isinstance(value, str):
+        value = value.encode()
+    return _varint(number << 3 | 2) + _varint(len(value)) + bytes(value)
+
+
+def tensor(name: str, dims, values) -> bytes:
+    """A FLOAT TensorProto with raw_data."""
+    body = b"".join(_field(1, d) for d in dims) + _field(2, FLOAT) + _field(8, name)
+    return body + _field(9, struct.pack(f"<{len(values)}f", *values))
+
+
+def value_info(name: str, dims) -> bytes:
+    shape = b"".join(_field(1, _field(1, d) if isinstance(d, int) else _field(2, d)) for d in dims)
+    tensor_type = _field(1, FLOAT) + _field(2, shape)
+    return _field(1, name) + _field(2, _field(1, tensor_type))
+
+
+def node(op_type: str, inputs, outputs, name: str = "") -> bytes:
+    body = b"".join(_field(1, i) for i in inputs) + b"".join(_field(2, o) for o in outputs)
+    return body + _field(3, name or op_type) + _field(4, op_type)
+
+
+def model(nodes, inputs, outputs, initializers=(), opset: int = 17) -> bytes:
+    graph = b"".join(_field(1, n) for n in nodes) + _field(2, "g")
+    graph += b"".join(_field(5, t) for t in initializers)
+    graph += b"".join(_field(11, v) for v in inputs) + b"".join(_field(12, v) for v in outputs)
+    opset_id = _field(1, "") + _field(2, opset)
+    return _field(1, 8) + _field(8, opset_id) + _field(7, graph)
+
+
+def matmul_add_relu(weights, bias, batch="N") -> bytes:
+    """Y = Relu(X @ W + B) with X of shape [batch, K], W [K, M], B [M]."""
+    k, m = weights.shape
+    return model(
+        nodes=[node("MatMul", ["X", "W"], ["XW"]), node("Add", ["XW", "B"], ["S"]), node("Relu", ["S"], ["Y"])],
+        inputs=[value_info("X", [batch, k])],
+        outputs=[value_info("Y", [batch, m])],
+        initializers=[tensor("W", [k, m], weights.ravel().tolist()), tensor("B", [m], bias.ravel().tolist())],
+    )
