@@ -23,6 +23,9 @@ torch (on the GPU): per model, batch and precision, first the comparison of kiln
 own fp16-vs-fp32 difference beside it), then the timings: fp16 is model.half() with fp16 float inputs, CNNs run
 channels_last ("memory_format"), TF32 is off (kiln's fp32 uses none), torch.compile is mode "default", dynamic=False.
 Past --deadline the remaining timings are skipped with an "error" line each.
+
+profile-call (on the GPU, for ncu: kernels.sh): one torch.compile call of the first --model at the first --batch and
+--precision, inside cudaProfilerStart/Stop, after three calls that compile and warm it.
 """
 
 import argparse
@@ -328,9 +331,32 @@ def command_torch(args, models):
     return 1 if failures else 0
 
 
+def command_profile_call(args, models):
+    """One torch.compile call of the model, inside cudaProfilerStart/Stop (for ncu --profile-from-start off:
+    kernels.sh), after three calls that compile and warm it."""
+    import torch
+
+    torch_blocks().set_numerics()
+    name = models[0]
+    spec = zoo.MODELS[name]
+    batch = batches_of(spec, args.batch)[0]
+    inputs = tensor_files.read_tensors(os.path.join(batch_dir(args.work, name, batch), "inputs"))
+    model, tensors = prepare(load_model(name, args), inputs, args.precision[0], spec.kind)
+    fn = torch.compile(model, mode=args.compile_mode, dynamic=False)
+    with torch.no_grad():
+        for _ in range(3):
+            fn(*tensors)
+        torch.cuda.synchronize()
+        torch.cuda.profiler.start()
+        fn(*tensors)
+        torch.cuda.synchronize()
+        torch.cuda.profiler.stop()
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=("export", "torch"))
+    parser.add_argument("command", choices=("export", "torch", "profile-call"))
     parser.add_argument("--work", required=True, help="the folder of the ONNX files, inputs and kiln's dumps")
     parser.add_argument("--model", action="append", choices=list(zoo.MODELS) + ["all"])
     parser.add_argument("--batch", action="append", help='a batch size, or "large" (the model\'s large batch)')
@@ -353,7 +379,8 @@ def main():
     args.system = list(dict.fromkeys(args.system or SYSTEMS))
     if args.iterations < 1 or args.warmup < 0:
         parser.error("--iterations must be at least 1 and --warmup at least 0")
-    return (command_export if args.command == "export" else command_torch)(args, models)
+    commands = {"export": command_export, "torch": command_torch, "profile-call": command_profile_call}
+    return commands[args.command](args, models)
 
 
 if __name__ == "__main__":
