@@ -279,9 +279,10 @@ nvinfer1::IPluginV3* RoiAlignCreator::createPlugin(
             problem = "output_height and output_width are " + std::to_string(params.outputHeight) + " and "
                 + std::to_string(params.outputWidth) + "; they must be positive";
         }
-        else if (params.samplingRatio < 0)
+        else if (params.samplingRatio < 0 || params.samplingRatio > kMaxSamplingGrid)
         {
-            problem = "sampling_ratio is " + std::to_string(params.samplingRatio) + "; it must be 0 or more";
+            problem = "sampling_ratio is " + std::to_string(params.samplingRatio) + "; it must be 0 (adaptive) to "
+                + std::to_string(kMaxSamplingGrid);
         }
         else if (!(params.spatialScale > 0.0F))
         {

@@ -12,7 +12,11 @@
 //   farther out are 0 (their four weights are 0).
 // - avg: the sum of the samples over max(grid_h * grid_w, 1). max: the largest, over the samples, of the largest of
 //   the four weighted corner values (ONNX's reference takes the maximum of w * value, not of the interpolated value).
-// Chosen by kiln: a batch index outside [0, N) and an empty X give 0.
+// Chosen by kiln: a batch index outside [0, N) and an empty X give 0. The sampling grid has at most
+// kMaxSamplingGrid samples per axis: sampling_ratio above it is refused when the plugin is created, and an adaptive
+// grid (from the boxes' values, which may be anything: a box of height 1e30) is held to it, so that one output element
+// never takes more than kMaxSamplingGrid^2 samples. Real boxes come nowhere near it (a box of 3584 feature-map pixels
+// over 7 bins takes 512 samples a side).
 #pragma once
 
 #include "core/integer_math.h"
@@ -23,6 +27,17 @@
 
 namespace kiln::plugins
 {
+
+//! The most samples a bin takes along each axis (see above).
+inline constexpr int32_t kMaxSamplingGrid = 512;
+
+//! The adaptive grid along one axis for bins of extent bin: ceil(bin), at least 0 (a box of negative extent takes no
+//! samples) and at most kMaxSamplingGrid (NaN included), so that the conversion to an integer is defined.
+KILN_HOST_DEVICE inline int64_t adaptiveGrid(float bin) noexcept
+{
+    float const held = fminf(fmaxf(ceilf(bin), 0.0F), static_cast<float>(kMaxSamplingGrid));
+    return held == held ? static_cast<int64_t>(held) : kMaxSamplingGrid;
+}
 
 //! The attributes of one ROIAlign_TRT plugin and the extents of one run.
 struct RoiAlignParams
@@ -71,8 +86,8 @@ KILN_HOST_DEVICE float roiAlignValue(
     }
     float const binHeight = roiHeight / static_cast<float>(p.outputHeight);
     float const binWidth = roiWidth / static_cast<float>(p.outputWidth);
-    int64_t const gridH = p.samplingRatio > 0 ? p.samplingRatio : static_cast<int64_t>(ceilf(binHeight));
-    int64_t const gridW = p.samplingRatio > 0 ? p.samplingRatio : static_cast<int64_t>(ceilf(binWidth));
+    int64_t const gridH = p.samplingRatio > 0 ? p.samplingRatio : adaptiveGrid(binHeight);
+    int64_t const gridW = p.samplingRatio > 0 ? p.samplingRatio : adaptiveGrid(binWidth);
     int64_t const count = gridH * gridW > 1 ? gridH * gridW : 1;
 
     T const* plane = x + (b * p.channels + c) * p.height * p.width;

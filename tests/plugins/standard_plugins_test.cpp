@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -237,6 +238,37 @@ TEST(RoiAlignHost, MatchesTheDirectReference)
         std::vector<float> y(static_cast<size_t>(p.outputCount()), -7.0F);
         runRoiAlignHost(p, DataType::kFLOAT, x.data(), rois.data(), batch.data(), y.data());
         expectClose(y, roiAlignReference(p, x, rois, batch), 1e-5);
+    }
+}
+
+// Boxes are data: one of height 1e30, or of NaN or infinite coordinates, holds the adaptive grid to kMaxSamplingGrid a
+// side (a hostile plan's fuzzed box once ran for minutes) and gives finite values or 0, never an undefined conversion.
+TEST(RoiAlignHost, HugeAndNonFiniteBoxesKeepTheAdaptiveGridBounded)
+{
+    EXPECT_EQ(adaptiveGrid(2.5F), 3);
+    EXPECT_EQ(adaptiveGrid(-4.0F), 0);
+    EXPECT_EQ(adaptiveGrid(1e30F), kMaxSamplingGrid);
+    EXPECT_EQ(adaptiveGrid(std::numeric_limits<float>::infinity()), kMaxSamplingGrid);
+    EXPECT_EQ(adaptiveGrid(-std::numeric_limits<float>::infinity()), 0);
+    EXPECT_EQ(adaptiveGrid(std::numeric_limits<float>::quiet_NaN()), kMaxSamplingGrid);
+
+    RoiAlignParams p;
+    p.batch = 1;
+    p.channels = 1;
+    p.height = 4;
+    p.width = 4;
+    p.rois = 3;
+    p.outputHeight = 2;
+    p.outputWidth = 2;
+    std::vector<float> const x(16, 1.0F);
+    float const nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> const rois{0.0F, 0.0F, 1e30F, 1e30F, nan, nan, nan, nan, -1e30F, -1e30F, 1e30F, 1e30F};
+    std::vector<int32_t> const batch{0, 0, 0};
+    std::vector<float> y(static_cast<size_t>(p.outputCount()), -7.0F);
+    runRoiAlignHost(p, DataType::kFLOAT, x.data(), rois.data(), batch.data(), y.data());
+    for (float v : y)
+    {
+        EXPECT_NE(v, -7.0F) << "every output is written";
     }
 }
 
@@ -531,6 +563,13 @@ TEST(StandardPlugins, CreatorsDeclareTensorRTsFieldsAndRefuseBadOnes)
     logger().mMessages.clear();
     EXPECT_EQ(roi->createPlugin("r", &wrong, nvinfer1::TensorRTPhase::kBUILD), nullptr);
     EXPECT_NE(logger().mMessages.find("field output_height must be kINT32"), std::string::npos) << logger().mMessages;
+    int32_t const tooFine = kMaxSamplingGrid + 1;
+    PluginField const samplingField{"sampling_ratio", &tooFine, PluginFieldType::kINT32, 1};
+    PluginFieldCollection const fine{1, &samplingField};
+    logger().mMessages.clear();
+    EXPECT_EQ(roi->createPlugin("r", &fine, nvinfer1::TensorRTPhase::kRUNTIME), nullptr);
+    EXPECT_NE(logger().mMessages.find("sampling_ratio is 513; it must be 0 (adaptive) to 512"), std::string::npos)
+        << logger().mMessages;
 
     nvinfer1::IPluginCreatorV3One* deform = creator("ModulatedDeformConv2d", "");
     ASSERT_NE(deform, nullptr);
