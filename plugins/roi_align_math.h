@@ -31,12 +31,12 @@ namespace kiln::plugins
 //! The most samples a bin takes along each axis (see above).
 inline constexpr int32_t kMaxSamplingGrid = 512;
 
-//! The adaptive grid along one axis for bins of extent bin: ceil(bin), at least 0 (a box of negative extent takes no
-//! samples) and at most kMaxSamplingGrid (NaN included), so that the conversion to an integer is defined.
+//! The adaptive grid along one axis for bins of extent bin: ceil(bin), at least 0 (a box of negative or NaN extent
+//! takes no samples: fmaxf returns its number operand) and at most kMaxSamplingGrid, so that the conversion to an
+//! integer is defined.
 KILN_HOST_DEVICE inline int64_t adaptiveGrid(float bin) noexcept
 {
-    float const held = fminf(fmaxf(ceilf(bin), 0.0F), static_cast<float>(kMaxSamplingGrid));
-    return held == held ? static_cast<int64_t>(held) : kMaxSamplingGrid;
+    return static_cast<int64_t>(fminf(fmaxf(ceilf(bin), 0.0F), static_cast<float>(kMaxSamplingGrid)));
 }
 
 //! The attributes of one ROIAlign_TRT plugin and the extents of one run.

@@ -242,7 +242,7 @@ TEST(RoiAlignHost, MatchesTheDirectReference)
 }
 
 // Boxes are data: one of height 1e30, or of NaN or infinite coordinates, holds the adaptive grid to kMaxSamplingGrid a
-// side (a hostile plan's fuzzed box once ran for minutes) and gives finite values or 0, never an undefined conversion.
+// side (a hostile plan's fuzzed box once ran for minutes); a NaN extent takes no samples; no conversion is undefined.
 TEST(RoiAlignHost, HugeAndNonFiniteBoxesKeepTheAdaptiveGridBounded)
 {
     EXPECT_EQ(adaptiveGrid(2.5F), 3);
@@ -250,7 +250,7 @@ TEST(RoiAlignHost, HugeAndNonFiniteBoxesKeepTheAdaptiveGridBounded)
     EXPECT_EQ(adaptiveGrid(1e30F), kMaxSamplingGrid);
     EXPECT_EQ(adaptiveGrid(std::numeric_limits<float>::infinity()), kMaxSamplingGrid);
     EXPECT_EQ(adaptiveGrid(-std::numeric_limits<float>::infinity()), 0);
-    EXPECT_EQ(adaptiveGrid(std::numeric_limits<float>::quiet_NaN()), kMaxSamplingGrid);
+    EXPECT_EQ(adaptiveGrid(std::numeric_limits<float>::quiet_NaN()), 0);
 
     RoiAlignParams p;
     p.batch = 1;
