@@ -153,8 +153,10 @@ std::vector<MemoryPool> parseMemoryPools(std::string_view text)
     for (std::string_view const entry : splitEntries(text))
     {
         auto const [name, value] = splitName(entry, /*lastColon=*/false, "pool:size (e.g. workspace:1024M)");
+        // A named copy for the lambda: clang before 16 refuses to capture a structured binding.
+        std::string const& wanted = name;
         auto const known
-            = std::find_if(kPools.begin(), kPools.end(), [&](PoolName const& p) { return p.name == name; });
+            = std::find_if(kPools.begin(), kPools.end(), [&](PoolName const& p) { return p.name == wanted; });
         if (known == kPools.end())
         {
             throw SpecError("'" + std::string(entry) + "': unknown pool '" + name
