@@ -88,4 +88,24 @@ std::span<Rule const> checkRules() noexcept
     return kRules;
 }
 
+Finding createFinding(CreatorCase const& c, std::string const& call, bool created)
+{
+    if (created)
+    {
+        return passed("create", call + " returned a plugin");
+    }
+    if (!c.missingFields.empty())
+    {
+        std::string missing;
+        for (std::string const& name : c.missingFields)
+        {
+            missing += (missing.empty() ? "" : ", ") + name;
+        }
+        return skipped("create",
+            call + " returned null; the declared fields " + missing
+                + " have no default data: give their values with --field NAME=VALUES");
+    }
+    return broken("create", call + " returned null with every declared field given");
+}
+
 } // namespace kiln_tool

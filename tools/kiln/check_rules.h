@@ -93,6 +93,10 @@ struct CreatorCase
     std::string noSample;           //!< Why there is none.
 };
 
+//! The "create" rule's finding for either family: call is the createPlugin call as text, created whether it returned
+//! a plugin. A null from a creator whose declared fields had no data is skipped, naming them.
+Finding createFinding(CreatorCase const& c, std::string const& call, bool created);
+
 //! A step: the rules it decides (in order) and how, run in a child process.
 struct CheckStep
 {

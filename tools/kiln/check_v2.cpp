@@ -119,22 +119,7 @@ Finding checkCreate(CreatorCase const& c)
 {
     V2Ptr const plugin = create(c);
     std::string const call = "createPlugin(\"check_plugin\", {" + c.fields.names() + "})";
-    if (plugin != nullptr)
-    {
-        return passed("create", call + " returned a plugin");
-    }
-    if (!c.missingFields.empty())
-    {
-        std::string missing;
-        for (std::string const& name : c.missingFields)
-        {
-            missing += (missing.empty() ? "" : ", ") + name;
-        }
-        return skipped("create",
-            call + " returned null; the declared fields " + missing
-                + " have no default data: give their values with --field NAME=VALUES");
-    }
-    return broken("create", call + " returned null with every declared field given");
+    return createFinding(c, call, plugin != nullptr);
 }
 
 std::vector<Finding> checkIdentity(CreatorCase const& c)
