@@ -209,11 +209,14 @@ int32_t nbConvolutionTactics(ConvolutionParams const& params, DeviceTensor const
     DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries,
     ConvolutionLayout const& layout = {}, DeviceTensor const* residual = nullptr);
 //! Where a convolution's tactics come from: cuDNN's legacy API (tactic 0 and those after it, or kiln's one variant for
-//! an empty problem), then cuDNN's graph API (the last graph ones), for kHALF and kBF16.
+//! an empty problem), then cuDNN's graph API (the next graph ones), for kHALF and kBF16; then, for a channels-last
+//! input of at most 4 channels that its format pads to 8 (a stem's colour channels), the same two APIs' tactics on the
+//! input and kernel narrowed to 4 channels in the workspace (the last narrowed ones).
 struct ConvolutionTacticCounts
 {
     int32_t legacy{1};
     int32_t graph{};
+    int32_t narrowed{};
 };
 ConvolutionTacticCounts countConvolutionTactics(ConvolutionParams const& params, DeviceTensor const& in,
     DeviceTensor const* bias, DeviceTensor const& out, ActivationParams const* activation, Libraries& libraries,

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The staging copies around the cuBLASLt and cuDNN calls (library_staging.h): elementwise conversion with an optional
-// bias per channel and activation (activation.cuh's functions), and zero padding of the spatial axes. The element type
+// bias per channel and activation (activation.cuh's functions), zero padding of the spatial axes, and channels-last
+// rows narrowed to fewer padded channels. The element type
 // is a kernel argument, read through one uniform switch per element: these copies are memory-bound and rare enough that
 // one instantiation serves every pair.
 #include "backends/cuda/activation.cuh"
+#include "backends/cuda/data_movement.cuh"
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/library_staging.h"
@@ -117,7 +119,67 @@ Error unstaged(char const* what, DataType type)
         std::string(what) + ": the staging copies do not take " + dataTypeName(type) + " elements"};
 }
 
+//! Rows of 16 bytes to rows of 8: one vector load and one store per row.
+__global__ void narrowHalfRowsKernel(uint4 const* __restrict__ in, uint2* __restrict__ out, int64_t rows)
+{
+    for (int64_t r = firstIndex(); r < rows; r += gridStride())
+    {
+        uint4 const row = in[r];
+        out[r] = make_uint2(row.x, row.y);
+    }
+}
+
+template <typename Word>
+__global__ void narrowRowsKernel(
+    Word const* __restrict__ in, Word* __restrict__ out, int64_t rows, int64_t wide, int64_t narrow)
+{
+    int64_t const count = rows * narrow;
+    for (int64_t e = firstIndex(); e < count; e += gridStride())
+    {
+        int64_t const row = e / narrow;
+        out[e] = in[row * wide + (e - row * narrow)];
+    }
+}
+
 } // namespace
+
+host::Status narrowChannels(
+    void const* in, void* out, int64_t rows, int64_t wide, int64_t narrow, int64_t elementBytes, cudaStream_t stream)
+{
+    if (narrow <= 0 || narrow > wide)
+    {
+        return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR,
+            "narrowChannels: rows of " + std::to_string(wide) + " cannot narrow to " + std::to_string(narrow)};
+    }
+    if (rows <= 0)
+    {
+        return host::Done{};
+    }
+    bool const vectors = wide * elementBytes == 16 && narrow * elementBytes == 8
+        && reinterpret_cast<uintptr_t>(in) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 8 == 0;
+    if (vectors)
+    {
+        narrowHalfRowsKernel<<<blocksFor(rows), kThreads, 0, stream>>>(
+            static_cast<uint4 const*>(in), static_cast<uint2*>(out), rows);
+    }
+    else
+    {
+        bool const known = dispatchWord(elementBytes, [&]<typename Word>() {
+            narrowRowsKernel<Word><<<blocksFor(rows * narrow), kThreads, 0, stream>>>(
+                static_cast<Word const*>(in), static_cast<Word*>(out), rows, wide, narrow);
+        });
+        if (!known)
+        {
+            return Error{nvinfer1::ErrorCode::kINTERNAL_ERROR,
+                "narrowChannels: elements of " + std::to_string(elementBytes) + " bytes are not supported"};
+        }
+    }
+    if (cudaError_t const status = cudaGetLastError(); status != cudaSuccess)
+    {
+        return cudaFailure(status, "narrowChannels launch");
+    }
+    return host::Done{};
+}
 
 host::Status convertElements(StagedElements const& in, StagedElements const& out, int64_t count, cudaStream_t stream,
     StagedBias const& bias, StagedActivation const& activation, StagedElements const& residual)

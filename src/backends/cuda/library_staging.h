@@ -61,4 +61,10 @@ host::Status convertElements(StagedElements const& in, StagedElements const& out
 host::Status padSpatial(StagedElements const& in, nvinfer1::Dims const& inDims, StagedElements const& out,
     nvinfer1::Dims const& outDims, std::array<int64_t, 3> const& pre, cudaStream_t stream);
 
+//! Copies the first `narrow` elements of each of `rows` rows of `wide` elements (in) into rows of `narrow` elements
+//! (out, packed): a channels-last tensor whose format pads its channels (kHWC8 stores 3 colour channels as 8) rewritten
+//! with fewer padded channels, for cuDNN kernels made for 4. elementBytes: 1, 2, 4 or 8; 0 < narrow <= wide.
+host::Status narrowChannels(
+    void const* in, void* out, int64_t rows, int64_t wide, int64_t narrow, int64_t elementBytes, cudaStream_t stream);
+
 } // namespace kiln::cuda

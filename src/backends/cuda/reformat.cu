@@ -3,7 +3,9 @@
 // (backends/host/reformat.h's formatLayout, computed on the host and passed by value). One kernel walks the logical
 // elements and maps each coordinate to its offset in both layouts; the destination's padding is zeroed first
 // (cudaMemsetAsync), as the host writes it. Between kLINEAR and a channels-last format that pads nothing (NCHW and
-// NHWC, say) the reformat is a batched transpose, done through shared-memory tiles. The same layout without padding is
+// NHWC, say) the reformat is a batched transpose, done through shared-memory tiles. From kLINEAR to a channels-last
+// format that pads its channels (a stem's 3 colour channels in kHWC8) one thread writes each position's whole padded
+// row, zeros included. The same layout without padding is
 // one cudaMemcpyAsync (the packed kINT4 and kFP4, which only kLINEAR holds, among them).
 #include "backends/cuda/data_movement.cuh"
 #include "backends/cuda/kernels.h"
@@ -116,6 +118,74 @@ __global__ void transposeKernel(Word const* __restrict__ in, Word* __restrict__ 
             out[offset + c * rows + r] = tile[threadIdx.x][j];
         }
     }
+}
+
+//! kLINEAR [batch][C][spatial] to a channels-last [batch][spatial][P] that pads the C channels to P > C (a stem's 3
+//! colour channels in kHWC8): one thread per position reads its C values (consecutive threads, consecutive positions:
+//! coalesced) and writes all P, the padding zero, so no memset runs first. Rows of 16 bytes are written as one vector.
+template <typename Word, bool kVector>
+__global__ void padChannelsLastKernel(Word const* __restrict__ in, Word* __restrict__ out, int64_t positions,
+    int64_t spatial, int32_t channels, int32_t padded)
+{
+    constexpr int32_t kRowWords = 16 / static_cast<int32_t>(sizeof(Word));
+    for (int64_t p = firstIndex(); p < positions; p += gridStride())
+    {
+        int64_t const b = p / spatial;
+        Word const* const from = in + b * channels * spatial + (p - b * spatial);
+        if constexpr (kVector)
+        {
+            union
+            {
+                uint4 vector;
+                Word words[kRowWords];
+            } row{};
+#pragma unroll
+            for (int32_t c = 0; c < kRowWords; ++c)
+            {
+                if (c < channels)
+                {
+                    row.words[c] = from[c * spatial];
+                }
+            }
+            reinterpret_cast<uint4*>(out)[p] = row.vector;
+        }
+        else
+        {
+            Word* const to = out + p * padded;
+            for (int32_t c = 0; c < padded; ++c)
+            {
+                to[c] = c < channels ? from[c * spatial] : Word{0};
+            }
+        }
+    }
+}
+
+//! [positions, spatial, channels, padded] of a reformat from kLINEAR to a channels-last format that pads the channels
+//! of dense [batch][spatial...][padded] rows (kHWC8, kDHWC8 of fewer than 8 channels), or nullopt for another.
+std::optional<std::array<int64_t, 4>> paddedChannelsLast(
+    host::FormatLayout const& from, host::FormatLayout const& to, Dims const& dims)
+{
+    if (from.format != TensorFormat::kLINEAR || !to.channelsLast || to.vectorizedDim != 1 || dims.nbDims < 3
+        || to.paddedChannels <= dims.d[1] || to.paddedChannels > 64)
+    {
+        return std::nullopt;
+    }
+    int64_t const padded = to.paddedChannels;
+    int64_t stride = padded;
+    for (int32_t i = dims.nbDims - 1; i >= 2; --i)
+    {
+        if (to.strides[static_cast<std::size_t>(i)] != stride)
+        {
+            return std::nullopt;
+        }
+        stride *= dims.d[i];
+    }
+    if (to.strides[1] != 1 || to.strides[0] != stride || to.paddedCount != dims.d[0] * stride)
+    {
+        return std::nullopt;
+    }
+    int64_t const spatial = stride / padded;
+    return std::array<int64_t, 4>{dims.d[0] * spatial, spatial, dims.d[1], padded};
 }
 
 //! [batch, rows, cols] of the transpose that a reformat between kLINEAR and a channels-last format without padding is,
@@ -247,6 +317,37 @@ Status runReformat(DeviceTensor const& src, TensorFormat srcFormat, DeviceTensor
             }
         }
         return host::Done{};
+    }
+    if (std::optional<std::array<int64_t, 4>> const rows = paddedChannelsLast(from.value(), to.value(), src.dims);
+        rows && count > 0)
+    {
+        for (auto const& [tensor, role] : {std::pair{&src, "source"}, std::pair{&dst, "destination"}})
+        {
+            if (Status aligned = checkAligned(*tensor, "reformat", role); !aligned)
+            {
+                return aligned;
+            }
+        }
+        auto const [positions, spatial, channels, padded] = *rows;
+        int64_t const wordBytes = host::elementBytes(src.type);
+        bool const vector = padded * wordBytes == 16 && reinterpret_cast<uintptr_t>(dst.data) % 16 == 0;
+        dispatchWord(wordBytes, [&]<typename Word>() {
+            auto const* const in = static_cast<Word const*>(src.data);
+            auto* const out = static_cast<Word*>(dst.data);
+            auto const c = static_cast<int32_t>(channels);
+            auto const p = static_cast<int32_t>(padded);
+            if (vector)
+            {
+                padChannelsLastKernel<Word, true>
+                    <<<gridFor(positions), kBlock, 0, launch.stream>>>(in, out, positions, spatial, c, p);
+            }
+            else
+            {
+                padChannelsLastKernel<Word, false>
+                    <<<gridFor(positions), kBlock, 0, launch.stream>>>(in, out, positions, spatial, c, p);
+            }
+        });
+        return launched("reformat: padded channels-last kernel launch");
     }
     // Only the padding needs zeros: the kernel writes every element.
     if (to.value().paddedCount > count)

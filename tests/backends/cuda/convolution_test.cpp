@@ -651,6 +651,21 @@ TEST_F(CudaConvolution, ChannelsLastEveryTactic)
         stem.biasType = type;
         stem.activation = ActivationParams{Type::kRELU, 0.F, 0.F};
         check(stem);
+        // Its input and kernel narrowed to 4 channels offer cuDNN's kernels for images more tactics (every one
+        // checked).
+        EXPECT_GE(mCounts.narrowed, 1) << "no tactic on 4 channels for a " << dataTypeName(type) << " stem";
+        // The same with float kernel weights (converted, then narrowed) and 4 channels without a bias.
+        stem.kernelType = DataType::kFLOAT;
+        check(stem);
+        Case four = make(type, 1, 4, 16, 1, {11, 9}, {3, 3}, {2, 1}, {1, 1}, {1, 1}, {1, 1}, false);
+        four.channelsLast = true;
+        check(four);
+        EXPECT_GE(mCounts.narrowed, 1) << "no tactic on 4 channels for a " << dataTypeName(type) << " 4-channel input";
+        // Five channels are not narrowed.
+        Case five = make(type, 1, 5, 16, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false);
+        five.channelsLast = true;
+        check(five);
+        EXPECT_EQ(mCounts.narrowed, 0);
         Case twelve = make(type, 1, 12, 16, 1, {9, 8}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {1, 1}, false);
         twelve.channelsLast = true;
         check(twelve);

@@ -121,6 +121,9 @@ TEST_F(CudaReformat, LargeTensorsLoopOverTheGrid)
     check(TensorFormat::kCHW32, TensorFormat::kHWC8, DataType::kHALF, dims, "large kCHW32 to kHWC8");
     check(TensorFormat::kHWC16, TensorFormat::kLINEAR, DataType::kINT8, dims, "large kHWC16 to kLINEAR");
     check(TensorFormat::kDLA_LINEAR, TensorFormat::kLINEAR, DataType::kINT64, dims, "large kDLA_LINEAR to kLINEAR");
+    // A stem's input: 3 colour channels padded to 8 (one 16-byte row per position), and 5 of bfloat16.
+    check(TensorFormat::kLINEAR, TensorFormat::kHWC8, DataType::kHALF, Dims{4, {3, 3, 171, 170}}, "stem to kHWC8");
+    check(TensorFormat::kLINEAR, TensorFormat::kHWC8, DataType::kBF16, Dims{4, {2, 5, 99, 70}}, "5 to kHWC8");
 }
 
 TEST_F(CudaReformat, CopiesAndLeavesInPlace)
