@@ -69,6 +69,10 @@ public:
     {
         return nullptr;
     }
+
+    //! Called when a run of the engine's layers on stream ends (its work queued, successful or not): what the backend
+    //! keeps across runs must no longer depend on stream, which the application may destroy before the next run.
+    virtual void finishRun(cudaStream_t /*stream*/) noexcept {}
 };
 
 //! The host reference backend.

@@ -648,6 +648,13 @@ host::Status Executor::run(Bindings const& bindings, ActivationMemory memory, cu
 {
     EngineModel const& model = mProgram.model();
     mLastStream = stream;
+    // However the run ends, the backend stops depending on stream (an application may destroy it after the run).
+    struct Finish
+    {
+        Backend& backend;
+        cudaStream_t stream;
+        ~Finish() { backend.finishRun(stream); }
+    } const finish{*mBackend, stream};
     auto const evaluated = prepareInputs(bindings);
     if (!evaluated)
     {

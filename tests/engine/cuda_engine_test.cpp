@@ -432,6 +432,37 @@ TEST_F(CudaEngine, FusedMatrixMultiplyBiasActivationMatchesTheUnfusedHost)
     expectSameOnBothBackends({Dims{3, {2, 16, 64}}}, 1e-4F);
 }
 
+TEST_F(CudaEngine, AContextRunsOnANewStreamAfterItsOldStreamIsDestroyed)
+{
+    // A convolution whose padding cuDNN cannot express (a padded copy in the libraries' scratch block) run on one
+    // stream, that stream destroyed, then a run of the same context on another: nothing the context keeps may still
+    // name the first stream (the kiln tool's timed run and then its profiling run did this on BERT, and the second
+    // failed with cudaErrorContextIsDestroyed).
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {1, 4, 9, 9}});
+    auto* conv = mNetwork->addConvolutionNd(*x, 8, Dims{2, {3, 3}}, weights(8 * 4 * 3 * 3), nvinfer1::Weights{});
+    conv->setPrePadding(Dims{2, {0, 0}});
+    conv->setPostPadding(Dims{2, {1, 1}});
+    conv->getOutput(0)->setName("y");
+    mNetwork->markOutput(*conv->getOutput(0));
+    auto const plan = build("cuda");
+    ASSERT_FALSE(plan.empty());
+    ICudaEngine* engine = load(plan);
+    ASSERT_NE(engine, nullptr);
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    Values input(4 * 9 * 9);
+    std::uniform_real_distribution<float> uniform(-1.F, 1.F);
+    for (float& v : input)
+    {
+        v = uniform(mRng);
+    }
+    std::vector<Values> const first = runDevice(*engine, {Dims{4, {1, 4, 9, 9}}}, {input}, context.get());
+    ASSERT_EQ(cudaStreamDestroy(mStream), cudaSuccess);
+    mStream = nullptr;
+    ASSERT_EQ(cudaStreamCreate(&mStream), cudaSuccess);
+    std::vector<Values> const second = runDevice(*engine, {Dims{4, {1, 4, 9, 9}}}, {input}, context.get());
+    EXPECT_EQ(first, second) << mLogger.all();
+}
+
 TEST_F(CudaEngine, ReduceConcatSliceGatherMatchTheHost)
 {
     ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{3, {4, 6, 10}});

@@ -68,6 +68,8 @@ public:
 
     PlanBackend kind() const noexcept override { return PlanBackend::kCUDA; }
 
+    void finishRun(cudaStream_t stream) noexcept override { mLibraries.finishRun(stream); }
+
     Expected<std::optional<host::TensorDesc>> checkLayer(
         LayerParams const& params, LayerQuery const& query) const noexcept override
     {

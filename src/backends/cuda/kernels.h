@@ -252,6 +252,10 @@ public:
     //! At least bytes of device scratch memory, valid until the next call (the previous block is freed in stream
     //! order on stream).
     Expected<void*> workspace(int64_t bytes, cudaStream_t stream);
+    //! Ends a run on stream: the work queued there that may still use the scratch block is fenced by an event, so that
+    //! a later request from any stream waits for it without naming stream again (which may be destroyed by then).
+    //! Nothing for a stream being captured into a graph (its work runs when the graph does).
+    void finishRun(cudaStream_t stream) noexcept;
     //! What library-backed kernels prepared per geometry (libraries.h), freed with the context.
     PreparedCache& prepared();
     //! The prepared cuBLASLt state of the matrix multiplies run so far (matmul_cache.h), made on first use.

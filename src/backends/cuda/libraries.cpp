@@ -90,6 +90,7 @@ struct Libraries::State
     int64_t blockBytes{};
     cudaStream_t blockStream{}; //!< The stream of the last workspace request: the block's uses are ordered on it.
     cudaEvent_t handOver{};     //!< Orders a new stream after the old one when the workspace changes streams.
+    bool handedOver{}; //!< finishRun recorded handOver after the block's last use: blockStream is not named again.
 };
 
 Libraries::Libraries()
@@ -171,8 +172,16 @@ Expected<void*> Libraries::workspace(int64_t bytes, cudaStream_t stream)
             "workspace: a request for " + std::to_string(bytes) + " bytes (negative)"};
     }
     // Work already queued on the block's stream may still use it: a request from another stream waits for that work
-    // (without blocking the host) before the block is used or freed there.
-    if (s.block != nullptr && stream != s.blockStream)
+    // (without blocking the host) before the block is used or freed there. After finishRun that work is fenced by
+    // handOver already, and its stream is no longer named.
+    if (s.block != nullptr && s.handedOver)
+    {
+        if (cudaError_t const status = cudaStreamWaitEvent(stream, s.handOver, 0); status != cudaSuccess)
+        {
+            return cudaFailure(status, "workspace: cudaStreamWaitEvent");
+        }
+    }
+    else if (s.block != nullptr && stream != s.blockStream)
     {
         if (s.handOver == nullptr)
         {
@@ -192,6 +201,7 @@ Expected<void*> Libraries::workspace(int64_t bytes, cudaStream_t stream)
         }
     }
     s.blockStream = stream;
+    s.handedOver = false;
     if (bytes <= s.blockBytes)
     {
         return s.block;
@@ -220,6 +230,32 @@ Expected<void*> Libraries::workspace(int64_t bytes, cudaStream_t stream)
     s.block = block;
     s.blockBytes = rounded;
     return block;
+}
+
+void Libraries::finishRun(cudaStream_t stream) noexcept
+{
+    State& s = *mState;
+    if (s.block == nullptr || s.handedOver || s.blockStream != stream)
+    {
+        return;
+    }
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone)
+    {
+        static_cast<void>(cudaGetLastError());
+        return;
+    }
+    if (s.handOver == nullptr && cudaEventCreateWithFlags(&s.handOver, cudaEventDisableTiming) != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return;
+    }
+    if (cudaEventRecord(s.handOver, stream) != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return;
+    }
+    s.handedOver = true;
 }
 
 MatmulCache& Libraries::matmulCache()

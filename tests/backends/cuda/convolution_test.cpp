@@ -267,13 +267,14 @@ protected:
         DeviceBuffer const dout(expected.tensor());
         mCounts = countConvolutionTactics(
             params, din, c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation, *mLibraries, layout, shortcut);
-        int32_t const tactics = mCounts.legacy + mCounts.graph;
+        int32_t const tactics = mCounts.legacy + mCounts.graph + mCounts.narrowed;
         EXPECT_EQ(tactics,
             nbConvolutionTactics(params, din, c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation,
                 *mLibraries, layout, shortcut));
         EXPECT_GE(tactics, 1);
-        EXPECT_LE(tactics, 24); // 16 of the legacy API, 8 of the graph API
-        // Each variant has its own name (what the plan records): the legacy ones first, then the graph ones.
+        EXPECT_LE(tactics, 48); // 16 of the legacy API, 8 of the graph API, as many again on narrowed channels
+        // Each variant has its own name (what the plan records): the legacy ones first, then the graph ones, then the
+        // narrowed ones.
         TacticNames const names = convolutionTacticNames(
             params, din, c.bias ? &dbias.tensor() : nullptr, dout.tensor(), activation, *mLibraries, layout, shortcut);
         ASSERT_EQ(static_cast<int32_t>(names.size()), tactics);
@@ -282,7 +283,9 @@ protected:
             << ::testing::PrintToString(std::vector<std::string>(names.begin(), names.end()));
         for (int32_t t = 0; t < tactics; ++t)
         {
-            std::string const prefix = t < mCounts.legacy ? "cudnn forward algo " : "cudnn graph engine ";
+            std::string const prefix = t < mCounts.legacy ? "cudnn forward algo "
+                : t < mCounts.legacy + mCounts.graph      ? "cudnn graph engine "
+                                                          : "input channels narrowed from 8 to 4: cudnn ";
             if (names[0] != "kiln default convolution") // An empty problem's one variant.
             {
                 EXPECT_EQ(names[static_cast<std::size_t>(t)].rfind(prefix, 0), 0U)
