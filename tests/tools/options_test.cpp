@@ -196,6 +196,22 @@ TEST(ToolOptions, PluginsIsTheDeprecatedSpellingOfStaticPlugins)
     EXPECT_EQ(p.parsed.options->staticPlugins, (std::vector<std::string>{"a.so", "b.so", "c.so"}));
 }
 
+TEST(ToolOptions, RefitStreamsAndIoFormatsAreAccepted)
+{
+    Parsed const p = parse({"--onnx=m.onnx", "--refit", "--streams", "4", "--inputIOFormats=fp16:chw",
+        "--outputIOFormats=int32:chw,fp32:chw"});
+    ASSERT_TRUE(p.parsed.options.has_value()) << p.err;
+    EXPECT_TRUE(p.parsed.options->refit);
+    EXPECT_EQ(p.parsed.options->streams, 4);
+    EXPECT_EQ(p.parsed.options->inputFormats.size(), 1U);
+    EXPECT_EQ(p.parsed.options->outputFormats.size(), 2U);
+    Parsed const plain = parse({"--onnx=m.onnx"});
+    ASSERT_TRUE(plain.parsed.options.has_value()) << plain.err;
+    EXPECT_FALSE(plain.parsed.options->refit);
+    EXPECT_EQ(plain.parsed.options->streams, 1);
+    EXPECT_TRUE(plain.parsed.options->inputFormats.empty());
+}
+
 TEST(ToolOptions, HelpExitsZeroAndListsTheFlags)
 {
     Parsed const p = parse({"--help"});
@@ -265,8 +281,7 @@ TEST_P(RefusedFlag, ExitsTwoNamingTheFlagAndWhy)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Trtexec, RefusedFlag,
-    testing::Values("--setPluginsToSerialize", "--inputIOFormats", "--outputIOFormats", "--streams", "--refit"),
+INSTANTIATE_TEST_SUITE_P(Trtexec, RefusedFlag, testing::Values("--setPluginsToSerialize"),
     [](testing::TestParamInfo<std::string> const& flag) { return flag.param.substr(2); });
 
 TEST(ToolOptions, PluginsInPlansAreRefusedCitingTheIssue)

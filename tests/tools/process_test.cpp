@@ -47,9 +47,11 @@ TEST(ToolProcess, UnknownFlagExitsTwo)
 TEST(ToolProcess, RefusedFlagExitsTwoNamingIt)
 {
     ScratchDir dir;
-    ProcessRun const run = runBinary({"--onnx=m.onnx", "--streams=2"}, dir / "stderr.txt");
+    ProcessRun const run = runBinary({"--onnx=m.onnx", "--setPluginsToSerialize=libx.so"}, dir / "stderr.txt");
     EXPECT_EQ(run.status, 2);
-    EXPECT_NE(run.err.find("--streams is not supported by kiln's command-line tool yet"), std::string::npos) << run.err;
+    EXPECT_NE(
+        run.err.find("--setPluginsToSerialize is not supported by kiln's command-line tool yet"), std::string::npos)
+        << run.err;
 }
 
 TEST(ToolProcess, FailureExitsOne)

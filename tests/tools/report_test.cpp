@@ -76,6 +76,33 @@ TEST(ToolReport, SummaryNumbers)
     EXPECT_DOUBLE_EQ(s.enqueue.median, 0.5);
 }
 
+TEST(ToolReport, OverlappingStreamsCountEveryQueryOverTheWalltime)
+{
+    // Two streams' queries, by start time: the last to start (at 21 ms) ends at 30 ms, before the one that started at
+    // 12 ms ends (40 ms). The walltime runs from the first start to the last end, not to the last query's end.
+    Trace trace;
+    trace.streams = 2;
+    for (auto const& [start, end] :
+        {std::pair{0.0, 10.0}, std::pair{1.0, 11.0}, std::pair{12.0, 40.0}, std::pair{21.0, 30.0}})
+    {
+        QueryTime q;
+        q.startMs = start;
+        q.endMs = end;
+        q.computeMs = end - start;
+        trace.queries.push_back(q);
+    }
+    kiln_tool::PerformanceSummary s = kiln_tool::summarize(trace);
+    EXPECT_DOUBLE_EQ(s.hostWalltimeSeconds, 0.040);
+    EXPECT_DOUBLE_EQ(s.throughputQps, 4 / 0.040);
+    s.refitMs = 1.5;
+    std::ostringstream out;
+    kiln_tool::printSummary(s, trace, out);
+    EXPECT_NE(
+        out.str().find("[I] 2 streams ran at once: Throughput counts the queries of all of them"), std::string::npos)
+        << out.str();
+    EXPECT_NE(out.str().find("[I] Refit Time: 1.5 ms"), std::string::npos) << out.str();
+}
+
 TEST(ToolReport, SummaryTextHasTrtexecsLabels)
 {
     Trace const trace = madeUpTrace();

@@ -7,7 +7,9 @@
 #include "logger.h"
 #include "options.h"
 #include "profile.h"
+#include "refit.h"
 #include "tensors.h"
+#include "values.h"
 
 #include "NvInfer.h"
 
@@ -56,13 +58,47 @@ std::string chooseBackend(Options const& o)
 template <typename T>
 using Owned = std::unique_ptr<T>;
 
-//! Deserializes plan; times it when inference is asked for.
-std::optional<PerformanceSummary> loadAndRun(std::vector<char> const& plan, Options const& o, std::ostream& out)
+//! --refit on engine: its refittable weights listed (each one with --verbose), then one refit with network's own
+//! weights, timed; the milliseconds, or nullopt when there is no network (a loaded engine) to take them from.
+std::optional<double> refitOnce(
+    nvinfer1::ICudaEngine& engine, nvinfer1::INetworkDefinition* network, Options const& o, std::ostream& out)
+{
+    RefittableWeights const weights = refittableWeights(engine);
+    out << "[I] Refittable weights: " << weights.names.size() << " by name, " << weights.layers.size()
+        << " by layer and role\n";
+    if (o.verbose)
+    {
+        for (RefittableWeights::ByName const& named : weights.names)
+        {
+            logger().verbose("Refittable weights '" + named.name + "': " + std::to_string(named.count) + " values of "
+                + std::string(typeName(named.type)));
+        }
+        for (RefittableWeights::ByLayer const& entry : weights.layers)
+        {
+            logger().verbose("Refittable layer '" + entry.layer + "': " + roleName(entry.role));
+        }
+    }
+    if (network == nullptr)
+    {
+        logger().warning("--refit: a loaded engine comes without the network whose weights the refit gives it, so the "
+                         "refit is skipped (the engine is refittable)");
+        return std::nullopt;
+    }
+    double const ms = refitWithNetworkWeights(engine, *network);
+    out << "[I] Engine refitted in " << ms << " ms.\n";
+    return ms;
+}
+
+//! Deserializes plan (refitting it once with --refit, from network's weights when it was built here); times it when
+//! inference is asked for, on --streams contexts at once.
+std::optional<PerformanceSummary> loadAndRun(
+    std::vector<char> const& plan, nvinfer1::INetworkDefinition* network, Options const& o, std::ostream& out)
 {
     Clock::time_point const start = Clock::now();
     LoadedEngine const loaded = deserializePlan(plan);
     nvinfer1::ICudaEngine& engine = *loaded.engine;
     out << "[I] Engine deserialized in " << std::chrono::duration<double>(Clock::now() - start).count() << " sec.\n";
+    std::optional<double> const refitMs = o.refit ? refitOnce(engine, network, o, out) : std::nullopt;
     if (o.skipInference)
     {
         if (o.dumpLayerInfo || !o.exportLayerInfo.empty())
@@ -72,27 +108,38 @@ std::optional<PerformanceSummary> loadAndRun(std::vector<char> const& plan, Opti
         out << "[I] Skipped inference (--skipInference)\n";
         return std::nullopt;
     }
-    Owned<nvinfer1::IExecutionContext> const context{engine.createExecutionContext()};
-    if (context == nullptr)
-    {
-        throw Failure("createExecutionContext failed (kiln's error above says why)");
-    }
     ShapeMap const shapes = inferenceShapes(engine, o);
-    IoBindings const io(engine, *context, shapes, o.loadInputs);
+    // One context per stream, each with I/O buffers of its own (the same input values).
+    std::vector<Owned<nvinfer1::IExecutionContext>> contexts;
+    std::vector<std::unique_ptr<IoBindings>> bindings;
+    std::vector<InferenceStream> streams;
+    for (int32_t i = 0; i < o.streams; ++i)
+    {
+        contexts.emplace_back(engine.createExecutionContext());
+        if (contexts.back() == nullptr)
+        {
+            throw Failure("createExecutionContext failed (kiln's error above says why)"
+                + (i > 0 ? " for stream " + std::to_string(i) + " of --streams=" + std::to_string(o.streams) : ""));
+        }
+        bindings.push_back(std::make_unique<IoBindings>(engine, *contexts.back(), shapes, o.loadInputs));
+        streams.push_back({contexts.back().get(), bindings.back().get()});
+    }
+    nvinfer1::IExecutionContext* const context = contexts.front().get();
+    IoBindings const& io = *bindings.front();
     if (o.dumpLayerInfo || !o.exportLayerInfo.empty())
     {
-        reportLayerInfo(engine, context.get(), o.dumpLayerInfo, o.exportLayerInfo, out);
+        reportLayerInfo(engine, context, o.dumpLayerInfo, o.exportLayerInfo, out);
     }
     for (IoTensor const& tensor : io.tensors())
     {
         out << "[I] " << (tensor.input ? "Input " : "Output ") << tensor.name << ": "
-            << (tensor.dims.nbDims == 0 ? std::string("scalar") : dimsText(tensor.dims)) << " in "
-            << (tensor.onDevice ? "device" : "host") << " memory\n";
+            << (tensor.dims.nbDims == 0 ? std::string("scalar") : dimsText(tensor.dims)) << " ("
+            << typeName(tensor.type) << ") in " << (tensor.onDevice ? "device" : "host") << " memory\n";
     }
     Trace trace;
     try
     {
-        trace = runInference(*context, io, o, out);
+        trace = runInference(streams, o, out);
     }
     catch (Failure const& failure)
     {
@@ -107,7 +154,8 @@ std::optional<PerformanceSummary> loadAndRun(std::vector<char> const& plan, Opti
                         "integers in [-128, 127]), which may be no valid input of this model"
                       : ""));
     }
-    PerformanceSummary const summary = summarize(trace);
+    PerformanceSummary summary = summarize(trace);
+    summary.refitMs = refitMs;
     printTraceDetails(trace, o.avgRuns, out);
     printSummary(summary, trace, out);
     if (!o.exportTimes.empty())
@@ -171,26 +219,33 @@ RunResult buildAndRun(std::vector<std::string> const& args, std::ostream& out, s
         std::string const backend = chooseBackend(options);
         printOptions(options, backend, out);
         loadPlugins(options);
-        std::vector<char> plan;
+        BuiltPlan built;
         if (options.loadEngine.empty())
         {
-            plan = buildPlan(options, out);
+            built = buildNetworkAndPlan(options, out);
             result.built = true;
+            if (!options.refit)
+            {
+                // Only the refit reads the network again: its weights need not stay in memory during inference.
+                built.parser.reset();
+                built.network.reset();
+                built.builder.reset();
+            }
         }
         else
         {
-            plan = readPlan(options.loadEngine);
-            out << "[I] Loaded engine of " << plan.size() << " bytes from " << options.loadEngine << "\n";
+            built.plan = readPlan(options.loadEngine);
+            out << "[I] Loaded engine of " << built.plan.size() << " bytes from " << options.loadEngine << "\n";
         }
-        // A built engine is deserialized only for inference, or for the inspector's layer report.
+        // A built engine is deserialized only for inference, the inspector's layer report or the refit.
         bool const layerInfo = options.dumpLayerInfo || !options.exportLayerInfo.empty();
-        if (options.skipInference && result.built && !layerInfo)
+        if (options.skipInference && result.built && !layerInfo && !options.refit)
         {
             out << "[I] Skipped inference (--skipInference)\n";
         }
         else
         {
-            result.summary = loadAndRun(plan, options, out);
+            result.summary = loadAndRun(built.plan, built.network.get(), options, out);
         }
         out << "&&&& PASSED kiln # " << command << "\n";
     }

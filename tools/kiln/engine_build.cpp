@@ -2,6 +2,7 @@
 #include "engine_build.h"
 
 #include "files.h"
+#include "io_formats.h"
 #include "logger.h"
 #include "progress.h"
 
@@ -217,6 +218,10 @@ void configure(IBuilderConfig& config, Options const& o)
     {
         config.clearFlag(BuilderFlag::kTF32);
     }
+    if (o.refit)
+    {
+        config.setFlag(BuilderFlag::kREFIT);
+    }
     for (MemoryPool const& pool : o.memoryPools)
     {
         config.setMemoryPoolLimit(pool.pool, pool.bytes);
@@ -270,27 +275,30 @@ void loadPlugins(Options const& options)
     }
 }
 
-std::vector<char> buildPlan(Options const& options, std::ostream& out)
+BuiltPlan buildNetworkAndPlan(Options const& options, std::ostream& out)
 {
     Clock::time_point const start = Clock::now();
-    std::unique_ptr<IBuilder> builder{createInferBuilder(logger())};
-    if (builder == nullptr)
+    BuiltPlan built;
+    built.builder.reset(createInferBuilder(logger()));
+    if (built.builder == nullptr)
     {
         throw Failure("createInferBuilder failed (kiln's error above says why)");
     }
+    IBuilder* builder = built.builder.get();
     uint32_t const flags
         = options.stronglyTyped ? 1U << static_cast<uint32_t>(NetworkDefinitionCreationFlag::kSTRONGLY_TYPED) : 0U;
-    std::unique_ptr<INetworkDefinition> network{builder->createNetworkV2(flags)};
-    std::unique_ptr<nvonnxparser::IParser> parser{
-        network != nullptr ? nvonnxparser::createParser(*network, logger()) : nullptr};
+    built.network.reset(builder->createNetworkV2(flags));
+    INetworkDefinition* network = built.network.get();
+    built.parser.reset(network != nullptr ? nvonnxparser::createParser(*network, logger()) : nullptr);
     std::unique_ptr<IBuilderConfig> config{builder->createBuilderConfig()};
-    if (parser == nullptr || config == nullptr)
+    if (built.parser == nullptr || config == nullptr)
     {
         throw Failure("creating the network, the ONNX parser or the builder configuration failed");
     }
-    parseModel(*parser, options.onnx, options.verbose);
+    parseModel(*built.parser, options.onnx, options.verbose);
     out << "[I] Parsed " << options.onnx << ": " << network->getNbLayers() << " layers, " << network->getNbInputs()
         << " inputs, " << network->getNbOutputs() << " outputs\n";
+    applyIoFormats(*network, options.inputFormats, options.outputFormats);
     configure(*config, options);
     addProfile(*builder, *network, *config, options);
     // The builder's progress on stderr when it is a terminal (as trtexec), nothing in logs and pipes.
@@ -337,7 +345,13 @@ std::vector<char> buildPlan(Options const& options, std::ostream& out)
         out << "[I] Engine saved to " << options.saveEngine << "\n";
     }
     auto const* data = static_cast<char const*>(plan->data());
-    return std::vector<char>(data, data + plan->size());
+    built.plan.assign(data, data + plan->size());
+    return built;
+}
+
+std::vector<char> buildPlan(Options const& options, std::ostream& out)
+{
+    return buildNetworkAndPlan(options, out).plan;
 }
 
 std::vector<char> readPlan(std::string const& path)

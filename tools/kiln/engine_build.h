@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kiln tool's build phase, as trtexec builds: plugin libraries loaded, the ONNX model parsed into a network
-// (strongly typed with --stronglyTyped), the builder configured from the options (precisions, memory pools,
-// optimization level, timing cache), one optimization profile made from --minShapes/--optShapes/--maxShapes or
+// (strongly typed with --stronglyTyped), its I/O types and formats set (--inputIOFormats, --outputIOFormats), the
+// builder configured from the options (precisions, refit, memory pools, optimization level, timing cache), one
+// optimization profile made from --minShapes/--optShapes/--maxShapes or
 // --shapes, and the network built into a plan. Every failure is a Failure naming the step and the file, node or input.
 //
 //     loadPlugins(options);
@@ -11,6 +12,7 @@
 #include "options.h"
 
 #include "NvInfer.h"
+#include "NvOnnxParser.h"
 
 #include <memory>
 #include <ostream>
@@ -22,7 +24,21 @@ namespace kiln_tool
 //! Loads options.staticPlugins and options.dynamicPlugins (once per process each) and kiln's standard plugins.
 void loadPlugins(Options const& options);
 
-//! Parses options.onnx and builds its plan, saving it to options.saveEngine when given.
+//! A built plan and the network it was built from, with what owns the network's weights (members are destroyed in
+//! reverse order: the parser, then the network, then the builder).
+struct BuiltPlan
+{
+    std::vector<char> plan;
+    std::unique_ptr<nvinfer1::IBuilder> builder;
+    std::unique_ptr<nvinfer1::INetworkDefinition> network;
+    std::unique_ptr<nvonnxparser::IParser> parser;
+};
+
+//! Parses options.onnx (--inputIOFormats and --outputIOFormats applied to its network) and builds its plan
+//! (refittable with --refit), saving it to options.saveEngine when given; the network is kept for a refit.
+BuiltPlan buildNetworkAndPlan(Options const& options, std::ostream& out);
+
+//! buildNetworkAndPlan's plan alone.
 std::vector<char> buildPlan(Options const& options, std::ostream& out);
 
 //! The plan in path (--loadEngine).

@@ -77,6 +77,18 @@ std::string unusableReason()
     return count > 0 ? std::string() : std::string("no CUDA device can be used: cudaGetDeviceCount found none");
 }
 
+int32_t currentDevice()
+{
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    return device;
+}
+
+void setCurrentDevice(int32_t device)
+{
+    check(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")");
+}
+
 std::string selectDevice(int32_t device)
 {
     check(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")");
@@ -194,6 +206,16 @@ std::string unusableReason()
 }
 
 std::string selectDevice(int32_t)
+{
+    noCuda();
+}
+
+int32_t currentDevice()
+{
+    noCuda();
+}
+
+void setCurrentDevice(int32_t)
 {
     noCuda();
 }

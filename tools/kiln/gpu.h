@@ -28,6 +28,12 @@ std::string unusableReason();
 //! Makes device current and returns its name.
 std::string selectDevice(int32_t device);
 
+//! The calling thread's current device (a new thread starts on device 0: --streams makes its threads use this one).
+int32_t currentDevice();
+
+//! Makes device current for the calling thread.
+void setCurrentDevice(int32_t device);
+
 //! Device memory of a fixed size (at least one byte).
 class DeviceMemory
 {

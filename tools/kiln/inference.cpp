@@ -4,9 +4,14 @@
 #include "gpu.h"
 #include "logger.h"
 
+#include <algorithm>
+#include <atomic>
+#include <barrier>
 #include <chrono>
+#include <exception>
 #include <memory>
 #include <optional>
+#include <thread>
 
 namespace kiln_tool
 {
@@ -141,55 +146,183 @@ private:
     std::optional<gpu::Graph> mGraph;
 };
 
+//! One stream's part of the run: its warm-up queries and its timed queries.
+struct StreamRun
+{
+    int64_t warmUpQueries{};
+    std::vector<QueryTime> queries;
+    std::exception_ptr failure;
+};
+
+//! What the streams share: when the timed run started, whether a stream failed (the others then stop), and the
+//! barrier that ends every stream's warm-up before any times a query.
+class RunPhases
+{
+public:
+    explicit RunPhases(std::ptrdiff_t streams)
+        : mWarmUpStart(Clock::now())
+        , mBarrier(streams, Completion{this})
+    {
+    }
+
+    //! Warm-up done: waits for the other streams; the timed run's start is then set.
+    void warmedUp() { mBarrier.arrive_and_wait(); }
+    //! A stream that failed before warmedUp() leaves the barrier so that the others do not wait for it.
+    void leave() { mBarrier.arrive_and_drop(); }
+
+    void fail() noexcept { mFailed.store(true); }
+    bool failed() const noexcept { return mFailed.load(); }
+
+    Clock::time_point warmUpStart() const noexcept { return mWarmUpStart; }
+    Clock::time_point start() const noexcept { return mStart; }
+
+private:
+    struct Completion
+    {
+        RunPhases* phases;
+        void operator()() const noexcept { phases->mStart = Clock::now(); }
+    };
+
+    Clock::time_point mWarmUpStart;
+    Clock::time_point mStart;
+    std::atomic<bool> mFailed{false};
+    std::barrier<Completion> mBarrier;
+};
+
+//! Warms runner up, then runs its timed queries until both --iterations and --duration are reached (or another
+//! stream failed); the failure, if any, is kept in run.
+void runStream(QueryRunner& runner, Options const& options, RunPhases& phases, StreamRun& run)
+{
+    bool arrived = false;
+    try
+    {
+        while (!phases.failed() && msBetween(phases.warmUpStart(), Clock::now()) < options.warmUpMs)
+        {
+            runner.run();
+            ++run.warmUpQueries;
+        }
+        arrived = true;
+        phases.warmedUp();
+        Clock::time_point const start = phases.start();
+        double const durationMs = options.durationSeconds * 1000.0;
+        while (!phases.failed()
+            && (static_cast<int64_t>(run.queries.size()) < options.iterations
+                || msBetween(start, Clock::now()) < durationMs))
+        {
+            double const startMs = msBetween(start, Clock::now());
+            QueryTime time = runner.run();
+            time.startMs = startMs;
+            time.endMs = msBetween(start, Clock::now());
+            run.queries.push_back(time);
+        }
+        runner.finish();
+    }
+    catch (...)
+    {
+        run.failure = std::current_exception();
+        phases.fail();
+        if (!arrived)
+        {
+            phases.leave();
+        }
+    }
+}
+
 } // namespace
+
+Trace runInference(std::vector<InferenceStream> const& streams, Options const& options, std::ostream& out)
+{
+    Trace trace;
+    IoBindings const& first = *streams.front().io;
+    trace.onDevice = first.onDevice();
+    trace.transfers = first.onDevice() && !options.noDataTransfers;
+    trace.streams = static_cast<int32_t>(streams.size());
+    trace.cudaGraph = trace.onDevice && options.useCudaGraph;
+    if (options.useCudaGraph && !trace.onDevice)
+    {
+        logger().warning("--useCudaGraph: a host engine has no CUDA graphs; running enqueueV3 plainly");
+    }
+    std::vector<std::unique_ptr<QueryRunner>> runners;
+    for (InferenceStream const& stream : streams)
+    {
+        if (trace.onDevice)
+        {
+            auto device
+                = std::make_unique<DeviceQueries>(*stream.context, *stream.io, trace.transfers, options.useCudaGraph);
+            trace.cudaGraph = trace.cudaGraph && device->usesGraph();
+            runners.push_back(std::move(device));
+        }
+        else
+        {
+            runners.push_back(std::make_unique<HostQueries>(*stream.context));
+        }
+    }
+
+    out << "[I] Starting inference" << (streams.size() > 1 ? " on " + std::to_string(streams.size()) + " streams" : "")
+        << "\n";
+    RunPhases phases(static_cast<std::ptrdiff_t>(runners.size()));
+    std::vector<StreamRun> runs(runners.size());
+    if (runners.size() == 1)
+    {
+        runStream(*runners.front(), options, phases, runs.front());
+    }
+    else
+    {
+        // Each stream on a thread of its own, on the device this thread uses (a new thread starts on device 0).
+        int32_t const device = trace.onDevice ? gpu::currentDevice() : 0;
+        std::vector<std::thread> threads;
+        for (std::size_t i = 0; i < runners.size(); ++i)
+        {
+            threads.emplace_back([&, i] {
+                if (trace.onDevice)
+                {
+                    try
+                    {
+                        gpu::setCurrentDevice(device);
+                    }
+                    catch (...)
+                    {
+                        runs[i].failure = std::current_exception();
+                        phases.fail();
+                        phases.leave();
+                        return;
+                    }
+                }
+                runStream(*runners[i], options, phases, runs[i]);
+            });
+        }
+        for (std::thread& thread : threads)
+        {
+            thread.join();
+        }
+    }
+    for (StreamRun& run : runs)
+    {
+        if (run.failure)
+        {
+            std::rethrow_exception(run.failure);
+        }
+        trace.warmUpQueries += run.warmUpQueries;
+        trace.queries.insert(trace.queries.end(), run.queries.begin(), run.queries.end());
+    }
+    trace.warmUpMs = msBetween(phases.warmUpStart(), phases.start());
+    std::stable_sort(trace.queries.begin(), trace.queries.end(),
+        [](QueryTime const& a, QueryTime const& b) { return a.startMs < b.startMs; });
+    out << "[I] Warmup completed " << trace.warmUpQueries << " queries over " << trace.warmUpMs << " ms\n";
+    double lastEndMs = 0.0;
+    for (QueryTime const& query : trace.queries)
+    {
+        lastEndMs = std::max(lastEndMs, query.endMs);
+    }
+    out << "[I] Timing trace has " << trace.queries.size() << " queries over "
+        << (lastEndMs - trace.queries.front().startMs) / 1000.0 << " s\n";
+    return trace;
+}
 
 Trace runInference(
     nvinfer1::IExecutionContext& context, IoBindings const& io, Options const& options, std::ostream& out)
 {
-    Trace trace;
-    trace.onDevice = io.onDevice();
-    trace.transfers = io.onDevice() && !options.noDataTransfers;
-    std::unique_ptr<QueryRunner> runner;
-    if (io.onDevice())
-    {
-        auto device = std::make_unique<DeviceQueries>(context, io, trace.transfers, options.useCudaGraph);
-        trace.cudaGraph = device->usesGraph();
-        runner = std::move(device);
-    }
-    else
-    {
-        if (options.useCudaGraph)
-        {
-            logger().warning("--useCudaGraph: a host engine has no CUDA graphs; running enqueueV3 plainly");
-        }
-        runner = std::make_unique<HostQueries>(context);
-    }
-
-    out << "[I] Starting inference\n";
-    Clock::time_point const warmUpStart = Clock::now();
-    while (msBetween(warmUpStart, Clock::now()) < options.warmUpMs)
-    {
-        runner->run();
-        ++trace.warmUpQueries;
-    }
-    trace.warmUpMs = msBetween(warmUpStart, Clock::now());
-    out << "[I] Warmup completed " << trace.warmUpQueries << " queries over " << trace.warmUpMs << " ms\n";
-
-    Clock::time_point const start = Clock::now();
-    double const durationMs = options.durationSeconds * 1000.0;
-    while (
-        static_cast<int64_t>(trace.queries.size()) < options.iterations || msBetween(start, Clock::now()) < durationMs)
-    {
-        double const startMs = msBetween(start, Clock::now());
-        QueryTime time = runner->run();
-        time.startMs = startMs;
-        time.endMs = msBetween(start, Clock::now());
-        trace.queries.push_back(time);
-    }
-    runner->finish();
-    out << "[I] Timing trace has " << trace.queries.size() << " queries over "
-        << (trace.queries.back().endMs - trace.queries.front().startMs) / 1000.0 << " s\n";
-    return trace;
+    return runInference({InferenceStream{&context, &io}}, options, out);
 }
 
 } // namespace kiln_tool

@@ -7,6 +7,7 @@
 #include "logger.h"
 #include "options.h"
 #include "plugin_library.h"
+#include "refit.h"
 #include "specs.h"
 #include "values.h"
 
@@ -126,6 +127,17 @@ json inspectPlan(std::string const& path)
     }
     result["profiles"] = profiles;
     result["deviceMemoryBytes"] = engine->getDeviceMemorySizeV2();
+    result["refittable"] = engine->isRefittable();
+    json refittable = json::array();
+    if (engine->isRefittable())
+    {
+        for (RefittableWeights::ByName const& weights : refittableWeights(*engine).names)
+        {
+            refittable.push_back(
+                {{"name", weights.name}, {"type", std::string(typeName(weights.type))}, {"count", weights.count}});
+        }
+    }
+    result["refittableWeights"] = refittable;
 
     std::unique_ptr<IEngineInspector> const inspector{engine->createEngineInspector()};
     char const* information
@@ -180,6 +192,19 @@ void printPlan(json const& r, std::ostream& out)
         }
     }
     out << "Device memory: " << text(r["deviceMemoryBytes"]) << " bytes (the largest profile's)\n";
+    if (r["refittable"].get<bool>())
+    {
+        out << "Refittable: yes (BuilderFlag::kREFIT), " << r["refittableWeights"].size() << " weights\n";
+        for (json const& weights : r["refittableWeights"])
+        {
+            out << "  " << text(weights["name"]) << ": " << text(weights["count"]) << " values of "
+                << text(weights["type"]) << "\n";
+        }
+    }
+    else
+    {
+        out << "Refittable: no (built without BuilderFlag::kREFIT)\n";
+    }
     out << "Plugins: " << (r["plugins"].empty() ? "none" : std::to_string(r["plugins"].size()) + " creator(s)") << "\n";
     for (json const& p : r["plugins"])
     {

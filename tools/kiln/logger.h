@@ -41,6 +41,7 @@ public:
     //! Where the messages go; nullptr: std::cerr.
     void setStream(std::ostream* stream) noexcept;
 
+    void verbose(std::string_view message) noexcept { print(Severity::kVERBOSE, message); }
     void warning(std::string_view message) noexcept { print(Severity::kWARNING, message); }
     void error(std::string_view message) noexcept { print(Severity::kERROR, message); }
 

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <string_view>
+#include <tuple>
 
 namespace kiln_tool
 {
@@ -29,12 +30,8 @@ constexpr char const* kNoPluginsInPlans
     = "kiln does not yet store plugin libraries in plans (issue 20); load them with --staticPlugins or "
       "--dynamicPlugins when the engine is built and when it is loaded";
 
-constexpr std::array<RefusedFlag, 5> kRefusedFlags{{
+constexpr std::array<RefusedFlag, 1> kRefusedFlags{{
     {"--setPluginsToSerialize", kNoPluginsInPlans},
-    {"--inputIOFormats", "the tool binds I/O tensors in the network's own types and linear formats only"},
-    {"--outputIOFormats", "the tool binds I/O tensors in the network's own types and linear formats only"},
-    {"--streams", "the tool runs inference on one stream, one query at a time"},
-    {"--refit", "the tool does not yet build refittable engines and test IRefitter on them"},
 }};
 
 //! Flags whose values are converted after CLI11's parse: spec strings (each flag may be given more than once) and
@@ -48,6 +45,8 @@ struct RawFlags
     std::vector<std::string> maxShapes;
     std::vector<std::string> memPoolSize;
     std::vector<std::string> loadInputs;
+    std::vector<std::string> inputIOFormats;
+    std::vector<std::string> outputIOFormats;
     std::vector<std::string> plugins; //!< trtexec's deprecated spelling of --staticPlugins.
 };
 
@@ -109,6 +108,24 @@ void addFlags(CLI::App& app, Options& o, RawFlags& raw, bool& best)
     app.add_flag("--noBuilderCache", o.noBuilderCache,
            "Build without a timing cache (BuilderFlag::kDISABLE_TIMING_CACHE); --timingCacheFile is then not used")
         ->group(kBuildGroup);
+    for (auto const& [flag, target, side] : {std::tuple{"--inputIOFormats", &raw.inputIOFormats, "input"},
+             std::tuple{"--outputIOFormats", &raw.outputIOFormats, "output"}})
+    {
+        many(app.add_option(flag, *target,
+                 std::string("Type and formats of the network's ") + side
+                     + "s (ITensor::setType, setAllowedFormats): type:format[+format...], comma-separated, one per "
+                     + side
+                     + " in order or one for all; types fp32, fp16, bf16, int32, int64, int8, fp8, bool, uint8; "
+                       "formats chw, chw2, chw4, hwc8, chw16, chw32, dhwc8, cdhw32, hwc, dla_linear, dla_hwc4, hwc16, "
+                       "dhwc, of which kiln's builder gives I/O tensors chw only (the others are refused); e.g. "
+                       "fp16:chw"))
+            ->group(kBuildGroup);
+    }
+    app.add_flag("--refit", o.refit,
+           "Build a refittable engine (BuilderFlag::kREFIT), then refit it once with the model's own weights through "
+           "IRefitter and report the time (--verbose lists the refittable weights); with --loadEngine, check that the "
+           "engine is refittable and list its weights")
+        ->group(kBuildGroup);
 
     app.add_flag("--skipInference", o.skipInference, "Build (or load) the engine, then stop without inference")
         ->group(kInferenceGroup);
@@ -125,6 +142,13 @@ void addFlags(CLI::App& app, Options& o, RawFlags& raw, bool& best)
         ->capture_default_str()
         ->group(kInferenceGroup);
     app.add_option("--avgRuns", o.avgRuns, "Also report averages over groups of this many consecutive inferences")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str()
+        ->group(kInferenceGroup);
+    app.add_option("--streams", o.streams,
+           "Run this many execution contexts of the engine concurrently, each on its own CUDA stream and host thread "
+           "(a host engine's contexts on threads); each runs --iterations and --duration, and the summary counts the "
+           "queries of all of them")
         ->check(CLI::PositiveNumber)
         ->capture_default_str()
         ->group(kInferenceGroup);
@@ -244,8 +268,10 @@ std::string crossCheck(CLI::App const& app, Options const& o)
     }
     if (!o.loadEngine.empty())
     {
-        for (CLI::Option const* option :
-            app.get_options([](CLI::Option const* opt) { return opt->get_group() == kBuildGroup; }))
+        for (CLI::Option const* option : app.get_options([](CLI::Option const* opt) {
+                 // --refit still checks a loaded engine and lists its weights (build_and_run.cpp).
+                 return opt->get_group() == kBuildGroup && opt->get_name() != "--refit";
+             }))
         {
             if (option->count() > 0)
             {
@@ -322,6 +348,8 @@ ParsedOptions parseOptions(std::vector<std::string> const& args, std::ostream& o
         options.maxShapes = parseShapes(raw.maxShapes, "--maxShapes");
         options.memoryPools = parseEach(raw.memPoolSize, "--memPoolSize", parseMemoryPools);
         options.loadInputs = parseEach(raw.loadInputs, "--loadInputs", parseNamedFiles);
+        options.inputFormats = parseEach(raw.inputIOFormats, "--inputIOFormats", parseIoFormats);
+        options.outputFormats = parseEach(raw.outputIOFormats, "--outputIOFormats", parseIoFormats);
     }
     catch (SpecError const& e)
     {

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kiln tool's options: trtexec's flags (both --flag=value and --flag value) parsed by CLI11 from one table of
 // flags, each with its help text, default and validation (options.cpp), into Options. trtexec flags kiln does not
-// support yet are recognized and refused with the reason; unknown flags are CLI11's errors. `kiln --help` is the
-// reference.
+// support yet (--setPluginsToSerialize) are recognized and refused with the reason; unknown flags are CLI11's errors.
+// `kiln --help` is the reference.
 //
 //     ParsedOptions parsed = parseOptions({"--onnx=model.onnx", "--shapes=x:1x3x224x224", "--fp16"}, out, err);
 //     if (!parsed.options)
 //         return parsed.exitStatus; // 0 after --help, 2 for a usage error (already printed to err)
 #pragma once
 
+#include "io_formats.h"
 #include "specs.h"
 
 #include "NvInfer.h"
@@ -47,6 +48,9 @@ struct Options
     std::optional<int32_t> builderOptimizationLevel;
     std::string timingCacheFile;
     bool noBuilderCache{}; //!< --noBuilderCache: BuilderFlag::kDISABLE_TIMING_CACHE (no --timingCacheFile then)
+    std::vector<IoFormat> inputFormats;  //!< --inputIOFormats: one per network input, or one for all
+    std::vector<IoFormat> outputFormats; //!< --outputIOFormats: one per network output, or one for all
+    bool refit{}; //!< --refit: BuilderFlag::kREFIT, then one refit with the model's own weights (refit.h)
     std::vector<std::string> staticPlugins;
     std::vector<std::string> dynamicPlugins;
 
@@ -55,6 +59,7 @@ struct Options
     double durationSeconds{3.0};
     double warmUpMs{200.0};
     int32_t avgRuns{10};
+    int32_t streams{1}; //!< --streams: execution contexts run concurrently, each on its own stream and thread
     bool useCudaGraph{};
     bool noDataTransfers{};
     std::vector<NamedFile> loadInputs;

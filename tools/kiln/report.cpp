@@ -115,7 +115,13 @@ PerformanceSummary summarize(Trace const& trace)
     {
         return summary;
     }
-    summary.hostWalltimeSeconds = (q.back().endMs - q.front().startMs) / 1000.0;
+    // With --streams the queries overlap: the walltime runs from the first start to the last end.
+    double lastEndMs = q.front().endMs;
+    for (QueryTime const& query : q)
+    {
+        lastEndMs = std::max(lastEndMs, query.endMs);
+    }
+    summary.hostWalltimeSeconds = (lastEndMs - q.front().startMs) / 1000.0;
     summary.throughputQps
         = summary.hostWalltimeSeconds > 0.0 ? static_cast<double>(q.size()) / summary.hostWalltimeSeconds : 0.0;
     summary.latency = statistics(field(q, [](QueryTime const& t) { return t.latencyMs(); }));
@@ -141,6 +147,18 @@ void printOptions(Options const& o, std::string const& backend, std::ostream& ou
         out << "[I] Memory Pools: " << poolsText(o.memoryPools) << "\n";
         out << "[I] Optimization Level: "
             << (o.builderOptimizationLevel ? std::to_string(*o.builderOptimizationLevel) : std::string("default"))
+            << "\n";
+        for (auto const& [label, formats] :
+            {std::pair{"Input(s) format: ", &o.inputFormats}, std::pair{"Output(s) format: ", &o.outputFormats}})
+        {
+            std::vector<std::string> specs;
+            for (IoFormat const& format : *formats)
+            {
+                specs.push_back(format.text);
+            }
+            out << "[I] " << label << (specs.empty() ? std::string("the model's types, chw") : listText(specs)) << "\n";
+        }
+        out << "[I] Refit: " << (o.refit ? "Enabled (kREFIT; refitted once with the model's weights)" : "Disabled")
             << "\n";
         out << "[I] Timing Cache File: " << (o.timingCacheFile.empty() ? "none" : o.timingCacheFile) << "\n";
         out << "[I] Timing Cache: " << (o.noBuilderCache ? "Disabled (--noBuilderCache)" : "Enabled") << "\n";
@@ -174,6 +192,7 @@ void printOptions(Options const& o, std::string const& backend, std::ostream& ou
     out << "[I] Iterations: " << o.iterations << "\n";
     out << "[I] Duration: " << o.durationSeconds << "s (+ " << o.warmUpMs << "ms warm up)\n";
     out << "[I] Average on runs: " << o.avgRuns << "\n";
+    out << "[I] Streams: " << o.streams << "\n";
     out << "[I] Data transfers: " << (o.noDataTransfers ? "Disabled" : "Enabled") << "\n";
     out << "[I] CUDA Graph: " << (o.useCudaGraph ? "Enabled" : "Disabled") << "\n";
     out << "[I] Inputs: " << (loaded.empty() ? std::string("random") : listText(loaded) + " (others random)") << "\n";
@@ -219,6 +238,10 @@ void printSummary(PerformanceSummary const& s, Trace const& trace, std::ostream&
     printStatistics(out, "D2H Latency", s.d2h);
     out << "[I] Total Host Walltime: " << s.hostWalltimeSeconds << " s\n";
     out << "[I] Total GPU Compute Time: " << s.totalComputeSeconds << " s\n";
+    if (s.refitMs)
+    {
+        out << "[I] Refit Time: " << *s.refitMs << " ms (one refit with the model's own weights, before inference)\n";
+    }
     if (!trace.onDevice)
     {
         out << "[I] Host engine: \"GPU Compute Time\" is the host's time of each enqueueV3, which returns when the work "
@@ -227,6 +250,12 @@ void printSummary(PerformanceSummary const& s, Trace const& trace, std::ostream&
     else if (!trace.transfers)
     {
         out << "[I] --noDataTransfers: H2D and D2H are zero; Latency is the compute time.\n";
+    }
+    if (trace.streams > 1)
+    {
+        out << "[I] " << trace.streams
+            << " streams ran at once: Throughput counts the queries of all of them over the walltime; each query's "
+               "times are its own, on its own stream.\n";
     }
     if (trace.cudaGraph)
     {

@@ -12,6 +12,7 @@
 #include "options.h"
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -44,8 +45,9 @@ struct PerformanceSummary
     Statistics h2d;
     Statistics compute;
     Statistics d2h;
-    double hostWalltimeSeconds{}; //!< From the first query's start to the last one's end.
-    double totalComputeSeconds{}; //!< The sum of the queries' compute times.
+    double hostWalltimeSeconds{};  //!< From the first query's start to the last one's end.
+    double totalComputeSeconds{};  //!< The sum of the queries' compute times.
+    std::optional<double> refitMs; //!< --refit: how long the refit before inference took (milliseconds).
 };
 
 PerformanceSummary summarize(Trace const& trace);
