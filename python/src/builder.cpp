@@ -5,7 +5,6 @@
 #include "utils.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <memory>
 
 namespace kiln::python
@@ -180,55 +179,36 @@ class PyProgressMonitor : public IProgressMonitor
 public:
     void phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept override
     {
-        py::gil_scoped_acquire gil;
-        call("phase_start", [&](py::function const& f) {
-            return f(textToStr(phaseName),
-                parentPhase == nullptr ? py::object(py::none()) : py::object(textToStr(parentPhase)), nbSteps);
+        guardCallback("phase_start", [&] {
+            if (py::function const f = findOverride(self(), "phase_start", true))
+            {
+                f(textToStr(phaseName),
+                    parentPhase == nullptr ? py::object(py::none()) : py::object(textToStr(parentPhase)), nbSteps);
+            }
         });
     }
 
+    //! False (cancel the build) when step_complete returns False, is missing or raises.
     bool stepComplete(char const* phaseName, int32_t step) noexcept override
     {
-        py::gil_scoped_acquire gil;
-        bool result = false;
-        call("step_complete", [&](py::function const& f) {
-            py::object const value = f(textToStr(phaseName), step);
-            result = value.cast<bool>();
-            return value;
+        return guardCallback("step_complete", false, [&] {
+            py::function const f = findOverride(self(), "step_complete", true);
+            return f ? f(textToStr(phaseName), step).cast<bool>() : false;
         });
-        return result;
     }
 
     void phaseFinish(char const* phaseName) noexcept override
     {
-        py::gil_scoped_acquire gil;
-        call("phase_finish", [&](py::function const& f) { return f(textToStr(phaseName)); });
+        guardCallback("phase_finish", [&] {
+            if (py::function const f = findOverride(self(), "phase_finish", true))
+            {
+                f(textToStr(phaseName));
+            }
+        });
     }
 
 private:
-    template <typename Invoke>
-    void call(char const* name, Invoke invoke) noexcept
-    {
-        try
-        {
-            py::function const f = py::get_override(static_cast<IProgressMonitor const*>(this), name);
-            if (!f)
-            {
-                std::fprintf(
-                    stderr, "Method: %s was not overriden. Please provide an implementation for this method.\n", name);
-                return;
-            }
-            invoke(f);
-        }
-        catch (py::error_already_set& e)
-        {
-            reportCallbackError(name, e.what());
-        }
-        catch (std::exception const& e)
-        {
-            reportCallbackError(name, e.what());
-        }
-    }
+    IProgressMonitor const* self() const noexcept { return this; }
 };
 
 void bindProgressMonitor(py::module_& m)
@@ -339,7 +319,7 @@ void bindConfig(py::module_& m)
 
 void bindBuilderClass(py::module_& m)
 {
-    py::class_<IBuilder>(m, "Builder", py::module_local())
+    py::class_<IBuilder>(m, "Builder", py::module_local(), py::dynamic_attr())
         .def(py::init([](ILogger& logger) {
             IBuilder* builder = createInferBuilder(logger);
             if (builder == nullptr)
@@ -369,6 +349,13 @@ void bindBuilderClass(py::module_& m)
         .def_property_readonly("num_DLA_cores", &IBuilder::getNbDLACores)
         .def_property_readonly("logger", &IBuilder::getLogger, py::return_value_policy::reference)
         .def_property("max_threads", &IBuilder::getMaxThreads, &IBuilder::setMaxThreads)
+        .def_property("gpu_allocator", nullptr,
+            keepingSetter<IBuilder, IGpuAllocator>("_kiln_gpu_allocator",
+                [](IBuilder& self, IGpuAllocator* allocator) { self.setGpuAllocator(allocator); }))
+        .def_property("error_recorder", &IBuilder::getErrorRecorder,
+            keepingSetter<IBuilder, IErrorRecorder>("_kiln_error_recorder",
+                [](IBuilder& self, IErrorRecorder* recorder) { self.setErrorRecorder(recorder); }),
+            py::return_value_policy::reference)
         .def("reset", &IBuilder::reset);
 }
 

@@ -98,6 +98,10 @@ void bindNetworkDefinition(py::module_& m)
         .def_property_readonly("num_outputs", &INetworkDefinition::getNbOutputs)
         .def_property_readonly("flags", &INetworkDefinition::getFlags)
         .def_property_readonly("has_implicit_batch_dimension", [](INetworkDefinition const&) { return false; })
+        .def_property("error_recorder", &INetworkDefinition::getErrorRecorder,
+            keepingSetter<INetworkDefinition, IErrorRecorder>("_kiln_error_recorder",
+                [](INetworkDefinition& self, IErrorRecorder* recorder) { self.setErrorRecorder(recorder); }),
+            py::return_value_policy::reference)
         .def("get_flag", &INetworkDefinition::getFlag, py::arg("flag"))
         .def("get_layer", &INetworkDefinition::getLayer, py::arg("index"), kInternal)
         .def("get_input", &INetworkDefinition::getInput, py::arg("index"), kInternal)
