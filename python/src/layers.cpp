@@ -159,6 +159,8 @@ std::type_info const* layerClass(LayerType type)
     case LayerType::kNMS: return &typeid(INMSLayer);
     case LayerType::kREVERSE_SEQUENCE: return &typeid(IReverseSequenceLayer);
     case LayerType::kCUMULATIVE: return &typeid(ICumulativeLayer);
+    case LayerType::kPLUGIN_V2: return &typeid(IPluginV2Layer);
+    case LayerType::kPLUGIN_V3: return &typeid(IPluginV3Layer);
     default: return nullptr;
     }
 }

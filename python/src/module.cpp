@@ -17,8 +17,10 @@ PYBIND11_MODULE(_kiln, m)
     kp::bindCallbacks(m);
     kp::bindNetwork(m);
     kp::bindLayers(m);
+    kp::bindPlugins(m);
     kp::bindBuilder(m);
     kp::bindRuntime(m);
+    kp::bindRefitter(m);
 #if KILN_PYTHON_WITH_ONNX
     kp::bindParser(m);
 #endif
