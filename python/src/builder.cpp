@@ -249,6 +249,46 @@ void bindConfig(py::module_& m)
                 py::setattr(self, "_kiln_progress_monitor", py::cast(monitor, py::return_value_policy::reference));
             },
             py::return_value_policy::reference)
+        // INT8 calibration and algorithm selection are deprecated and not bound: the properties read None and accept
+        // only None, so that code reading them (Polygraphy reads int8_calibrator before every build) works.
+        .def_property(
+            "int8_calibrator",
+            [](IBuilderConfig const&) {
+                deprecated("Deprecated in TensorRT 10.1. Superseded by explicit quantization.");
+                return py::none();
+            },
+            [](IBuilderConfig& self, py::object const& calibrator) {
+                deprecated("Deprecated in TensorRT 10.1. Superseded by explicit quantization.");
+                if (!calibrator.is_none())
+                {
+                    throw py::type_error("kiln does not bind INT8 calibrators (deprecated); only None is accepted");
+                }
+                self.setInt8Calibrator(nullptr);
+            })
+        .def_property(
+            "algorithm_selector", [](IBuilderConfig const&) { return py::none(); },
+            [](IBuilderConfig& self, py::object const& selector) {
+                deprecated("Deprecated in TensorRT 10.8. Please use editable mode in ITimingCache instead.");
+                if (!selector.is_none())
+                {
+                    throw py::type_error("kiln does not bind algorithm selectors (deprecated); only None is accepted");
+                }
+                self.setAlgorithmSelector(nullptr);
+            })
+        .def(
+            "set_calibration_profile",
+            [](IBuilderConfig& self, IOptimizationProfile const* profile) {
+                deprecated("Deprecated in TensorRT 10.1. Superseded by explicit quantization.");
+                return self.setCalibrationProfile(profile);
+            },
+            py::arg("profile"))
+        .def(
+            "get_calibration_profile",
+            [](IBuilderConfig& self) {
+                deprecated("Deprecated in TensorRT 10.1. Superseded by explicit quantization.");
+                return self.getCalibrationProfile();
+            },
+            py::return_value_policy::reference)
         .def_property("flags", &IBuilderConfig::getFlags, &IBuilderConfig::setFlags)
         .def("set_flag", &IBuilderConfig::setFlag, py::arg("flag"))
         .def("clear_flag", &IBuilderConfig::clearFlag, py::arg("flag"))

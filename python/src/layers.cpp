@@ -168,6 +168,11 @@ std::type_info const* layerClass(LayerType type)
 void bindLayers(py::module_& m)
 {
     bindPermutation(m);
+    // The loop itself (not a layer); its boundary layers and INetworkDefinition.add_loop are not bound yet.
+    py::class_<ILoop, std::unique_ptr<ILoop, py::nodelete>>(m, "ILoop", py::module_local())
+        .def_property(
+            "name", [](ILoop const& self) { return textToStr(self.getName()); },
+            [](ILoop& self, std::string const& name) { self.setName(name.c_str()); });
     bindConvolutionLike<IConvolutionLayer>(m, "IConvolutionLayer");
     bindConvolutionLike<IDeconvolutionLayer>(m, "IDeconvolutionLayer");
     Layer<IActivationLayer>(m, "IActivationLayer", py::module_local())

@@ -181,6 +181,8 @@ void bindNetworkDefinition(py::module_& m)
                 return self.addConcatenation(tensors.data(), static_cast<int32_t>(tensors.size()));
             },
             py::arg("inputs"), kInternal)
+        .def("mark_unfused_tensors_as_debug_tensors", &INetworkDefinition::markUnfusedTensorsAsDebugTensors)
+        .def("unmark_unfused_tensors_as_debug_tensors", &INetworkDefinition::unmarkUnfusedTensorsAsDebugTensors)
         .def(
             "set_weights_name",
             [](INetworkDefinition& self, PyWeights const& weights, std::string const& name) {

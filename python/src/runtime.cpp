@@ -256,6 +256,40 @@ void bindEngine(py::module_& m)
                 return self.getDeviceMemorySize();
             })
         .def_property_readonly("device_memory_size_v2", &ICudaEngine::getDeviceMemorySizeV2)
+        .def(
+            "get_device_memory_size_for_profile",
+            [](ICudaEngine const& self, int32_t profileIndex) {
+                deprecated("Use get_device_memory_size_for_profile_v2 instead.");
+                return self.getDeviceMemorySizeForProfile(profileIndex);
+            },
+            py::arg("profile_index"))
+        .def(
+            "get_aliased_input_tensor",
+            [](ICudaEngine const& self, std::string const& name) {
+                return nameOrNone(self.getAliasedInputTensor(name.c_str()));
+            },
+            py::arg("name"))
+        .def_property(
+            "weight_streaming_budget",
+            [](ICudaEngine const& self) {
+                deprecated("Use weight_streaming_budget_v2 instead.");
+                return self.getWeightStreamingBudget();
+            },
+            [](ICudaEngine& self, int64_t budget) {
+                deprecated("Use weight_streaming_budget_v2 instead.");
+                self.setWeightStreamingBudget(budget);
+            })
+        .def_property_readonly("minimum_weight_streaming_budget",
+            [](ICudaEngine const& self) {
+                deprecated("Use streamable_weights_size instead.");
+                return self.getMinimumWeightStreamingBudget();
+            })
+        .def_property("weight_streaming_budget_v2", &ICudaEngine::getWeightStreamingBudgetV2,
+            [](ICudaEngine& self, int64_t budget) { self.setWeightStreamingBudgetV2(budget); })
+        .def_property_readonly("streamable_weights_size", &ICudaEngine::getStreamableWeightsSize)
+        .def_property_readonly(
+            "weight_streaming_scratch_memory_size", &ICudaEngine::getWeightStreamingScratchMemorySize)
+        .def("get_weight_streaming_automatic_budget", &ICudaEngine::getWeightStreamingAutomaticBudget)
         .def("get_device_memory_size_for_profile_v2", &ICudaEngine::getDeviceMemorySizeForProfileV2,
             py::arg("profile_index"))
         .def("get_engine_stat", &ICudaEngine::getEngineStat, py::arg("stat") = EngineStat::kTOTAL_WEIGHTS_SIZE)
@@ -450,7 +484,16 @@ void bindContext(py::module_& m)
             },
             py::arg("listener"))
         .def("get_debug_listener", &IExecutionContext::getDebugListener, py::return_value_policy::reference)
-        .def("update_device_memory_size_for_shapes", &IExecutionContext::updateDeviceMemorySizeForShapes);
+        .def("update_device_memory_size_for_shapes", &IExecutionContext::updateDeviceMemorySizeForShapes)
+        .def_property("device_memory", nullptr, py::cpp_function([](IExecutionContext& self, py::object const& memory) {
+            self.setDeviceMemory(reinterpret_cast<void*>(toAddress(memory, "memory")));
+        }))
+        .def(
+            "set_device_memory",
+            [](IExecutionContext& self, py::object const& memory, int64_t size) {
+                self.setDeviceMemoryV2(reinterpret_cast<void*>(toAddress(memory, "memory")), size);
+            },
+            py::arg("memory"), py::arg("size"));
 }
 
 } // namespace
