@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // callbacks.cpp -- the runtime interfaces a Python class may implement besides loggers, profilers, progress monitors
-// and output allocators: IGpuAllocator and IGpuAsyncAllocator, IErrorRecorder and IDebugListener. Each is a pybind11
+// and output allocators: IGpuAllocator and IGpuAsyncAllocator, IErrorRecorder, IDebugListener, and the plan readers
+// IStreamReader and IStreamReaderV2 (Runtime.deserialize_cuda_engine(reader)). Each is a pybind11
 // trampoline: C++ calls the Python method of the same role, by name, with the GIL taken. An exception raised there is
 // reported through the logger and becomes the failure value C++ expects (nullptr, false, -1); nothing crosses into
 // C++. The objects that take them (runtime, builder, engine, context, ...) keep them alive (keepWith).
@@ -17,7 +18,9 @@
 
 #include "utils.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -213,6 +216,69 @@ public:
     }
 };
 
+//! Copies up to nbBytes of a Python buffer (bytes, bytearray, numpy, ...) to destination; the count copied.
+int64_t copyChunk(py::handle chunk, void* destination, int64_t nbBytes)
+{
+    py::buffer_info const info = py::reinterpret_borrow<py::buffer>(chunk).request();
+    int64_t const size = std::min<int64_t>(info.size * info.itemsize, nbBytes);
+    if (size > 0)
+    {
+        std::memcpy(destination, info.ptr, static_cast<std::size_t>(size));
+    }
+    return size;
+}
+
+//! The trampoline behind Python subclasses of IStreamReader: read(size) returns a buffer of at most size bytes, of
+//! which C++ takes what fits; 0 (end or failure) when it is missing, raises or returns no buffer.
+class PyStreamReader : public IStreamReader
+{
+public:
+    int64_t read(void* destination, int64_t nbBytes) noexcept override
+    {
+        return guardCallback("read", int64_t{0}, [&] {
+            py::function const f = findOverride(static_cast<IStreamReader const*>(this), "read", true);
+            return f ? copyChunk(f(nbBytes), destination, nbBytes) : int64_t{0};
+        });
+    }
+};
+
+//! The trampoline behind Python subclasses of IStreamReaderV2: read(num_bytes, stream) is called until num_bytes
+//! have arrived (an empty buffer ends it early), and seek(offset, where) moves the position. kiln reads plans into
+//! host memory, so the chunks are copied with memcpy.
+class PyStreamReaderV2 : public IStreamReaderV2
+{
+public:
+    int64_t read(void* destination, int64_t nbBytes, cudaStream_t stream) noexcept override
+    {
+        return guardCallback("read", int64_t{0}, [&] {
+            py::function const f = findOverride(static_cast<IStreamReaderV2 const*>(this), "read", true);
+            int64_t done = 0;
+            while (f && done < nbBytes)
+            {
+                int64_t const got = copyChunk(
+                    f(nbBytes - done, addressOf(stream)), static_cast<char*>(destination) + done, nbBytes - done);
+                if (got == 0)
+                {
+                    break;
+                }
+                done += got;
+            }
+            return done;
+        });
+    }
+
+    bool seek(int64_t offset, SeekPosition where) noexcept override
+    {
+        return boolThrough(static_cast<IStreamReaderV2 const*>(this), "seek", offset, where);
+    }
+};
+
+void bindStreamReaders(py::module_& m)
+{
+    py::class_<IStreamReader, PyStreamReader>(m, "IStreamReader", py::module_local()).def(py::init<>());
+    py::class_<IStreamReaderV2, PyStreamReaderV2>(m, "IStreamReaderV2", py::module_local()).def(py::init<>());
+}
+
 void bindGpuAllocators(py::module_& m)
 {
     // The methods bound here are the C++ ones: called on a Python subclass they go through the trampoline (and so
@@ -303,6 +369,7 @@ void bindCallbacks(py::module_& m)
     bindGpuAllocators(m);
     bindErrorRecorder(m);
     bindDebugListener(m);
+    bindStreamReaders(m);
 }
 
 } // namespace kiln::python

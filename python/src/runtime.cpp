@@ -150,6 +150,20 @@ void bindRuntimeClass(py::module_& m)
                 return self.deserializeCudaEngine(info.ptr, bytes);
             },
             py::arg("serialized_engine"), py::keep_alive<0, 1>(), kTake)
+        .def(
+            "deserialize_cuda_engine",
+            [](IRuntime& self, IStreamReader& streamReader) {
+                py::gil_scoped_release release;
+                return self.deserializeCudaEngine(streamReader);
+            },
+            py::arg("stream_reader"), py::keep_alive<0, 1>(), kTake)
+        .def(
+            "deserialize_cuda_engine",
+            [](IRuntime& self, IStreamReaderV2& streamReader) {
+                py::gil_scoped_release release;
+                return self.deserializeCudaEngine(streamReader);
+            },
+            py::arg("stream_reader_v2"), py::keep_alive<0, 1>(), kTake)
         .def_property("DLA_core", &IRuntime::getDLACore, &IRuntime::setDLACore)
         .def_property("gpu_allocator", nullptr,
             keepingSetter<IRuntime, IGpuAllocator>("_kiln_gpu_allocator",

@@ -301,3 +301,68 @@ def test_subclasses_must_call_base_init():
 
         with pytest.raises(TypeError):
             Forgot()
+
+
+def _plan(logger):
+    builder = kiln.Builder(logger)
+    network = builder.create_network()
+    x = network.add_input("x", kiln.float32, (2, 3))
+    network.mark_output(network.add_unary(x, kiln.UnaryOperation.ABS).get_output(0))
+    return bytes(builder.build_serialized_network(network, builder.create_builder_config()))
+
+
+def test_stream_reader_gives_the_plan(logger):
+    class Reader(kiln.IStreamReader):
+        def __init__(self, data):
+            kiln.IStreamReader.__init__(self)
+            self.data, self.sizes = data, []
+
+        def read(self, size):
+            self.sizes.append(size)
+            chunk, self.data = self.data[:size], self.data[size:]
+            return chunk
+
+    plan = _plan(logger)
+    reader = Reader(plan)
+    engine = kiln.Runtime(logger).deserialize_cuda_engine(reader)
+    assert engine is not None and engine.num_io_tensors == 2
+    assert sum(reader.sizes) >= len(plan)
+
+
+def test_stream_reader_v2_reads_in_chunks_and_seeks(logger):
+    class ChunkedReader(kiln.IStreamReaderV2):
+        def __init__(self, data):
+            kiln.IStreamReaderV2.__init__(self)
+            self.data, self.position, self.calls = data, 0, []
+
+        def read(self, num_bytes, stream):
+            self.calls.append(("read", num_bytes, stream))
+            chunk = self.data[self.position : self.position + min(num_bytes, 100)]
+            self.position += len(chunk)
+            return chunk
+
+        def seek(self, offset, where):
+            self.calls.append(("seek", offset, where))
+            base = {kiln.SeekPosition.SET: 0, kiln.SeekPosition.CUR: self.position, kiln.SeekPosition.END: len(self.data)}
+            self.position = base[where] + offset
+            return True
+
+    reader = ChunkedReader(_plan(logger))
+    engine = kiln.Runtime(logger).deserialize_cuda_engine(reader)
+    assert engine is not None
+    assert sum(1 for call in reader.calls if call[0] == "read") > 1, "chunks of 100 bytes were gathered"
+
+
+def test_stream_reader_exception_fails_the_load(logger, messages):
+    class Raising(kiln.IStreamReaderV2):
+        def __init__(self):
+            kiln.IStreamReaderV2.__init__(self)
+
+        def read(self, num_bytes, stream):
+            raise OSError("disk gone")
+
+        def seek(self, offset, where):
+            return True
+
+    assert kiln.Runtime(messages).deserialize_cuda_engine(Raising()) is None
+    assert "Exception caught in read(): OSError: disk gone" in messages.text()
