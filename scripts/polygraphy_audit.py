@@ -45,7 +45,9 @@ SOURCES = ["backend/trt", "tools/args/backend/trt", "tools/inspect/subtool", "ba
 
 
 def module_names(package):
-    own = {path.stem for path in (package / "backend/trt").glob("*.py")} | {"is_installed", "is_importable"}
+    own = {"is_installed", "is_importable"}  # Polygraphy's lazy-import wrapper
+    for folder in ("backend/trt", "tools/args/backend/trt"):  # `polygraphy...trt.<module>` imports
+        own |= {path.stem for path in (package / folder).glob("*.py")}
     names = set()
     for path in package.rglob("*.py"):
         for match in re.finditer(r"\btrt\.([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?", path.read_text()):
