@@ -5,7 +5,6 @@
 #include "utils.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <memory>
 
 namespace kiln::python
@@ -180,55 +179,36 @@ class PyProgressMonitor : public IProgressMonitor
 public:
     void phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept override
     {
-        py::gil_scoped_acquire gil;
-        call("phase_start", [&](py::function const& f) {
-            return f(textToStr(phaseName),
-                parentPhase == nullptr ? py::object(py::none()) : py::object(textToStr(parentPhase)), nbSteps);
+        guardCallback("phase_start", [&] {
+            if (py::function const f = findOverride(self(), "phase_start", true))
+            {
+                f(textToStr(phaseName),
+                    parentPhase == nullptr ? py::object(py::none()) : py::object(textToStr(parentPhase)), nbSteps);
+            }
         });
     }
 
+    //! False (cancel the build) when step_complete returns False, is missing or raises.
     bool stepComplete(char const* phaseName, int32_t step) noexcept override
     {
-        py::gil_scoped_acquire gil;
-        bool result = false;
-        call("step_complete", [&](py::function const& f) {
-            py::object const value = f(textToStr(phaseName), step);
-            result = value.cast<bool>();
-            return value;
+        return guardCallback("step_complete", false, [&] {
+            py::function const f = findOverride(self(), "step_complete", true);
+            return f ? f(textToStr(phaseName), step).cast<bool>() : false;
         });
-        return result;
     }
 
     void phaseFinish(char const* phaseName) noexcept override
     {
-        py::gil_scoped_acquire gil;
-        call("phase_finish", [&](py::function const& f) { return f(textToStr(phaseName)); });
+        guardCallback("phase_finish", [&] {
+            if (py::function const f = findOverride(self(), "phase_finish", true))
+            {
+                f(textToStr(phaseName));
+            }
+        });
     }
 
 private:
-    template <typename Invoke>
-    void call(char const* name, Invoke invoke) noexcept
-    {
-        try
-        {
-            py::function const f = py::get_override(static_cast<IProgressMonitor const*>(this), name);
-            if (!f)
-            {
-                std::fprintf(
-                    stderr, "Method: %s was not overriden. Please provide an implementation for this method.\n", name);
-                return;
-            }
-            invoke(f);
-        }
-        catch (py::error_already_set& e)
-        {
-            reportCallbackError(name, e.what());
-        }
-        catch (std::exception const& e)
-        {
-            reportCallbackError(name, e.what());
-        }
-    }
+    IProgressMonitor const* self() const noexcept { return this; }
 };
 
 void bindProgressMonitor(py::module_& m)
@@ -267,6 +247,46 @@ void bindConfig(py::module_& m)
             [](py::object const& self, IProgressMonitor* monitor) {
                 self.cast<IBuilderConfig&>().setProgressMonitor(monitor);
                 py::setattr(self, "_kiln_progress_monitor", py::cast(monitor, py::return_value_policy::reference));
+            },
+            py::return_value_policy::reference)
+        // INT8 calibration and algorithm selection are deprecated and not bound: the properties read None and accept
+        // only None, so that code reading them (Polygraphy reads int8_calibrator before every build) works.
+        .def_property(
+            "int8_calibrator",
+            [](IBuilderConfig const&) {
+                deprecated("Deprecated in TensorRT 10.1. Superseded by explicit quantization.");
+                return py::none();
+            },
+            [](IBuilderConfig& self, py::object const& calibrator) {
+                deprecated("Deprecated in TensorRT 10.1. Superseded by explicit quantization.");
+                if (!calibrator.is_none())
+                {
+                    throw py::type_error("kiln does not bind INT8 calibrators (deprecated); only None is accepted");
+                }
+                self.setInt8Calibrator(nullptr);
+            })
+        .def_property(
+            "algorithm_selector", [](IBuilderConfig const&) { return py::none(); },
+            [](IBuilderConfig& self, py::object const& selector) {
+                deprecated("Deprecated in TensorRT 10.8. Please use editable mode in ITimingCache instead.");
+                if (!selector.is_none())
+                {
+                    throw py::type_error("kiln does not bind algorithm selectors (deprecated); only None is accepted");
+                }
+                self.setAlgorithmSelector(nullptr);
+            })
+        .def(
+            "set_calibration_profile",
+            [](IBuilderConfig& self, IOptimizationProfile const* profile) {
+                deprecated("Deprecated in TensorRT 10.1. Superseded by explicit quantization.");
+                return self.setCalibrationProfile(profile);
+            },
+            py::arg("profile"))
+        .def(
+            "get_calibration_profile",
+            [](IBuilderConfig& self) {
+                deprecated("Deprecated in TensorRT 10.1. Superseded by explicit quantization.");
+                return self.getCalibrationProfile();
             },
             py::return_value_policy::reference)
         .def_property("flags", &IBuilderConfig::getFlags, &IBuilderConfig::setFlags)
@@ -339,7 +359,7 @@ void bindConfig(py::module_& m)
 
 void bindBuilderClass(py::module_& m)
 {
-    py::class_<IBuilder>(m, "Builder", py::module_local())
+    py::class_<IBuilder>(m, "Builder", py::module_local(), py::dynamic_attr())
         .def(py::init([](ILogger& logger) {
             IBuilder* builder = createInferBuilder(logger);
             if (builder == nullptr)
@@ -369,6 +389,13 @@ void bindBuilderClass(py::module_& m)
         .def_property_readonly("num_DLA_cores", &IBuilder::getNbDLACores)
         .def_property_readonly("logger", &IBuilder::getLogger, py::return_value_policy::reference)
         .def_property("max_threads", &IBuilder::getMaxThreads, &IBuilder::setMaxThreads)
+        .def_property("gpu_allocator", nullptr,
+            keepingSetter<IBuilder, IGpuAllocator>("_kiln_gpu_allocator",
+                [](IBuilder& self, IGpuAllocator* allocator) { self.setGpuAllocator(allocator); }))
+        .def_property("error_recorder", &IBuilder::getErrorRecorder,
+            keepingSetter<IBuilder, IErrorRecorder>("_kiln_error_recorder",
+                [](IBuilder& self, IErrorRecorder* recorder) { self.setErrorRecorder(recorder); }),
+            py::return_value_policy::reference)
         .def("reset", &IBuilder::reset);
 }
 

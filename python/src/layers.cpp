@@ -159,6 +159,8 @@ std::type_info const* layerClass(LayerType type)
     case LayerType::kNMS: return &typeid(INMSLayer);
     case LayerType::kREVERSE_SEQUENCE: return &typeid(IReverseSequenceLayer);
     case LayerType::kCUMULATIVE: return &typeid(ICumulativeLayer);
+    case LayerType::kPLUGIN_V2: return &typeid(IPluginV2Layer);
+    case LayerType::kPLUGIN_V3: return &typeid(IPluginV3Layer);
     default: return nullptr;
     }
 }
@@ -166,6 +168,11 @@ std::type_info const* layerClass(LayerType type)
 void bindLayers(py::module_& m)
 {
     bindPermutation(m);
+    // The loop itself (not a layer); its boundary layers and INetworkDefinition.add_loop are not bound yet.
+    py::class_<ILoop, std::unique_ptr<ILoop, py::nodelete>>(m, "ILoop", py::module_local())
+        .def_property(
+            "name", [](ILoop const& self) { return textToStr(self.getName()); },
+            [](ILoop& self, std::string const& name) { self.setName(name.c_str()); });
     bindConvolutionLike<IConvolutionLayer>(m, "IConvolutionLayer");
     bindConvolutionLike<IDeconvolutionLayer>(m, "IDeconvolutionLayer");
     Layer<IActivationLayer>(m, "IActivationLayer", py::module_local())

@@ -3,6 +3,7 @@
 // thread logs; an exception it raises is printed and goes no further) and Logger, TensorRT's built-in logger that
 // prints "[MM/DD/YYYY-HH:MM:SS] [TRT] [X] msg" to stdout for messages at or above its min_severity.
 
+#include "kiln/kiln.h"
 #include "utils.h"
 
 #include <cstdio>
@@ -16,10 +17,25 @@ namespace
 
 using Severity = nvinfer1::ILogger::Severity;
 
+//! Detaches logger from libkiln when it is the library's current logger, so that nothing logs to it once Python has
+//! freed it (libkiln keeps the logger of the latest builder or runtime, which may outlive them).
+void forgetLogger(nvinfer1::ILogger const* logger) noexcept
+{
+    if (getLogger() == logger)
+    {
+        kilnSetLogger(nullptr);
+    }
+}
+
 //! The trampoline behind Python subclasses of ILogger.
 class PyILogger : public nvinfer1::ILogger
 {
 public:
+    PyILogger() = default;
+    PyILogger(PyILogger const&) = delete;
+    PyILogger& operator=(PyILogger const&) = delete;
+    ~PyILogger() override { forgetLogger(this); }
+
     void log(Severity severity, nvinfer1::AsciiChar const* msg) noexcept override
     {
         py::gil_scoped_acquire gil;
@@ -28,8 +44,7 @@ public:
             py::function const override = py::get_override(static_cast<nvinfer1::ILogger const*>(this), "log");
             if (!override)
             {
-                std::fprintf(
-                    stderr, "Method: log was not overriden. Please provide an implementation for this method.\n");
+                reportMissingOverride("log");
                 return;
             }
             override(severity, textToStr(msg));
@@ -53,6 +68,9 @@ public:
         : mMinSeverity(minSeverity)
     {
     }
+    Logger(Logger const&) = delete;
+    Logger& operator=(Logger const&) = delete;
+    ~Logger() override { forgetLogger(this); }
 
     void log(Severity severity, nvinfer1::AsciiChar const* msg) noexcept override
     {

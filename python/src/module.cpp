@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // module.cpp -- kiln._kiln, the compiled half of the kiln package (kiln/__init__.py re-exports it and adds what
 // TensorRT keeps in Python). One binding file per API area: enums, foundational types, logger, network and layers,
-// builder, runtime, ONNX parser.
+// builder, runtime, the Python-implemented
+// callback interfaces (callbacks.cpp), the refitter, plugins and the ONNX parser.
 
 #include "NvInferVersion.h"
 #include "utils.h"
@@ -13,10 +14,13 @@ PYBIND11_MODULE(_kiln, m)
     kp::bindEnums(m);
     kp::bindFoundational(m);
     kp::bindLogger(m);
+    kp::bindCallbacks(m);
     kp::bindNetwork(m);
     kp::bindLayers(m);
+    kp::bindPlugins(m);
     kp::bindBuilder(m);
     kp::bindRuntime(m);
+    kp::bindRefitter(m);
 #if KILN_PYTHON_WITH_ONNX
     kp::bindParser(m);
 #endif

@@ -98,6 +98,10 @@ void bindNetworkDefinition(py::module_& m)
         .def_property_readonly("num_outputs", &INetworkDefinition::getNbOutputs)
         .def_property_readonly("flags", &INetworkDefinition::getFlags)
         .def_property_readonly("has_implicit_batch_dimension", [](INetworkDefinition const&) { return false; })
+        .def_property("error_recorder", &INetworkDefinition::getErrorRecorder,
+            keepingSetter<INetworkDefinition, IErrorRecorder>("_kiln_error_recorder",
+                [](INetworkDefinition& self, IErrorRecorder* recorder) { self.setErrorRecorder(recorder); }),
+            py::return_value_policy::reference)
         .def("get_flag", &INetworkDefinition::getFlag, py::arg("flag"))
         .def("get_layer", &INetworkDefinition::getLayer, py::arg("index"), kInternal)
         .def("get_input", &INetworkDefinition::getInput, py::arg("index"), kInternal)
@@ -177,6 +181,32 @@ void bindNetworkDefinition(py::module_& m)
                 return self.addConcatenation(tensors.data(), static_cast<int32_t>(tensors.size()));
             },
             py::arg("inputs"), kInternal)
+        .def("mark_unfused_tensors_as_debug_tensors", &INetworkDefinition::markUnfusedTensorsAsDebugTensors)
+        .def("unmark_unfused_tensors_as_debug_tensors", &INetworkDefinition::unmarkUnfusedTensorsAsDebugTensors)
+        .def(
+            "set_weights_name",
+            [](INetworkDefinition& self, PyWeights const& weights, std::string const& name) {
+                return self.setWeightsName(weights.weights, name.c_str());
+            },
+            py::arg("weights"), py::arg("name"))
+        .def(
+            "add_plugin_v2",
+            [](INetworkDefinition& self, py::sequence const& inputs, IPluginV2& plugin) {
+                std::vector<ITensor*> const tensors = tensorList(inputs, "inputs");
+                return self.addPluginV2(tensors.data(), static_cast<int32_t>(tensors.size()), plugin);
+            },
+            py::arg("inputs"), py::arg("plugin"), kInternal)
+        .def(
+            "add_plugin_v3",
+            [](INetworkDefinition& self, py::sequence const& inputs, py::sequence const& shapeInputs,
+                IPluginV3& plugin) {
+                // The network keeps a clone of the plugin, so the Python plugin object may go afterwards.
+                std::vector<ITensor*> const tensors = tensorList(inputs, "inputs");
+                std::vector<ITensor*> const shapeTensors = tensorList(shapeInputs, "shape_inputs");
+                return self.addPluginV3(tensors.data(), static_cast<int32_t>(tensors.size()), shapeTensors.data(),
+                    static_cast<int32_t>(shapeTensors.size()), plugin);
+            },
+            py::arg("inputs"), py::arg("shape_inputs"), py::arg("plugin"), kInternal)
         .def("add_elementwise", &INetworkDefinition::addElementWise, py::arg("input1"), py::arg("input2"),
             py::arg("op"), kInternal)
         .def("add_unary", &INetworkDefinition::addUnary, py::arg("input"), py::arg("op"), kInternal)

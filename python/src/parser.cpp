@@ -93,6 +93,49 @@ void bindOnnxParser(py::module_& m)
                 return self.supportsModelV2(info.ptr, bytes, path.is_none() ? nullptr : location.c_str());
             },
             py::arg("model"), py::arg("path") = py::none())
+        .def(
+            "supports_model",
+            [](IParser& self, py::buffer const& model, py::object const& path) {
+                py::buffer_info const info = model.request();
+                auto const bytes = static_cast<std::size_t>(info.size * info.itemsize);
+                std::string const location = path.is_none() ? std::string() : py::str(path).cast<std::string>();
+                SubGraphCollection_t collection;
+                bool supported = false;
+                {
+                    py::gil_scoped_release release;
+                    supported
+                        = self.supportsModel(info.ptr, bytes, collection, path.is_none() ? nullptr : location.c_str());
+                }
+                return py::make_tuple(supported, collection);
+            },
+            py::arg("model"), py::arg("path") = py::none())
+        .def(
+            "parse_with_weight_descriptors",
+            [](IParser& self, py::buffer const& model) {
+                py::buffer_info const info = model.request();
+                auto const bytes = static_cast<std::size_t>(info.size * info.itemsize);
+                py::gil_scoped_release release;
+                return self.parseWithWeightDescriptors(info.ptr, bytes);
+            },
+            py::arg("model"))
+        .def(
+            "load_model_proto",
+            [](IParser& self, py::buffer const& model, py::object const& path) {
+                py::buffer_info const info = model.request();
+                auto const bytes = static_cast<std::size_t>(info.size * info.itemsize);
+                std::string const location = path.is_none() ? std::string() : py::str(path).cast<std::string>();
+                py::gil_scoped_release release;
+                return self.loadModelProto(info.ptr, bytes, path.is_none() ? nullptr : location.c_str());
+            },
+            py::arg("model"), py::arg("path") = py::none())
+        .def(
+            "load_initializer",
+            [](IParser& self, std::string const& name, py::object const& data, std::size_t size) {
+                return self.loadInitializer(name.c_str(), reinterpret_cast<void const*>(toAddress(data, "data")), size);
+            },
+            py::arg("name"), py::arg("data"), py::arg("size"))
+        .def("parse_model_proto", &IParser::parseModelProto, py::call_guard<py::gil_scoped_release>())
+        .def("set_builder_config", &IParser::setBuilderConfig, py::arg("builder_config"), py::keep_alive<1, 2>())
         .def_property_readonly("num_subgraphs", &IParser::getNbSubgraphs)
         .def("is_subgraph_supported", &IParser::isSubgraphSupported, py::arg("index"))
         .def(

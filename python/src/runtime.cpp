@@ -28,104 +28,65 @@ cudaStream_t toStream(py::handle stream, char const* argument)
     return reinterpret_cast<cudaStream_t>(toAddress(stream, argument));
 }
 
+//! The address a Python output allocator returned, or nullptr (reported) when it is not an int.
+void* outputAddress(char const* method, py::handle result)
+{
+    try
+    {
+        return reinterpret_cast<void*>(toAddress(result, method));
+    }
+    catch (std::exception const&)
+    {
+        reportBadReturn(method, "an int");
+        return nullptr;
+    }
+}
+
 //! The trampoline behind Python subclasses of IOutputAllocator. reallocate_output_async is optional: without it
-//! reallocate_output is called, as in TensorRT. The address returned is an int (0: failure); an exception is printed
-//! and becomes nullptr.
+//! reallocate_output is called, as in TensorRT. The address returned is an int (0: failure); an exception is
+//! reported and becomes nullptr.
 class PyOutputAllocator : public IOutputAllocator
 {
 public:
     void* reallocateOutput(
         char const* tensorName, void* currentMemory, uint64_t size, uint64_t alignment) noexcept override
     {
-        py::gil_scoped_acquire gil;
-        return call("reallocate_output", [&](py::function const& f) {
-            return f(textToStr(tensorName), reinterpret_cast<std::uintptr_t>(currentMemory), size, alignment);
+        return guardCallback("reallocate_output", static_cast<void*>(nullptr), [&]() -> void* {
+            py::function const f = findOverride(self(), "reallocate_output", true);
+            return f ? outputAddress("reallocate_output",
+                       f(textToStr(tensorName), reinterpret_cast<std::uintptr_t>(currentMemory), size, alignment))
+                     : nullptr;
         });
     }
 
     void* reallocateOutputAsync(char const* tensorName, void* currentMemory, uint64_t size, uint64_t alignment,
         cudaStream_t stream) noexcept override
     {
-        py::gil_scoped_acquire gil;
-        py::function asyncOverride;
-        try
-        {
-            asyncOverride = py::get_override(static_cast<IOutputAllocator const*>(this), "reallocate_output_async");
-        }
-        catch (py::error_already_set& e)
-        {
-            reportCallbackError("reallocate_output_async", e.what());
-            return nullptr;
-        }
-        if (!asyncOverride)
-        {
-            return reallocateOutput(tensorName, currentMemory, size, alignment);
-        }
-        return call("reallocate_output_async", [&](py::function const& f) {
-            return f(textToStr(tensorName), reinterpret_cast<std::uintptr_t>(currentMemory), size, alignment,
-                reinterpret_cast<std::uintptr_t>(stream));
+        return guardCallback("reallocate_output_async", static_cast<void*>(nullptr), [&]() -> void* {
+            py::function const f = findOverride(self(), "reallocate_output_async", false);
+            if (!f)
+            {
+                return reallocateOutput(tensorName, currentMemory, size, alignment);
+            }
+            return outputAddress("reallocate_output_async",
+                f(textToStr(tensorName), reinterpret_cast<std::uintptr_t>(currentMemory), size, alignment,
+                    reinterpret_cast<std::uintptr_t>(stream)));
         });
     }
 
     void notifyShape(char const* tensorName, Dims const& dims) noexcept override
     {
-        py::gil_scoped_acquire gil;
-        try
-        {
-            py::function const f = py::get_override(static_cast<IOutputAllocator const*>(this), "notify_shape");
-            if (!f)
+        guardCallback("notify_shape", [&] {
+            py::function const f = findOverride(self(), "notify_shape", true);
+            if (f)
             {
-                std::fprintf(stderr,
-                    "Method: notify_shape was not overriden. Please provide an implementation for this method.\n");
-                return;
+                f(textToStr(tensorName), dims);
             }
-            f(textToStr(tensorName), dims);
-        }
-        catch (py::error_already_set& e)
-        {
-            reportCallbackError("notify_shape", e.what());
-        }
-        catch (std::exception const& e)
-        {
-            reportCallbackError("notify_shape", e.what());
-        }
+        });
     }
 
 private:
-    //! Calls the Python method name through invoke and reads its result as an address; nullptr on any failure.
-    template <typename Invoke>
-    void* call(char const* name, Invoke invoke) noexcept
-    {
-        try
-        {
-            py::function const f = py::get_override(static_cast<IOutputAllocator const*>(this), name);
-            if (!f)
-            {
-                std::fprintf(
-                    stderr, "Method: %s was not overriden. Please provide an implementation for this method.\n", name);
-                return nullptr;
-            }
-            py::object const result = invoke(f);
-            try
-            {
-                return reinterpret_cast<void*>(toAddress(result, name));
-            }
-            catch (std::exception const&)
-            {
-                std::fprintf(stderr, "[ERROR] Return value of %s() could not be interpreted as an int\n", name);
-                return nullptr;
-            }
-        }
-        catch (py::error_already_set& e)
-        {
-            reportCallbackError(name, e.what());
-        }
-        catch (std::exception const& e)
-        {
-            reportCallbackError(name, e.what());
-        }
-        return nullptr;
-    }
+    IOutputAllocator const* self() const noexcept { return this; }
 };
 
 //! The trampoline behind Python subclasses of IProfiler: report_layer_time(layer_name, ms) with the GIL taken.
@@ -134,26 +95,13 @@ class PyProfiler : public IProfiler
 public:
     void reportLayerTime(char const* layerName, float ms) noexcept override
     {
-        py::gil_scoped_acquire gil;
-        try
-        {
-            py::function const f = py::get_override(static_cast<IProfiler const*>(this), "report_layer_time");
-            if (!f)
+        guardCallback("report_layer_time", [&] {
+            py::function const f = findOverride(static_cast<IProfiler const*>(this), "report_layer_time", true);
+            if (f)
             {
-                std::fprintf(stderr,
-                    "Method: report_layer_time was not overriden. Please provide an implementation for this method.\n");
-                return;
+                f(textToStr(layerName), ms);
             }
-            f(textToStr(layerName), ms);
-        }
-        catch (py::error_already_set& e)
-        {
-            reportCallbackError("report_layer_time", e.what());
-        }
-        catch (std::exception const& e)
-        {
-            reportCallbackError("report_layer_time", e.what());
-        }
+        });
     }
 };
 
@@ -183,7 +131,7 @@ void bindOutputAllocator(py::module_& m)
 
 void bindRuntimeClass(py::module_& m)
 {
-    py::class_<IRuntime>(m, "Runtime", py::module_local())
+    py::class_<IRuntime>(m, "Runtime", py::module_local(), py::dynamic_attr())
         .def(py::init([](ILogger& logger) {
             IRuntime* runtime = createInferRuntime(logger);
             if (runtime == nullptr)
@@ -202,7 +150,28 @@ void bindRuntimeClass(py::module_& m)
                 return self.deserializeCudaEngine(info.ptr, bytes);
             },
             py::arg("serialized_engine"), py::keep_alive<0, 1>(), kTake)
+        .def(
+            "deserialize_cuda_engine",
+            [](IRuntime& self, IStreamReader& streamReader) {
+                py::gil_scoped_release release;
+                return self.deserializeCudaEngine(streamReader);
+            },
+            py::arg("stream_reader"), py::keep_alive<0, 1>(), kTake)
+        .def(
+            "deserialize_cuda_engine",
+            [](IRuntime& self, IStreamReaderV2& streamReader) {
+                py::gil_scoped_release release;
+                return self.deserializeCudaEngine(streamReader);
+            },
+            py::arg("stream_reader_v2"), py::keep_alive<0, 1>(), kTake)
         .def_property("DLA_core", &IRuntime::getDLACore, &IRuntime::setDLACore)
+        .def_property("gpu_allocator", nullptr,
+            keepingSetter<IRuntime, IGpuAllocator>("_kiln_gpu_allocator",
+                [](IRuntime& self, IGpuAllocator* allocator) { self.setGpuAllocator(allocator); }))
+        .def_property("error_recorder", &IRuntime::getErrorRecorder,
+            keepingSetter<IRuntime, IErrorRecorder>("_kiln_error_recorder",
+                [](IRuntime& self, IErrorRecorder* recorder) { self.setErrorRecorder(recorder); }),
+            py::return_value_policy::reference)
         .def_property_readonly("num_DLA_cores", &IRuntime::getNbDLACores)
         .def_property_readonly("logger", &IRuntime::getLogger, py::return_value_policy::reference)
         .def_property("max_threads", &IRuntime::getMaxThreads, &IRuntime::setMaxThreads)
@@ -216,7 +185,7 @@ void bindRuntimeClass(py::module_& m)
 
 void bindEngine(py::module_& m)
 {
-    py::class_<ICudaEngine>(m, "ICudaEngine", py::module_local())
+    py::class_<ICudaEngine>(m, "ICudaEngine", py::module_local(), py::dynamic_attr())
         .def_property_readonly("num_io_tensors", &ICudaEngine::getNbIOTensors)
         .def(
             "get_tensor_name",
@@ -290,6 +259,10 @@ void bindEngine(py::module_& m)
         .def_property_readonly("profiling_verbosity", &ICudaEngine::getProfilingVerbosity)
         .def_property_readonly("hardware_compatibility_level", &ICudaEngine::getHardwareCompatibilityLevel)
         .def_property_readonly("num_aux_streams", &ICudaEngine::getNbAuxStreams)
+        .def_property("error_recorder", &ICudaEngine::getErrorRecorder,
+            keepingSetter<ICudaEngine, IErrorRecorder>("_kiln_error_recorder",
+                [](ICudaEngine& self, IErrorRecorder* recorder) { self.setErrorRecorder(recorder); }),
+            py::return_value_policy::reference)
         .def_property_readonly("has_implicit_batch_dimension", [](ICudaEngine const&) { return false; })
         .def_property_readonly("device_memory_size",
             [](ICudaEngine const& self) {
@@ -297,6 +270,40 @@ void bindEngine(py::module_& m)
                 return self.getDeviceMemorySize();
             })
         .def_property_readonly("device_memory_size_v2", &ICudaEngine::getDeviceMemorySizeV2)
+        .def(
+            "get_device_memory_size_for_profile",
+            [](ICudaEngine const& self, int32_t profileIndex) {
+                deprecated("Use get_device_memory_size_for_profile_v2 instead.");
+                return self.getDeviceMemorySizeForProfile(profileIndex);
+            },
+            py::arg("profile_index"))
+        .def(
+            "get_aliased_input_tensor",
+            [](ICudaEngine const& self, std::string const& name) {
+                return nameOrNone(self.getAliasedInputTensor(name.c_str()));
+            },
+            py::arg("name"))
+        .def_property(
+            "weight_streaming_budget",
+            [](ICudaEngine const& self) {
+                deprecated("Use weight_streaming_budget_v2 instead.");
+                return self.getWeightStreamingBudget();
+            },
+            [](ICudaEngine& self, int64_t budget) {
+                deprecated("Use weight_streaming_budget_v2 instead.");
+                self.setWeightStreamingBudget(budget);
+            })
+        .def_property_readonly("minimum_weight_streaming_budget",
+            [](ICudaEngine const& self) {
+                deprecated("Use streamable_weights_size instead.");
+                return self.getMinimumWeightStreamingBudget();
+            })
+        .def_property("weight_streaming_budget_v2", &ICudaEngine::getWeightStreamingBudgetV2,
+            [](ICudaEngine& self, int64_t budget) { self.setWeightStreamingBudgetV2(budget); })
+        .def_property_readonly("streamable_weights_size", &ICudaEngine::getStreamableWeightsSize)
+        .def_property_readonly(
+            "weight_streaming_scratch_memory_size", &ICudaEngine::getWeightStreamingScratchMemorySize)
+        .def("get_weight_streaming_automatic_budget", &ICudaEngine::getWeightStreamingAutomaticBudget)
         .def("get_device_memory_size_for_profile_v2", &ICudaEngine::getDeviceMemorySizeForProfileV2,
             py::arg("profile_index"))
         .def("get_engine_stat", &ICudaEngine::getEngineStat, py::arg("stat") = EngineStat::kTOTAL_WEIGHTS_SIZE)
@@ -321,6 +328,10 @@ void bindInspector(py::module_& m)
                 self.cast<IEngineInspector&>().setExecutionContext(context);
                 py::setattr(self, "_kiln_context", py::cast(context, py::return_value_policy::reference));
             },
+            py::return_value_policy::reference)
+        .def_property("error_recorder", &IEngineInspector::getErrorRecorder,
+            keepingSetter<IEngineInspector, IErrorRecorder>("_kiln_error_recorder",
+                [](IEngineInspector& self, IErrorRecorder* recorder) { self.setErrorRecorder(recorder); }),
             py::return_value_policy::reference)
         .def(
             "get_layer_information",
@@ -350,6 +361,16 @@ void bindContext(py::module_& m)
                 self.cast<IExecutionContext&>().setProfiler(profiler);
                 py::setattr(self, "_kiln_profiler", py::cast(profiler, py::return_value_policy::reference));
             },
+            py::return_value_policy::reference)
+        .def_property("error_recorder", &IExecutionContext::getErrorRecorder,
+            keepingSetter<IExecutionContext, IErrorRecorder>("_kiln_error_recorder",
+                [](IExecutionContext& self, IErrorRecorder* recorder) { self.setErrorRecorder(recorder); }),
+            py::return_value_policy::reference)
+        .def_property("temporary_allocator", &IExecutionContext::getTemporaryStorageAllocator,
+            keepingSetter<IExecutionContext, IGpuAllocator>("_kiln_temporary_allocator",
+                [](IExecutionContext& self, IGpuAllocator* allocator) {
+                    self.setTemporaryStorageAllocator(allocator);
+                }),
             py::return_value_policy::reference)
         .def_property("enqueue_emits_profile", &IExecutionContext::getEnqueueEmitsProfile,
             &IExecutionContext::setEnqueueEmitsProfile)
@@ -467,7 +488,26 @@ void bindContext(py::module_& m)
             [](IExecutionContext const& self, std::string const& name) { return self.getDebugState(name.c_str()); },
             py::arg("name"))
         .def("set_all_tensors_debug_state", &IExecutionContext::setAllTensorsDebugState, py::arg("flag"))
-        .def("update_device_memory_size_for_shapes", &IExecutionContext::updateDeviceMemorySizeForShapes);
+        .def(
+            "set_debug_listener",
+            [](py::object const& self, py::object const& listener) {
+                bool const ok = self.cast<IExecutionContext&>().setDebugListener(
+                    listener.is_none() ? nullptr : listener.cast<IDebugListener*>());
+                keepWith(self, "_kiln_debug_listener", listener);
+                return ok;
+            },
+            py::arg("listener"))
+        .def("get_debug_listener", &IExecutionContext::getDebugListener, py::return_value_policy::reference)
+        .def("update_device_memory_size_for_shapes", &IExecutionContext::updateDeviceMemorySizeForShapes)
+        .def_property("device_memory", nullptr, py::cpp_function([](IExecutionContext& self, py::object const& memory) {
+            self.setDeviceMemory(reinterpret_cast<void*>(toAddress(memory, "memory")));
+        }))
+        .def(
+            "set_device_memory",
+            [](IExecutionContext& self, py::object const& memory, int64_t size) {
+                self.setDeviceMemoryV2(reinterpret_cast<void*>(toAddress(memory, "memory")), size);
+            },
+            py::arg("memory"), py::arg("size"));
 }
 
 } // namespace

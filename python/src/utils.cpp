@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace kiln::python
 {
@@ -169,10 +170,69 @@ PyWeights weightsFromArray(py::array const& array)
 namespace kiln::python
 {
 
+namespace
+{
+
+//! Sends one report of a failed Python callback to the library's logger, or to stderr from the logger's own log() and
+//! while another report is being logged (a Python logger that raises would otherwise report itself forever).
+void reportCallbackProblem(char const* method, std::string const& message) noexcept
+{
+    thread_local bool reporting = false;
+    nvinfer1::ILogger* const logger = reporting || std::strcmp(method, "log") == 0 ? nullptr : getLogger();
+    if (logger == nullptr)
+    {
+        std::fprintf(stderr, "[ERROR] %s\n", message.c_str());
+        std::fflush(stderr);
+        return;
+    }
+    reporting = true;
+    logger->log(nvinfer1::ILogger::Severity::kERROR, message.c_str());
+    reporting = false;
+}
+
+} // namespace
+
 void reportCallbackError(char const* method, char const* what) noexcept
 {
-    std::fprintf(stderr, "[ERROR] Exception caught in %s(): %s\n", method, what);
-    std::fflush(stderr);
+    try
+    {
+        reportCallbackProblem(method, std::string("Exception caught in ") + method + "(): " + what);
+    }
+    catch (std::exception const&)
+    {
+        std::fprintf(stderr, "[ERROR] Exception caught in %s()\n", method);
+    }
+}
+
+void reportMissingOverride(char const* method) noexcept
+{
+    try
+    {
+        reportCallbackProblem(method,
+            std::string("Method: ") + method + " was not overriden. Please provide an implementation for this method.");
+    }
+    catch (std::exception const&)
+    {
+        std::fprintf(stderr, "[ERROR] Method: %s was not overriden\n", method);
+    }
+}
+
+void reportBadReturn(char const* method, char const* expected) noexcept
+{
+    try
+    {
+        reportCallbackProblem(
+            method, std::string("Return value of ") + method + "() could not be interpreted as " + expected);
+    }
+    catch (std::exception const&)
+    {
+        std::fprintf(stderr, "[ERROR] Return value of %s() could not be interpreted\n", method);
+    }
+}
+
+void keepWith(py::handle owner, char const* slot, py::handle value)
+{
+    py::setattr(owner, slot, value);
 }
 
 py::str textToStr(char const* text)

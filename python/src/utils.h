@@ -32,9 +32,78 @@ nvinfer1::Dims toDims(py::handle object, char const* argument);
 //! The Python tuple of a shape's extents (an unknown rank gives an empty tuple).
 py::tuple dimsToTuple(nvinfer1::Dims const& dims);
 
-//! Prints "[ERROR] Exception caught in <method>(): <what>" to stderr, as TensorRT's bindings do when a Python
-//! callback raises; the caller then returns the failure value C++ expects. Call with the GIL held.
+//! Reports "Exception caught in <method>(): <what>" at kERROR through the library's current logger (the one of the
+//! latest builder, runtime or refitter), as TensorRT's bindings report a Python callback that raised; the caller then
+//! returns the failure value C++ expects. The logger's own log() reports to stderr instead ("[ERROR] ..."), and so
+//! does a report made while another one is being logged. Call with the GIL held.
 void reportCallbackError(char const* method, char const* what) noexcept;
+
+//! Reports "Method: <method> was not overriden. Please provide an implementation for this method." the same way.
+void reportMissingOverride(char const* method) noexcept;
+
+//! Reports "Return value of <method>() could not be interpreted as <expected>" the same way.
+void reportBadReturn(char const* method, char const* expected) noexcept;
+
+//! The Python override called name of a trampoline's interface object, or an empty function. A missing override of
+//! a required method is reported (reportMissingOverride). Call with the GIL held.
+template <typename Interface>
+py::function findOverride(Interface const* self, char const* name, bool required)
+{
+    py::function f = py::get_override(self, name);
+    if (!f && required)
+    {
+        reportMissingOverride(name);
+    }
+    return f;
+}
+
+//! Runs body, which calls into Python, with the GIL taken, and returns its result; a Python exception (or a C++
+//! one from a conversion) is reported with reportCallbackError(method) and gives failure instead. Nothing escapes:
+//! this is the wall between a Python callback and the C++ that called it.
+template <typename Result, typename Body>
+Result guardCallback(char const* method, Result failure, Body&& body) noexcept
+{
+    py::gil_scoped_acquire gil;
+    try
+    {
+        return body();
+    }
+    catch (py::error_already_set& e)
+    {
+        reportCallbackError(method, e.what());
+    }
+    catch (std::exception const& e)
+    {
+        reportCallbackError(method, e.what());
+    }
+    return failure;
+}
+
+//! guardCallback() for callbacks without a result.
+template <typename Body>
+void guardCallback(char const* method, Body&& body) noexcept
+{
+    guardCallback(method, 0, [&] {
+        body();
+        return 0;
+    });
+}
+
+//! Keeps value alive as long as owner by storing it in owner's __dict__ under slot (the class needs
+//! py::dynamic_attr()); setting another value in the same slot releases the previous one. C++ keeps only pointers to
+//! the Python objects given to setters (recorders, allocators, listeners, monitors), so their owner keeps them.
+void keepWith(py::handle owner, char const* slot, py::handle value);
+
+//! The setter of a property that hands C++ an interface object (None gives nullptr) through set(owner, object) and
+//! keeps the Python object with its owner in slot (keepWith).
+template <typename Owner, typename Interface, typename Set>
+py::cpp_function keepingSetter(char const* slot, Set set)
+{
+    return py::cpp_function([slot, set](py::object const& self, py::object const& value) {
+        set(self.cast<Owner&>(), value.is_none() ? nullptr : value.cast<Interface*>());
+        keepWith(self, slot, value);
+    });
+}
 
 //! A Python str of C text that need not be UTF-8 (invalid bytes are replaced).
 py::str textToStr(char const* text);
@@ -71,6 +140,9 @@ void bindLayers(py::module_& m);
 void bindBuilder(py::module_& m);
 void bindRuntime(py::module_& m);
 void bindParser(py::module_& m);
+void bindCallbacks(py::module_& m);
+void bindRefitter(py::module_& m);
+void bindPlugins(py::module_& m);
 
 } // namespace kiln::python
 

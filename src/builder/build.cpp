@@ -907,6 +907,7 @@ Expected<EngineModel> buildEngineModel(
     model.name = network.name();
     model.backend = backend.kind();
     model.tacticSources = settings.tacticSources;
+    model.profilingVerbosity = settings.profilingVerbosity;
     std::vector<Layer const*> order;
     std::copy_if(shapes.order.begin(), shapes.order.end(), std::back_inserter(order),
         [&](Layer const* layer) { return live.count(layer) != 0; });

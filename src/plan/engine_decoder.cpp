@@ -587,6 +587,7 @@ Expected<EngineModel> Decoder::run()
     }
     mModel.deviceMemorySize = mEngine.device_memory_size();
     mModel.tacticSources = mEngine.tactic_sources();
+    mModel.profilingVerbosity = static_cast<nvinfer1::ProfilingVerbosity>(mEngine.profiling_verbosity());
     mModel.refit.mode = static_cast<RefitRecord::Mode>(mEngine.refit_mode());
     mModel.refit.strip = mEngine.refit_strip();
     if (auto const* refit = mEngine.refit_weights())

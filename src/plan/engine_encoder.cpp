@@ -501,9 +501,10 @@ Expected<flatbuffers::DetachedBuffer> Encoder::run(bool header)
     }
     auto const refitWeights = refitRecords.empty() ? 0 : mBuilder.CreateVector(refitRecords);
 
-    auto const engine = fb::CreateEngine(mBuilder, name, exprs, symbols, tensors, layers, assertions, ioTensors,
-        mModel.nbInputs, profiles, blobs, mModel.deviceMemorySize, mModel.tacticSources,
-        static_cast<int32_t>(mModel.refit.mode), refitWeights, mModel.refit.strip);
+    auto const engine
+        = fb::CreateEngine(mBuilder, name, exprs, symbols, tensors, layers, assertions, ioTensors, mModel.nbInputs,
+            profiles, blobs, mModel.deviceMemorySize, mModel.tacticSources, static_cast<int32_t>(mModel.refit.mode),
+            refitWeights, mModel.refit.strip, static_cast<int32_t>(mModel.profilingVerbosity));
     fb::FinishEngineBuffer(mBuilder, engine);
     if (mError)
     {

@@ -364,6 +364,8 @@ struct EngineModel
     //! handles in attachToContext() on the CUDA backend.
     uint32_t tacticSources{};
     RefitRecord refit;
+    //! The builder's ProfilingVerbosity (ICudaEngine::getProfilingVerbosity).
+    nvinfer1::ProfilingVerbosity profilingVerbosity{nvinfer1::ProfilingVerbosity::kLAYER_NAMES_ONLY};
 
     EngineModel() = default;
     EngineModel(EngineModel&&) = default;

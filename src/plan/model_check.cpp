@@ -1032,6 +1032,11 @@ std::optional<std::string> modelProblem(EngineModel const& model)
     {
         return problem;
     }
+    if (!isValidEnum(model.profilingVerbosity))
+    {
+        return cat("the profiling verbosity is ", static_cast<int32_t>(model.profilingVerbosity),
+            ", which is not a valid value");
+    }
     return refitProblem(model);
 }
 

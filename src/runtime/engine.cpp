@@ -584,7 +584,7 @@ nvinfer1::TacticSources Engine::Impl::getTacticSources() const noexcept
 
 nvinfer1::ProfilingVerbosity Engine::Impl::getProfilingVerbosity() const noexcept
 {
-    return nvinfer1::ProfilingVerbosity::kLAYER_NAMES_ONLY;
+    return mEngine.mProgram->model().profilingVerbosity;
 }
 
 nvinfer1::Dims Engine::Impl::getTensorShape(char const* tensorName) const noexcept

@@ -365,6 +365,7 @@ EngineModel sampleModel()
         model.profiles.push_back(std::move(profile));
     }
     model.deviceMemorySize = 16 * 512;
+    model.profilingVerbosity = nvinfer1::ProfilingVerbosity::kDETAILED; // round-trips (format 4.2)
     return model;
 }
 
@@ -488,6 +489,7 @@ void expectSameModel(EngineModel const& expected, EngineModel const& actual)
     EXPECT_EQ(actual.weights, expected.weights);
     EXPECT_EQ(actual.deviceMemorySize, expected.deviceMemorySize);
     EXPECT_EQ(actual.refit, expected.refit);
+    EXPECT_EQ(actual.profilingVerbosity, expected.profilingVerbosity);
 }
 
 std::vector<uint8_t> encoded(EngineModel const& model)
@@ -1529,6 +1531,9 @@ std::vector<HostileCase> hostileCases()
             "profile 0 places tensor 5 (\"t3\") at offset 5000, outside its activation block of 4096 bytes"},
         {"negative offset", [](EngineModel& m) { m.profiles[1].offsets[outputOf(3)] = -8; },
             "profile 1 places tensor 5 (\"t3\") at offset -8, outside its activation block of 8192 bytes"},
+        // Engine settings.
+        {"profiling verbosity", [](EngineModel& m) { m.profilingVerbosity = nvinfer1::ProfilingVerbosity{7}; },
+            "the profiling verbosity is 7, which is not a valid value"},
     };
 }
 
