@@ -9,8 +9,20 @@ listed in docs/python.md.
 
 from __future__ import annotations
 
-from . import _kiln
-from ._kiln import *  # noqa: F401,F403  (the bound classes, enums and functions)
+import os as _os
+import sys as _sys
+
+# The extension and libkiln load with RTLD_GLOBAL, as libnvinfer is loaded in a C++ application: libraries opened later
+# resolve symbols against them process-wide. cuDNN's engines do so while a CUDA engine is built (with Python's default
+# RTLD_LOCAL, building ResNet-50 on the CUDA backend jumped to a null address), and plugin libraries resolve getLogger
+# and getPluginRegistry the same way.
+_flags = _sys.getdlopenflags()
+_sys.setdlopenflags(_flags | _os.RTLD_GLOBAL)
+try:
+    from . import _kiln
+finally:
+    _sys.setdlopenflags(_flags)
+from ._kiln import *  # noqa: E402,F401,F403  (the bound classes, enums and functions)
 
 __version__: str = _kiln._kiln_version
 """kiln's own version (``tensorrt.__version__`` is TensorRT's: see :data:`tensorrt_version`)."""
