@@ -432,7 +432,7 @@ TEST_F(CudaEngine, FusedMatrixMultiplyBiasActivationMatchesTheUnfusedHost)
     expectSameOnBothBackends({Dims{3, {2, 16, 64}}}, 1e-4F);
 }
 
-TEST_F(CudaEngine, AContextRunsOnANewStreamAfterItsOldStreamIsDestroyed)
+TEST_F(CudaEngine, AContextRunsOnANewStreamAfterItsOldStreamIsDestroyedAndIsCapturedThere)
 {
     // A convolution whose padding cuDNN cannot express (a padded copy in the libraries' scratch block) run on one
     // stream, that stream destroyed, then a run of the same context on another: nothing the context keeps may still
@@ -461,6 +461,38 @@ TEST_F(CudaEngine, AContextRunsOnANewStreamAfterItsOldStreamIsDestroyed)
     ASSERT_EQ(cudaStreamCreate(&mStream), cudaSuccess);
     std::vector<Values> const second = runDevice(*engine, {Dims{4, {1, 4, 9, 9}}}, {input}, context.get());
     EXPECT_EQ(first, second) << mLogger.all();
+
+    // Then a run captured into a graph on the new stream after a plain run there (what CUDA-graph benchmarks do): the
+    // capture may not wait for the plain run's work outside it (cudaErrorStreamCaptureIsolation broke that once).
+    ASSERT_EQ(first.size(), 1U);
+    std::size_t const inBytes = input.size() * sizeof(float);
+    std::size_t const outBytes = first[0].size() * sizeof(float);
+    void* xDevice = nullptr;
+    void* yDevice = nullptr;
+    ASSERT_EQ(cudaMalloc(&xDevice, inBytes), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&yDevice, outBytes), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(xDevice, input.data(), inBytes, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_TRUE(context->setTensorAddress("x", xDevice));
+    EXPECT_TRUE(context->setTensorAddress("y", yDevice));
+    EXPECT_TRUE(context->enqueueV3(mStream)) << mLogger.all();
+    cudaGraph_t graph{};
+    ASSERT_EQ(cudaStreamBeginCapture(mStream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    bool const enqueued = context->enqueueV3(mStream);
+    cudaError_t const ended = cudaStreamEndCapture(mStream, &graph);
+    EXPECT_TRUE(enqueued) << "enqueueV3 inside the capture: " << mLogger.all();
+    ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorString(ended);
+    cudaGraphExec_t exec{};
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaMemset(yDevice, 0, outBytes), cudaSuccess);
+    EXPECT_EQ(cudaGraphLaunch(exec, mStream), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+    Values replayed(first[0].size());
+    EXPECT_EQ(cudaMemcpy(replayed.data(), yDevice, outBytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(replayed, first[0]);
+    EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+    EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+    EXPECT_EQ(cudaFree(xDevice), cudaSuccess);
+    EXPECT_EQ(cudaFree(yDevice), cudaSuccess);
 }
 
 TEST_F(CudaEngine, ReduceConcatSliceGatherMatchTheHost)

@@ -163,6 +163,23 @@ PreparedCache& Libraries::prepared()
     return mState->prepared;
 }
 
+namespace
+{
+
+//! Whether stream is being captured into a graph (a failed query counts as captured: nothing then waits on it).
+bool capturing(cudaStream_t stream) noexcept
+{
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &status) != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return true;
+    }
+    return status != cudaStreamCaptureStatusNone;
+}
+
+} // namespace
+
 Expected<void*> Libraries::workspace(int64_t bytes, cudaStream_t stream)
 {
     State& s = *mState;
@@ -173,8 +190,9 @@ Expected<void*> Libraries::workspace(int64_t bytes, cudaStream_t stream)
     }
     // Work already queued on the block's stream may still use it: a request from another stream waits for that work
     // (without blocking the host) before the block is used or freed there. After finishRun that work is fenced by
-    // handOver already, and its stream is no longer named.
-    if (s.block != nullptr && s.handedOver)
+    // handOver already, and its stream is no longer named. A stream being captured may not wait for work outside the
+    // capture (cudaErrorStreamCaptureIsolation): there the block's stream orders it as before.
+    if (s.block != nullptr && s.handedOver && !capturing(stream))
     {
         if (cudaError_t const status = cudaStreamWaitEvent(stream, s.handOver, 0); status != cudaSuccess)
         {
@@ -239,10 +257,8 @@ void Libraries::finishRun(cudaStream_t stream) noexcept
     {
         return;
     }
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone)
+    if (capturing(stream))
     {
-        static_cast<void>(cudaGetLastError());
         return;
     }
     if (s.handOver == nullptr && cudaEventCreateWithFlags(&s.handOver, cudaEventDisableTiming) != cudaSuccess)
