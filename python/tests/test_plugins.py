@@ -157,3 +157,34 @@ def test_load_library_and_a_v2_plugin(logger, registry):
 
 def test_load_library_failure_gives_none(registry):
     assert registry.load_library("/nonexistent/libnothing.so") is None
+
+
+SELF_REGISTERING = os.environ.get("KILN_TEST_SELF_REGISTERING_LIBRARY", "")
+IDENTITY_CONV_MODEL = os.environ.get("KILN_TEST_IDENTITY_CONV_MODEL", "")
+
+
+@pytest.mark.skipif(not (os.path.exists(SELF_REGISTERING) and os.path.exists(IDENTITY_CONV_MODEL)),
+                    reason="KILN_TEST_SELF_REGISTERING_LIBRARY (examples/onnx_identity_conv) is not built")
+def test_a_library_opened_as_polygraphy_opens_it_serves_the_onnx_parser(logger, registry, rng):
+    # Polygraphy's --plugins opens each library with ctypes.CDLL and nothing else: a library that registers its
+    # creators as it loads is then found by the ONNX parser for the model's custom node.
+    import ctypes
+
+    ctypes.CDLL(SELF_REGISTERING)
+    creator = registry.get_creator("IdentityConv", "1", "")
+    assert isinstance(creator, kiln.IPluginCreatorV3One)
+    builder = kiln.Builder(logger)
+    network = builder.create_network(0)
+    parser = kiln.OnnxParser(network, logger)
+    assert parser.parse_from_file(IDENTITY_CONV_MODEL), [str(parser.get_error(i)) for i in range(parser.num_errors)]
+    config = builder.create_builder_config()
+    profile = builder.create_optimization_profile()
+    profile.set_shape("X", (1, 3, 8, 8), (2, 3, 8, 8), (4, 3, 8, 8))
+    config.add_optimization_profile(profile)
+    plan = build_plan(builder, network, config)
+    engine = kiln.Runtime(logger).deserialize_cuda_engine(plan)
+    x = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+    outputs = kiln.run(engine, {"X": x})
+    np.testing.assert_array_equal(outputs["Y"], x)  # the model is an identity: a 1x1 identity convolution and the plugin
+    del engine
+    gc.collect()
