@@ -110,6 +110,17 @@ TEST(Compare, TheIdentityConvExampleOnTheHostMatchesItsStoredOutput)
 }
 #endif
 
+#ifdef KILN_IDENTITY_CONV_STATIC_PLUGIN
+TEST(Compare, ASelfRegisteringPluginLibraryServesStaticPlugins)
+{
+    // trtexec's --staticPlugins form: a library without entry points whose creator registers as it loads.
+    ScratchDir dir;
+    ProcessRun const run = compareIdentityConv(KILN_IDENTITY_CONV_STATIC_PLUGIN, dir);
+    ASSERT_EQ(run.status, 0) << run.out << run.err;
+    EXPECT_TRUE(contains(run.out, "PASSED: 1 comparison within tolerance")) << run.out;
+}
+#endif
+
 TEST(Compare, ADeliberatelyWrongPluginIsCaughtNamingTheOutputTheWorstIndexAndTheError)
 {
     ScratchDir dir;
