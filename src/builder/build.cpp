@@ -3,7 +3,8 @@
 // 1. Refuse what the graph alone tells: no outputs, I/O that may not be linear, dynamic or shape inputs without an
 //    optimization profile (or a profile that leaves one out; build_memory.cpp).
 // 2. Infer every shape symbolically (the whole network), and evaluate the shapes against each profile.
-// 3. Keep the layers that lead to an output (dead-layer elimination), in topological order; the tensors are every
+// 3. Keep the layers that lead to an output or a debug tensor (dead-layer elimination), in topological order; the
+// tensors are every
 //    network input, then the outputs of the layers kept. Quantized tensors take their scale from the dynamic range.
 // 4. Per layer: ask the backend (Backend::checkLayer) whether it runs the layer at each profile's kMIN, kOPT and kMAX
 //    shapes, and keep the layer's weights in the model (copied, or borrowed for a plan: WeightsKeeper); a plugin
@@ -92,12 +93,23 @@ int32_t loopOfBoundary(Layer const& layer) noexcept
     }
 }
 
-//! The layers that some network output depends on; a live loop keeps its trip limits, which have no outputs.
+//! The layers that some network output or debug tensor depends on (a debug tensor is read by the application, as an
+//! output is); a live loop keeps its trip limits, which have no outputs.
 std::set<Layer const*> liveLayers(Network const& network)
 {
     std::set<Layer const*> live;
     std::set<int32_t> liveLoops;
     std::vector<Tensor const*> pending(network.outputs().begin(), network.outputs().end());
+    for (auto const& layer : network.layers())
+    {
+        for (Tensor const* output : layer->outputs())
+        {
+            if (output->isDebug())
+            {
+                pending.push_back(output);
+            }
+        }
+    }
     auto const keep = [&](Layer const* layer) {
         if (!live.insert(layer).second)
         {
@@ -707,6 +719,7 @@ Expected<KeptTensors> keepTensors(Network const& network, std::vector<Layer cons
         record.isInput = tensor.isInput();
         record.isOutput = tensor.isOutput();
         record.isShapeTensor = tensor.isInput() ? isShapeTensorInput(tensor) : tensor.isShapeOutput();
+        record.isDebug = tensor.isDebug();
         record.scale = scale.value();
         record.producer = producer;
         kept.index[&tensor] = static_cast<int32_t>(kept.list.size());
@@ -802,6 +815,7 @@ int32_t addTwinTensor(
     record.isInput = false;
     record.isOutput = false;
     record.isShapeTensor = false;
+    record.isDebug = false;
     model.tensors.push_back(std::move(record));
     kept.list.push_back(kept.list[static_cast<std::size_t>(twin)]); // the same network tensor: the same shapes
     return static_cast<int32_t>(model.tensors.size() - 1);

@@ -28,7 +28,8 @@ Readers readersOf(EngineModel const& model)
     }
     for (std::size_t t = 0; t < model.tensors.size(); ++t)
     {
-        readers.pinned[t] = model.tensors[t].isOutput || model.tensors[t].isInput;
+        // A debug tensor is read by the application (IDebugListener), as an output is: no rewrite absorbs it.
+        readers.pinned[t] = model.tensors[t].isOutput || model.tensors[t].isInput || model.tensors[t].isDebug;
     }
     for (SymbolRecord const& symbol : model.symbols)
     {

@@ -23,7 +23,7 @@ namespace kiln
 struct Readers
 {
     std::vector<std::vector<int32_t>> layers;
-    std::vector<bool> pinned; //!< A network input or output, or read by a symbol.
+    std::vector<bool> pinned; //!< A network input or output, a debug tensor, or read by a symbol.
 };
 
 Readers readersOf(EngineModel const& model);

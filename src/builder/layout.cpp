@@ -186,7 +186,7 @@ std::vector<bool> interiorTensors(EngineModel const& model, std::vector<Link> co
     {
         TensorRecord const& tensor = model.tensors[t];
         int32_t const producer = tensor.producer;
-        if (tensor.isInput || tensor.isOutput || pinned[t] || readers[t].empty() || producer < 0
+        if (tensor.isInput || tensor.isOutput || tensor.isDebug || pinned[t] || readers[t].empty() || producer < 0
             || static_cast<std::size_t>(producer) >= model.layers.size()
             || links[static_cast<std::size_t>(producer)] == Link::kNONE
             || model.layers[static_cast<std::size_t>(producer)].outputs.front() != static_cast<int32_t>(t))
@@ -315,6 +315,7 @@ int32_t chooseConvolutionLayouts(EngineModel& model, std::vector<int32_t>* twins
         record.isInput = false;
         record.isOutput = false;
         record.isShapeTensor = false;
+        record.isDebug = false;
         model.tensors.push_back(std::move(record));
         if (twins != nullptr)
         {

@@ -152,7 +152,8 @@ private:
             bool const typeSet
                 = producer != nullptr && producer->requestedOutputType(network->producerOutput()).has_value();
             mValues[t] = tensor.values.has_value() || shapes.count(network) != 0;
-            mPinned[t] = tensor.type != DataType::kFLOAT || tensor.isInput || tensor.isOutput || mValues[t] || typeSet;
+            mPinned[t] = tensor.type != DataType::kFLOAT || tensor.isInput || tensor.isOutput || tensor.isDebug
+                || mValues[t] || typeSet;
         }
         for (SymbolRecord const& symbol : mModel.symbols)
         {

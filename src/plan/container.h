@@ -29,8 +29,9 @@ enum class PlanBackend : uint32_t
 //! The version of the plan format this kiln writes. A reader accepts its own major version and any minor version
 //! (minor versions only add what older readers may ignore); other majors are refused.
 constexpr uint32_t kPlanFormatMajor = 4; // 4: channels-last poolings and padded stems (builder/layout.h).
-// 1: packed q, k and v of a fused attention (FusedKernel::packedQkv); 2: the engine's profiling verbosity.
-constexpr uint32_t kPlanFormatMinor = 2;
+// 1: packed q, k and v of a fused attention (FusedKernel::packedQkv); 2: the engine's profiling verbosity; 3: debug
+// tensors (TensorRecord::isDebug).
+constexpr uint32_t kPlanFormatMinor = 3;
 
 //! What the header records besides the payload.
 struct PlanInfo

@@ -516,6 +516,7 @@ Expected<EngineModel> Decoder::run()
             record.format = static_cast<nvinfer1::TensorFormat>(tensor->format());
             record.scale = tensor->scale();
             record.producer = tensor->producer();
+            record.isDebug = tensor->is_debug();
             mModel.tensors.push_back(std::move(record));
         }
     }

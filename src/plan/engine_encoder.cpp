@@ -446,7 +446,7 @@ Expected<flatbuffers::DetachedBuffer> Encoder::run(bool header)
             = tensor.values ? mBuilder.CreateVector(*tensor.values) : Offset<flatbuffers::Vector<uint32_t>>{};
         tensorRecords.push_back(fb::CreateTensor(mBuilder, tensorName, static_cast<int32_t>(tensor.type), shape, values,
             tensor.isInput, tensor.isOutput, tensor.isShapeTensor, static_cast<int32_t>(tensor.format), tensor.scale,
-            tensor.producer));
+            tensor.producer, tensor.isDebug));
     }
     auto const tensors = mBuilder.CreateVector(tensorRecords);
 

@@ -86,6 +86,9 @@ struct TensorRecord
     //! The quantization scale of a kINT8 / kFP8 tensor (its dynamic range over the type's largest value); 1 otherwise.
     float scale{1.0F};
     int32_t producer{-1}; //!< The layer that makes it (index into EngineModel::layers), -1 for a network input.
+    //! Marked with INetworkDefinition::markDebug: the builder keeps it (no fusion absorbs it) under its network name,
+    //! and an execution context may hand it to its IDebugListener once its layer has run.
+    bool isDebug{};
 
     bool operator==(TensorRecord const&) const = default;
 };

@@ -583,10 +583,23 @@ std::optional<std::string> ModelCheck::symbols()
 
 std::optional<std::string> ModelCheck::tensors()
 {
+    std::unordered_map<std::string_view, std::size_t> debugNames; // A context finds debug tensors by name.
     for (std::size_t i = 0; i < mModel.tensors.size(); ++i)
     {
         TensorRecord const& record = mModel.tensors[i];
         auto const what = tensor(static_cast<int64_t>(i));
+        if (record.isDebug && record.name.empty())
+        {
+            return cat(what, " is a debug tensor without a name; debug tensors are found by name");
+        }
+        if (record.isDebug)
+        {
+            if (auto const [other, added] = debugNames.emplace(record.name, i); !added)
+            {
+                return cat(what, " is a debug tensor named like ", tensor(static_cast<int64_t>(other->second)),
+                    "; debug tensors' names are distinct");
+            }
+        }
         if (!isKnownDataType(record.type))
         {
             return cat(what, " has data type ", record.type, ", which is not a DataType");

@@ -53,6 +53,7 @@ ExecutionContext::ExecutionContext(Engine const& engine, ExecutionContextAllocat
     mBindings.shapes.assign(nbIo, kNoDims);
     mBindings.addresses.assign(nbIo, nullptr);
     mBindings.allocators.assign(nbIo, nullptr);
+    mDebugStates.assign(mProgram.debugTensors().size(), 0);
     resetShapes();
     if (strategy == ExecutionContextAllocationStrategy::kSTATIC)
     {
@@ -247,6 +248,7 @@ void ExecutionContext::Impl::setAuxStreams(cudaStream_t* auxStreams, int32_t nbS
 bool ExecutionContext::Impl::setDebugListener(nvinfer1::IDebugListener* listener) noexcept
 {
     mContext.mDebugListener = listener;
+    mContext.mExecutor.observeDebugTensors(listener, mContext.mDebugStates);
     return true;
 }
 
@@ -255,21 +257,30 @@ nvinfer1::IDebugListener* ExecutionContext::Impl::getDebugListener() noexcept
     return mContext.mDebugListener;
 }
 
-bool ExecutionContext::Impl::setTensorDebugState(char const* name, bool /*flag*/) noexcept
+bool ExecutionContext::Impl::setTensorDebugState(char const* name, bool flag) noexcept
 {
-    // kiln's engines mark no debug tensors yet (INetworkDefinition::markDebug is not kept in the plan).
-    mContext.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "IExecutionContext::setTensorDebugState: tensor ",
-        quotedText(name), " was not marked as a debug tensor when the engine was built");
-    return false;
+    int32_t const position = name == nullptr ? -1 : mContext.mProgram.debugPosition(name);
+    if (position < 0)
+    {
+        mContext.mReporter.error(ErrorCode::kINVALID_ARGUMENT, "IExecutionContext::setTensorDebugState: tensor ",
+            quotedText(name), " was not marked as a debug tensor when the engine was built");
+        return false;
+    }
+    mContext.mDebugStates[static_cast<std::size_t>(position)] = flag ? 1 : 0;
+    mContext.mExecutor.observeDebugTensors(mContext.mDebugListener, mContext.mDebugStates);
+    return true;
 }
 
-bool ExecutionContext::Impl::getDebugState(char const* /*name*/) const noexcept
+bool ExecutionContext::Impl::getDebugState(char const* name) const noexcept
 {
-    return false;
+    int32_t const position = name == nullptr ? -1 : mContext.mProgram.debugPosition(name);
+    return position >= 0 && mContext.mDebugStates[static_cast<std::size_t>(position)] != 0;
 }
 
-bool ExecutionContext::Impl::setAllTensorsDebugState(bool /*flag*/) noexcept
+bool ExecutionContext::Impl::setAllTensorsDebugState(bool flag) noexcept
 {
+    std::fill(mContext.mDebugStates.begin(), mContext.mDebugStates.end(), flag ? 1 : 0);
+    mContext.mExecutor.observeDebugTensors(mContext.mDebugListener, mContext.mDebugStates);
     return true;
 }
 

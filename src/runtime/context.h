@@ -150,6 +150,7 @@ private:
     nvinfer1::ProfilingVerbosity mNvtxVerbosity{nvinfer1::ProfilingVerbosity::kLAYER_NAMES_ONLY};
     std::vector<cudaStream_t> mAuxStreams;
     nvinfer1::IDebugListener* mDebugListener{};
+    std::vector<uint8_t> mDebugStates; //!< Per EngineProgram::debugTensors entry: setTensorDebugState's flag.
     bool mUnfusedTensorsDebugState{};
     void* mCommunicator{};
 };

@@ -801,9 +801,9 @@ int64_t Engine::Impl::getWeightStreamingScratchMemorySize() const noexcept
     return 0;
 }
 
-bool Engine::Impl::isDebugTensor(char const* /*name*/) const noexcept
+bool Engine::Impl::isDebugTensor(char const* name) const noexcept
 {
-    return false;
+    return name != nullptr && mEngine.program().debugPosition(name) >= 0;
 }
 
 int64_t Engine::Impl::getEngineStat(nvinfer1::EngineStat stat) const noexcept

@@ -439,6 +439,13 @@ Expected<bool> EngineProgram::prepare()
         return invalid("the engine has " + std::to_string(m.nbInputs) + " inputs among "
             + std::to_string(m.ioTensors.size()) + " I/O tensors");
     }
+    for (std::size_t t = 0; t < m.tensors.size(); ++t)
+    {
+        if (m.tensors[t].isDebug)
+        {
+            mDebugTensors.push_back(static_cast<int32_t>(t));
+        }
+    }
     mIoOfTensor.assign(m.tensors.size(), -1);
     for (std::size_t p = 0; p < m.ioTensors.size(); ++p)
     {
@@ -779,6 +786,13 @@ int32_t EngineProgram::ioPosition(std::string_view name) const noexcept
     {
         return -1;
     }
+}
+
+int32_t EngineProgram::debugPosition(std::string_view name) const noexcept
+{
+    auto const found = std::find_if(mDebugTensors.begin(), mDebugTensors.end(),
+        [&](int32_t t) { return mModel.tensors[static_cast<std::size_t>(t)].name == name; });
+    return found == mDebugTensors.end() ? -1 : static_cast<int32_t>(found - mDebugTensors.begin());
 }
 
 int32_t EngineProgram::ioPositionOfTensor(int32_t tensor) const noexcept

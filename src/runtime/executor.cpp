@@ -796,6 +796,10 @@ host::Status Executor::runLayers(
                         bound.error().code, "after " + layerText(model.layers[l]) + ": " + bound.error().message);
                 }
             }
+            if (auto const reported = reportDebugTensors(model.layers[l], stream); !reported)
+            {
+                return reported;
+            }
             continue;
         }
         auto const ran = runLayerAt(l, bindings, memory, stream, copiedToHost);
@@ -829,6 +833,55 @@ host::Status Executor::synchronize(bool& pending, cudaStream_t stream)
     static_cast<void>(stream);
 #endif
     pending = false;
+    return host::Done{};
+}
+
+void Executor::observeDebugTensors(nvinfer1::IDebugListener* listener, std::span<uint8_t const> on)
+{
+    std::span<int32_t const> const debug = mProgram.debugTensors();
+    mDebugObserved.assign(mProgram.model().tensors.size(), 0);
+    bool any = false;
+    for (std::size_t i = 0; i < debug.size() && i < on.size(); ++i)
+    {
+        mDebugObserved[static_cast<std::size_t>(debug[i])] = on[i];
+        any = any || on[i] != 0;
+    }
+    mDebugListener = any ? listener : nullptr;
+}
+
+host::Status Executor::reportDebugTensors(LayerRecord const& layer, cudaStream_t stream) const
+{
+    if (mDebugListener == nullptr)
+    {
+        return host::Done{};
+    }
+    for (int32_t output : layer.outputs)
+    {
+        auto const t = static_cast<std::size_t>(output);
+        if (mDebugObserved[t] == 0)
+        {
+            continue;
+        }
+        TensorRecord const& record = mProgram.model().tensors[t];
+        auto const location = mProgram.tensorSide(output) == Side::kDEVICE ? nvinfer1::TensorLocation::kDEVICE
+                                                                           : nvinfer1::TensorLocation::kHOST;
+        bool accepted = false;
+        try
+        {
+            accepted = mDebugListener->processDebugTensor(
+                mViews[t].data, location, record.type, mShapes[t], record.name.c_str(), stream);
+        }
+        catch (...)
+        {
+            accepted = false;
+        }
+        if (!accepted)
+        {
+            return failure(ErrorCode::kFAILED_EXECUTION,
+                "after " + layerText(layer) + ": the debug listener failed on debug tensor " + q(record.name)
+                    + " (IDebugListener::processDebugTensor returned false)");
+        }
+    }
     return host::Done{};
 }
 
@@ -939,6 +992,10 @@ host::Status Executor::runLayerAt(
         {
             return failure(shrunk.error().code, "after " + layerText(layer) + ": " + shrunk.error().message);
         }
+    }
+    if (auto const reported = reportDebugTensors(layer, stream); !reported)
+    {
+        return reported;
     }
     for (int32_t output : layer.outputs)
     {

@@ -195,6 +195,12 @@ public:
     //! The I/O position of tensor index, or -1.
     int32_t ioPositionOfTensor(int32_t tensor) const noexcept;
 
+    //! The debug tensors (TensorRecord::isDebug), in the model's order.
+    std::span<int32_t const> debugTensors() const noexcept { return mDebugTensors; }
+
+    //! The position in debugTensors() of the debug tensor named name, or -1.
+    int32_t debugPosition(std::string_view name) const noexcept;
+
     //! Input position's range in profile (position < nbInputs, profile valid).
     ProfileInput const& profileInput(int32_t profile, int32_t position) const;
 
@@ -268,6 +274,7 @@ private:
     std::vector<IoTensor> mIo;
     std::unordered_map<std::string, int32_t> mIoByName;
     std::vector<int32_t> mIoOfTensor;
+    std::vector<int32_t> mDebugTensors;
     std::vector<std::vector<ProfileInput>> mProfileInputs; //!< [profile][input position].
     std::vector<std::vector<uint32_t>> mBoundBy;           //!< Per layer.
     std::vector<std::vector<uint32_t>> mAssertionsAt;      //!< Per stage + 1.
@@ -386,6 +393,11 @@ public:
     //! time from the layer's first queued work to the next layer's. Off by default (the host's time per layer).
     void timeOnDevice(bool enabled) noexcept;
 
+    //! Hands debug tensor debugTensors()[i] of the program to listener after the layer that makes it runs, for each
+    //! on[i] != 0 (IExecutionContext::setTensorDebugState); a null listener hands none. A listener that returns false
+    //! (or throws) fails the run, naming the tensor. Runs that hand tensors run the layers directly (no replay).
+    void observeDebugTensors(nvinfer1::IDebugListener* listener, std::span<uint8_t const> on);
+
     //! Milliseconds each layer took in the last run. With timeOnDevice, waits for the run's last event first (a
     //! failure leaves the times 0).
     std::span<float const> layerTimes() noexcept;
@@ -427,6 +439,8 @@ private:
     //! Runs layer l (not a loop's boundary layer): places its outputs, runs it, mirrors and binds what it made.
     host::Status runLayerAt(
         std::size_t l, Bindings const& bindings, ActivationMemory memory, cudaStream_t stream, bool& copiedToHost);
+    //! Hands the debug tensors layer made that are observed to the debug listener (observeDebugTensors).
+    host::Status reportDebugTensors(LayerRecord const& layer, cudaStream_t stream) const;
     //! Runs the layers in order (after run() prepared the inputs and shape values).
     host::Status runLayers(Bindings const& bindings, ActivationMemory memory, cudaStream_t stream, bool& copiedToHost);
     //! Replay (file comment): launches the graph of these bindings when there is one, else runs the layers directly
@@ -474,6 +488,8 @@ private:
     std::vector<cudaEvent_t> mLayerEvents;
     bool mTimeOnDevice{};
     bool mEventsRecorded{};
+    nvinfer1::IDebugListener* mDebugListener{}; //!< Set while some debug tensor is observed; else null.
+    std::vector<uint8_t> mDebugObserved;        //!< Per tensor: handed to mDebugListener once written.
     //! Per layer, per input: the side the layer reads it on (values on the host, shapes where written, data where the
     //! layer runs).
     std::vector<std::vector<Side>> mInputSides;

@@ -148,10 +148,11 @@ std::optional<host::Status> Executor::replayLayers(
     }
     bool const allocators = std::any_of(bindings.allocators.begin(), bindings.allocators.end(),
         [](nvinfer1::IOutputAllocator const* a) { return a != nullptr; });
-    if (stream == nullptr || mTimeOnDevice || allocators || capture != cudaStreamCaptureStatusNone)
+    if (stream == nullptr || mTimeOnDevice || allocators || mDebugListener != nullptr
+        || capture != cudaStreamCaptureStatusNone)
     {
-        // Runs directly: the legacy default stream (no capture there), per-layer times, allocations, or the
-        // application's own capture.
+        // Runs directly: the legacy default stream (no capture there), per-layer times, allocations, a debug
+        // listener's calls, or the application's own capture.
         mReplay.lastDirect.inputs = -1;
         return std::nullopt;
     }

@@ -276,7 +276,8 @@ EngineModel sampleModel()
             output.format = nvinfer1::TensorFormat::kCHW4;
             output.scale = 0.25F;
         }
-        if (l == 15) // The shape layer: values tracked by shape inference.
+        output.isDebug = l == 2 || l == 3; // Debug tensors (format 4.3) round-trip.
+        if (l == 15)                       // The shape layer: values tracked by shape inference.
         {
             output.type = DataType::kINT64;
             output.shape = {kFour};
@@ -1448,6 +1449,10 @@ std::vector<HostileCase> hostileCases()
             "tensor 3 (\"t1\") records producer 2, but it is made by layer 1 (\"cast\")"},
         {"producer of an input", [](EngineModel& m) { m.tensors[kX].producer = 0; },
             "tensor 0 (\"x\") records producer 0, but no layer makes it"},
+        {"debug tensor without a name", [](EngineModel& m) { m.tensors[4].name.clear(); },
+            "tensor 4 (\"\") is a debug tensor without a name; debug tensors are found by name"},
+        {"debug tensors named alike", [](EngineModel& m) { m.tensors[5].name = "t2"; },
+            "tensor 5 (\"t2\") is a debug tensor named like tensor 4 (\"t2\"); debug tensors' names are distinct"},
         // Assertions.
         {"assertion condition", [](EngineModel& m) { m.assertions[0].condition = 99; },
             "assertion 0 (\"x.d0 + 1 must be positive\") tests expression 99, but the engine has 9 expressions"},
