@@ -286,7 +286,7 @@ def test_debug_listener_exception_returns_false(messages):
     assert "Exception caught in process_debug_tensor(): KeyError: 't'" in messages.text()
 
 
-def test_debug_state_of_an_unmarked_tensor_is_refused(logger):
+def test_debug_state_of_a_tensor_not_marked_debug_is_refused(logger):
     context = _engine(logger).create_execution_context()
     assert context.set_tensor_debug_state("y", True) is False
     assert context.get_debug_state("y") is False

@@ -61,6 +61,13 @@
 // reads memory that stays valid and unchanged until the shapes change. A CUDA engine without data-dependent shapes
 // therefore never copies to the host inside enqueueV3, and is capturable in a CUDA graph.
 //
+// Debug tensors (TensorRecord::isDebug). The context says which to observe and its IDebugListener
+// (observeDebugTensors); right after the layer that makes an observed one runs (a precomputed layer counts as run, its
+// values kept), the listener gets the tensor's memory where the layer wrote it (device memory on the device, host
+// memory on the host, TensorLocation saying which), its type, its shape in this run, its name and the run's stream; it
+// is not synchronised first, as with TensorRT. A layer of a loop's body hands its tensor once per iteration; a loop's
+// boundary layers and layers of a branch not taken hand nothing. A listener that returns false fails the run.
+//
 // Replay (executor_replay.cpp). Launching a CUDA engine's layers costs host time per layer (argument checks, library
 // calls: about 10 us each), which at small batches is longer than the GPU's work. So a CUDA engine whose layers are
 // all capturable records them in a CUDA graph of its own and later runs launch that graph: when the same inputs
