@@ -908,6 +908,95 @@ TEST_F(CudaEngine, ShapeTensorsAreComputedOnTheHostInsideACudaEngine)
 
 // getTensorLocation: a CUDA engine takes its I/O in device memory but shape tensors; a host engine of the same network
 // takes all of it in host memory.
+//! Copies each debug tensor it is handed from device memory, on the stream it is given.
+class DeviceDebugListener final : public nvinfer1::IDebugListener
+{
+public:
+    bool processDebugTensor(void const* addr, nvinfer1::TensorLocation location, DataType type, Dims const& shape,
+        char const* name, cudaStream_t stream) override
+    {
+        int64_t count = 1;
+        for (int32_t d = 0; d < shape.nbDims; ++d)
+        {
+            count *= shape.d[d];
+        }
+        Values values(static_cast<std::size_t>(count));
+        bool const copied = location == nvinfer1::TensorLocation::kDEVICE && type == DataType::kFLOAT
+            && cudaMemcpyAsync(values.data(), addr, values.size() * sizeof(float), cudaMemcpyDeviceToHost, stream)
+                == cudaSuccess
+            && cudaStreamSynchronize(stream) == cudaSuccess;
+        names.emplace_back(name);
+        received.push_back(copied ? values : Values{});
+        return true;
+    }
+
+    std::vector<std::string> names;
+    std::vector<Values> received;
+};
+
+TEST_F(CudaEngine, DebugTensorsReachTheListenerInDeviceMemoryOnEveryRun)
+{
+    // GELU from primitive layers, its sum 1 + erf(x / sqrt 2) marked debug: no fusion absorbs the sum, and the
+    // listener gets it in device memory on the run's stream, on every run (replay is off while it listens).
+    ScalarWeights scalars;
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {2, 3}});
+    ITensor* y = primitiveGelu(*mNetwork, *x, GeluForm::kERF, scalars);
+    y->setName("y");
+    mNetwork->markOutput(*y);
+    for (int32_t l = 0; l < mNetwork->getNbLayers(); ++l)
+    {
+        auto* sum = dynamic_cast<nvinfer1::IElementWiseLayer*>(mNetwork->getLayer(l));
+        if (sum != nullptr && sum->getOperation() == nvinfer1::ElementWiseOperation::kSUM)
+        {
+            sum->getOutput(0)->setName("gelu_sum");
+            ASSERT_TRUE(mNetwork->markDebug(*sum->getOutput(0)));
+        }
+    }
+    ICudaEngine* engine = load(build("cuda"));
+    ASSERT_NE(engine, nullptr);
+    EXPECT_TRUE(engine->isDebugTensor("gelu_sum"));
+    Values const in{-2.F, -0.5F, 0.F, 0.25F, 1.F, 3.F};
+    std::size_t const bytes = in.size() * sizeof(float);
+    void* dx = nullptr;
+    void* dy = nullptr;
+    ASSERT_EQ(cudaMalloc(&dx, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&dy, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(dx, in.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_TRUE(context->setTensorAddress("x", dx));
+    ASSERT_TRUE(context->setTensorAddress("y", dy));
+    DeviceDebugListener listener;
+    ASSERT_TRUE(context->setDebugListener(&listener));
+    ASSERT_TRUE(context->setTensorDebugState("gelu_sum", true));
+    for (int32_t run = 0; run < 4; ++run)
+    {
+        ASSERT_TRUE(context->enqueueV3(mStream)) << mLogger.all();
+        ASSERT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+    }
+    ASSERT_EQ(listener.names.size(), 4U);
+    for (std::size_t r = 0; r < listener.names.size(); ++r)
+    {
+        EXPECT_EQ(listener.names[r], "gelu_sum");
+        ASSERT_EQ(listener.received[r].size(), in.size()) << "run " << r;
+        for (std::size_t i = 0; i < in.size(); ++i)
+        {
+            EXPECT_NEAR(listener.received[r][i], 1.F + std::erf(in[i] / std::sqrt(2.F)), 1e-5F) << r << " " << i;
+        }
+    }
+    Values out(in.size());
+    ASSERT_EQ(cudaMemcpy(out.data(), dy, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (std::size_t i = 0; i < in.size(); ++i)
+    {
+        EXPECT_NEAR(out[i], 0.5F * in[i] * (1.F + std::erf(in[i] / std::sqrt(2.F))), 1e-5F) << i;
+    }
+    ASSERT_TRUE(context->setTensorDebugState("gelu_sum", false));
+    ASSERT_TRUE(context->enqueueV3(mStream)) << mLogger.all();
+    ASSERT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
+    EXPECT_EQ(listener.names.size(), 4U);
+    EXPECT_EQ(cudaFree(dx), cudaSuccess);
+    EXPECT_EQ(cudaFree(dy), cudaSuccess);
+}
+
 TEST_F(CudaEngine, TensorLocationIsDeviceButForShapeTensorsAndHostOnAHostEngine)
 {
     ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{1, {-1}});
