@@ -943,15 +943,7 @@ TEST_F(CudaEngine, DebugTensorsReachTheListenerInDeviceMemoryOnEveryRun)
     ITensor* y = primitiveGelu(*mNetwork, *x, GeluForm::kERF, scalars);
     y->setName("y");
     mNetwork->markOutput(*y);
-    for (int32_t l = 0; l < mNetwork->getNbLayers(); ++l)
-    {
-        auto* sum = dynamic_cast<nvinfer1::IElementWiseLayer*>(mNetwork->getLayer(l));
-        if (sum != nullptr && sum->getOperation() == nvinfer1::ElementWiseOperation::kSUM)
-        {
-            sum->getOutput(0)->setName("gelu_sum");
-            ASSERT_TRUE(mNetwork->markDebug(*sum->getOutput(0)));
-        }
-    }
+    ASSERT_TRUE(markGeluSumAsDebug(*mNetwork));
     ICudaEngine* engine = load(build("cuda"));
     ASSERT_NE(engine, nullptr);
     EXPECT_TRUE(engine->isDebugTensor("gelu_sum"));

@@ -75,15 +75,7 @@ protected:
         ITensor* y = primitiveGelu(*mNetwork, *x, GeluForm::kERF, mScalars);
         y->setName("y");
         mNetwork->markOutput(*y);
-        for (int32_t l = 0; l < mNetwork->getNbLayers(); ++l)
-        {
-            auto* sum = dynamic_cast<nvinfer1::IElementWiseLayer*>(mNetwork->getLayer(l));
-            if (sum != nullptr && sum->getOperation() == nvinfer1::ElementWiseOperation::kSUM)
-            {
-                sum->getOutput(0)->setName("gelu_sum");
-                ASSERT_TRUE(mNetwork->markDebug(*sum->getOutput(0)));
-            }
-        }
+        ASSERT_TRUE(markGeluSumAsDebug(*mNetwork));
         ITensor* unread = mNetwork->addActivation(*x, nvinfer1::ActivationType::kRELU)->getOutput(0);
         unread->setName("unread");
         ASSERT_TRUE(mNetwork->markDebug(*unread));

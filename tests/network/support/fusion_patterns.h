@@ -176,6 +176,23 @@ inline nvinfer1::ITensor* primitiveGelu(nvinfer1::INetworkDefinition& network, n
     return nullptr;
 }
 
+//! Names the sum 1 + erf(...) of a kERF primitiveGelu in network "gelu_sum" and marks it a debug tensor (which keeps
+//! the GELU fusion from absorbing it); false when network has no kSUM layer or the mark is refused.
+inline bool markGeluSumAsDebug(nvinfer1::INetworkDefinition& network)
+{
+    bool marked = false;
+    for (int32_t l = 0; l < network.getNbLayers(); ++l)
+    {
+        auto* sum = dynamic_cast<nvinfer1::IElementWiseLayer*>(network.getLayer(l));
+        if (sum != nullptr && sum->getOperation() == nvinfer1::ElementWiseOperation::kSUM)
+        {
+            sum->getOutput(0)->setName("gelu_sum");
+            marked = network.markDebug(*sum->getOutput(0));
+        }
+    }
+    return marked;
+}
+
 //! Multi-head attention from shuffle, matrix multiply, element-wise and softmax layers: heads split ([B, S, H * D] ->
 //! [B, S, H, D] -> [B, H, S, D]), softmax(scale * q k^T) v, heads merged back to [B, S, H * D]. scale becomes a
 //! constant of q's type, kept by scalars.
