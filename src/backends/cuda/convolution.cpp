@@ -916,7 +916,9 @@ Plan* planOf(ConvolutionParams const& params, DeviceTensor const& in, DeviceTens
     {
         return nullptr;
     }
-    Expected<void*> const handle = libraries.cudnn(nullptr);
+    // Planning only: the handle keeps the stream a run bound it to (binding the legacy stream here, between a run's
+    // binding and its launches, broke the capture of a blocking stream).
+    Expected<void*> const handle = libraries.planningCudnn();
     if (!handle)
     {
         return nullptr;

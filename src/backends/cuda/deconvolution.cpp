@@ -474,13 +474,13 @@ Expected<Plan*> findPlan(Libraries& libraries, cudnnHandle_t handle, Geometry co
 }
 
 //! The number of cuDNN tactics for g (0 when cuDNN cannot run it, or g needs none: an empty input or output).
-int32_t cudnnTactics(Libraries& libraries, cudaStream_t stream, Geometry const& g, Plan** plan)
+int32_t cudnnTactics(Libraries& libraries, Geometry const& g, Plan** plan)
 {
     if (g.empty || host::elementCount(g.host.outputDims) == 0)
     {
         return 0;
     }
-    Expected<void*> const handle = libraries.cudnn(stream);
+    Expected<void*> const handle = libraries.planningCudnn(); // Planning: the handle keeps the stream a run bound.
     if (!handle)
     {
         return 0;
@@ -581,7 +581,7 @@ TacticNames deconvolutionTacticNames(DeconvolutionParams const& params, DeviceTe
     static std::string const kOnly[1] = {kDirect};
     Expected<Geometry> const geometry = makeGeometry(params, in, nullptr, nullptr, nullptr);
     Plan* plan = nullptr;
-    if (!geometry || cudnnTactics(libraries, nullptr, geometry.value(), &plan) == 0 || plan == nullptr)
+    if (!geometry || cudnnTactics(libraries, geometry.value(), &plan) == 0 || plan == nullptr)
     {
         return kOnly;
     }
@@ -638,7 +638,7 @@ Status runDeconvolution(DeconvolutionParams const& params, DeviceTensor const& i
         return invalid("no libraries were given to the launch");
     }
     Plan* plan = nullptr;
-    int32_t const algorithms = cudnnTactics(*launch.libraries, launch.stream, g, &plan);
+    int32_t const algorithms = cudnnTactics(*launch.libraries, g, &plan);
     if (launch.tactic > algorithms)
     {
         return invalid("tactic " + std::to_string(launch.tactic) + " is out of range: there are "

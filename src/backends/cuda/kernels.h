@@ -247,8 +247,13 @@ public:
 
     //! The cuBLASLt handle (a cublasLtHandle_t), made on first use.
     Expected<void*> cublasLt();
-    //! The cuDNN handle (a cudnnHandle_t) bound to stream, made on first use.
+    //! The cuDNN handle (a cudnnHandle_t) bound to stream, made on first use. Binding it to another stream records
+    //! an event on the one it had (cudnnSetStream), which a stream capture may forbid: code that only plans (lists
+    //! algorithms, sizes workspaces) takes planningCudnn() instead, and a run binds its own stream before its capture
+    //! begins or inside it, never a third one.
     Expected<void*> cudnn(cudaStream_t stream);
+    //! The cuDNN handle for planning, made on first use and left on whatever stream it is bound to.
+    Expected<void*> planningCudnn();
     //! At least bytes of device scratch memory, valid until the next call (the previous block is freed in stream
     //! order on stream).
     Expected<void*> workspace(int64_t bytes, cudaStream_t stream);

@@ -135,7 +135,7 @@ Expected<void*> Libraries::cublasLt()
     return static_cast<void*>(mState->cublasLt);
 }
 
-Expected<void*> Libraries::cudnn(cudaStream_t stream)
+Expected<void*> Libraries::planningCudnn()
 {
     if (mState->cudnn == nullptr)
     {
@@ -146,6 +146,15 @@ Expected<void*> Libraries::cudnn(cudaStream_t stream)
         }
         mState->cudnn = handle;
         mState->cudnnStream = nullptr; // A new handle runs on the default stream.
+    }
+    return static_cast<void*>(mState->cudnn);
+}
+
+Expected<void*> Libraries::cudnn(cudaStream_t stream)
+{
+    if (Expected<void*> const made = planningCudnn(); !made)
+    {
+        return made;
     }
     if (stream != mState->cudnnStream)
     {
