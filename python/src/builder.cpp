@@ -380,6 +380,19 @@ void bindBuilderClass(py::module_& m)
                 return self.buildSerializedNetwork(network, config);
             },
             py::arg("network"), py::arg("config"), py::call_guard<py::gil_scoped_release>(), kTake)
+        .def(
+            "build_serialized_network_to_stream",
+            [](IBuilder& self, INetworkDefinition& network, IBuilderConfig& config, IStreamWriter& writer) {
+                return self.buildSerializedNetworkToStream(network, config, writer);
+            },
+            py::arg("network"), py::arg("config"), py::arg("writer"), py::call_guard<py::gil_scoped_release>())
+        .def(
+            "build_engine_with_config",
+            [](IBuilder& self, INetworkDefinition& network, IBuilderConfig& config) {
+                return self.buildEngineWithConfig(network, config);
+            },
+            py::arg("network"), py::arg("config"), py::call_guard<py::gil_scoped_release>(), py::keep_alive<0, 1>(),
+            kTake)
         .def("is_network_supported", &IBuilder::isNetworkSupported, py::arg("network"), py::arg("config"),
             py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("platform_has_tf32", &IBuilder::platformHasTf32)

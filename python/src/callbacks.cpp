@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // callbacks.cpp -- the runtime interfaces a Python class may implement besides loggers, profilers, progress monitors
-// and output allocators: IGpuAllocator and IGpuAsyncAllocator, IErrorRecorder, IDebugListener, and the plan readers
-// IStreamReader and IStreamReaderV2 (Runtime.deserialize_cuda_engine(reader)). Each is a pybind11
+// and output allocators: IGpuAllocator and IGpuAsyncAllocator, IErrorRecorder, IDebugListener, the plan readers
+// IStreamReader and IStreamReaderV2 (Runtime.deserialize_cuda_engine(reader)) and the plan writer IStreamWriter
+// (Builder.build_serialized_network_to_stream(network, config, writer)). Each is a pybind11
 // trampoline: C++ calls the Python method of the same role, by name, with the GIL taken. An exception raised there is
 // reported through the logger and becomes the failure value C++ expects (nullptr, false, -1); nothing crosses into
 // C++. The objects that take them (runtime, builder, engine, context, ...) keep them alive (keepWith).
@@ -273,10 +274,43 @@ public:
     }
 };
 
+//! The trampoline behind Python subclasses of IStreamWriter: write(data) gets the next bytes of the plan as a bytes
+//! object and returns how many it took; 0 (failure) when it is missing, raises or returns something other than an int.
+class PyStreamWriter : public IStreamWriter
+{
+public:
+    int64_t write(void const* data, int64_t nbBytes) noexcept override
+    {
+        return guardCallback("write", int64_t{0}, [&] {
+            py::function const f = findOverride(static_cast<IStreamWriter const*>(this), "write", true);
+            if (!f)
+            {
+                return int64_t{0};
+            }
+            py::object const result = f(py::bytes(static_cast<char const*>(data), static_cast<std::size_t>(nbBytes)));
+            if (!py::isinstance<py::int_>(result))
+            {
+                reportBadReturn("write", "an int");
+                return int64_t{0};
+            }
+            return result.cast<int64_t>();
+        });
+    }
+};
+
 void bindStreamReaders(py::module_& m)
 {
     py::class_<IStreamReader, PyStreamReader>(m, "IStreamReader", py::module_local()).def(py::init<>());
     py::class_<IStreamReaderV2, PyStreamReaderV2>(m, "IStreamReaderV2", py::module_local()).def(py::init<>());
+    py::class_<IStreamWriter, PyStreamWriter>(m, "IStreamWriter", py::module_local())
+        .def(py::init<>())
+        .def(
+            "write",
+            [](IStreamWriter& self, py::buffer const& data) {
+                py::buffer_info const info = data.request();
+                return self.write(info.ptr, static_cast<int64_t>(info.size * info.itemsize));
+            },
+            py::arg("data"));
 }
 
 void bindGpuAllocators(py::module_& m)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // parser.cpp -- OnnxParser (nvonnxparser::IParser; it keeps its logger, and its network keeps it, since the network
-// may point into weights the parser owns) and ParserError.
+// may point into weights the parser owns), OnnxParserRefitter (nvonnxparser::IParserRefitter; it keeps its refitter
+// and logger) and ParserError.
 
 #include "NvOnnxParser.h"
 #include "utils.h"
@@ -179,12 +180,67 @@ void bindOnnxParser(py::module_& m)
         });
 }
 
+//! OnnxParserRefitter: gives a Refitter the values of a model's initializers, by the names the parser gave the
+//! engine's weights, and refits. It keeps its refitter, which it calls, and its logger. (TensorRT has the refitter
+//! keep the parser refitter instead, whose memory the refitter reads until refit_cuda_engine; kiln's refits before
+//! refit_from_* returns and withdraws what it gave when that fails, so the refitter never points into it.)
+void bindOnnxParserRefitter(py::module_& m)
+{
+    using nvonnxparser::IParserRefitter;
+    py::class_<IParserRefitter>(m, "OnnxParserRefitter", py::module_local())
+        .def(py::init([](nvinfer1::IRefitter& refitter, nvinfer1::ILogger& logger) {
+            IParserRefitter* parserRefitter = nvonnxparser::createParserRefitter(refitter, logger);
+            if (parserRefitter == nullptr)
+            {
+                throw std::runtime_error(
+                    "OnnxParserRefitter: the library could not create a parser refitter (see the logger)");
+            }
+            return parserRefitter;
+        }),
+            py::arg("refitter"), py::arg("logger"), py::keep_alive<1, 2>(), py::keep_alive<1, 3>())
+        .def(
+            "refit_from_bytes",
+            [](IParserRefitter& self, py::buffer const& model, py::object const& path) {
+                py::buffer_info const info = model.request();
+                auto const bytes = static_cast<std::size_t>(info.size * info.itemsize);
+                std::string const location = path.is_none() ? std::string() : py::str(path).cast<std::string>();
+                py::gil_scoped_release release;
+                return self.refitFromBytes(info.ptr, bytes, path.is_none() ? nullptr : location.c_str());
+            },
+            py::arg("model"), py::arg("path") = py::none())
+        .def(
+            "refit_from_file",
+            [](IParserRefitter& self, std::string const& model) { return self.refitFromFile(model.c_str()); },
+            py::arg("model"), py::call_guard<py::gil_scoped_release>())
+        .def_property_readonly("num_errors", &IParserRefitter::getNbErrors)
+        .def("get_error", &IParserRefitter::getError, py::arg("index"), py::return_value_policy::reference_internal)
+        .def("clear_errors", &IParserRefitter::clearErrors)
+        .def(
+            "load_model_proto",
+            [](IParserRefitter& self, py::buffer const& model, py::object const& path) {
+                py::buffer_info const info = model.request();
+                auto const bytes = static_cast<std::size_t>(info.size * info.itemsize);
+                std::string const location = path.is_none() ? std::string() : py::str(path).cast<std::string>();
+                py::gil_scoped_release release;
+                return self.loadModelProto(info.ptr, bytes, path.is_none() ? nullptr : location.c_str());
+            },
+            py::arg("model"), py::arg("path") = py::none())
+        .def(
+            "load_initializer",
+            [](IParserRefitter& self, std::string const& name, py::object const& data, std::size_t size) {
+                return self.loadInitializer(name.c_str(), reinterpret_cast<void const*>(toAddress(data, "data")), size);
+            },
+            py::arg("name"), py::arg("data"), py::arg("size"))
+        .def("refit_model_proto", &IParserRefitter::refitModelProto, py::call_guard<py::gil_scoped_release>());
+}
+
 } // namespace
 
 void bindParser(py::module_& m)
 {
     bindParserError(m);
     bindOnnxParser(m);
+    bindOnnxParserRefitter(m);
     m.def("get_nv_onnx_parser_version", &getNvOnnxParserVersion);
 }
 

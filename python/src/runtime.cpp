@@ -507,7 +507,28 @@ void bindContext(py::module_& m)
             [](IExecutionContext& self, py::object const& memory, int64_t size) {
                 self.setDeviceMemoryV2(reinterpret_cast<void*>(toAddress(memory, "memory")), size);
             },
-            py::arg("memory"), py::arg("size"));
+            py::arg("memory"), py::arg("size"))
+        .def(
+            "set_communicator",
+            [](IExecutionContext& self, py::object const& communicator) {
+                // A PyCapsule of the ncclComm_t (TensorRT's attention_mdtrt sample wraps nccl.core's pointer as one,
+                // named "ncclComm_t"), or the pointer as an int.
+                void* pointer = nullptr;
+                if (PyCapsule_CheckExact(communicator.ptr()))
+                {
+                    pointer = PyCapsule_GetPointer(communicator.ptr(), PyCapsule_GetName(communicator.ptr()));
+                    if (pointer == nullptr)
+                    {
+                        throw py::error_already_set();
+                    }
+                }
+                else
+                {
+                    pointer = reinterpret_cast<void*>(toAddress(communicator, "communicator"));
+                }
+                return self.setCommunicator(pointer);
+            },
+            py::arg("communicator"));
 }
 
 } // namespace

@@ -171,3 +171,22 @@ def test_run_reports_bad_inputs(logger, rng):
         kiln.run(engine, {"x": np.zeros((2, 3, 5, 5), np.float32), "z": np.zeros(1)})
     with pytest.raises(ValueError, match="refuses"):
         kiln.run(engine, {"x": np.zeros((1, 3, 5, 5), np.float32)})
+
+
+def test_set_communicator_takes_a_capsule_or_an_int(logger, rng):
+    # TensorRT's attention_mdtrt sample hands nccl.core's communicator over as a PyCapsule named "ncclComm_t".
+    import ctypes
+
+    engine, w, b = _conv_relu_engine(logger, rng)
+    context = engine.create_execution_context()
+    capsule_new = ctypes.pythonapi.PyCapsule_New
+    capsule_new.restype = ctypes.py_object
+    capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    communicator = ctypes.c_int64(0)
+    assert context.set_communicator(capsule_new(ctypes.addressof(communicator), b"ncclComm_t", None)) is True
+    assert context.set_communicator(communicator=ctypes.addressof(communicator)) is True
+    with pytest.raises(TypeError, match="communicator"):
+        context.set_communicator("nccl")
+    x = rng.standard_normal((2, 3, 5, 5), dtype=np.float32)
+    y = kiln.run(engine, {"x": x}, context=context)["y"]  # the context still runs
+    np.testing.assert_allclose(y, _conv_relu_numpy(x, w, b), rtol=1e-5, atol=1e-5)

@@ -590,8 +590,20 @@ private:
                 ok = false;
             }
         }
+        // The values given point into model (or the files it maps), which the caller frees when this returns: on
+        // failure the refitter must not keep them for a later refitCudaEngine.
+        auto const withdraw = [&] {
+            for (std::string const& name : given)
+            {
+                if (mRefitter.getNamedWeights(name.c_str()).values != nullptr)
+                {
+                    mRefitter.unsetNamedWeights(name.c_str());
+                }
+            }
+        };
         if (!ok)
         {
+            withdraw();
             return false;
         }
         if (!unused.empty())
@@ -612,6 +624,7 @@ private:
         }
         if (!mRefitter.refitCudaEngine())
         {
+            withdraw();
             refused("IRefitter::refitCudaEngine failed; the log says why");
             return false;
         }

@@ -58,6 +58,8 @@ public:
 
     nvinfer1::ICudaEngine& engine() { return *mEngine; }
     CollectingLogger& logger() { return mLogger; }
+    //! The refitter of the latest parserRefitter().
+    nvinfer1::IRefitter& refitter() { return *mRefitter; }
 
     //! A parser refitter over a refitter of the engine (kept here); null after a failure.
     std::unique_ptr<nvonnxparser::IParserRefitter> parserRefitter()
@@ -156,6 +158,29 @@ TEST(OnnxRefit, ParserRefitterRefusesAModelWithoutTheEnginesWeights)
         << parserRefitter->getError(0)->desc();
     parserRefitter->clearErrors();
     EXPECT_EQ(parserRefitter->getNbErrors(), 0);
+}
+
+TEST(OnnxRefit, ParserRefitterWithdrawsWhatItGaveWhenTheRefitFails)
+{
+    // The values a parser refitter gives point into the model it read, which is gone once the call returns: after a
+    // refused model the refitter holds none of them, so a later refitCudaEngine reads nothing freed.
+    ModelBuilder const model = convModel(randomValues(54, 1), randomValues(3, 2), randomValues(3, 3));
+    std::vector<float> const x = randomValues(50, 7);
+    RefitEngine built(model, flag(nvinfer1::BuilderFlag::kREFIT));
+    std::vector<float> const before = built.run(x);
+    std::unique_ptr<nvonnxparser::IParserRefitter> parserRefitter = built.parserRefitter();
+    ASSERT_NE(parserRefitter, nullptr);
+    ModelBuilder wrong(13); // w and b fit (and come first), shift has one value too many.
+    wrong.input("x", {1, 2, 5, 5});
+    wrong.initializer(floatTensor("w", {3, 2, 3, 3}, randomValues(54, 4)));
+    wrong.initializer(floatTensor("b", {3}, randomValues(3, 5)));
+    wrong.initializer(floatTensor("shift", {1, 4, 1, 1}, randomValues(4, 6)));
+    std::string const bytes = wrong.bytes();
+    EXPECT_FALSE(parserRefitter->refitFromBytes(bytes.data(), bytes.size()));
+    EXPECT_EQ(built.refitter().getNamedWeights("w").values, nullptr);
+    EXPECT_EQ(built.refitter().getNamedWeights("b").values, nullptr);
+    EXPECT_TRUE(built.refitter().refitCudaEngine()) << built.logger().all();
+    expectClose(built.run(x), before, 0.F);
 }
 
 TEST(OnnxRefit, TensorsTheEngineCannotRefitByNameAreNamedInAWarning)
