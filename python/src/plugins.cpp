@@ -402,6 +402,8 @@ void bindRegistry(py::module_& m)
                 self.deregisterLibrary(reinterpret_cast<void*>(toAddress(handle, "handle")));
             },
             py::arg("handle"))
+        .def("acquire_plugin_resource", &acquirePluginResource, py::arg("key"), py::arg("resource"))
+        .def("release_plugin_resource", &releasePluginResource, py::arg("key"))
         .def_property(
             "parent_search_enabled", &IPluginRegistry::isParentSearchEnabled, &IPluginRegistry::setParentSearchEnabled)
         .def_property("error_recorder", &IPluginRegistry::getErrorRecorder,

@@ -54,6 +54,10 @@ std::string describePythonPlugin(py::handle self)
         {
             return *creator;
         }
+        if (py::isinstance<IPluginResource>(self))
+        {
+            text = "Python plugin resource";
+        }
         if (py::isinstance<IPluginV3OneCore>(self))
         {
             auto const* core = dynamic_cast<PyPluginV3OneCore const*>(self.cast<IPluginV3OneCore const*>());
@@ -993,6 +997,7 @@ void bindPluginsV3(py::module_& m)
     bindRuntimeCapability(m);
     bindCreatorV3(m);
     bindPluginHost(m);
+    bindPluginResources(m);
 }
 
 } // namespace kiln::python

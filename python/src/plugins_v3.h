@@ -202,7 +202,17 @@ py::list dynamicDescList(nvinfer1::DynamicPluginTensorDesc const* descs, int32_t
 //! A DimsExprs from what get_output_shapes() returned for one output: a DimsExprs or a sequence of IDimensionExpr.
 nvinfer1::DimsExprs toDimsExprs(py::handle object);
 
+//! IPluginRegistry.acquire_plugin_resource(key, resource): the stored clone (the Python object for a Python
+//! resource), or None when the registry refuses (logged). Releases the GIL while the registry works.
+py::object acquirePluginResource(
+    nvinfer1::IPluginRegistry& registry, std::string const& key, nvinfer1::IPluginResource& resource);
+
+//! IPluginRegistry.release_plugin_resource(key): release()'s status for the last user, 0 before, -1 when key holds
+//! nothing (logged).
+int32_t releasePluginResource(nvinfer1::IPluginRegistry& registry, std::string const& key);
+
 void bindPluginExprs(py::module_& m);
+void bindPluginResources(py::module_& m);
 void bindPluginsV3(py::module_& m);
 void bindPluginHost(py::module_& m);
 

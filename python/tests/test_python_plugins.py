@@ -494,3 +494,65 @@ def test_a_creator_freed_while_registered_leaves_the_registry(logger):
     kept.pop(index)
     gc.collect()
     assert registry.get_creator("NonZero", "1", ex.NAMESPACE) is None
+
+
+# ---- Shared resources ----------------------------------------------------------------------------------------------
+
+
+class SharedTable(trt.IPluginResource):
+    """A resource whose clone (the object the registry stores) loads a table; release() empties it."""
+
+    CLONES = []
+    RELEASED = []
+
+    def __init__(self, table=None):
+        trt.IPluginResource.__init__(self)
+        self.table = table
+
+    def clone(self):
+        copy = SharedTable(np.arange(4, dtype=np.float32))
+        SharedTable.CLONES.append(weakref.ref(copy))
+        return copy
+
+    def release(self):
+        SharedTable.RELEASED.append(self.table.sum())
+        self.table = None
+
+
+def test_a_python_resource_is_cloned_once_per_key_and_released_by_the_last_user():
+    registry = trt.get_plugin_registry()
+    SharedTable.CLONES.clear()
+    SharedTable.RELEASED.clear()
+    first = registry.acquire_plugin_resource("kiln_test_table", SharedTable())
+    assert isinstance(first, SharedTable) and first.table is not None, "the registry stores and returns the clone"
+    again = registry.acquire_plugin_resource("kiln_test_table", SharedTable())
+    assert again is first and len(SharedTable.CLONES) == 1
+    del first, again
+    assert registry.release_plugin_resource("kiln_test_table") == 0
+    gc.collect()
+    assert SharedTable.RELEASED == [] and SharedTable.CLONES[0]() is not None, "one user left"
+    assert registry.release_plugin_resource("kiln_test_table") == 0
+    gc.collect()
+    assert SharedTable.RELEASED == [6.0]
+    assert SharedTable.CLONES[0]() is None, "the registry dropped the clone after release()"
+
+
+def test_a_resource_whose_clone_raises_is_not_stored():
+    logger = CollectingLogger()
+    trt.Builder(logger)  # the library's current logger
+
+    class Broken(trt.IPluginResource):
+        def __init__(self):
+            trt.IPluginResource.__init__(self)
+
+        def clone(self):
+            raise RuntimeError("no table today")
+
+        def release(self):
+            pass
+
+    registry = trt.get_plugin_registry()
+    assert registry.acquire_plugin_resource("kiln_test_broken", Broken()) is None
+    assert any(m.startswith("Python plugin resource (class ") and "Broken): " in m and "exception caught in clone()" in m
+               and "no table today" in m for m in logger.errors()), logger.errors()
+    assert registry.release_plugin_resource("kiln_test_broken") == -1
