@@ -556,3 +556,102 @@ def test_a_resource_whose_clone_raises_is_not_stored():
     assert any(m.startswith("Python plugin resource (class ") and "Broken): " in m and "exception caught in clone()" in m
                and "no table today" in m for m in logger.errors()), logger.errors()
     assert registry.release_plugin_resource("kiln_test_broken") == -1
+
+
+# ---- Capabilities in objects of their own ------------------------------------------------------------------------
+
+
+SPLIT_LIVE = weakref.WeakSet()
+
+
+class SplitCore(trt.IPluginV3OneCore):
+    def __init__(self):
+        trt.IPluginV3OneCore.__init__(self)
+        self.plugin_name, self.plugin_version, self.plugin_namespace = "Split", "1", ex.NAMESPACE
+
+
+class SplitBuild(trt.IPluginV3OneBuild):
+    def __init__(self, state):
+        trt.IPluginV3OneBuild.__init__(self)
+        self.num_outputs = 1
+        self.state = state
+
+    def get_output_data_types(self, input_types):
+        return [input_types[0]]
+
+    def get_output_shapes(self, inputs, shape_inputs, expr_builder):
+        return [trt.DimsExprs(inputs[0])]
+
+    def supports_format_combination(self, pos, in_out, num_inputs):
+        return in_out[pos].desc.type == trt.DataType.FLOAT and in_out[pos].desc.format == trt.TensorFormat.LINEAR
+
+    def configure_plugin(self, inp, out):
+        pass
+
+
+class SplitRuntime(trt.IPluginV3OneRuntime):
+    def __init__(self, state):
+        trt.IPluginV3OneRuntime.__init__(self)
+        self.state = state
+
+    def set_tactic(self, tactic):
+        pass
+
+    def on_shape_change(self, inp, out):
+        pass
+
+    def attach_to_context(self, context):
+        return SplitPlugin(dict(self.state))
+
+    def get_fields_to_serialize(self):
+        return trt.PluginFieldCollection(
+            [trt.PluginField("factor", np.array([self.state["factor"]], np.float32), trt.PluginFieldType.FLOAT32)])
+
+
+class SplitPlugin(trt.IPluginV3):
+    """A plugin whose core, build and runtime capabilities are objects of their own, sharing a state dict."""
+
+    def __init__(self, state):
+        trt.IPluginV3.__init__(self)
+        self.state = state
+        self.parts = {trt.PluginCapabilityType.CORE: SplitCore(), trt.PluginCapabilityType.BUILD: SplitBuild(state),
+                      trt.PluginCapabilityType.RUNTIME: SplitRuntime(state)}
+        SPLIT_LIVE.add(self)
+
+    def get_capability_interface(self, type):
+        return self.parts[type]
+
+    def clone(self):
+        return SplitPlugin(dict(self.state))
+
+    def enqueue_host(self, input_desc, output_desc, inputs, outputs, workspace):
+        np.multiply(inputs[0], np.float32(self.state["factor"]), out=outputs[0])
+
+
+class SplitCreator(trt.IPluginCreatorV3One):
+    def __init__(self):
+        trt.IPluginCreatorV3One.__init__(self)
+        self.name, self.plugin_version, self.plugin_namespace = "Split", "1", ex.NAMESPACE
+        self.field_names = trt.PluginFieldCollection([])
+
+    def create_plugin(self, name, field_collection, phase):
+        return SplitPlugin({"factor": float(dict((f.name, f.data) for f in field_collection)["factor"][0])})
+
+
+def test_capabilities_in_objects_of_their_own(register, rng):
+    logger = CollectingLogger()
+    register(SplitCreator())
+    builder = trt.Builder(logger)
+    network = builder.create_network(0)
+    x = network.add_input("x", trt.float32, (2, 5))
+    layer = network.add_plugin_v3([x], [], SplitPlugin({"factor": -1.5}))
+    layer.get_output(0).name = "y"
+    network.mark_output(layer.get_output(0))
+    engine = trt.Runtime(logger).deserialize_cuda_engine(build_plan(builder, network))
+    assert engine is not None, logger.errors()
+    x = rng.standard_normal((2, 5)).astype(np.float32)
+    np.testing.assert_allclose(trt.run(engine, {"x": x})["y"], -1.5 * x, rtol=1e-6)
+    assert not logger.errors()
+    del engine, layer, network
+    gc.collect()
+    assert list(SPLIT_LIVE) == []
