@@ -655,3 +655,87 @@ def test_capabilities_in_objects_of_their_own(register, rng):
     del engine, layer, network
     gc.collect()
     assert list(SPLIT_LIVE) == []
+
+
+# ---- Shape inputs ------------------------------------------------------------------------------------------------
+
+
+class RowsPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuild, trt.IPluginV3OneRuntime):
+    """Repeats a 1-D input as many times as the first value of its shape input: y[r, :] = x."""
+
+    def __init__(self):
+        for base in (trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuild, trt.IPluginV3OneRuntime):
+            base.__init__(self)
+        self.plugin_name, self.plugin_version, self.plugin_namespace = "Rows", "1", ex.NAMESPACE
+        self.num_outputs = 1
+
+    def get_capability_interface(self, type):
+        return self
+
+    def clone(self):
+        return RowsPlugin()
+
+    def get_output_data_types(self, input_types):
+        assert len(input_types) == 1, "shape inputs have no say in the output types"
+        return [input_types[0]]
+
+    def get_output_shapes(self, inputs, shape_inputs, expr_builder):
+        assert len(inputs) == 1 and len(shape_inputs) == 1 and len(shape_inputs[0]) == 2
+        return [trt.DimsExprs([shape_inputs[0][0], inputs[0][0]])]
+
+    def supports_format_combination(self, pos, in_out, num_inputs):
+        return in_out[pos].desc.type == trt.DataType.FLOAT and in_out[pos].desc.format == trt.TensorFormat.LINEAR
+
+    def configure_plugin(self, inp, out):
+        pass
+
+    def set_tactic(self, tactic):
+        pass
+
+    def on_shape_change(self, inp, out):
+        pass
+
+    def attach_to_context(self, context):
+        return self.clone()
+
+    def get_fields_to_serialize(self):
+        return trt.PluginFieldCollection([])
+
+    def enqueue_host(self, input_desc, output_desc, inputs, outputs, workspace):
+        assert len(inputs) == 1, "enqueue_host sees the data inputs only"
+        outputs[0][...] = inputs[0][np.newaxis, :]
+
+
+class RowsCreator(trt.IPluginCreatorV3One):
+    def __init__(self):
+        trt.IPluginCreatorV3One.__init__(self)
+        self.name, self.plugin_version, self.plugin_namespace = "Rows", "1", ex.NAMESPACE
+        self.field_names = trt.PluginFieldCollection([])
+
+    def create_plugin(self, name, field_collection, phase):
+        return RowsPlugin()
+
+
+def test_output_shape_from_a_shape_input(register, rng):
+    logger = CollectingLogger()
+    register(RowsCreator())
+    builder = trt.Builder(logger)
+    network = builder.create_network(0)
+    x = network.add_input("x", trt.float32, (-1,))
+    like = network.add_input("like", trt.float32, (-1, 1))
+    shape = network.add_shape(like).get_output(0)  # [R, 1]: R is the first value
+    layer = network.add_plugin_v3([x], [shape], RowsPlugin())
+    assert layer is not None, logger.errors()
+    layer.get_output(0).name = "y"
+    network.mark_output(layer.get_output(0))
+    config = builder.create_builder_config()
+    profile = builder.create_optimization_profile()
+    profile.set_shape("x", (1,), (4,), (8,))
+    profile.set_shape("like", (1, 1), (3, 1), (6, 1))
+    config.add_optimization_profile(profile)
+    engine = trt.Runtime(logger).deserialize_cuda_engine(build_plan(builder, network, config))
+    assert engine is not None, logger.errors()
+    x = rng.standard_normal(5).astype(np.float32)
+    y = trt.run(engine, {"x": x, "like": np.zeros((4, 1), np.float32)})["y"]
+    np.testing.assert_array_equal(y, np.tile(x, (4, 1)))
+    assert not logger.errors()
