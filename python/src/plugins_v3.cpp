@@ -695,9 +695,10 @@ private:
     Result unset(char const* attribute) const noexcept
     {
         auto const self = [this] { return pythonSelf(static_cast<IPluginCreatorV3One const*>(this)); };
-        return callPlugin(self, attribute, Result{nullptr}, []() -> Result {
-            throw PluginCallProblem("AttributeError: attribute not initialized; set name, plugin_version, "
-                                    "plugin_namespace and field_names in the creator's __init__");
+        return callPlugin(self, attribute, Result{nullptr}, [attribute]() -> Result {
+            throw PluginCallProblem(std::string("AttributeError: ") + attribute
+                + " not initialized; set name, plugin_version, plugin_namespace and field_names in the creator's "
+                  "__init__");
         });
     }
 };

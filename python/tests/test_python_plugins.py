@@ -739,3 +739,20 @@ def test_output_shape_from_a_shape_input(register, rng):
     y = trt.run(engine, {"x": x, "like": np.zeros((4, 1), np.float32)})["y"]
     np.testing.assert_array_equal(y, np.tile(x, (4, 1)))
     assert not logger.errors()
+
+
+def test_a_creator_without_its_attributes_is_refused_with_a_message():
+    logger = CollectingLogger()
+    trt.Builder(logger)  # the library's current logger
+
+    class Nameless(trt.IPluginCreatorV3One):
+        def __init__(self):
+            trt.IPluginCreatorV3One.__init__(self)
+
+        def create_plugin(self, name, field_collection, phase):
+            return None
+
+    registry = trt.get_plugin_registry()
+    assert not registry.register_creator(Nameless(), ex.NAMESPACE)
+    assert any("AttributeError: name not initialized" in m and "Python plugin creator (unset)" in m
+               for m in logger.errors()), logger.errors()
