@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // plugins.cpp -- the plugin surface for C++ plugins: the plugin enums, PluginField and the two field collections
 // (PluginFieldCollection, a list of PluginField; PluginFieldCollection_, the C struct creators receive and report),
-// the registry (get_plugin_registry(), get_builder_plugin_registry(), init_libnvinfer_plugins()), C++ creators of
-// both families and the plugins they make (IPluginV2, IPluginV3), and the plugin layers. Python-implemented plugins
-// and creators are not bound yet.
+// the registry (get_plugin_registry(), get_builder_plugin_registry(), init_libnvinfer_plugins()), V2 creators and
+// plugins, and the plugin layers. The V3 classes, which Python may implement, are in plugins_v3.cpp.
 //
 //     trt.init_libnvinfer_plugins(logger, "")
 //     creator = trt.get_plugin_registry().get_creator("ROIAlign_TRT", "2", "")
@@ -12,6 +11,8 @@
 //     plugin = creator.create_plugin("roi", fields, trt.TensorRTPhase.BUILD)
 //     layer = network.add_plugin_v3([x, rois, batch], [], plugin)
 
+#include "plugin_fields.h"
+#include "plugins_v3.h"
 #include "utils.h"
 
 #include <pybind11/stl_bind.h>
@@ -21,23 +22,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-namespace kiln::python
-{
-
-//! Python's PluginField: TensorRT's PluginField plus the Python objects its name and data point into (a str and a
-//! buffer such as a numpy array), so that a field stays valid while it is referenced, also from a collection. A
-//! field read from a creator's PluginFieldCollection_ views C++ memory and owns nothing.
-struct PyPluginField
-{
-    nvinfer1::PluginField field;
-    py::object name;
-    py::object data;
-};
-
-} // namespace kiln::python
-
-PYBIND11_MAKE_OPAQUE(std::vector<kiln::python::PyPluginField>)
 
 namespace kiln::python
 {
@@ -109,23 +93,6 @@ py::object fieldData(py::object const& self)
     }
     return py::array(dtype, {field.field.length}, {}, field.field.data, self);
 }
-
-//! A C struct over fields: valid while fields (and the vector storage) live.
-struct FieldArray
-{
-    std::vector<PluginField> fields;
-    PluginFieldCollection collection{};
-
-    explicit FieldArray(std::vector<PyPluginField> const& from)
-    {
-        for (PyPluginField const& field : from)
-        {
-            fields.push_back(field.field);
-        }
-        collection.nbFields = static_cast<int32_t>(fields.size());
-        collection.fields = fields.data();
-    }
-};
 
 PyPluginField viewField(PluginField const& field)
 {
@@ -273,30 +240,6 @@ void bindCreators(py::module_& m)
                     name.c_str(), info.ptr, static_cast<std::size_t>(info.size * info.itemsize)));
             },
             py::arg("name"), py::arg("serialized_plugin"));
-
-    py::class_<IPluginCreatorV3One, IPluginCreatorInterface, std::unique_ptr<IPluginCreatorV3One, py::nodelete>>(
-        m, "IPluginCreatorV3One", py::module_local())
-        .def_property_readonly("name", [](IPluginCreatorV3One const& self) { return textToStr(self.getPluginName()); })
-        .def_property_readonly(
-            "plugin_version", [](IPluginCreatorV3One const& self) { return textToStr(self.getPluginVersion()); })
-        .def_property_readonly(
-            "plugin_namespace", [](IPluginCreatorV3One const& self) { return textToStr(self.getPluginNamespace()); })
-        .def_property_readonly("field_names", &IPluginCreatorV3One::getFieldNames, py::return_value_policy::reference)
-        .def(
-            "create_plugin",
-            [](IPluginCreatorV3One& self, std::string const& name, std::vector<PyPluginField> const& fields,
-                TensorRTPhase phase) {
-                FieldArray const array(fields);
-                return std::unique_ptr<IPluginV3>(self.createPlugin(name.c_str(), &array.collection, phase));
-            },
-            py::arg("name"), py::arg("field_collection"), py::arg("phase"))
-        .def(
-            "create_plugin",
-            [](IPluginCreatorV3One& self, std::string const& name, PluginFieldCollection const& fields,
-                TensorRTPhase phase) {
-                return std::unique_ptr<IPluginV3>(self.createPlugin(name.c_str(), &fields, phase));
-            },
-            py::arg("name"), py::arg("field_collection"), py::arg("phase"));
 }
 
 void bindPluginObjects(py::module_& m)
@@ -316,37 +259,11 @@ void bindPluginObjects(py::module_& m)
 
     py::class_<IPluginCapability, std::unique_ptr<IPluginCapability, py::nodelete>>(
         m, "IPluginCapability", py::module_local());
-    py::class_<IPluginV3OneCore, IPluginCapability, std::unique_ptr<IPluginV3OneCore, py::nodelete>>(
-        m, "IPluginV3OneCore", py::module_local())
-        .def_property_readonly(
-            "plugin_name", [](IPluginV3OneCore const& self) { return textToStr(self.getPluginName()); })
-        .def_property_readonly(
-            "plugin_version", [](IPluginV3OneCore const& self) { return textToStr(self.getPluginVersion()); })
-        .def_property_readonly(
-            "plugin_namespace", [](IPluginV3OneCore const& self) { return textToStr(self.getPluginNamespace()); });
-
-    py::class_<IPluginV3>(m, "IPluginV3", py::module_local())
-        .def(
-            "get_capability_interface",
-            [](IPluginV3& self, PluginCapabilityType type) -> py::object {
-                IPluginCapability* const capability = self.getCapabilityInterface(type);
-                if (capability == nullptr)
-                {
-                    return py::none();
-                }
-                if (type == PluginCapabilityType::kCORE)
-                {
-                    return py::cast(static_cast<IPluginV3OneCore*>(capability), py::return_value_policy::reference);
-                }
-                return py::cast(capability, py::return_value_policy::reference);
-            },
-            py::arg("type"), py::keep_alive<0, 1>())
-        .def("clone", [](IPluginV3& self) { return std::unique_ptr<IPluginV3>(self.clone()); });
-
     Layer<IPluginV2Layer>(m, "IPluginV2Layer", py::module_local())
         .def_property_readonly("plugin", &IPluginV2Layer::getPlugin, py::return_value_policy::reference_internal);
     Layer<IPluginV3Layer>(m, "IPluginV3Layer", py::module_local())
-        .def_property_readonly("plugin", &IPluginV3Layer::getPlugin, py::return_value_policy::reference_internal);
+        .def_property_readonly("plugin",
+            [](py::object const& self) { return pluginV3Object(&self.cast<IPluginV3Layer&>().getPlugin(), self); });
 }
 
 //! Calls initLibNvInferPlugins of kiln's standard plugin library, libnvinfer_plugin.so.10: first the one beside
@@ -435,8 +352,23 @@ void bindRegistry(py::module_& m)
             py::arg("creator"), py::arg("plugin_namespace") = "")
         .def(
             "deregister_creator",
-            [](IPluginRegistry& self, IPluginCreatorInterface const& creator) {
-                return self.deregisterCreator(creator);
+            [](py::object const& self, py::object const& creator) {
+                bool const ok
+                    = self.cast<IPluginRegistry&>().deregisterCreator(creator.cast<IPluginCreatorInterface const&>());
+                if (ok && py::hasattr(self, "_kiln_creators"))
+                {
+                    // The registry no longer keeps it.
+                    py::list const kept = self.attr("_kiln_creators");
+                    for (py::size_t i = 0; i < py::len(kept); ++i)
+                    {
+                        if (py::object(kept[i]).is(creator))
+                        {
+                            kept.attr("pop")(i);
+                            break;
+                        }
+                    }
+                }
+                return ok;
             },
             py::arg("creator"))
         .def(
@@ -470,6 +402,8 @@ void bindRegistry(py::module_& m)
                 self.deregisterLibrary(reinterpret_cast<void*>(toAddress(handle, "handle")));
             },
             py::arg("handle"))
+        .def("acquire_plugin_resource", &acquirePluginResource, py::arg("key"), py::arg("resource"))
+        .def("release_plugin_resource", &releasePluginResource, py::arg("key"))
         .def_property(
             "parent_search_enabled", &IPluginRegistry::isParentSearchEnabled, &IPluginRegistry::setParentSearchEnabled)
         .def_property("error_recorder", &IPluginRegistry::getErrorRecorder,
@@ -505,6 +439,7 @@ void bindPlugins(py::module_& m)
     bindFields(m);
     bindCreators(m);
     bindPluginObjects(m);
+    bindPluginsV3(m);
     bindRegistry(m);
 }
 

@@ -204,6 +204,18 @@ void reportCallbackError(char const* method, char const* what) noexcept
     }
 }
 
+void reportCallbackMessage(char const* method, std::string const& message) noexcept
+{
+    try
+    {
+        reportCallbackProblem(method, message);
+    }
+    catch (std::exception const&)
+    {
+        std::fprintf(stderr, "[ERROR] %s\n", message.c_str());
+    }
+}
+
 void reportMissingOverride(char const* method) noexcept
 {
     try

@@ -38,6 +38,9 @@ py::tuple dimsToTuple(nvinfer1::Dims const& dims);
 //! does a report made while another one is being logged. Call with the GIL held.
 void reportCallbackError(char const* method, char const* what) noexcept;
 
+//! Reports message as it is, the same way (method says only whether the logger's own log() failed).
+void reportCallbackMessage(char const* method, std::string const& message) noexcept;
+
 //! Reports "Method: <method> was not overriden. Please provide an implementation for this method." the same way.
 void reportMissingOverride(char const* method) noexcept;
 

@@ -159,6 +159,11 @@ std::string hostCapabilityProblem(nvinfer1::IPluginV3& plugin)
         why = "; it was declared with kilnRegisterPluginV3Host(), but "
               "getCapabilityInterface(kiln::kPLUGIN_CAPABILITY_HOST) returned null";
     }
+    else if (plugin.getAPILanguage() == nvinfer1::APILanguage::kPYTHON)
+    {
+        why = "; it is a Python plugin whose class defines no enqueue_host(input_desc, output_desc, inputs, outputs, "
+              "workspace) method, which kiln's host backend calls in place of enqueue() (docs/python.md)";
+    }
     else
     {
         why = hasTypeInformation(plugin)

@@ -165,6 +165,7 @@ Expected<nvinfer1::IPluginCreatorInterface*> findPluginCreator(nvinfer1::IPlugin
         return failure(ErrorCode::kINVALID_ARGUMENT,
             where + ": no creator of " + described + " is registered; register its " + wanted.className
                 + " before deserializing (REGISTER_TENSORRT_PLUGIN, IPluginRegistry::registerCreator(creator, \""
+                + identity.pluginNamespace + "\") or, from Python, get_plugin_registry().register_creator(creator, \""
                 + identity.pluginNamespace + "\"), or load its library with IPluginRegistry::loadLibrary). "
                 + describeNearMisses(registry, key));
     }

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+// plugins_v3.h -- V3 plugins written in Python, shared by plugins_v3.cpp (the trampolines of IPluginV3, its
+// capabilities and IPluginCreatorV3One), plugin_exprs.cpp (descriptors and shape expressions) and plugin_host.cpp
+// (enqueue_host on kiln's host backend).
+//
+// Ownership. A Python plugin object holds one C++ trampoline per bound base (IPluginV3, IPluginV3OneCore, ...), owned
+// by the Python object. C++ never deletes those. What C++ receives from Python (create_plugin, clone,
+// attach_to_context) is a PluginV3Handle: a C++ object that holds a strong reference to the Python plugin and
+// forwards to its IPluginV3 trampoline. Deleting the handle (the engine, the network or the builder is done with the
+// plugin) calls the plugin's destroy() and drops the reference, with the GIL taken. IPluginV3Layer.plugin gives back
+// the Python object, not the handle.
+//
+// Calls. Every trampoline method takes the GIL for the Python call only, and catches everything: a Python exception,
+// a missing required method or a result of the wrong type is reported through the logger naming the plugin (name,
+// version, namespace and class) and the method, and C++ gets TensorRT's failure value (-1, nullptr, false).
+
+#ifndef KILN_PYTHON_PLUGINS_V3_H
+#define KILN_PYTHON_PLUGINS_V3_H
+
+#include "plugin_fields.h"
+#include "utils.h"
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kiln::python
+{
+
+//! How messages name the Python plugin object self: 'Python plugin "Pad" version "1" namespace "" (class PadPlugin)',
+//! from its IPluginV3OneCore fields where it has them. Call with the GIL held.
+std::string describePythonPlugin(py::handle self);
+
+//! Reports one failed call of method on the Python object self at kERROR through the library's logger: "<what
+//! self is>: <text>". Call with the GIL held.
+void reportPluginProblem(py::handle self, char const* method, std::string const& text) noexcept;
+
+//! A problem found while calling a Python plugin (a missing required method, a result of the wrong type), raised
+//! inside callPlugin() and reported with the plugin's name.
+struct PluginCallProblem : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
+//! The Python object whose trampoline object is the Interface part, or an empty handle.
+template <typename Interface>
+py::handle pythonSelf(Interface const* object) noexcept
+{
+    return py::detail::get_object_handle(object, py::detail::get_type_info(typeid(Interface)));
+}
+
+//! The Python override name of the trampoline object self; PluginCallProblem when the class defines none.
+template <typename Interface>
+py::function requiredMethod(Interface const* self, char const* name)
+{
+    py::function f = py::get_override(self, name);
+    if (!f)
+    {
+        throw PluginCallProblem(
+            std::string("Method: ") + name + " was not overriden. Please provide an implementation for this method.");
+    }
+    return f;
+}
+
+//! Runs body, which calls into Python, with the GIL taken, and returns its result. Whatever it raises is reported
+//! naming self() (a callable giving the Python object) and method, and gives failure: nothing escapes into C++.
+//! After the interpreter has finalized, failure at once.
+template <typename Self, typename Result, typename Body>
+Result callPlugin(Self&& self, char const* method, Result failure, Body&& body) noexcept
+{
+    if (Py_IsInitialized() == 0)
+    {
+        return failure;
+    }
+    py::gil_scoped_acquire gil;
+    try
+    {
+        return body();
+    }
+    catch (py::error_already_set& e)
+    {
+        reportPluginProblem(self(), method, std::string("exception caught in ") + method + "(): " + e.what());
+    }
+    catch (PluginCallProblem const& e)
+    {
+        reportPluginProblem(self(), method, e.what());
+    }
+    catch (std::exception const& e)
+    {
+        reportPluginProblem(self(), method, std::string("exception caught in ") + method + "(): " + e.what());
+    }
+    return failure;
+}
+
+//! The trampoline of trt.IPluginV3: get_capability_interface(type) and clone() in Python; destroy() is called
+//! through the PluginV3Handle that C++ deletes.
+class PyPluginV3 : public nvinfer1::IPluginV3
+{
+public:
+    nvinfer1::APILanguage getAPILanguage() const noexcept override { return nvinfer1::APILanguage::kPYTHON; }
+    nvinfer1::IPluginCapability* getCapabilityInterface(nvinfer1::PluginCapabilityType type) noexcept override;
+    nvinfer1::IPluginV3* clone() noexcept override;
+
+private:
+    //! Capability objects get_capability_interface() returned that are not the plugin itself: kept while the plugin
+    //! lives, as C++ keeps their addresses.
+    std::vector<py::object> mKept;
+};
+
+//! The trampoline of trt.IPluginV3OneCore: the name, version and namespace live here, set through the properties.
+class PyPluginV3OneCore : public nvinfer1::IPluginV3OneCore
+{
+public:
+    nvinfer1::APILanguage getAPILanguage() const noexcept override { return nvinfer1::APILanguage::kPYTHON; }
+    char const* getPluginName() const noexcept override { return field(name, "plugin_name"); }
+    char const* getPluginVersion() const noexcept override { return field(version, "plugin_version"); }
+    char const* getPluginNamespace() const noexcept override { return field(pluginNamespace, "plugin_namespace"); }
+
+    std::optional<std::string> name;
+    std::optional<std::string> version;
+    std::optional<std::string> pluginNamespace;
+
+private:
+    //! value's text, or nullptr reported as an unset attribute.
+    char const* field(std::optional<std::string> const& value, char const* attribute) const noexcept;
+};
+
+//! The trampoline of trt.IPluginV3OneRuntime. on_shape_change() records the numbers of inputs and outputs, which
+//! enqueue() and enqueue_host() need (their C++ signatures do not carry them).
+class PyPluginV3OneRuntime : public nvinfer1::IPluginV3OneRuntime
+{
+public:
+    nvinfer1::APILanguage getAPILanguage() const noexcept override { return nvinfer1::APILanguage::kPYTHON; }
+    int32_t setTactic(int32_t tactic) noexcept override;
+    int32_t onShapeChange(nvinfer1::PluginTensorDesc const* in, int32_t nbInputs, nvinfer1::PluginTensorDesc const* out,
+        int32_t nbOutputs) noexcept override;
+    int32_t enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
+        void const* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept override;
+    nvinfer1::IPluginV3* attachToContext(nvinfer1::IPluginResourceContext* context) noexcept override;
+    nvinfer1::PluginFieldCollection const* getFieldsToSerialize() noexcept override;
+
+    //! The numbers of inputs and outputs of the latest onShapeChange(), or nothing before the first.
+    std::optional<std::pair<int32_t, int32_t>> counts() const noexcept { return mCounts; }
+
+private:
+    std::optional<std::pair<int32_t, int32_t>> mCounts;
+    std::unique_ptr<FieldArray> mSerialized; //!< The fields of the latest getFieldsToSerialize().
+};
+
+//! What C++ holds of a Python plugin it was given: a strong reference to the Python object and its IPluginV3
+//! trampoline, to which it forwards. Its destructor calls the plugin's destroy() and drops the reference.
+class PluginV3Handle : public nvinfer1::IPluginV3
+{
+public:
+    PluginV3Handle(py::object object, PyPluginV3& plugin) noexcept;
+    ~PluginV3Handle() override;
+    PluginV3Handle(PluginV3Handle const&) = delete;
+    PluginV3Handle& operator=(PluginV3Handle const&) = delete;
+
+    nvinfer1::APILanguage getAPILanguage() const noexcept override { return nvinfer1::APILanguage::kPYTHON; }
+    nvinfer1::IPluginCapability* getCapabilityInterface(nvinfer1::PluginCapabilityType type) noexcept override
+    {
+        return mPlugin->getCapabilityInterface(type);
+    }
+    nvinfer1::IPluginV3* clone() noexcept override { return mPlugin->clone(); }
+
+    //! The Python plugin (with the GIL held).
+    py::object object() const { return mObject; }
+
+    //! Gives the reference to the caller instead of destroying the plugin (with the GIL held): for a plugin that
+    //! goes back to Python.
+    py::object release() { return std::move(mObject); }
+
+protected:
+    py::object mObject;
+    PyPluginV3* mPlugin;
+};
+
+//! A handle for object, whose IPluginV3 trampoline is plugin: one with kiln's host capability when object has an
+//! enqueue_host method (plugin_host.cpp). Call with the GIL held.
+std::unique_ptr<PluginV3Handle> makePluginHandle(py::object object, PyPluginV3& plugin);
+
+//! The C++ plugin for what a Python method returned (create_plugin, clone, attach_to_context): nullptr for None; a
+//! new handle for a Python plugin; a clone for a C++ plugin object. PluginCallProblem for anything else. Call with the
+//! GIL held; the caller owns the result.
+nvinfer1::IPluginV3* adoptPlugin(py::handle result, char const* method);
+
+//! The Python object of a plugin C++ keeps (a layer's): the Python plugin behind a handle, else a reference to the
+//! C++ object that keeps parent alive.
+py::object pluginV3Object(nvinfer1::IPluginV3* plugin, py::handle parent);
+
+//! The Python object of a plugin C++ gave away (clone, create_plugin called from Python): the Python plugin behind a
+//! handle (the handle is deleted without destroy()), else the C++ object, owned by Python.
+py::object pluginToPython(nvinfer1::IPluginV3* owned);
+
+//! Python lists of descriptors (copies).
+py::list descList(nvinfer1::PluginTensorDesc const* descs, int32_t count);
+py::list dynamicDescList(nvinfer1::DynamicPluginTensorDesc const* descs, int32_t count);
+
+//! A DimsExprs from what get_output_shapes() returned for one output: a DimsExprs or a sequence of IDimensionExpr.
+nvinfer1::DimsExprs toDimsExprs(py::handle object);
+
+//! IPluginRegistry.acquire_plugin_resource(key, resource): the stored clone (the Python object for a Python
+//! resource), or None when the registry refuses (logged). Releases the GIL while the registry works.
+py::object acquirePluginResource(
+    nvinfer1::IPluginRegistry& registry, std::string const& key, nvinfer1::IPluginResource& resource);
+
+//! IPluginRegistry.release_plugin_resource(key): release()'s status for the last user, 0 before, -1 when key holds
+//! nothing (logged).
+int32_t releasePluginResource(nvinfer1::IPluginRegistry& registry, std::string const& key);
+
+void bindPluginExprs(py::module_& m);
+void bindPluginResources(py::module_& m);
+void bindPluginsV3(py::module_& m);
+void bindPluginHost(py::module_& m);
+
+} // namespace kiln::python
+
+#endif // KILN_PYTHON_PLUGINS_V3_H
