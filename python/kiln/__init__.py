@@ -10,19 +10,19 @@ listed in docs/python.md.
 from __future__ import annotations
 
 import os as _os
+import sys as _sys
 
-# libkiln (and the CUDA libraries it links) is made global after the extension loads, as libnvinfer is loaded in a C++
-# application: libraries opened later resolve symbols against it process-wide. cuDNN's engines do so while a CUDA
-# engine is built (with Python's default RTLD_LOCAL only, building ResNet-50 on the CUDA backend jumped to a null
-# address), and plugin libraries resolve getLogger and getPluginRegistry the same way. The extension itself and the ONNX
-# parser's libraries (libonnx, protobuf) stay local: made global, they took the place of the copies other extensions
-# carry (ONNX Runtime's, whose error path then freed memory it had not allocated).
-from . import _kiln  # noqa: E402
-
-import ctypes as _ctypes  # noqa: E402
-
-if _kiln._library_path:
-    _ctypes.CDLL(_kiln._library_path, mode=_os.RTLD_GLOBAL | _os.RTLD_NOLOAD)
+# The extension and libkiln load with RTLD_GLOBAL, as libnvinfer is loaded in a C++ application: libraries opened later
+# resolve symbols against them process-wide. cuDNN's engines do so while a CUDA engine is built (with Python's default
+# RTLD_LOCAL, building ResNet-50 on the CUDA backend jumped to a null address), and plugin libraries resolve getLogger
+# and getPluginRegistry the same way. (Making only libkiln global, with the extension and the ONNX parser's libonnx and
+# protobuf loaded locally, was tried on the H200: importing torch after kiln then aborted in free().)
+_flags = _sys.getdlopenflags()
+_sys.setdlopenflags(_flags | _os.RTLD_GLOBAL)
+try:
+    from . import _kiln
+finally:
+    _sys.setdlopenflags(_flags)
 from ._kiln import *  # noqa: E402,F401,F403  (the bound classes, enums and functions)
 
 __version__: str = _kiln._kiln_version

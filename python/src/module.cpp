@@ -4,28 +4,8 @@
 // builder, runtime, the Python-implemented
 // callback interfaces (callbacks.cpp), the refitter, plugins and the ONNX parser.
 
-#include "NvInfer.h"
 #include "NvInferVersion.h"
 #include "utils.h"
-
-#include <dlfcn.h>
-
-namespace
-{
-
-//! The path libkiln was loaded from (kiln/__init__.py makes it global with RTLD_NOLOAD): the file that defines
-//! getInferLibVersion, whatever its name (libkiln.so.0 in the build tree and the wheel).
-std::string libraryPath()
-{
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void const*>(&getInferLibVersion), &info) == 0 || info.dli_fname == nullptr)
-    {
-        return {};
-    }
-    return info.dli_fname;
-}
-
-} // namespace
 
 PYBIND11_MODULE(_kiln, m)
 {
@@ -48,5 +28,4 @@ PYBIND11_MODULE(_kiln, m)
         + std::to_string(NV_TENSORRT_PATCH) + "." + std::to_string(NV_TENSORRT_BUILD);
     m.attr("_kiln_version") = std::to_string(KILN_VERSION_MAJOR) + "." + std::to_string(KILN_VERSION_MINOR) + "."
         + std::to_string(KILN_VERSION_PATCH);
-    m.attr("_library_path") = libraryPath();
 }
