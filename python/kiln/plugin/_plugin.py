@@ -23,7 +23,7 @@ from .. import _kiln
 from ._autotune import merge
 from ._desc import Shape, SizeTensorDesc, TensorDesc
 from ._expr import MAX_DIMS, ShapeExpr, ShapeExprs, _UnknownRank, _UnknownRankShapeExprs
-from ._tensor import _device_tensor, _host_tensor
+from ._tensor import _address, _device_tensor, _host_tensor
 
 
 def _raise_from_user(pdef: Any, kind: str, func: Any, error: BaseException) -> None:
@@ -260,10 +260,12 @@ class JitPlugin(_kiln.IPluginV3, _kiln.IPluginV3OneCore, _kiln.IPluginV3OneBuild
     def enqueue_host(self, input_desc: List[Any], output_desc: List[Any], inputs: List[Any], outputs: List[Any],
                      workspace: Any) -> None:
         """kiln's host backend: impl runs on Tensors over host memory (numpy views)."""
-        aliased = {source for source in self._aliases if source >= 0}
-        in_tensors = [_host_tensor(view, desc, read_only=index not in aliased)
-                      for index, (view, desc) in enumerate(zip(inputs, input_desc))]
         out_tensors = [_host_tensor(view, desc, read_only=False) for view, desc in zip(outputs, output_desc)]
+        # An input is written in place when an output shares its memory (the plan keeps the aliasing, not this
+        # object: at run time it is recognised by the addresses).
+        shared = {tensor.data_ptr for tensor in out_tensors}
+        in_tensors = [_host_tensor(view, desc, read_only=_address(view) not in shared)
+                      for view, desc in zip(inputs, input_desc)]
         self._call_impl(in_tensors, out_tensors, 0)
 
     def enqueue(self, input_desc: List[Any], output_desc: List[Any], inputs: List[int], outputs: List[int],

@@ -195,14 +195,17 @@ def _itemsize(dtype: Any) -> int:
     return np.dtype(nptype(dtype)).itemsize
 
 
+def _address(view: Any) -> int:
+    """The host address of a numpy view or a PluginHostBuffer."""
+    if isinstance(view, _kiln.PluginHostBuffer):
+        return int(view.address)
+    return int(view.__array_interface__["data"][0])
+
+
 def _host_tensor(view: Any, desc: Any, read_only: bool) -> Tensor:
     """A host Tensor of what enqueue_host passed for one tensor: a numpy view, or a PluginHostBuffer when kiln does
     not know its size (a data-dependent output, a format other than LINEAR)."""
-    if isinstance(view, _kiln.PluginHostBuffer):
-        address = int(view.address)
-    else:
-        address = int(view.__array_interface__["data"][0])
-    return Tensor(address, desc.type, Shape(desc.dims), desc.format, desc.scale, _location=_HOST,
+    return Tensor(_address(view), desc.type, Shape(desc.dims), desc.format, desc.scale, _location=_HOST,
                   _read_only=read_only, _keep=view)
 
 
