@@ -2,11 +2,11 @@
 """``INetworkDefinition.add_plugin``: adds a plugin given as ``(inputs, shape_inputs, plugin)`` or as the callable
 ``tensorrt.plugin.op.ns.name(...)`` returns, through ``add_plugin_v3``.
 
-| Call | What the callable is asked for |
-| --- | --- |
-| ``add_plugin(op.ns.name(x, a=1))`` | ``"PREFER_JIT"``/``"PREFER_AOT"`` from the network's creation flags, else ``"UNKNOWN"`` |
-| ``add_plugin(op.ns.name(x, a=1), aot=False)`` / ``aot=True`` | ``"STRICT_JIT"`` / ``"STRICT_AOT"`` (kiln has no AOT: NotImplementedError) |
-| ``add_plugin(op.ns.name(x, a=1)(None))`` | nothing: the triple is added as it is (JIT) |
+* ``add_plugin(op.ns.name(x, a=1))`` asks the callable for ``"PREFER_JIT"`` or ``"PREFER_AOT"`` after the
+  network's creation flags, else ``"UNKNOWN"``;
+* ``add_plugin(op.ns.name(x, a=1), aot=False)`` / ``aot=True`` asks for ``"STRICT_JIT"`` / ``"STRICT_AOT"`` (kiln
+  has no AOT plugins: NotImplementedError);
+* ``add_plugin(op.ns.name(x, a=1)(None))`` adds the triple as it is (JIT).
 """
 
 from __future__ import annotations

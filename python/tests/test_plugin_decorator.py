@@ -222,7 +222,7 @@ def test_an_output_aliased_to_its_input_is_written_in_place(rng):
 
 
 def circ_pad_model(namespace_by):
-    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnx")
     from onnx import TensorProto, helper
 
     attrs = {"pads": [1, 0, 2, 1]}
@@ -498,6 +498,26 @@ def test_attributes_of_every_type_reach_impl_and_survive_the_plan(rng):
     assert (i, f, b, s, raw) == (-3, 0.25, True, "héllo", b"\x00\x01")
     assert a32.dtype == np.int32 and a32.tolist() == [1, 2] and a64.tolist() == [0.5]
     assert h.dtype == np.float16 and h.tolist() == [1.5, -2]
+
+
+def test_lazy_registration_registers_the_creator_at_the_first_op_call(rng):
+    @trtp.register("kiln_qdp_lazy::scale", lazy_register=True)
+    def scale_desc(x: trtp.TensorDesc, w: np.ndarray) -> trtp.TensorDesc:
+        return x.like()
+
+    @trtp.impl("kiln_qdp_lazy::scale")
+    def scale_impl(x: trtp.Tensor, w: np.ndarray, outputs: Tuple[trtp.Tensor], stream: int) -> None:
+        np.multiply(x.numpy(), w, out=outputs[0].numpy())
+
+    registry = trt.get_plugin_registry()
+    assert registry.get_creator("scale", "1", "kiln_qdp_lazy") is None
+    w = np.array([1, 2, 3], np.float32)
+    logger = CollectingLogger()
+    _, engine = build_and_load(logger, lambda x: trtp.op.kiln_qdp_lazy.scale(x, w=w), (2, 3))
+    creator = registry.get_creator("scale", "1", "kiln_qdp_lazy")
+    assert creator is not None and [f.type for f in creator.field_names] == [trt.PluginFieldType.FLOAT32]
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_array_equal(trt.run(engine, {"x": x})["y"], x * w)
 
 
 def test_aot_is_not_implemented_and_says_so():

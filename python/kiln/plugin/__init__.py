@@ -28,7 +28,7 @@ from ._aot import KernelLaunchParams, SymExprs, SymInt8, SymInt16, SymInt32, Sym
 from ._autotune import AutoTuneCombination
 from ._desc import Shape, SizeTensorDesc, TensorDesc, from_shape_expr, size_tensor
 from ._expr import ShapeExpr, ShapeExprs, SizeTensorShapeExpr, cdiv, max, min  # noqa: A004
-from ._registry import QDP_CREATORS, QDP_REGISTRY, autotune, impl, op, register
+from ._registry import QDP_CREATORS, QDP_REGISTRY, autotune, impl, op, register  # noqa: F401
 from ._tensor import Tensor
 
 __all__ = [

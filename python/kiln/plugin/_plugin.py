@@ -3,13 +3,14 @@
 plugins (``IPluginV3`` with ``IPluginV3OneCore``, ``IPluginV3OneBuildV2`` and ``IPluginV3OneRuntime``;
 ``IPluginCreatorV3One``). Each method turns kiln's call into a call of the user's functions:
 
-| kiln calls | it calls |
-| --- | --- |
-| ``get_output_data_types(input_types)`` | ``register`` with fake extents (only the types are known) |
-| ``get_output_shapes(inputs, shape_inputs, expr_builder)`` | ``register`` with extents bound to ``expr_builder``; declares the size tensors |
-| ``supports_format_combination``, ``configure_plugin``, ``get_valid_tactics`` | ``autotune`` with concrete shapes (or the default: the network's types, LINEAR, no tactics) |
-| ``get_fields_to_serialize()`` | the attributes ``impl`` names, as fields |
-| ``enqueue_host(...)`` (kiln's host backend) / ``enqueue(...)`` (GPU) | ``impl`` with host / device :class:`Tensor`s |
+* ``get_output_data_types(input_types)`` calls ``register`` with fake extents (only the types are known then);
+* ``get_output_shapes(inputs, shape_inputs, expr_builder)`` calls ``register`` with extents bound to
+  ``expr_builder``, and declares the size tensors;
+* ``supports_format_combination``, ``configure_plugin`` and ``get_valid_tactics`` call ``autotune`` with concrete
+  shapes (without one: the network's types, LINEAR, no custom tactics);
+* ``get_fields_to_serialize()`` gives the attributes ``impl`` names, as fields;
+* ``enqueue_host(...)`` (kiln's host backend) and ``enqueue(...)`` (GPU engines) call ``impl`` with host or device
+  :class:`Tensor`s.
 
 An exception in a user function is raised again as a ``RuntimeError`` that names the plugin (``"ns::name"``) and
 the function; kiln's bindings report it with the plugin's name, version and namespace and fail the step.

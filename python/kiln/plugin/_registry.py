@@ -217,8 +217,8 @@ class PluginDef:
         unknown = [name for name in attrs if name not in self.attr_types]
         missing = [name for name in self.attrs if name not in attrs]
         if unknown or missing:
-            raise ValueError(f"op {pid!r}: attributes are given by keyword, exactly {self.attrs}"
-                             + (f"; unknown: {unknown}" if unknown else "") + (f"; missing: {missing}" if missing else ""))
+            problems = (f"; unknown: {unknown}" if unknown else "") + (f"; missing: {missing}" if missing else "")
+            raise ValueError(f"op {pid!r}: attributes are given by keyword, exactly {self.attrs}{problems}")
         values = {name: self.attr_types[name].check(attrs[name], pid) for name in self.attrs}
         if self.lazy:
             for name, attr in self.attr_types.items():
