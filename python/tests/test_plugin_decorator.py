@@ -384,6 +384,11 @@ def test_a_host_tensor_views_numpy_memory():
     interface = device.__cuda_array_interface__
     assert interface["data"] == (1234, False) and interface["strides"] == (12, 4) and interface["stream"] == 7
     assert interface["typestr"] == "<f4" and not hasattr(device, "__array_interface__")
+    raw = np.zeros(4, np.uint16)
+    bf16 = Tensor(raw.ctypes.data, trt.bfloat16, (4,), _location="host", _keep=raw)
+    assert bf16.numpy().dtype == np.uint16, "types numpy lacks are raw elements on the host, as in enqueue_host"
+    with pytest.raises(ValueError, match="numpy has no type"):
+        Tensor(1234, trt.bfloat16, (4,)).__cuda_array_interface__
 
 
 # ---- what the decorators accept ------------------------------------------------------------------------------------

@@ -26,12 +26,17 @@ def _contiguous_strides(dims: Iterable[int]) -> Tuple[int, ...]:
     return tuple(strides)
 
 
-def _typestr(dtype: Any) -> str:
+def _typestr(dtype: Any, host: bool = False) -> str:
+    """numpy's type string for dtype. On the host, as in enqueue_host, types numpy lacks are viewed as raw elements
+    of their width (BF16 as uint16, FP8 and E8M0 as uint8); the 4-bit types have no view."""
     import numpy as np
 
     try:
         return np.dtype(nptype(dtype)).str
     except TypeError:
+        raw = {"BF16": "<u2", "FP8": "|u1", "E8M0": "|u1"}.get(dtype.name) if host else None
+        if raw is not None:
+            return raw
         raise ValueError(f"numpy has no type for {dtype}; read the memory through data_ptr") from None
 
 
@@ -138,7 +143,7 @@ class Tensor:
         return {
             "version": 3,
             "shape": tuple(self._shape),
-            "typestr": _typestr(self._dtype),
+            "typestr": _typestr(self._dtype, host=self._location == _HOST),
             "data": (self._data_ptr, self._read_only),
             "strides": None,
         }
