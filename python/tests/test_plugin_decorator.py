@@ -375,6 +375,8 @@ def test_a_host_tensor_views_numpy_memory():
     view[0, 0] = 9
     assert array[0, 0] == 9 and np.asarray(t).shape == (2, 3)
     assert np.from_dlpack(t)[0, 0] == 9
+    read_only = Tensor(array.ctypes.data, trt.float32, (2, 3), _location="host", _read_only=True, _keep=array)
+    assert not read_only.numpy().flags.writeable and np.from_dlpack(read_only)[0, 0] == 9
     assert not hasattr(t, "__cuda_array_interface__")
     with pytest.raises(ValueError, match="immutable"):
         t.shape = (6,)

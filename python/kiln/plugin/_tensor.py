@@ -169,7 +169,12 @@ class Tensor:
         if self._location != _HOST:
             raise NotImplementedError("__dlpack__ of device memory is not implemented in kiln; use "
                                       "__cuda_array_interface__ (torch.as_tensor(t, device='cuda'), cupy.asarray(t))")
-        return self.numpy().__dlpack__()
+        # DLPack cannot say "read-only", so numpy refuses to export a read-only view; inputs are exported writable,
+        # as TensorRT marks them read-only without enforcing it.
+        import numpy as np
+
+        view = np.asarray(_HostView(self._interface(), self))
+        return view.__dlpack__()
 
     def __dlpack_device__(self) -> Tuple[int, int]:
         if self._location != _HOST:
@@ -192,6 +197,16 @@ class Tensor:
     def __repr__(self) -> str:
         where = "host" if self._location == _HOST else "device"
         return f"Tensor({where}, dtype={self._dtype}, shape={tuple(self._shape)})"
+
+
+class _HostView:
+    """An object numpy views through its array interface (writable), keeping the Tensor alive."""
+
+    def __init__(self, interface: dict, owner: Tensor):
+        interface = dict(interface)
+        interface["data"] = (interface["data"][0], False)
+        self.__array_interface__ = interface
+        self._owner = owner
 
 
 def _itemsize(dtype: Any) -> int:
