@@ -393,6 +393,42 @@ def test_a_host_tensor_views_numpy_memory():
         Tensor(1234, trt.bfloat16, (4,)).__cuda_array_interface__
 
 
+def test_enqueue_gives_impl_device_tensors_with_the_cuda_array_interface():
+    """What a CUDA engine's enqueue() passes (device addresses, the stream), checked without a GPU: impl gets device
+    Tensors whose __cuda_array_interface__ torch and CuPy read. No memory is touched."""
+
+    @trtp.register("kiln_qdp_gpu::probe")
+    def probe_desc(x: trtp.TensorDesc, k: int) -> Tuple[trtp.TensorDesc, trtp.TensorDesc]:
+        return x.like(), trtp.from_shape_expr((x.shape_expr[0], 2), dtype=trt.int32)
+
+    seen = []
+
+    @trtp.impl("kiln_qdp_gpu::probe")
+    def probe_impl(x: trtp.Tensor, k: int, outputs: Tuple[trtp.Tensor], stream: int) -> None:
+        seen.append((x, outputs, k, stream))
+
+    creator = trt.get_plugin_registry().get_creator("probe", "1", "kiln_qdp_gpu")
+    fields = trt.PluginFieldCollection([trt.PluginField("k", np.array([4], np.int32), trt.PluginFieldType.INT32)])
+    plugin = creator.create_plugin("probe", fields, trt.TensorRTPhase.RUNTIME)
+    descs = []
+    for dims, dtype in [((3, 5), trt.float16), ((3, 5), trt.float16), ((-1, 2), trt.int32)]:
+        desc = trt.PluginTensorDesc()
+        desc.dims, desc.type = dims, dtype
+        descs.append(desc)
+    plugin.set_tactic(0)
+    plugin.enqueue(descs[:1], descs[1:], [0x1000], [0x2000, 0x3000], 0, 77)
+    (x, outputs, k, stream), = seen
+    assert k == 4 and stream == 77 and not x.on_host
+    assert x.__cuda_array_interface__ == {"version": 3, "shape": (3, 5), "typestr": "<f2", "data": (0x1000, False),
+                                          "strides": (10, 2), "stream": 77}
+    assert outputs[0].data_ptr == 0x2000 and outputs[1].is_data_dependent
+    with pytest.raises(ValueError, match="data-dependent"):
+        outputs[1].__cuda_array_interface__
+    assert outputs[1].aliased((4, 2)).__cuda_array_interface__["shape"] == (4, 2)
+    with pytest.raises(ValueError, match="device memory"):
+        x.numpy()
+
+
 # ---- what the decorators accept ------------------------------------------------------------------------------------
 
 
