@@ -37,3 +37,7 @@ from ._patches import nptype, volume  # noqa: E402,F401
 _apply_patches(globals())
 
 from ._host import run  # noqa: E402,F401
+
+from ._add_plugin import install as _install_add_plugin  # noqa: E402
+
+_install_add_plugin()  # INetworkDefinition.add_plugin (tensorrt.plugin's form)
