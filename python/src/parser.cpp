@@ -32,6 +32,25 @@ std::string errorText(IParserError const& error)
     return text;
 }
 
+//! load_model_proto(model, path=None) of the parser and the parser refitter: the model's bytes from any buffer, the
+//! path (external data is found beside it) optional.
+template <typename Parser>
+bool loadModelProtoInto(Parser& self, py::buffer const& model, py::object const& path)
+{
+    py::buffer_info const info = model.request();
+    auto const bytes = static_cast<std::size_t>(info.size * info.itemsize);
+    std::string const location = path.is_none() ? std::string() : py::str(path).cast<std::string>();
+    py::gil_scoped_release release;
+    return self.loadModelProto(info.ptr, bytes, path.is_none() ? nullptr : location.c_str());
+}
+
+//! load_initializer(name, data, size) of both: data is an address (an int or anything with __int__).
+template <typename Parser>
+bool loadInitializerInto(Parser& self, std::string const& name, py::object const& data, std::size_t size)
+{
+    return self.loadInitializer(name.c_str(), reinterpret_cast<void const*>(toAddress(data, "data")), size);
+}
+
 void bindParserError(py::module_& m)
 {
     py::class_<IParserError, std::unique_ptr<IParserError, py::nodelete>>(m, "ParserError", py::module_local())
@@ -119,22 +138,8 @@ void bindOnnxParser(py::module_& m)
                 return self.parseWithWeightDescriptors(info.ptr, bytes);
             },
             py::arg("model"))
-        .def(
-            "load_model_proto",
-            [](IParser& self, py::buffer const& model, py::object const& path) {
-                py::buffer_info const info = model.request();
-                auto const bytes = static_cast<std::size_t>(info.size * info.itemsize);
-                std::string const location = path.is_none() ? std::string() : py::str(path).cast<std::string>();
-                py::gil_scoped_release release;
-                return self.loadModelProto(info.ptr, bytes, path.is_none() ? nullptr : location.c_str());
-            },
-            py::arg("model"), py::arg("path") = py::none())
-        .def(
-            "load_initializer",
-            [](IParser& self, std::string const& name, py::object const& data, std::size_t size) {
-                return self.loadInitializer(name.c_str(), reinterpret_cast<void const*>(toAddress(data, "data")), size);
-            },
-            py::arg("name"), py::arg("data"), py::arg("size"))
+        .def("load_model_proto", &loadModelProtoInto<IParser>, py::arg("model"), py::arg("path") = py::none())
+        .def("load_initializer", &loadInitializerInto<IParser>, py::arg("name"), py::arg("data"), py::arg("size"))
         .def("parse_model_proto", &IParser::parseModelProto, py::call_guard<py::gil_scoped_release>())
         .def("set_builder_config", &IParser::setBuilderConfig, py::arg("builder_config"), py::keep_alive<1, 2>())
         .def_property_readonly("num_subgraphs", &IParser::getNbSubgraphs)
@@ -215,22 +220,9 @@ void bindOnnxParserRefitter(py::module_& m)
         .def_property_readonly("num_errors", &IParserRefitter::getNbErrors)
         .def("get_error", &IParserRefitter::getError, py::arg("index"), py::return_value_policy::reference_internal)
         .def("clear_errors", &IParserRefitter::clearErrors)
-        .def(
-            "load_model_proto",
-            [](IParserRefitter& self, py::buffer const& model, py::object const& path) {
-                py::buffer_info const info = model.request();
-                auto const bytes = static_cast<std::size_t>(info.size * info.itemsize);
-                std::string const location = path.is_none() ? std::string() : py::str(path).cast<std::string>();
-                py::gil_scoped_release release;
-                return self.loadModelProto(info.ptr, bytes, path.is_none() ? nullptr : location.c_str());
-            },
-            py::arg("model"), py::arg("path") = py::none())
-        .def(
-            "load_initializer",
-            [](IParserRefitter& self, std::string const& name, py::object const& data, std::size_t size) {
-                return self.loadInitializer(name.c_str(), reinterpret_cast<void const*>(toAddress(data, "data")), size);
-            },
-            py::arg("name"), py::arg("data"), py::arg("size"))
+        .def("load_model_proto", &loadModelProtoInto<IParserRefitter>, py::arg("model"), py::arg("path") = py::none())
+        .def("load_initializer", &loadInitializerInto<IParserRefitter>, py::arg("name"), py::arg("data"),
+            py::arg("size"))
         .def("refit_model_proto", &IParserRefitter::refitModelProto, py::call_guard<py::gil_scoped_release>());
 }
 

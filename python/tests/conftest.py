@@ -27,3 +27,24 @@ def build_plan(builder, network, config=None):
     plan = builder.build_serialized_network(network, config)
     assert plan is not None, "the build failed (see the logger)"
     return plan
+
+
+class CollectingLogger(kiln.ILogger):
+    """Keeps every message; errors() gives those at ERROR and INTERNAL_ERROR, error_text() them joined."""
+
+    def __init__(self):
+        kiln.ILogger.__init__(self)
+        self.messages = []
+
+    def log(self, severity, msg):
+        self.messages.append((severity, msg))
+
+    def errors(self):
+        bad = (kiln.ILogger.Severity.ERROR, kiln.ILogger.Severity.INTERNAL_ERROR)
+        return [msg for severity, msg in self.messages if severity in bad]
+
+    def error_text(self):
+        return "\n".join(self.errors())
+
+    def text(self):
+        return "\n".join(msg for _, msg in self.messages)

@@ -19,22 +19,9 @@ import decorator_plugin_examples as ex
 import kiln as trt
 import kiln.plugin as trtp
 
-from conftest import build_plan
+from conftest import CollectingLogger, build_plan
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
-
-
-class CollectingLogger(trt.ILogger):
-    def __init__(self):
-        trt.ILogger.__init__(self)
-        self.messages = []
-
-    def log(self, severity, msg):
-        self.messages.append((severity, msg))
-
-    def errors(self):
-        bad = (trt.ILogger.Severity.ERROR, trt.ILogger.Severity.INTERNAL_ERROR)
-        return "\n".join(msg for severity, msg in self.messages if severity in bad)
 
 
 @pytest.fixture(autouse=True)
@@ -265,7 +252,7 @@ def test_an_exception_in_register_fails_add_plugin_and_names_the_plugin():
     x = network.add_input("x", trt.float32, (2, 3))
     ex.Failing.fail_in = "register"
     assert network.add_plugin(trtp.op.kiln_qdp.failing(x)) is None
-    text = logger.errors()
+    text = logger.error_text()
     assert "'kiln_qdp::failing'" in text and "failing_desc() raised ValueError: boom in register" in text, text
     assert 'Python plugin "failing" version "1" namespace "kiln_qdp"' in text, text
 
@@ -276,7 +263,7 @@ def test_an_exception_in_autotune_fails_the_build_and_names_the_plugin():
     network, _, config = single_plugin_network(builder, lambda x: trtp.op.kiln_qdp.failing(x), (2, 3))
     ex.Failing.fail_in = "autotune"
     assert builder.build_serialized_network(network, config) is None
-    text = logger.errors()
+    text = logger.error_text()
     assert "'kiln_qdp::failing'" in text and "failing_tune() raised ValueError: boom in autotune" in text, text
 
 
@@ -288,7 +275,7 @@ def test_an_exception_in_impl_fails_the_run_and_names_the_plugin():
     ex.Failing.fail_in = "impl"
     with pytest.raises(RuntimeError):
         trt.run(engine, {"x": x})
-    text = logger.errors()
+    text = logger.error_text()
     assert "'kiln_qdp::failing'" in text and "failing_impl() raised ValueError: boom in impl" in text, text
     ex.Failing.fail_in = None
     np.testing.assert_array_equal(trt.run(engine, {"x": 2 * x})["y"], 2 * x)  # the engine still works

@@ -18,27 +18,9 @@ import pytest
 import kiln as trt
 import python_plugin_examples as ex
 
-from conftest import build_plan
+from conftest import CollectingLogger, build_plan
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
-
-
-class CollectingLogger(trt.ILogger):
-    """Keeps every message; errors() gives those at ERROR and INTERNAL_ERROR."""
-
-    def __init__(self):
-        trt.ILogger.__init__(self)
-        self.messages = []
-
-    def log(self, severity, msg):
-        self.messages.append((severity, msg))
-
-    def errors(self):
-        bad = (trt.ILogger.Severity.ERROR, trt.ILogger.Severity.INTERNAL_ERROR)
-        return [msg for severity, msg in self.messages if severity in bad]
-
-    def text(self):
-        return "\n".join(msg for _, msg in self.messages)
 
 
 @pytest.fixture
