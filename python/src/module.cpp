@@ -14,7 +14,7 @@ namespace
 {
 
 //! The path libkiln was loaded from (kiln/__init__.py makes it global with RTLD_NOLOAD): the file that defines
-//! getInferLibVersion, whatever its name (libkiln.so.0 in the build tree and the wheel).
+//! getInferLibVersion, whatever its name (libnvinfer.so.10 in the build tree, libkiln.so.0 in the wheel).
 std::string libraryPath()
 {
     Dl_info info{};
