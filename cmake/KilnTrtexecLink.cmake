@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Makes BIN_DIR/trtexec a relative symbolic link to BIN_DIR/kiln, so that commands and scripts written for trtexec
-# run the kiln tool. Run by `cmake --install` when KILN_INSTALL_TRTEXEC_LINK is on (tools/CMakeLists.txt), and by
+# run the kiln tool. Run by `cmake --install` when KILN_INSTALL_TRTEXEC_LINK is on (cmake/KilnInstall.cmake), and by
 # the test tools.trtexec_link:
 #     cmake -DBIN_DIR=/opt/kiln/bin -P cmake/KilnTrtexecLink.cmake
 if(NOT BIN_DIR)

@@ -11,12 +11,12 @@ cd "$(dirname "$0")/.."
 
 # Essential: g++, cmake, ninja, nm, GoogleTest, FlatBuffers (headers and flatc), libonnx and protobuf (the ONNX parser)
 # and ONNX's node tests (libonnx-testdata, the parser's conformance run), CLI11 and nlohmann-json (the kiln tool). Optional: git and clang-format (the style
-# test), ccache.
+# test), ccache, pkg-config (pkgconf: the install test's pkg-config step).
 missing() {
     for tool in "$@"; do command -v "$tool" >/dev/null 2>&1 || return 0; done
     return 1
 }
-packages="g++ cmake ninja-build ccache binutils git clang-format libgtest-dev libgmock-dev libflatbuffers-dev flatbuffers-compiler
+packages="g++ cmake ninja-build ccache binutils git clang-format pkgconf libgtest-dev libgmock-dev libflatbuffers-dev flatbuffers-compiler
     libonnx-dev libprotobuf-dev libonnx-testdata libcli11-dev nlohmann-json3-dev"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
@@ -27,10 +27,10 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         || [ ! -f /usr/include/CLI/CLI.hpp ] || [ ! -f /usr/include/nlohmann/json.hpp ]; then
         apt-get update -qq
         apt-get install -y -qq --no-install-recommends $packages >/dev/null
-    elif missing git clang-format ccache; then
+    elif missing git clang-format ccache pkg-config; then
         # Nice to have; a machine without a package mirror goes on without them.
         { apt-get update -qq && apt-get install -y -qq --no-install-recommends $packages >/dev/null; } \
-            || echo "note: could not install the optional tools (git, clang-format, ccache); going on without them"
+            || echo "note: could not install the optional tools (git, clang-format, ccache, pkg-config); going on without them"
     fi
 fi
 

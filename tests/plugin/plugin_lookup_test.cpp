@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -66,9 +68,13 @@ TEST_F(PluginLookup, TheLibraryOfACreatorIsWhereItsCodeIs)
 
     std::vector<std::string> const loaded = loadedPluginLibraries(listCreators(*mRegistry));
     EXPECT_NE(std::find(loaded.begin(), loaded.end(), path), loaded.end()) << "a library holding creators";
+    Dl_info kilnLibrary{};
+    ASSERT_NE(dladdr(reinterpret_cast<void const*>(&getPluginRegistry), &kilnLibrary), 0);
+    ASSERT_NE(kilnLibrary.dli_fname, nullptr);
     for (std::string const& library : loaded)
     {
-        EXPECT_EQ(library.find("libkiln.so"), std::string::npos) << "libkiln is no plugin library: " << library;
+        EXPECT_NE(library, kilnLibrary.dli_fname) << "kiln's engine library is no plugin library";
+        EXPECT_EQ(library.find("libnvinfer.so"), std::string::npos) << "kiln's engine library is no plugin library";
     }
     mRegistry->deregisterLibrary(handle);
 }
