@@ -11,6 +11,7 @@
 #pragma once
 
 #include "network/report.h"
+#include "runtime/plan_libraries.h"
 
 #include "NvInferRuntime.h"
 
@@ -61,6 +62,8 @@ private:
     private:
         //! The engine of the plan in [data, data + size); method names the API call in messages.
         nvinfer1::ICudaEngine* load(char const* method, void const* data, std::size_t size) noexcept;
+        //! How engines of this runtime may load the plugin libraries their plans carry.
+        PlanLibraryPolicy libraryPolicy() const;
 
         Runtime& mRuntime;
     };
