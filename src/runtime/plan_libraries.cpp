@@ -207,7 +207,7 @@ void release(SharedPlanLibrary& library) noexcept
     loaded().libraries.remove_if([&](SharedPlanLibrary const& l) { return &l == &library; });
     log(Severity::kINFO,
         cat("the plan's plugin library ", quotedText(name), " is no longer used by any engine: its ", count,
-            " creator(s) deregistered and the library unloaded"));
+            " creator(s) deregistered and the library closed"));
 }
 
 } // namespace
