@@ -283,7 +283,14 @@ Expected<std::unique_ptr<PlanLibraries>> usePlanLibraries(
     {
         if (!needed[l].empty())
         {
-            refused += (refused.empty() ? "" : "; ") + describePluginLibrary(model.pluginLibraries[l]);
+            // The library with the creators it would have to provide.
+            PluginLibraryRecord const& record = model.pluginLibraries[l];
+            refused += cat(refused.empty() ? "" : "; ", quotedText(record.name), " (");
+            for (std::size_t n = 0; n < needed[l].size(); ++n)
+            {
+                refused += (n == 0 ? "" : ", ") + describe(record.creators[needed[l][n]].identity);
+            }
+            refused += ")";
         }
     }
     if (refused.empty())
