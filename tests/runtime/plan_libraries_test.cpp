@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Plans that carry their plugin libraries (IBuilderConfig::setPluginsToSerialize), through libkiln's public API. The
-// plans are built here, where the example IdentityConv library (examples/onnx_identity_conv) is loaded for the build
-// as TensorRT's documentation says; they are loaded in kiln_plan_library_child (plan_libraries_child.cpp), a process
-// that never loaded the library: with host code allowed it runs from an in-memory file and its creator is
-// deregistered after the engine; without it, or with the library's bytes corrupted, the plan is refused with a
-// message that names the library; a creator the application registered is used instead of the library's, and the
-// log says so. Builds that cannot carry a library fail, naming it.
+// plans are built here, where the example IdentityConv library (examples/onnx_identity_conv's sources, built here under
+// its file name) is loaded for the build as TensorRT's documentation says; they are loaded in kiln_plan_library_child
+// (plan_libraries_child.cpp), a process that never loaded the library: with host code allowed it runs from an in-memory
+// file and its creator is deregistered after the engine; without it, or with the library's bytes corrupted, the plan is
+// refused with a message that names the library; a creator the application registered is used instead of the library's,
+// and the log says so. Builds that cannot carry a library fail, naming it.
 #include "support/api_test.h"
 
 #include <gtest/gtest.h>
