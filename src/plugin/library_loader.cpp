@@ -63,6 +63,19 @@ std::optional<std::string> writeAll(int fd, std::span<uint8_t const> bytes)
     }
     return std::nullopt;
 }
+//! An anonymous in-memory file that may hold code: MFD_EXEC (Linux 6.3, 0x10) asks for it explicitly where the kernel
+//! makes such files non-executable by default (vm.memfd_noexec = 1); older kernels refuse the flag, and their files
+//! may hold code anyway.
+int makeMemoryFile(char const* label)
+{
+    constexpr unsigned int kExec = 0x0010U;
+    int const fd = memfd_create(label, MFD_CLOEXEC | kExec);
+    if (fd >= 0 || errno != EINVAL)
+    {
+        return fd;
+    }
+    return memfd_create(label, MFD_CLOEXEC);
+}
 } // namespace
 
 Expected<std::unique_ptr<SharedLibrary>> SharedLibrary::open(std::string path)
@@ -99,7 +112,7 @@ Expected<std::unique_ptr<SharedLibrary>> SharedLibrary::openInMemory(std::string
 {
     // The name shows in /proc/self/maps ("/memfd:kiln:libx.so (deleted)"); memfd_create takes at most 249 bytes.
     std::string const label = ("kiln:" + name).substr(0, 249);
-    int const fd = memfd_create(label.c_str(), MFD_CLOEXEC);
+    int const fd = makeMemoryFile(label.c_str());
     if (fd < 0)
     {
         return Error{nvinfer1::ErrorCode::kUNSUPPORTED_STATE,
