@@ -14,6 +14,8 @@
 //   corrupted    the plan's library bytes do not match their checksum: refused, nothing loaded
 //   app-first    the application registered IdentityConv itself (compiled into this program): its creator is used,
 //                the library is not loaded, and it stays registered after the engine
+//   threads      eight threads each load, run and destroy engines of the plan twenty times at once; afterwards the
+//                creator is gone
 //   temp-files   in-memory files not allowed, temporary files in DIR allowed: runs, and DIR is empty afterwards
 //   no-files     neither kind of file allowed: refused
 #include "identity_conv.h"
@@ -21,6 +23,7 @@
 #include "NvInfer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -28,6 +31,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace nvinfer1;
@@ -178,6 +182,35 @@ int main(int argc, char** argv)
         {
             runtime->setTemporaryDirectory(argv[3]);
         }
+    }
+
+    if (mode == "threads")
+    {
+        std::atomic<int> failures{0};
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 8; ++t)
+        {
+            threads.emplace_back([&] {
+                for (int i = 0; i < 20; ++i)
+                {
+                    std::unique_ptr<ICudaEngine> engine{runtime->deserializeCudaEngine(plan.data(), plan.size())};
+                    if (engine == nullptr || !runIdentity(*engine).empty())
+                    {
+                        ++failures;
+                    }
+                }
+            });
+        }
+        for (std::thread& thread : threads)
+        {
+            thread.join();
+        }
+        if (failures.load() != 0 || identityConvRegistered())
+        {
+            return fail(std::to_string(failures.load()) + " loads or runs failed, or IdentityConv is still registered");
+        }
+        std::printf("CHILD OK\n");
+        return 0;
     }
 
     std::unique_ptr<ICudaEngine> engine{runtime->deserializeCudaEngine(plan.data(), plan.size())};

@@ -340,6 +340,18 @@ TEST_F(PlanLibraries, EnginesShareOneLoadAndTheLastDeregistersTheCreators)
     EXPECT_EQ(occurrences(run.output, "deregistered and the library closed"), 1U) << run.output;
 }
 
+TEST_F(PlanLibraries, ThreadsLoadingAndDestroyingEnginesAtOnceLeaveNothingBehind)
+{
+    std::vector<uint8_t> const plan = buildPlan({kLibrary});
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    ChildRun const run = runChild({"threads", save(plan)});
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_CONTAINS(run.output, "CHILD OK");
+    EXPECT_EQ(occurrences(run.output, "loaded the plan's plugin library"),
+        occurrences(run.output, "deregistered and the library closed"))
+        << run.output;
+}
+
 TEST_F(PlanLibraries, ATemporaryFileWhenInMemoryFilesAreNotAllowedRemovedOnceLoaded)
 {
     std::vector<uint8_t> const plan = buildPlan({kLibrary});
