@@ -23,6 +23,7 @@
 #include "builder/build_report.h"
 #include "builder/fusion.h"
 #include "builder/layout.h"
+#include "builder/plugin_libraries.h"
 #include "builder/precision.h"
 #include "builder/timing_cache.h"
 #include "core/data_type.h"
@@ -889,6 +890,11 @@ Expected<EngineModel> buildEngineModel(
         return *problem;
     }
     reportUnappliedSettings(settings);
+    auto libraries = pluginLibrariesToSerialize(settings.pluginsToSerialize);
+    if (!libraries)
+    {
+        return libraries.error();
+    }
     std::set<Layer const*> const live = liveLayers(network);
     auto const profiles = profilesToBuild(network, settings);
     if (!profiles)
@@ -922,6 +928,7 @@ Expected<EngineModel> buildEngineModel(
     model.backend = backend.kind();
     model.tacticSources = settings.tacticSources;
     model.profilingVerbosity = settings.profilingVerbosity;
+    model.pluginLibraries = std::move(libraries.value());
     std::vector<Layer const*> order;
     std::copy_if(shapes.order.begin(), shapes.order.end(), std::back_inserter(order),
         [&](Layer const* layer) { return live.count(layer) != 0; });

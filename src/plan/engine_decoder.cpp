@@ -65,14 +65,19 @@ std::vector<uint8_t> copy(flatbuffers::Vector<uint8_t> const* bytes)
 class Decoder
 {
 public:
-    explicit Decoder(fb::Engine const& engine)
+    //! engine lies in a payload of payloadBytes bytes.
+    Decoder(fb::Engine const& engine, std::size_t payloadBytes)
         : mEngine(engine)
+        , mPayloadBytes(payloadBytes)
     {
     }
 
     Expected<EngineModel> run();
 
 private:
+    //! The plugin libraries the plan carries (format 4.4), into mModel.
+    void pluginLibraries();
+
     void fail(std::string message)
     {
         if (!mError)
@@ -404,6 +409,7 @@ private:
     ProfileRecord profile(fb::Profile const& flat);
 
     fb::Engine const& mEngine;
+    std::size_t mPayloadBytes;
     EngineModel mModel;
     std::string mWhere; //!< The record being read, for messages.
     std::optional<Error> mError;
@@ -600,11 +606,54 @@ Expected<EngineModel> Decoder::run()
                     text(entry->name()), static_cast<DataType>(entry->type()), entry->count()});
         }
     }
+    pluginLibraries();
     if (mError)
     {
         return *mError;
     }
     return std::move(mModel);
+}
+
+void Decoder::pluginLibraries()
+{
+    auto const* libraries = mEngine.plugin_libraries();
+    if (libraries == nullptr)
+    {
+        return;
+    }
+    // Tables may share one vector: libraries whose bytes add up to more than the payload would be copied many
+    // times over (a small hostile plan could ask for terabytes).
+    uint64_t total = 0;
+    for (fb::PluginLibrary const* library : *libraries)
+    {
+        total += library->bytes() != nullptr ? library->bytes()->size() : 0;
+    }
+    if (total > mPayloadBytes)
+    {
+        fail(cat("the plugin libraries' bytes add up to ", total, ", more than the payload's ", mPayloadBytes,
+            " (libraries share their bytes)"));
+        return;
+    }
+    for (fb::PluginLibrary const* library : *libraries)
+    {
+        PluginLibraryRecord record;
+        record.name = text(library->name());
+        if (auto const* bytes = library->bytes())
+        {
+            record.bytes.assign(bytes->begin(), bytes->end());
+        }
+        record.checksum = library->checksum();
+        if (auto const* creators = library->creators())
+        {
+            for (fb::PluginCreator const* creator : *creators)
+            {
+                record.creators.push_back(PluginCreatorRecord{
+                    PluginIdentity{text(creator->name()), text(creator->version()), text(creator->plugin_namespace())},
+                    static_cast<PluginCreatorRecord::Kind>(creator->kind())});
+            }
+        }
+        mModel.pluginLibraries.push_back(std::move(record));
+    }
 }
 
 //! A copy of the payload when it is not aligned for FlatBuffers' 8-byte scalars (the caller's buffer may start
@@ -655,7 +704,7 @@ Expected<EngineModel> decodeEngine(void const* data, std::size_t size)
         return payloadError("the FlatBuffers verifier refused it (an offset or a size points outside the payload, a "
                             "required field is missing, or it nests too deep)");
     }
-    auto model = Decoder(*fb::GetEngine(payload.data())).run();
+    auto model = Decoder(*fb::GetEngine(payload.data()), payload.size()).run();
     if (!model)
     {
         return model;

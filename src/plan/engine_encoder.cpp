@@ -59,6 +59,15 @@ uint64_t payloadBound(EngineModel const& model) noexcept
     {
         bytes += 128 + blob.view().size();
     }
+    for (PluginLibraryRecord const& library : model.pluginLibraries)
+    {
+        bytes += 256 + library.name.size() + library.bytes.size();
+        for (PluginCreatorRecord const& creator : library.creators)
+        {
+            bytes += 64 + creator.identity.name.size() + creator.identity.version.size()
+                + creator.identity.pluginNamespace.size();
+        }
+    }
     return bytes;
 }
 
@@ -501,10 +510,29 @@ Expected<flatbuffers::DetachedBuffer> Encoder::run(bool header)
     }
     auto const refitWeights = refitRecords.empty() ? 0 : mBuilder.CreateVector(refitRecords);
 
+    std::vector<Offset<fb::PluginLibrary>> libraryRecords;
+    for (PluginLibraryRecord const& library : mModel.pluginLibraries)
+    {
+        std::vector<Offset<fb::PluginCreator>> creators;
+        for (PluginCreatorRecord const& creator : library.creators)
+        {
+            creators.push_back(fb::CreatePluginCreator(mBuilder, mBuilder.CreateString(creator.identity.name),
+                mBuilder.CreateString(creator.identity.version),
+                mBuilder.CreateString(creator.identity.pluginNamespace), static_cast<int32_t>(creator.kind)));
+        }
+        auto const creatorList = mBuilder.CreateVector(creators);
+        auto const libraryName = mBuilder.CreateString(library.name);
+        auto const libraryBytes = mBuilder.CreateVector(library.bytes.data(), library.bytes.size());
+        libraryRecords.push_back(
+            fb::CreatePluginLibrary(mBuilder, libraryName, libraryBytes, library.checksum, creatorList));
+    }
+    // Absent rather than empty when the plan carries none, so that such plans stay byte for byte what they were.
+    auto const libraries = libraryRecords.empty() ? 0 : mBuilder.CreateVector(libraryRecords);
+
     auto const engine
         = fb::CreateEngine(mBuilder, name, exprs, symbols, tensors, layers, assertions, ioTensors, mModel.nbInputs,
             profiles, blobs, mModel.deviceMemorySize, mModel.tacticSources, static_cast<int32_t>(mModel.refit.mode),
-            refitWeights, mModel.refit.strip, static_cast<int32_t>(mModel.profilingVerbosity));
+            refitWeights, mModel.refit.strip, static_cast<int32_t>(mModel.profilingVerbosity), libraries);
     fb::FinishEngineBuffer(mBuilder, engine);
     if (mError)
     {

@@ -344,6 +344,35 @@ struct RefitRecord
     bool operator==(RefitRecord const&) const = default;
 };
 
+//! A plugin creator that a plugin library in the plan provides: what the library's entry point (getCreators, or the
+//! deprecated getPluginCreators) gave at build time.
+struct PluginCreatorRecord
+{
+    //! The interface the creator implements.
+    enum class Kind : int32_t
+    {
+        kV2 = 0, //!< IPluginCreator ("PLUGIN CREATOR_V1"): makes IPluginV2 plugins.
+        kV3 = 1, //!< IPluginCreatorV3One ("PLUGIN CREATOR_V3ONE"): makes IPluginV3 plugins.
+    };
+
+    PluginIdentity identity; //!< Name, version and the namespace the creator reports.
+    Kind kind{Kind::kV3};
+
+    bool operator==(PluginCreatorRecord const&) const = default;
+};
+
+//! A plugin library the plan carries (IBuilderConfig::setPluginsToSerialize; runtime/plan_libraries.h loads it): the
+//! file's bytes, their checksum, and the creators it provides (the plan's inventory of them).
+struct PluginLibraryRecord
+{
+    std::string name;           //!< The library's file name when it was built in ("libmy_plugins.so"), for messages.
+    std::vector<uint8_t> bytes; //!< The whole file.
+    uint64_t checksum{};        //!< CRC-64/XZ of bytes (plan/container.h).
+    std::vector<PluginCreatorRecord> creators;
+
+    bool operator==(PluginLibraryRecord const&) const = default;
+};
+
 //! A built engine. Movable, not copyable (layer parameters may own plugin objects).
 struct EngineModel
 {
@@ -369,6 +398,8 @@ struct EngineModel
     RefitRecord refit;
     //! The builder's ProfilingVerbosity (ICudaEngine::getProfilingVerbosity).
     nvinfer1::ProfilingVerbosity profilingVerbosity{nvinfer1::ProfilingVerbosity::kLAYER_NAMES_ONLY};
+    //! The plugin libraries the plan carries (IBuilderConfig::setPluginsToSerialize), in the order they were named.
+    std::vector<PluginLibraryRecord> pluginLibraries;
 
     EngineModel() = default;
     EngineModel(EngineModel&&) = default;

@@ -8,6 +8,7 @@
 #include "plan/layer_arity.h"
 #include "plan/model_support.h"
 #include "plan/params_fields.h"
+#include "plan/plugin_libraries.h"
 #include "plan/refit.h"
 #include "plugin/plugin_fields.h"
 
@@ -1050,7 +1051,11 @@ std::optional<std::string> modelProblem(EngineModel const& model)
         return cat("the profiling verbosity is ", static_cast<int32_t>(model.profilingVerbosity),
             ", which is not a valid value");
     }
-    return refitProblem(model);
+    if (auto problem = refitProblem(model))
+    {
+        return problem;
+    }
+    return pluginLibrariesProblem(model);
 }
 
 } // namespace kiln

@@ -4,7 +4,9 @@
 
 #include "core/error.h"
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,18 @@ public:
     //! Opens the library at path, resolving every symbol now so that missing ones fail here, not later.
     static Expected<std::unique_ptr<SharedLibrary>> open(std::string path);
 
+    //! Opens a library held in memory (a plan's: runtime/plan_libraries.h), called name in messages: its bytes are
+    //! written to an anonymous in-memory file (memfd_create) that is loaded as /proc/self/fd/N, so no file is made on
+    //! any file system. The in-memory file stays open while the library is loaded (for good, should the loader keep
+    //! the library): the loader knows a library by the path it was opened with, and no other file may take that path
+    //! meanwhile. The library's dependencies must be found by name or already loaded ($ORIGIN means /proc/self/fd).
+    static Expected<std::unique_ptr<SharedLibrary>> openInMemory(std::string name, std::span<uint8_t const> bytes);
+
+    //! The same through a temporary file in directory, removed as soon as it is loaded (where in-memory files are not
+    //! allowed or not available). Each such file's path is one this process never used before, for the reason above.
+    static Expected<std::unique_ptr<SharedLibrary>> openTemporaryCopy(
+        std::string name, std::span<uint8_t const> bytes, std::string const& directory);
+
     ~SharedLibrary();
     SharedLibrary(SharedLibrary const&) = delete;
     SharedLibrary& operator=(SharedLibrary const&) = delete;
@@ -30,15 +44,23 @@ public:
 
     std::string const& path() const noexcept { return mPath; }
 
+    //! What messages call the library: its path, or the name it was opened from memory under.
+    std::string const& name() const noexcept { return mName.empty() ? mPath : mName; }
+
     //! Keeps the library mapped for the life of the process, even after this object is destroyed.
     void pin() noexcept;
 
 private:
     SharedLibrary(void* handle, void* linkMap, std::string path) noexcept;
 
+    //! dlopen of path for a library called name, which mFd (when not -1) holds in memory.
+    static Expected<std::unique_ptr<SharedLibrary>> load(std::string path, std::string const& name, int fd);
+
     void* mHandle;
     void* mLinkMap; //!< The dynamic loader's record of the library, which identifies it for dladdr1.
     std::string mPath;
+    std::string mName; //!< Empty for a library opened from a file.
+    int mFd{-1};       //!< The in-memory file of a library opened with openInMemory; -1 for others.
 };
 
 //! The creators a plugin library offers, and the entry point they came from.

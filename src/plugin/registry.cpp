@@ -9,6 +9,7 @@
 #include <exception>
 #include <optional>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 namespace kiln
@@ -123,6 +124,28 @@ Expected<CreatorKind> classifyCreator(IPluginCreatorInterface const& creator)
         "the creator reports interface kind " + quoted(info.kind) + " version " + std::to_string(info.major) + "."
             + std::to_string(info.minor) + "; kiln accepts \"PLUGIN CREATOR_V1\" (IPluginCreator) and "
             + "\"PLUGIN CREATOR_V3ONE\" version 1 (IPluginCreatorV3One)"};
+}
+
+Expected<CreatorIdentity> identifyCreator(IPluginCreatorInterface& creator)
+{
+    auto const kind = classifyCreator(creator);
+    if (!kind)
+    {
+        return kind.error();
+    }
+    CreatorNames const names = namesOf(creator, kind.value());
+    for (auto const& [text, what, required] : {std::tuple{names.name, "plugin name (getPluginName())", true},
+             std::tuple{names.version, "plugin version (getPluginVersion())", true},
+             std::tuple{orEmpty(names.pluginNamespace), "plugin namespace (getPluginNamespace())", false}})
+    {
+        if (auto error = checkString(text, what, required))
+        {
+            error->message = "creator of " + describePlugin(names.name, names.version, names.pluginNamespace) + ": "
+                + error->message;
+            return *error;
+        }
+    }
+    return CreatorIdentity{names.name, names.version, orEmpty(names.pluginNamespace), kind.value()};
 }
 
 PluginRegistry::PluginRegistry(nvinfer1::IPluginRegistry* parent)

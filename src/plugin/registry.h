@@ -31,6 +31,19 @@ enum class CreatorKind
 //! The kind of a creator, or an error naming the kind string it reported.
 Expected<CreatorKind> classifyCreator(nvinfer1::IPluginCreatorInterface const& creator);
 
+//! What a creator says it is: its name, version and namespace, and its kind.
+struct CreatorIdentity
+{
+    std::string name;
+    std::string version;
+    std::string pluginNamespace;
+    CreatorKind kind{};
+};
+
+//! The identity of creator, checked as registering it checks it (a known kind, a name and version that are neither
+//! null nor empty, strings of at most 1023 bytes), or the error naming what is wrong.
+Expected<CreatorIdentity> identifyCreator(nvinfer1::IPluginCreatorInterface& creator);
+
 //! A thread-safe implementation of IPluginRegistry. One instance is process-wide (getPluginRegistry());
 //! others are private registries with an optional parent (kilnCreatePluginRegistry).
 class PluginRegistry final : public nvinfer1::IPluginRegistry
@@ -64,6 +77,9 @@ public:
     //! The creator registered under key here or (while parent search is enabled) in a parent, as getCreator finds
     //! it, but logging nothing on a miss.
     nvinfer1::IPluginCreatorInterface* findQuietly(PluginKey const& key);
+
+    //! Unloads a library, or keeps it mapped for good if some registry still refers into its code.
+    static void unload(std::unique_ptr<SharedLibrary> library) noexcept;
 
     //! The parent given at construction.
     nvinfer1::IPluginRegistry* parent() const noexcept { return mParent; }
@@ -124,9 +140,6 @@ private:
     nvinfer1::IPluginCreatorInterface* findInherited(PluginKey const& key);
     //! The error for a look-up of key that found nothing, naming the near misses and the loaded plugin libraries.
     Error missing(PluginKey const& key);
-
-    //! Unloads a library, or keeps it mapped for good if some registry still refers into its code.
-    static void unload(std::unique_ptr<SharedLibrary> library) noexcept;
 
     //! Logs the error and reports it to the error recorder.
     void report(Error const& error, char const* operation) const noexcept;

@@ -15,6 +15,7 @@
 #include "plan/engine_codec.h"
 #include "plan/engine_model.h"
 #include "runtime/executor.h"
+#include "runtime/plan_libraries.h"
 #include "runtime/plugin_runtime.h"
 
 #include "NvInferRuntime.h"
@@ -75,6 +76,13 @@ public:
     //! The allocator of the device memory of a CUDA engine's contexts: the runtime's, else kiln's default; null for
     //! a host engine (and for a CUDA engine whose runtime set none, in a kiln without the CUDA backend).
     nvinfer1::IGpuAllocator* deviceAllocator() const noexcept;
+
+    //! The plugin libraries of the plan that this engine uses (runtime/plan_libraries.h), set before its plugins are
+    //! made; they stay loaded until after the engine's plugins and program are gone.
+    void setPlanLibraries(std::unique_ptr<PlanLibraries> libraries) noexcept { mPlanLibraries = std::move(libraries); }
+
+    //! What the engine uses of its plan's plugin libraries; null for an engine the builder made.
+    PlanLibraries const* planLibraries() const noexcept { return mPlanLibraries.get(); }
 
     //! Makes the engine's plugins from the plan through registry (the error names the layer and the plugin).
     std::optional<Error> makePlugins(nvinfer1::IPluginRegistry& registry);
@@ -195,6 +203,8 @@ private:
     };
 
     Impl mImplObject{*this};
+    //! Deleted last: the plugins' code may live in these libraries.
+    std::unique_ptr<PlanLibraries> mPlanLibraries;
     std::unique_ptr<EngineProgram const> mProgram;
     std::unique_ptr<EnginePlugins> mPlugins; //!< Deleted before the program, whose model it reads.
     nvinfer1::IGpuAllocator* mPluginAllocator{};

@@ -237,6 +237,37 @@ std::string EngineInspector::describe(
         + (tactic ? ", TacticName: " + layer.tacticName : std::string()) + pluginText;
 }
 
+std::string EngineInspector::describePluginLibraries() const
+{
+    std::vector<PluginLibraryRecord> const& libraries = mEngine.program().model().pluginLibraries;
+    PlanLibraries const* use = mEngine.planLibraries();
+    std::string text = "[";
+    for (std::size_t l = 0; l < libraries.size(); ++l)
+    {
+        PluginLibraryRecord const& library = libraries[l];
+        PlanLibraries::Status const* status = use != nullptr && l < use->status().size() ? &use->status()[l] : nullptr;
+        char checksum[19];
+        std::snprintf(checksum, sizeof(checksum), "0x%016llx", static_cast<unsigned long long>(library.checksum));
+        text += l == 0 ? "{" : ", {";
+        text += "\"Name\": " + jsonString(library.name) + ", \"Bytes\": " + std::to_string(library.bytes.size())
+            + ", \"Checksum\": \"" + checksum
+            + "\", \"Loaded\": " + (status != nullptr && status->loaded ? "true" : "false") + ", \"Creators\": [";
+        for (std::size_t c = 0; c < library.creators.size(); ++c)
+        {
+            PluginCreatorRecord const& creator = library.creators[c];
+            bool const fromPlan = status != nullptr && c < status->creators.size()
+                && status->creators[c] == PlanLibraries::Source::kPLAN;
+            text += (c == 0 ? "{" : ", {") + std::string("\"Name\": ") + jsonString(creator.identity.name)
+                + ", \"Version\": " + jsonString(creator.identity.version)
+                + ", \"Namespace\": " + jsonString(creator.identity.pluginNamespace) + ", \"Interface\": \""
+                + (creator.kind == PluginCreatorRecord::Kind::kV2 ? "IPluginV2" : "IPluginV3")
+                + "\", \"UsedCreator\": \"" + (fromPlan ? "plan" : "registered") + "\"}";
+        }
+        text += "]}";
+    }
+    return text + "]";
+}
+
 std::string EngineInspector::describeEngine(LayerInformationFormat format) const
 {
     EngineProgram const& program = mEngine.program();
@@ -258,7 +289,12 @@ std::string EngineInspector::describeEngine(LayerInformationFormat format) const
             text += p == 0 ? "" : ", ";
             text += jsonString(program.model().tensors[t].name);
         }
-        return text + "]}";
+        text += "]";
+        if (!program.model().pluginLibraries.empty())
+        {
+            text += ", \"PluginLibraries\": " + describePluginLibraries();
+        }
+        return text + "}";
     }
     for (std::size_t l = 0; l < nbLayers; ++l)
     {

@@ -67,8 +67,12 @@ private:
     std::string describe(std::size_t layerIndex, nvinfer1::LayerInformationFormat format,
         std::vector<nvinfer1::Dims> const& shapes) const;
 
-    //! The whole engine: every layer, and in JSON the I/O tensors' names.
+    //! The whole engine: every layer, and in JSON the I/O tensors' names and the plugin libraries the plan carries.
     std::string describeEngine(nvinfer1::LayerInformationFormat format) const;
+    //! The JSON list of the plugin libraries the plan carries: name, bytes, checksum, whether this engine loaded it,
+    //! and its creators, each with where the engine's creator of that identity came from ("plan": a plan's library;
+    //! "registered": registered before the engine was loaded).
+    std::string describePluginLibraries() const;
 
     Impl mImplObject{*this};
     Engine const& mEngine;

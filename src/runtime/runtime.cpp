@@ -138,6 +138,14 @@ nvinfer1::ICudaEngine* Runtime::Impl::load(char const* method, void const* data,
             std::move(program.value()), mRuntime.mLogger, std::move(backends.value()), reporter.recorder());
         engine->setPluginAllocator(mRuntime.mAllocator);
         engine->setWeightsRefresh(std::move(refresh));
+        auto libraries = usePlanLibraries(engine->program().model(), *::getPluginRegistry(), libraryPolicy());
+        if (!libraries)
+        {
+            reporter.error(
+                libraries.error().code, method, ": network ", quotedText(name), ": ", libraries.error().message);
+            return nullptr;
+        }
+        engine->setPlanLibraries(std::move(libraries.value()));
         if (auto problem = engine->makePlugins(*::getPluginRegistry()))
         {
             reporter.error(problem->code, method, ": network ", quotedText(name), ": ", problem->message);
@@ -295,6 +303,17 @@ nvinfer1::IRuntime* Runtime::Impl::loadRuntime(char const* path) noexcept
         ": kiln has no lean runtime libraries; it runs its own plans with this runtime (version-compatible TensorRT "
         "plans are not supported)");
     return nullptr;
+}
+
+PlanLibraryPolicy Runtime::Impl::libraryPolicy() const
+{
+    auto const allows = [&](nvinfer1::TempfileControlFlag flag) {
+        return (mRuntime.mTempfileFlags & (1U << static_cast<uint32_t>(flag))) != 0;
+    };
+    return PlanLibraryPolicy{mRuntime.mEngineHostCodeAllowed,
+        allows(nvinfer1::TempfileControlFlag::kALLOW_IN_MEMORY_FILES),
+        allows(nvinfer1::TempfileControlFlag::kALLOW_TEMPORARY_FILES),
+        mRuntime.mHasTemporaryDirectory ? mRuntime.mTemporaryDirectory : std::string()};
 }
 
 void Runtime::Impl::setEngineHostCodeAllowed(bool allowed) noexcept

@@ -2,7 +2,8 @@
 // IRuntime: turns plans into engines. A plan is read whole (from memory, or from a stream reader: the 64-byte header
 // first, which says how many bytes follow, then exactly those), its envelope checked (plan/container.h), refused
 // clearly when it was built for a backend this runtime does not have, decoded and validated (plan/engine_codec.h),
-// and loaded (runtime/engine.h).
+// and loaded (runtime/engine.h), the plugin libraries it carries made available first as the runtime's settings allow
+// (setEngineHostCodeAllowed, setTempfileControlFlags, setTemporaryDirectory: runtime/plan_libraries.h).
 //
 // createInferRuntime_INTERNAL(logger, version) makes one; the logger becomes kiln's current logger.
 //
@@ -11,6 +12,7 @@
 #pragma once
 
 #include "network/report.h"
+#include "runtime/plan_libraries.h"
 
 #include "NvInferRuntime.h"
 
@@ -61,6 +63,8 @@ private:
     private:
         //! The engine of the plan in [data, data + size); method names the API call in messages.
         nvinfer1::ICudaEngine* load(char const* method, void const* data, std::size_t size) noexcept;
+        //! How engines of this runtime may load the plugin libraries their plans carry.
+        PlanLibraryPolicy libraryPolicy() const;
 
         Runtime& mRuntime;
     };

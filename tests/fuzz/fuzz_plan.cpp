@@ -8,7 +8,8 @@
 // backend, which must return (true or false) without crashing.
 //
 // Seeds: the plans the build writes to fuzz_seeds/plan, each whole and as a payload (make_seeds.cpp: convolutions,
-// dynamic shapes, a standard plugin, a loop and a conditional, shape arithmetic). With clang and -DKILN_FUZZ=ON it
+// dynamic shapes, a standard plugin, a loop and a conditional, shape arithmetic, a plan carrying a plugin library;
+// host code is never allowed here, so a plan's library is checked but never loaded). With clang and -DKILN_FUZZ=ON it
 // builds against libFuzzer (docs/reliability.md has the campaign's command and figures); otherwise its main is the
 // driver of driver.h:
 //     KILN_BACKEND=host kiln_plan_fuzz [--iterations N] [--seed S] [--replay] build/tests/fuzz/fuzz_seeds/plan

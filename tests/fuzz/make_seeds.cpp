@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Writes the fuzz targets' seed corpora (the build runs it; tests/fuzz/CMakeLists.txt): kiln's own plans of a few
-// networks (host backend), timing caches, and plugin-field inputs in fuzz_plugin_fields.cpp's encoding for every
-// creator initLibNvInferPlugins registers.
+// networks (host backend; one carries a small plugin library), timing caches, and plugin-field inputs in
+// fuzz_plugin_fields.cpp's encoding for every creator initLibNvInferPlugins registers.
 //
 //     kiln_fuzz_seeds OUT_DIR      # OUT_DIR/plan/*.plan and *.payload, OUT_DIR/timing_cache/*.cache,
 //                                  # OUT_DIR/plugin_fields/*.fields
@@ -214,6 +214,15 @@ bool shapeArithmetic(INetworkDefinition& n, IBuilder& b, IBuilderConfig& c)
     return c.addOptimizationProfile(profile) >= 0;
 }
 
+//! The dynamic-shapes network in a plan that carries a plugin library (format 4.4): the fuzz target never allows host
+//! code, so the library's bytes are only ever read and checked, never loaded.
+bool carriedLibrary(INetworkDefinition& n, IBuilder& b, IBuilderConfig& c)
+{
+    char const* const libraries[] = {KILN_FUZZ_SEED_LIBRARY};
+    c.setPluginsToSerialize(libraries, 1);
+    return dynamicShapes(n, b, c);
+}
+
 //! An empty cache of the host backend (make_cache_seeds.cpp writes caches with entries).
 bool timingCaches(std::filesystem::path const& dir)
 {
@@ -263,6 +272,7 @@ int main(int argc, char** argv)
     ok = plan(out / "plan" / "standard_plugin.plan", standardPlugin) && ok;
     ok = plan(out / "plan" / "loop_and_conditional.plan", loopAndConditional) && ok;
     ok = plan(out / "plan" / "shape_arithmetic.plan", shapeArithmetic) && ok;
+    ok = plan(out / "plan" / "carried_library.plan", carriedLibrary) && ok;
     ok = timingCaches(out / "timing_cache") && ok;
     ok = pluginFields(out / "plugin_fields") && ok;
     return ok ? 0 : 1;

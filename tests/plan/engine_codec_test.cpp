@@ -11,6 +11,7 @@
 #include "plan/engine_generated.h"
 #include "plan/model_check.h"
 #include "plan/params_fields.h"
+#include "plan/plugin_libraries.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -367,6 +368,14 @@ EngineModel sampleModel()
     }
     model.deviceMemorySize = 16 * 512;
     model.profilingVerbosity = nvinfer1::ProfilingVerbosity::kDETAILED; // round-trips (format 4.2)
+    // A plugin library the plan carries (format 4.4), with a creator of each kind.
+    PluginLibraryRecord library;
+    library.name = "libsample_plugins.so";
+    library.bytes = iotaBytes(64, 9);
+    library.checksum = pluginLibraryChecksum(library.bytes);
+    library.creators = {PluginCreatorRecord{PluginIdentity{"SampleV3", "1", ""}, PluginCreatorRecord::Kind::kV3},
+        PluginCreatorRecord{PluginIdentity{"SampleV2", "2", "sample_ns"}, PluginCreatorRecord::Kind::kV2}};
+    model.pluginLibraries.push_back(std::move(library));
     return model;
 }
 
@@ -491,6 +500,7 @@ void expectSameModel(EngineModel const& expected, EngineModel const& actual)
     EXPECT_EQ(actual.deviceMemorySize, expected.deviceMemorySize);
     EXPECT_EQ(actual.refit, expected.refit);
     EXPECT_EQ(actual.profilingVerbosity, expected.profilingVerbosity);
+    EXPECT_EQ(actual.pluginLibraries, expected.pluginLibraries);
 }
 
 std::vector<uint8_t> encoded(EngineModel const& model)
@@ -1323,6 +1333,21 @@ int32_t addTensor(EngineModel& model, TensorRecord tensor)
     return static_cast<int32_t>(model.tensors.size()) - 1;
 }
 
+//! A checksum as the messages show it.
+std::string crcText(uint64_t value)
+{
+    std::ostringstream text;
+    text << "0x" << std::hex << std::setw(16) << std::setfill('0') << value;
+    return text.str();
+}
+
+//! bytes with the bits of mask flipped at index.
+std::vector<uint8_t> flipped(std::vector<uint8_t> bytes, std::size_t index, uint8_t mask)
+{
+    bytes[index] ^= mask;
+    return bytes;
+}
+
 std::vector<HostileCase> hostileCases()
 {
     using P = ProfileRecord;
@@ -1539,6 +1564,58 @@ std::vector<HostileCase> hostileCases()
         // Engine settings.
         {"profiling verbosity", [](EngineModel& m) { m.profilingVerbosity = nvinfer1::ProfilingVerbosity{7}; },
             "the profiling verbosity is 7, which is not a valid value"},
+        // Plugin libraries (format 4.4).
+        {"library name empty", [](EngineModel& m) { m.pluginLibraries[0].name.clear(); },
+            "plugin library 0 (\"\") has a name of 0 bytes, empty, too long or with a '/' or NUL inside; a library's "
+            "name is its file name, at most 255 bytes"},
+        {"library name a path", [](EngineModel& m) { m.pluginLibraries[0].name = "../libx.so"; },
+            "plugin library 0 (\"../libx.so\") has a name of 10 bytes, empty, too long or with a '/' or NUL inside; "
+            "a library's name is its file name, at most 255 bytes"},
+        {"library name too long", [](EngineModel& m) { m.pluginLibraries[0].name = std::string(256, 'l'); },
+            "plugin library 0 (\"" + std::string(256, 'l')
+                + "\") has a name of 256 bytes, empty, too long or with a '/' or NUL inside; a library's name is its "
+                  "file name, at most 255 bytes"},
+        {"library name twice",
+            [](EngineModel& m) {
+                PluginLibraryRecord second = m.pluginLibraries[0];
+                second.creators.clear();
+                m.pluginLibraries.push_back(std::move(second));
+            },
+            "plugin library 1 (\"libsample_plugins.so\") has the name of an earlier library; the libraries a plan "
+            "carries have distinct names"},
+        {"library without bytes",
+            [](EngineModel& m) {
+                m.pluginLibraries[0].bytes.clear();
+                m.pluginLibraries[0].checksum = 0;
+            },
+            "plugin library 0 (\"libsample_plugins.so\") holds no bytes"},
+        {"library checksum", [](EngineModel& m) { m.pluginLibraries[0].checksum = 0x1234; },
+            "plugin library 0 (\"libsample_plugins.so\") is corrupted: its 64 bytes have the CRC-64 "
+                + crcText(pluginLibraryChecksum(iotaBytes(64, 9))) + ", but the plan recorded 0x0000000000001234"},
+        {"library bytes changed", [](EngineModel& m) { m.pluginLibraries[0].bytes[40] ^= 0x10; },
+            "plugin library 0 (\"libsample_plugins.so\") is corrupted: its 64 bytes have the CRC-64 "
+                + crcText(pluginLibraryChecksum(flipped(iotaBytes(64, 9), 40, 0x10))) + ", but the plan recorded "
+                + crcText(pluginLibraryChecksum(iotaBytes(64, 9)))},
+        {"creator without name", [](EngineModel& m) { m.pluginLibraries[0].creators[1].identity.name.clear(); },
+            "plugin library 0 (\"libsample_plugins.so\") has a creator with an empty name"},
+        {"creator without version", [](EngineModel& m) { m.pluginLibraries[0].creators[0].identity.version.clear(); },
+            "plugin library 0 (\"libsample_plugins.so\") has a creator with an empty version"},
+        {"creator namespace too long",
+            [](EngineModel& m) { m.pluginLibraries[0].creators[0].identity.pluginNamespace = std::string(1024, 'n'); },
+            "plugin library 0 (\"libsample_plugins.so\") has a creator identity string of 1024 bytes or with a NUL "
+            "inside; they are at most 1023 bytes"},
+        {"creator kind", [](EngineModel& m) { m.pluginLibraries[0].creators[0].kind = PluginCreatorRecord::Kind{7}; },
+            "plugin library 0 (\"libsample_plugins.so\") says the creator of plugin \"SampleV3\" version \"1\" "
+            "namespace \"\" is of kind 7; kinds are 0 (IPluginCreator) and 1 (IPluginCreatorV3One)"},
+        {"creator twice",
+            [](EngineModel& m) {
+                PluginLibraryRecord second = m.pluginLibraries[0];
+                second.name = "libother.so";
+                second.creators.erase(second.creators.begin());
+                m.pluginLibraries.push_back(std::move(second));
+            },
+            "plugin library 1 (\"libother.so\") provides a creator of plugin \"SampleV2\" version \"2\" namespace "
+            "\"sample_ns\", which an earlier creator of the plan provides too"},
     };
 }
 
@@ -1685,6 +1762,41 @@ TEST(PlanEngineCodec, RefusesAProfileDimsTheModelCannotHold)
     std::vector<uint8_t> const payload(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
     EXPECT_EQ(decodeMessage(writePlan(PlanInfo{}, payload)),
         "cannot load the plan: plan payload: profile 0 input 0: kOPT has rank 1 but 0 extents");
+}
+
+TEST(PlanEngineCodec, RefusesPluginLibrariesThatShareTheirBytes)
+{
+    // Two library tables over one vector of bytes: the reader would copy it twice; a thousand tables, a thousand
+    // times. Bytes that add up to more than the payload are refused before anything is copied.
+    FlatBufferBuilder builder;
+    auto const bytes = builder.CreateVector(iotaBytes(4096, 1));
+    std::vector<Offset<fb::PluginLibrary>> libraries;
+    for (char const* name : {"liba.so", "libb.so"})
+    {
+        libraries.push_back(fb::CreatePluginLibrary(builder, builder.CreateString(name), bytes,
+            pluginLibraryChecksum(iotaBytes(4096, 1)), builder.CreateVector(std::vector<Offset<fb::PluginCreator>>{})));
+    }
+    auto const list = builder.CreateVector(libraries);
+    fb::EngineBuilder engine(builder);
+    engine.add_plugin_libraries(list);
+    fb::FinishEngineBuffer(builder, engine.Finish());
+    std::vector<uint8_t> const payload(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
+    EXPECT_THAT(decodeMessage(writePlan(PlanInfo{}, payload)),
+        HasSubstr("plan payload: the plugin libraries' bytes add up to 8192, more than the payload's "));
+}
+
+TEST(PlanEngineCodec, PlansWithoutPluginLibrariesDoNotHoldTheField)
+{
+    // A plan that carries no libraries stays what format 4.3 wrote: the field is absent, not an empty vector.
+    EngineModel model = sampleModel();
+    model.pluginLibraries.clear();
+    auto const payload = encodePayload(model);
+    ASSERT_TRUE(payload.ok());
+    EXPECT_EQ(fb::GetEngine(payload.value().data())->plugin_libraries(), nullptr);
+    auto const plan = encoded(model);
+    auto decoded = decodeEngine(plan.data(), plan.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    EXPECT_TRUE(decoded.value().pluginLibraries.empty());
 }
 
 TEST(PlanEngineCodec, RefusesAnEmptyEngine)

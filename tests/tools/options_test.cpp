@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The kiln tool's options: the value syntaxes of trtexec's flags (specs.h), the flag table (parseOptions), refused
-// flags and usage errors, each checked by its message.
+// The kiln tool's options: the value syntaxes of trtexec's flags (specs.h), the flag table (parseOptions) and usage
+// errors, each checked by its message.
 #include "options.h"
 #include "specs.h"
 
@@ -217,9 +217,10 @@ TEST(ToolOptions, HelpExitsZeroAndListsTheFlags)
     Parsed const p = parse({"--help"});
     EXPECT_FALSE(p.parsed.options.has_value());
     EXPECT_EQ(p.parsed.exitStatus, 0);
-    for (char const* flag : {"--onnx", "--saveEngine", "--loadEngine", "--shapes", "--minShapes", "--fp16", "--best",
-             "--memPoolSize", "--iterations", "--duration", "--warmUp", "--avgRuns", "--useCudaGraph", "--loadInputs",
-             "--exportOutput", "--backend", "--staticPlugins", "--refit", "--streams"})
+    for (char const* flag :
+        {"--onnx", "--saveEngine", "--loadEngine", "--shapes", "--minShapes", "--fp16", "--best", "--memPoolSize",
+            "--iterations", "--duration", "--warmUp", "--avgRuns", "--useCudaGraph", "--loadInputs", "--exportOutput",
+            "--backend", "--staticPlugins", "--refit", "--streams", "--setPluginsToSerialize", "--allowEngineHostCode"})
     {
         EXPECT_NE(p.out.find(flag), std::string::npos) << flag << " is not in the help:\n" << p.out;
     }
@@ -263,31 +264,16 @@ TEST(ToolOptions, BadValuesAreUsageErrorsNamingTheFlag)
     }
 }
 
-//! Each trtexec flag kiln refuses: exit status 2, and a message that names the flag and says why.
-class RefusedFlag : public testing::TestWithParam<std::string>
+TEST(ToolOptions, PluginsToSerializeAndEngineHostCode)
 {
-};
-
-TEST_P(RefusedFlag, ExitsTwoNamingTheFlagAndWhy)
-{
-    for (std::vector<std::string> const& args : {std::vector<std::string>{"--onnx=m.onnx", GetParam()},
-             std::vector<std::string>{"--onnx=m.onnx", GetParam() + "=value"}})
-    {
-        Parsed const p = parse(args);
-        EXPECT_FALSE(p.parsed.options.has_value());
-        EXPECT_EQ(p.parsed.exitStatus, 2);
-        EXPECT_NE(p.err.find(GetParam() + " is not supported by kiln's command-line tool yet: "), std::string::npos)
-            << p.err;
-    }
-}
-
-INSTANTIATE_TEST_SUITE_P(Trtexec, RefusedFlag, testing::Values("--setPluginsToSerialize"),
-    [](testing::TestParamInfo<std::string> const& flag) { return flag.param.substr(2); });
-
-TEST(ToolOptions, PluginsInPlansAreRefusedCitingTheIssue)
-{
-    Parsed const p = parse({"--onnx=m.onnx", "--setPluginsToSerialize=libx.so"});
-    EXPECT_NE(p.err.find("kiln does not yet store plugin libraries in plans (issue 20)"), std::string::npos) << p.err;
+    Parsed const p = parse({"--onnx=m.onnx", "--setPluginsToSerialize=liba.so", "--setPluginsToSerialize", "libb.so"});
+    ASSERT_TRUE(p.parsed.options.has_value()) << p.err;
+    EXPECT_EQ(p.parsed.options->pluginsToSerialize, (std::vector<std::string>{"liba.so", "libb.so"}));
+    EXPECT_FALSE(p.parsed.options->allowEngineHostCode);
+    Parsed const loaded = parse({"--loadEngine=m.plan", "--allowEngineHostCode"});
+    ASSERT_TRUE(loaded.parsed.options.has_value()) << loaded.err;
+    EXPECT_TRUE(loaded.parsed.options->allowEngineHostCode);
+    EXPECT_TRUE(loaded.parsed.options->pluginsToSerialize.empty());
 }
 
 } // namespace

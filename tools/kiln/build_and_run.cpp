@@ -95,7 +95,7 @@ std::optional<PerformanceSummary> loadAndRun(
     std::vector<char> const& plan, nvinfer1::INetworkDefinition* network, Options const& o, std::ostream& out)
 {
     Clock::time_point const start = Clock::now();
-    LoadedEngine const loaded = deserializePlan(plan);
+    LoadedEngine const loaded = deserializePlan(plan, o.allowEngineHostCode);
     nvinfer1::ICudaEngine& engine = *loaded.engine;
     out << "[I] Engine deserialized in " << std::chrono::duration<double>(Clock::now() - start).count() << " sec.\n";
     std::optional<double> const refitMs = o.refit ? refitOnce(engine, network, o, out) : std::nullopt;

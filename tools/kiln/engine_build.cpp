@@ -35,12 +35,12 @@ double secondsSince(Clock::time_point start)
 
 //! Loads one plugin library: with IPluginRegistry::loadLibrary when it has a plugin library's entry points, or
 //! when dynamic (--dynamicPlugins) says so; else dlopen'ed for the creators its static initializers register.
-void loadPluginLibrary(std::string const& path, bool dynamic)
+void loadPluginLibrary(std::string const& path, bool dynamic, char const* flagName = nullptr)
 {
     static std::mutex mutex;
     static std::set<std::string> loaded; // a library stays loaded for the process's life
     std::lock_guard<std::mutex> const lock(mutex);
-    char const* flag = dynamic ? "--dynamicPlugins" : "--staticPlugins";
+    char const* flag = flagName != nullptr ? flagName : dynamic ? "--dynamicPlugins" : "--staticPlugins";
     if (loaded.count(path) > 0)
     {
         return;
@@ -230,6 +230,20 @@ void configure(IBuilderConfig& config, Options const& o)
     {
         config.setBuilderOptimizationLevel(*o.builderOptimizationLevel);
     }
+    if (!o.pluginsToSerialize.empty())
+    {
+        std::vector<char const*> paths;
+        for (std::string const& path : o.pluginsToSerialize)
+        {
+            paths.push_back(path.c_str());
+        }
+        config.setPluginsToSerialize(paths.data(), static_cast<int32_t>(paths.size()));
+        if (config.getNbPluginsToSerialize() != static_cast<int32_t>(paths.size()))
+        {
+            throw Failure("--setPluginsToSerialize: the builder refused the list of libraries (kiln's error above "
+                          "says why)");
+        }
+    }
 }
 
 //! A timing cache from --timingCacheFile (empty when the file does not exist yet), set on config.
@@ -272,6 +286,19 @@ void loadPlugins(Options const& options)
     for (std::string const& path : options.dynamicPlugins)
     {
         loadPluginLibrary(path, /*dynamic=*/true);
+    }
+    // A library the plan is to carry serves the build too, unless --staticPlugins or --dynamicPlugins loaded it.
+    if (!options.onnx.empty())
+    {
+        for (std::string const& path : options.pluginsToSerialize)
+        {
+            bool const given = std::count(options.staticPlugins.begin(), options.staticPlugins.end(), path) > 0
+                || std::count(options.dynamicPlugins.begin(), options.dynamicPlugins.end(), path) > 0;
+            if (!given)
+            {
+                loadPluginLibrary(path, /*dynamic=*/true, "--setPluginsToSerialize");
+            }
+        }
     }
 }
 
@@ -364,12 +391,13 @@ std::vector<char> readPlan(std::string const& path)
     return plan;
 }
 
-LoadedEngine deserializePlan(std::vector<char> const& plan)
+LoadedEngine deserializePlan(std::vector<char> const& plan, bool allowEngineHostCode)
 {
     LoadedEngine loaded;
     loaded.runtime.reset(createInferRuntime(logger()));
     if (loaded.runtime != nullptr)
     {
+        loaded.runtime->setEngineHostCodeAllowed(allowEngineHostCode);
         loaded.engine.reset(loaded.runtime->deserializeCudaEngine(plan.data(), plan.size()));
     }
     if (loaded.engine == nullptr)

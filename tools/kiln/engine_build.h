@@ -21,7 +21,8 @@
 namespace kiln_tool
 {
 
-//! Loads options.staticPlugins and options.dynamicPlugins (once per process each) and kiln's standard plugins.
+//! Loads options.staticPlugins and options.dynamicPlugins (once per process each) and kiln's standard plugins; for a
+//! build (--onnx), also the --setPluginsToSerialize libraries neither of those flags names, as --dynamicPlugins does.
 void loadPlugins(Options const& options);
 
 //! A built plan and the network it was built from, with what owns the network's weights (members are destroyed in
@@ -51,7 +52,8 @@ struct LoadedEngine
     std::unique_ptr<nvinfer1::ICudaEngine> engine;
 };
 
-//! plan deserialized; a Failure when kiln refuses it (kiln's logged error says why).
-LoadedEngine deserializePlan(std::vector<char> const& plan);
+//! plan deserialized, its plugin libraries allowed to load when allowEngineHostCode (--allowEngineHostCode); a Failure
+//! when kiln refuses it (kiln's logged error says why).
+LoadedEngine deserializePlan(std::vector<char> const& plan, bool allowEngineHostCode = false);
 
 } // namespace kiln_tool

@@ -78,17 +78,21 @@ void addToInventory(json& inventory, std::string const& name, std::string const&
 
 // ---- Plans ------------------------------------------------------------------------------------------------------
 
-json inspectPlan(std::string const& path)
+json inspectPlan(std::string const& path, bool allowEngineHostCode)
 {
     std::vector<char> const plan = readFile(path, "inspect");
     std::unique_ptr<IRuntime> const runtime{createInferRuntime(logger())};
+    if (runtime != nullptr)
+    {
+        runtime->setEngineHostCodeAllowed(allowEngineHostCode);
+    }
     std::unique_ptr<ICudaEngine> const engine{
         runtime != nullptr ? runtime->deserializeCudaEngine(plan.data(), plan.size()) : nullptr};
     if (engine == nullptr)
     {
         throw Failure("inspect: " + path
             + " is not a plan kiln can load (kiln's error above says why; a plan with plugins needs their libraries: "
-              "--staticPlugins)");
+              "--staticPlugins, or --allowEngineHostCode for libraries the plan carries)");
     }
     json result{{"kind", "plan"}, {"file", path}, {"bytes", plan.size()}, {"name", engine->getName()},
         {"layers", engine->getNbLayers()}};
@@ -144,12 +148,30 @@ json inspectPlan(std::string const& path)
         = inspector != nullptr ? inspector->getEngineInformation(LayerInformationFormat::kJSON) : nullptr;
     json layers = json::array();
     json inventory = json::array();
+    json libraries = json::array();
     if (information != nullptr)
     {
         json const described = json::parse(information, nullptr, /*allow_exceptions=*/false);
         if (described.is_object() && described.contains("Layers"))
         {
             layers = described["Layers"];
+        }
+        // The plugin libraries the plan carries (--setPluginsToSerialize), as the engine inspector lists them.
+        if (described.is_object() && described.contains("PluginLibraries"))
+        {
+            for (json const& library : described["PluginLibraries"])
+            {
+                json creators = json::array();
+                for (json const& creator : library.value("Creators", json::array()))
+                {
+                    creators.push_back({{"name", creator.value("Name", "")}, {"version", creator.value("Version", "")},
+                        {"namespace", creator.value("Namespace", "")}, {"interface", creator.value("Interface", "")},
+                        {"usedCreator", creator.value("UsedCreator", "")}});
+                }
+                libraries.push_back({{"name", library.value("Name", "")}, {"bytes", library.value("Bytes", 0)},
+                    {"checksum", library.value("Checksum", "")}, {"loaded", library.value("Loaded", false)},
+                    {"creators", creators}});
+            }
         }
     }
     for (json const& layer : layers)
@@ -163,10 +185,24 @@ json inspectPlan(std::string const& path)
     }
     for (json& entry : inventory)
     {
-        entry["libraryInPlan"] = false; // Plans do not carry plugin libraries yet (issue 20).
+        // Which library the plan carries for the creator, if any.
+        entry["libraryInPlan"] = false;
+        for (json const& library : libraries)
+        {
+            for (json const& creator : library["creators"])
+            {
+                if (creator["name"] == entry["name"] && creator["version"] == entry["version"]
+                    && creator["namespace"] == entry["namespace"])
+                {
+                    entry["libraryInPlan"] = true;
+                    entry["library"] = library["name"];
+                }
+            }
+        }
     }
     result["layerDetails"] = layers;
     result["plugins"] = inventory;
+    result["pluginLibraries"] = libraries;
     return result;
 }
 
@@ -209,8 +245,29 @@ void printPlan(json const& r, std::ostream& out)
     for (json const& p : r["plugins"])
     {
         out << "  " << text(p["name"]) << " version " << text(p["version"]) << " namespace \"" << text(p["namespace"])
-            << "\" (" << text(p["interface"]) << "), " << p["layers"].size()
-            << " layers; its library does not travel in the plan: load it with --staticPlugins\n";
+            << "\" (" << text(p["interface"]) << "), " << p["layers"].size() << " layers; "
+            << (p["libraryInPlan"].get<bool>()
+                       ? "its library travels in the plan: " + text(p["library"])
+                       : std::string("its library does not travel in the plan: load it with --staticPlugins"))
+            << "\n";
+    }
+    if (!r["pluginLibraries"].empty())
+    {
+        out << "Plugin libraries in the plan: " << r["pluginLibraries"].size() << "\n";
+        for (json const& library : r["pluginLibraries"])
+        {
+            out << "  " << text(library["name"]) << ": " << text(library["bytes"]) << " bytes, CRC-64 "
+                << text(library["checksum"]) << ", "
+                << (library["loaded"].get<bool>() ? "loaded (--allowEngineHostCode)"
+                                                  : "not loaded (its creators were registered already)")
+                << "\n";
+            for (json const& creator : library["creators"])
+            {
+                out << "    " << text(creator["name"]) << " version " << text(creator["version"]) << " namespace \""
+                    << text(creator["namespace"]) << "\" (" << text(creator["interface"]) << "), creator used: "
+                    << (creator["usedCreator"] == "plan" ? "the library's" : "one registered already") << "\n";
+            }
+        }
     }
     out << "Layers:\n";
     for (json const& layer : r["layerDetails"])
@@ -494,6 +551,9 @@ int runInspect(std::vector<std::string> const& args, std::ostream& out, std::ost
     app.add_option("--dynamicPlugins", options.dynamicPlugins, "Plugin library to load first (repeatable)")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->allow_extra_args(false);
+    app.add_flag("--allowEngineHostCode", options.allowEngineHostCode,
+        "Let a plan's plugin libraries load (IRuntime::setEngineHostCodeAllowed); without it a plan whose libraries' "
+        "creators are not registered is refused, naming them");
     std::vector<char const*> argv{"kiln inspect"};
     for (std::string const& arg : args)
     {
@@ -513,7 +573,7 @@ int runInspect(std::vector<std::string> const& args, std::ostream& out, std::ost
         std::string const kind = kindOf(file);
         json const result = kind == "onnx" ? inspectOnnx(file)
             : kind == "library"            ? inspectLibrary(file)
-                                           : inspectPlan(file);
+                                           : inspectPlan(file, options.allowEngineHostCode);
         if (asJson)
         {
             out << result.dump(2) << "\n";

@@ -4,7 +4,10 @@
 // - A plan (any other file): its I/O tensors (mode, type, shape, format, location), optimization profiles (each
 //   input's min, opt and max), device memory, layers (type, inputs and outputs with formats, the tactic chosen), and
 //   the plugin inventory: each creator its plugin layers need (name, version, namespace, interface, layers) and
-//   whether its library travels in the plan (never yet: issue 20).
+//   whether its library travels in the plan; and the plugin libraries the plan carries (--setPluginsToSerialize):
+//   name, size, checksum, whether they were loaded, and their creators. Loading such a plan needs their creators
+//   registered (--staticPlugins, --dynamicPlugins) or `--allowEngineHostCode`, which lets the libraries load; without
+//   either kiln refuses the plan, naming the libraries.
 // - An ONNX model (`.onnx`): parsed into a network with kiln's parser; inputs, outputs, layers by type, the nodes that
 //   became plugins with their creators, the plugin libraries the parser used; a model the parser refuses lists the
 //   errors with their nodes.

@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <array>
 #include <string_view>
 #include <tuple>
 
@@ -18,21 +17,6 @@ constexpr char const* kBuildGroup = "Build Options";
 constexpr char const* kShapeGroup = "Shape Options";
 constexpr char const* kInferenceGroup = "Inference Options";
 constexpr char const* kReportingGroup = "Reporting Options";
-
-//! A trtexec flag that kiln recognizes and refuses, and why.
-struct RefusedFlag
-{
-    char const* flag;
-    char const* reason;
-};
-
-constexpr char const* kNoPluginsInPlans
-    = "kiln does not yet store plugin libraries in plans (issue 20); load them with --staticPlugins or "
-      "--dynamicPlugins when the engine is built and when it is loaded";
-
-constexpr std::array<RefusedFlag, 1> kRefusedFlags{{
-    {"--setPluginsToSerialize", kNoPluginsInPlans},
-}};
 
 //! Flags whose values are converted after CLI11's parse: spec strings (each flag may be given more than once) and
 //! the optimization level (optional in Options).
@@ -121,6 +105,11 @@ void addFlags(CLI::App& app, Options& o, RawFlags& raw, bool& best)
                        "fp16:chw"))
             ->group(kBuildGroup);
     }
+    many(app.add_option("--setPluginsToSerialize", o.pluginsToSerialize,
+             "Plugin library the plan carries (IBuilderConfig::setPluginsToSerialize; repeatable): loaded for the "
+             "build as with --dynamicPlugins, and stored in the plan with its creators' names, so that a process "
+             "without the library can run the engine (with --allowEngineHostCode there)"))
+        ->group(kBuildGroup);
     app.add_flag("--refit", o.refit,
            "Build a refittable engine (BuilderFlag::kREFIT), then refit it once with the model's own weights through "
            "IRefitter and report the time (--verbose lists the refittable weights); with --loadEngine, check that the "
@@ -189,6 +178,11 @@ void addFlags(CLI::App& app, Options& o, RawFlags& raw, bool& best)
            "kiln's backend to build for: host or cuda (sets KILN_BACKEND); default: KILN_BACKEND, else cuda where a "
            "GPU is usable, else host")
         ->check(CLI::IsMember({"host", "cuda"}))
+        ->group("System Options");
+    app.add_flag("--allowEngineHostCode", o.allowEngineHostCode,
+           "kiln's own: let a loaded plan's plugin libraries (--setPluginsToSerialize) load and run in this process "
+           "(IRuntime::setEngineHostCodeAllowed); without it such a plan is refused unless their creators are "
+           "registered (--staticPlugins, --dynamicPlugins)")
         ->group("System Options");
     many(app.add_option("--staticPlugins", o.staticPlugins,
              "Plugin library to load (repeatable): through IPluginRegistry::loadLibrary when it exports getCreators or "
@@ -301,17 +295,6 @@ ParsedOptions parseOptions(std::vector<std::string> const& args, std::ostream& o
     RawFlags raw;
     bool best = false;
     addFlags(app, options, raw, best);
-    std::vector<std::pair<RefusedFlag, CLI::Option*>> refused;
-    std::vector<std::vector<std::string>> refusedValues(kRefusedFlags.size());
-    for (std::size_t i = 0; i < kRefusedFlags.size(); ++i)
-    {
-        RefusedFlag const& flag = kRefusedFlags[i];
-        CLI::Option* option = app.add_option(flag.flag, refusedValues[i], std::string("Refused: ") + flag.reason)
-                                  ->expected(0, 1)
-                                  ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-                                  ->group("trtexec flags kiln refuses (exit status 2)");
-        refused.emplace_back(flag, option);
-    }
 
     std::vector<char const*> argv{"kiln"};
     for (std::string const& arg : args)
@@ -332,14 +315,6 @@ ParsedOptions parseOptions(std::vector<std::string> const& args, std::ostream& o
         err << severityTag(Severity::kERROR) << message << "\n";
         return ParsedOptions{std::nullopt, 2};
     };
-    for (auto const& [flag, option] : refused)
-    {
-        if (option->count() > 0)
-        {
-            return usageError(
-                std::string(flag.flag) + " is not supported by kiln's command-line tool yet: " + flag.reason);
-        }
-    }
     try
     {
         options.shapes = parseShapes(raw.shapes, "--shapes");

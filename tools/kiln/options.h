@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kiln tool's options: trtexec's flags (both --flag=value and --flag value) parsed by CLI11 from one table of
-// flags, each with its help text, default and validation (options.cpp), into Options. trtexec flags kiln does not
-// support yet (--setPluginsToSerialize) are recognized and refused with the reason; unknown flags are CLI11's errors.
-// `kiln --help` is the reference.
+// flags, each with its help text, default and validation (options.cpp), into Options, plus a few of kiln's own
+// (--backend, --allowEngineHostCode); unknown flags are CLI11's errors. `kiln --help` is the reference.
 //
 //     ParsedOptions parsed = parseOptions({"--onnx=model.onnx", "--shapes=x:1x3x224x224", "--fp16"}, out, err);
 //     if (!parsed.options)
@@ -51,6 +50,7 @@ struct Options
     std::vector<IoFormat> inputFormats;  //!< --inputIOFormats: one per network input, or one for all
     std::vector<IoFormat> outputFormats; //!< --outputIOFormats: one per network output, or one for all
     bool refit{}; //!< --refit: BuilderFlag::kREFIT, then one refit with the model's own weights (refit.h)
+    std::vector<std::string> pluginsToSerialize; //!< --setPluginsToSerialize: libraries the plan carries
     std::vector<std::string> staticPlugins;
     std::vector<std::string> dynamicPlugins;
 
@@ -77,7 +77,8 @@ struct Options
     int32_t device{0};
     bool deviceGiven{}; //!< --device was on the command line
     bool verbose{};
-    std::string backend; //!< --backend: "host" or "cuda"; empty: KILN_BACKEND, else a usable GPU, else the host
+    std::string backend;        //!< --backend: "host" or "cuda"; empty: KILN_BACKEND, else a usable GPU, else the host
+    bool allowEngineHostCode{}; //!< --allowEngineHostCode: IRuntime::setEngineHostCodeAllowed(true) for loaded plans
 };
 
 struct ParsedOptions
