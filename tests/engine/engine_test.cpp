@@ -5,6 +5,7 @@
 // unfused; and the refusals: a shape outside the profile, a missing tensor address, damaged plans.
 #include "support/api_test.h"
 #include "support/fusion_patterns.h"
+#include "support/hostile_crc64.h"
 
 #include "NvInfer.h"
 
@@ -35,21 +36,6 @@ using nvinfer1::IHostMemory;
 using nvinfer1::IRuntime;
 using nvinfer1::ITensor;
 using nvinfer1::OptProfileSelector;
-
-//! CRC-64/XZ, written here independently of kiln's, to fix up header checksums like a hostile writer would.
-uint64_t crc64(uint8_t const* data, std::size_t size)
-{
-    uint64_t crc = ~uint64_t{0};
-    for (std::size_t i = 0; i < size; ++i)
-    {
-        crc ^= data[i];
-        for (int bit = 0; bit < 8; ++bit)
-        {
-            crc = (crc >> 1) ^ (0xC96C5795D7870F42ULL & (0 - (crc & 1)));
-        }
-    }
-    return ~crc;
-}
 
 void storeLittle(uint8_t* at, uint64_t value, int bytes)
 {
@@ -356,7 +342,7 @@ TEST_F(DamagedPlanTest, AnotherFormatVersionIsRefused)
 {
     std::vector<uint8_t> plan = mPlan;
     storeLittle(plan.data() + 8, 999, 4); // a format major this kiln does not read
-    storeLittle(plan.data() + 56, crc64(plan.data(), 56), 8);
+    storeLittle(plan.data() + 56, hostileCrc64(plan.data(), 56), 8);
     expectRefused(plan, "version");
 }
 

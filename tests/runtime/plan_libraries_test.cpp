@@ -7,6 +7,7 @@
 // refused with a message that names the library; a creator the application registered is used instead of the library's,
 // and the log says so. Builds that cannot carry a library fail, naming it.
 #include "support/api_test.h"
+#include "support/hostile_crc64.h"
 
 #include <gtest/gtest.h>
 
@@ -33,21 +34,6 @@ using namespace nvinfer1;
 
 constexpr char const* kLibrary = KILN_IDENTITY_CONV_PLUGIN;
 constexpr char const* kLibraryName = "libkiln_identity_conv_plugin.so";
-
-//! CRC-64/XZ, written here independently of kiln's, to fix up a plan's checksums as a hostile writer would.
-uint64_t crc64(uint8_t const* data, std::size_t size)
-{
-    uint64_t crc = ~uint64_t{0};
-    for (std::size_t i = 0; i < size; ++i)
-    {
-        crc ^= data[i];
-        for (int bit = 0; bit < 8; ++bit)
-        {
-            crc = (crc >> 1) ^ (0xC96C5795D7870F42ULL & (0 - (crc & 1)));
-        }
-    }
-    return ~crc;
-}
 
 void storeLittle(uint8_t* at, uint64_t value)
 {
@@ -297,8 +283,8 @@ TEST_F(PlanLibraries, ACorruptedLibraryIsRefusedBeforeItIsLoaded)
     int64_t const at = find(plan, readBytes(kLibrary));
     ASSERT_GE(at, 0);
     plan[static_cast<std::size_t>(at) + 1000] ^= 0x04;
-    storeLittle(plan.data() + 32, crc64(plan.data() + 64, plan.size() - 64));
-    storeLittle(plan.data() + 56, crc64(plan.data(), 56));
+    storeLittle(plan.data() + 32, hostileCrc64(plan.data() + 64, plan.size() - 64));
+    storeLittle(plan.data() + 56, hostileCrc64(plan.data(), 56));
 
     std::string const expected = std::string("plugin library 0 (\"") + kLibraryName + "\") is corrupted: its "
         + std::to_string(readBytes(kLibrary).size()) + " bytes have the CRC-64 ";
