@@ -7,7 +7,7 @@ import pytest
 
 import kiln
 
-from conftest import build_plan
+from conftest import CollectingLogger, build_plan
 
 
 def _conv_relu_numpy(x, w, b):
@@ -190,3 +190,13 @@ def test_set_communicator_takes_a_capsule_or_an_int(logger, rng):
     x = rng.standard_normal((2, 3, 5, 5), dtype=np.float32)
     y = kiln.run(engine, {"x": x}, context=context)["y"]  # the context still runs
     np.testing.assert_allclose(y, _conv_relu_numpy(x, w, b), rtol=1e-5, atol=1e-5)
+
+
+def test_set_communicator_warns_that_kiln_does_not_use_it(rng):
+    logger = CollectingLogger()
+    engine, _, _ = _conv_relu_engine(logger, rng)
+    context = engine.create_execution_context()
+    logger.messages.clear()
+    assert context.set_communicator(0x1000) is True
+    warnings = [msg for severity, msg in logger.messages if severity == kiln.ILogger.Severity.WARNING]
+    assert any("the communicator is kept but not used" in msg for msg in warnings), logger.text()

@@ -2,6 +2,7 @@
 #include "runtime/context.h"
 
 #include "core/data_type.h"
+#include "core/logging.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -298,6 +299,13 @@ bool ExecutionContext::Impl::getUnfusedTensorsDebugState() const noexcept
 bool ExecutionContext::Impl::setCommunicator(void* communicator) noexcept
 {
     mContext.mCommunicator = communicator;
+    if (communicator != nullptr)
+    {
+        // Kept, as TensorRT keeps it, but kiln builds no collective layers: nothing will use it.
+        log(Severity::kWARNING,
+            "IExecutionContext::setCommunicator: the communicator is kept but not used: kiln builds no collective "
+            "(multi-device) layers, so its engines run on one device");
+    }
     return true;
 }
 
