@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # kiln's test command: installs what the build needs (Debian/Ubuntu, as root), builds kiln and its tests, runs
-# them, then rebuilds the registry tests under ThreadSanitizer and AddressSanitizer+UBSan and runs those, then builds
-# the fuzz targets with clang against libFuzzer and runs each a fixed number of times.
+# them, then rebuilds the test programs that run threads under ThreadSanitizer and all but the header tests under
+# AddressSanitizer+UBSan and runs those, then builds the fuzz targets with clang against libFuzzer and runs each a
+# fixed number of times.
 #   bash scripts/test.sh                 # everything
 #   KILN_SKIP_SANITIZERS=1 KILN_SKIP_FUZZ=1 bash scripts/test.sh   # the plain build only
 #   KILN_SKIP_PYTHON=1 bash scripts/test.sh                          # without the Python package and its tests
@@ -85,17 +86,25 @@ ctest --test-dir build -j "$jobs" --output-on-failure --no-tests=error --timeout
 if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
     for sanitizer in thread "address;undefined"; do
         dir="build-${sanitizer%%;*}"
-        echo "== all but the header tests, under -fsanitize=${sanitizer}"
-        # The examples, the ONNX parse benchmark, the command-line tool and the header tests run in the plain stage
-        # only: not built here.
+        # ThreadSanitizer: the test programs that run threads (target kiln_tsan_tests, label tsan). AddressSanitizer
+        # and UBSan: all but the header tests. The examples, the ONNX parse benchmark, the command-line tool and the
+        # header tests run in the plain stage only: not built here.
+        if [ "$sanitizer" = thread ]; then
+            targets=(--target kiln_tsan_tests)
+            labels=tsan
+        else
+            targets=()
+            labels="registry|core|plan|builder|network|host|runtime|engine|onnx"
+        fi
+        echo "== ${labels}, under -fsanitize=${sanitizer}"
         # -O1 (with the -g1 the sanitizer options add) compiles about twice as fast as RelWithDebInfo's -O2 under
         # ASan, and the sanitizers' own guides recommend it.
         cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DKILN_SANITIZE=${sanitizer}" \
             -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_BENCH_ONNX=OFF -DKILN_BUILD_TOOLS=OFF \
             "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG"
-        cmake --build "$dir" -j "$jobs"
+        cmake --build "$dir" -j "$jobs" "${targets[@]}"
         TSAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-            ctest --test-dir "$dir" -j "$jobs" -L "registry|core|plan|builder|network|host|runtime|engine|onnx" --output-on-failure --no-tests=error --timeout 300
+            ctest --test-dir "$dir" -j "$jobs" -L "$labels" --output-on-failure --no-tests=error --timeout 300
     done
 fi
 
