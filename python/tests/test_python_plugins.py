@@ -381,12 +381,20 @@ def test_a_plan_without_its_creator_names_the_creator_to_register(rng):
     text = "\n".join(logger.errors())
     assert 'no creator of plugin "CircPad" version "1" namespace "kiln_test" is registered' in text
     assert 'get_plugin_registry().register_creator(creator, "kiln_test")' in text
+    # The plan records that the plugin was written in Python (format 4.5), so the message says which process can load
+    # it and how.
+    assert "the plan records the plugin as written in Python" in text, text
+    assert 'import the module that defines "kiln_test::CircPad"' in text, text
 
     assert registry.register_creator(creator, ex.NAMESPACE)
     try:
         engine = trt.Runtime(logger).deserialize_cuda_engine(plan)
         x = rng.standard_normal((1, 3, 3, 3)).astype(np.float32)
         np.testing.assert_array_equal(trt.run(engine, {"x": x})["y"], padded(x, (1, 2)))
+        # The engine inspector names the plugin's language, as `kiln inspect` shows it.
+        inspector = engine.create_engine_inspector()
+        info = inspector.get_engine_information(trt.LayerInformationFormat.ONELINE)
+        assert '(IPluginV3, Python)' in info, info
     finally:
         del engine
         assert registry.deregister_creator(creator)

@@ -449,6 +449,7 @@ Expected<PluginBuildResult> V3Build::run()
     params.nbShapeInputs = mParams.nbShapeInputs;
     params.outputTypes = mParams.outputTypes;
     params.plan.tactic = best->second;
+    params.plan.language = mParams.plugin->getAPILanguage();
     for (std::size_t p = 0; p < mIn.profiles.size(); ++p)
     {
         if (auto configured = configure(chosen, p); !configured)

@@ -157,6 +157,9 @@ struct PluginPlanRecord
     int64_t workspaceBytes{};              //!< The largest getWorkspaceSize() over the profiles.
     //! Per output: the input it aliases (IPluginV3OneBuildV2::getAliasedInput), or -1.
     std::vector<int32_t> aliasedInputs;
+    //! V3: the plugin's IVersionedInterface::getAPILanguage() at build time (kPYTHON for a plugin written in
+    //! Python, whose creator only a Python process can register).
+    nvinfer1::APILanguage language{nvinfer1::APILanguage::kCPP};
 
     bool operator==(PluginPlanRecord const&) const = default;
 };

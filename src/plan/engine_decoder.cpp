@@ -402,6 +402,7 @@ private:
         {
             plan.aliasedInputs.assign(f.aliased_inputs()->begin(), f.aliased_inputs()->end());
         }
+        plan.language = static_cast<nvinfer1::APILanguage>(f.language()); // model_check rejects other values.
         return plan;
     }
 

@@ -158,7 +158,8 @@ private:
                 static_cast<int32_t>(field.type), field.length, mBuilder.CreateVector(field.data)));
         }
         return fb::CreatePluginPlan(mBuilder, mBuilder.CreateVector(fields), mBuilder.CreateVector(plan.serialized),
-            plan.tactic, plan.workspaceBytes, mBuilder.CreateVector(plan.aliasedInputs));
+            plan.tactic, plan.workspaceBytes, mBuilder.CreateVector(plan.aliasedInputs),
+            static_cast<int32_t>(plan.language));
     }
 
     // One writer per layer kind: every field of its parameters.

@@ -258,6 +258,10 @@ std::optional<std::string> pluginProblem(PluginIdentity const& identity, PluginP
     {
         return cat("has the negative plugin workspace size ", plan.workspaceBytes);
     }
+    if (plan.language != nvinfer1::APILanguage::kCPP && plan.language != nvinfer1::APILanguage::kPYTHON)
+    {
+        return cat("has the plugin API language ", static_cast<int32_t>(plan.language), " (0 C++ or 1 Python)");
+    }
     if (!plan.aliasedInputs.empty() && static_cast<int64_t>(plan.aliasedInputs.size()) != nbOutputs)
     {
         return cat("records ", plan.aliasedInputs.size(), " aliased inputs for ", nbOutputs, " outputs");
@@ -377,9 +381,10 @@ std::optional<std::string> pluginProblem(LayerRecord const& record)
         {
             return cat("has V2 plugin level ", v2->level, "; levels are 0 (IPluginV2) to 3 (IPluginV2DynamicExt)");
         }
-        if (!v2->plan.fields.empty() || v2->plan.tactic != 0 || !v2->plan.aliasedInputs.empty())
+        if (!v2->plan.fields.empty() || v2->plan.tactic != 0 || !v2->plan.aliasedInputs.empty()
+            || v2->plan.language != nvinfer1::APILanguage::kCPP)
         {
-            return std::string("is a V2 plugin layer with V3 fields, tactic or aliases");
+            return std::string("is a V2 plugin layer with V3 fields, tactic, aliases or API language");
         }
         return pluginProblem(v2->identity, v2->plan, v2->outputTypes.size(), nbInputs, nbOutputs);
     }

@@ -208,10 +208,12 @@ std::string EngineInspector::describe(
     // A plugin layer's creator: what a process that loads the plan must have registered.
     PluginIdentity const* plugin = nullptr;
     char const* pluginInterface = nullptr;
+    char const* pluginLanguage = "C++";
     if (auto const* v3 = std::get_if<PluginV3Params>(&layer.params))
     {
         plugin = &v3->identity;
         pluginInterface = "IPluginV3";
+        pluginLanguage = v3->plan.language == nvinfer1::APILanguage::kPYTHON ? "Python" : "C++";
     }
     else if (auto const* v2 = std::get_if<PluginV2Params>(&layer.params))
     {
@@ -220,10 +222,11 @@ std::string EngineInspector::describe(
     }
     if (format == LayerInformationFormat::kJSON)
     {
-        std::string const pluginText = plugin == nullptr ? std::string()
-                                                         : ", \"Plugin\": {\"Name\": " + jsonString(plugin->name)
-                + ", \"Version\": " + jsonString(plugin->version) + ", \"Namespace\": "
-                + jsonString(plugin->pluginNamespace) + ", \"Interface\": \"" + pluginInterface + "\"}";
+        std::string const pluginText = plugin == nullptr
+            ? std::string()
+            : ", \"Plugin\": {\"Name\": " + jsonString(plugin->name) + ", \"Version\": " + jsonString(plugin->version)
+                + ", \"Namespace\": " + jsonString(plugin->pluginNamespace) + ", \"Interface\": \"" + pluginInterface
+                + "\", \"Language\": \"" + pluginLanguage + "\"}";
         return "{\"Name\": " + jsonString(layer.name) + ", \"LayerType\": " + jsonString(type)
             + ", \"Inputs\": " + describeTensors(layer.inputs, format, shapes) + ", \"Outputs\": "
             + describeTensors(layer.outputs, format, shapes) + ", \"Metadata\": " + jsonString(layer.metadata)
@@ -231,7 +234,7 @@ std::string EngineInspector::describe(
     }
     std::string const pluginText = plugin == nullptr ? std::string()
                                                      : ", Plugin: " + plugin->name + " version " + plugin->version
-            + " namespace \"" + plugin->pluginNamespace + "\" (" + pluginInterface + ")";
+            + " namespace \"" + plugin->pluginNamespace + "\" (" + pluginInterface + ", " + pluginLanguage + ")";
     return "Name: " + layer.name + ", LayerType: " + type + ", Inputs: " + describeTensors(layer.inputs, format, shapes)
         + ", Outputs: " + describeTensors(layer.outputs, format, shapes) + ", Metadata: " + layer.metadata
         + (tactic ? ", TacticName: " + layer.tacticName : std::string()) + pluginText;

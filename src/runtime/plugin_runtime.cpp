@@ -118,8 +118,9 @@ Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV3(
 {
     std::string const where = "layer '" + layerName + "'";
     std::string const described = describeIdentity(params.identity);
-    auto found = findPluginCreator(
-        registry, params.identity, where, {"PLUGIN CREATOR_V3ONE", "IPluginCreatorV3One", "a V3 plugin"});
+    auto found = findPluginCreator(registry, params.identity, where,
+        {"PLUGIN CREATOR_V3ONE", "IPluginCreatorV3One", "a V3 plugin",
+            params.plan.language == nvinfer1::APILanguage::kPYTHON});
     if (!found)
     {
         return found.error();
@@ -160,6 +161,18 @@ Expected<nvinfer1::IPluginCreatorInterface*> findPluginCreator(nvinfer1::IPlugin
     // Looked up quietly (getCreator would log the miss too), so that a miss is reported once, here.
     PluginKey const key{identity.name, identity.version, identity.pluginNamespace};
     nvinfer1::IPluginCreatorInterface* creator = findRegisteredQuietly(registry, key);
+    if (creator == nullptr && wanted.python)
+    {
+        // Only Python can make this plugin again: say which registration and which process it takes.
+        return failure(ErrorCode::kINVALID_ARGUMENT,
+            where + ": no creator of " + described
+                + " is registered, and the plan records the plugin as written in Python (a class-based IPluginV3 or a "
+                  "tensorrt.plugin plugin), so only a Python process that registers its creator can load this plan: "
+                  "get_plugin_registry().register_creator(creator, \""
+                + identity.pluginNamespace + "\") with the plugin's " + wanted.className
+                + " before deserializing, or, for a tensorrt.plugin plugin, import the module that defines \""
+                + identity.pluginNamespace + "::" + identity.name + "\". " + describeNearMisses(registry, key));
+    }
     if (creator == nullptr)
     {
         return failure(ErrorCode::kINVALID_ARGUMENT,

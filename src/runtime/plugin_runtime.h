@@ -71,6 +71,7 @@ struct CreatorKind
     char const* kind;      //!< "PLUGIN CREATOR_V3ONE".
     char const* className; //!< "IPluginCreatorV3One".
     std::string planHolds; //!< "a V3 plugin".
+    bool python{};         //!< The plan records the plugin as written in Python (PluginPlanRecord::language).
 };
 
 //! The creator registry holds for identity, reporting interface wanted.kind version 1; otherwise an error after where

@@ -858,6 +858,9 @@ TEST(PlanEngineCodec, ChecksPluginRecords)
         p.plan.aliasedInputs = {0, 0};
     }),
         at + "records 2 aliased inputs for 1 outputs");
+    EXPECT_EQ(problem([](PluginV3Params& p) { p.plan.language = nvinfer1::APILanguage::kPYTHON; }), "(none)");
+    EXPECT_EQ(problem([](PluginV3Params& p) { p.plan.language = nvinfer1::APILanguage{2}; }),
+        at + "has the plugin API language 2 (0 C++ or 1 Python)");
 }
 
 TEST(PlanEngineCodec, ChecksThePluginOutputTypes)
