@@ -175,12 +175,13 @@ TEST_F(PluginEngineTest, TheInspectorNamesEachPluginLayersCreator)
     ASSERT_NE(inspector, nullptr);
     std::string const json = inspector->getEngineInformation(nvinfer1::LayerInformationFormat::kJSON);
     std::string const plugin
-        = R"("Plugin": {"Name": "Recording", "Version": "1", "Namespace": "kiln.test", "Interface": "IPluginV3"})";
+        = R"("Plugin": {"Name": "Recording", "Version": "1", "Namespace": "kiln.test", "Interface": "IPluginV3", "Language": "C++"})";
     std::size_t const first = json.find(plugin);
     ASSERT_NE(first, std::string::npos) << json;
     EXPECT_NE(json.find(plugin, first + 1), std::string::npos) << json; // Both layers.
     std::string const line = inspector->getLayerInformation(0, nvinfer1::LayerInformationFormat::kONELINE);
-    EXPECT_NE(line.find(R"(Plugin: Recording version 1 namespace "kiln.test" (IPluginV3, C++))"), std::string::npos) << line;
+    EXPECT_NE(line.find(R"(Plugin: Recording version 1 namespace "kiln.test" (IPluginV3, C++))"), std::string::npos)
+        << line;
 }
 
 TEST_F(PluginEngineTest, RuntimeFollowsTheProtocol)
