@@ -82,7 +82,9 @@ py::dtype fieldDtype(PluginFieldType type)
     throw py::attribute_error("No known conversion for returning data from plugin field of this type to Python");
 }
 
-//! The field's values as a numpy view kept alive through the field's Python object.
+//! A copy of the field's values as a numpy array, as TensorRT gives. A view would dangle: plugins keep the array
+//! (TensorRT's samples store fc[0].data in create_plugin), and the fields of a PluginFieldCollection_ that the builder
+//! or the plan hands to create_plugin live only as long as that call.
 py::object fieldData(py::object const& self)
 {
     PyPluginField const& field = self.cast<PyPluginField const&>();
@@ -91,7 +93,7 @@ py::object fieldData(py::object const& self)
     {
         return py::array(dtype, std::vector<py::ssize_t>{0}, std::vector<py::ssize_t>{});
     }
-    return py::array(dtype, {field.field.length}, {}, field.field.data, self);
+    return py::array(dtype, {field.field.length}, {}, field.field.data); // no base: pybind11 copies
 }
 
 PyPluginField viewField(PluginField const& field)

@@ -146,24 +146,36 @@ void bindRuntimeClass(py::module_& m)
             [](IRuntime& self, py::buffer const& serializedEngine) {
                 py::buffer_info const info = serializedEngine.request();
                 auto const bytes = static_cast<std::size_t>(info.size * info.itemsize);
-                py::gil_scoped_release release;
-                return self.deserializeCudaEngine(info.ptr, bytes);
+                ICudaEngine* engine{};
+                {
+                    py::gil_scoped_release release;
+                    engine = self.deserializeCudaEngine(info.ptr, bytes);
+                }
+                return takeKeepingAlive(engine, py::cast(&self, py::return_value_policy::reference));
             },
-            py::arg("serialized_engine"), py::keep_alive<0, 1>(), kTake)
+            py::arg("serialized_engine"))
         .def(
             "deserialize_cuda_engine",
             [](IRuntime& self, IStreamReader& streamReader) {
-                py::gil_scoped_release release;
-                return self.deserializeCudaEngine(streamReader);
+                ICudaEngine* engine{};
+                {
+                    py::gil_scoped_release release;
+                    engine = self.deserializeCudaEngine(streamReader);
+                }
+                return takeKeepingAlive(engine, py::cast(&self, py::return_value_policy::reference));
             },
-            py::arg("stream_reader"), py::keep_alive<0, 1>(), kTake)
+            py::arg("stream_reader"))
         .def(
             "deserialize_cuda_engine",
             [](IRuntime& self, IStreamReaderV2& streamReader) {
-                py::gil_scoped_release release;
-                return self.deserializeCudaEngine(streamReader);
+                ICudaEngine* engine{};
+                {
+                    py::gil_scoped_release release;
+                    engine = self.deserializeCudaEngine(streamReader);
+                }
+                return takeKeepingAlive(engine, py::cast(&self, py::return_value_policy::reference));
             },
-            py::arg("stream_reader_v2"), py::keep_alive<0, 1>(), kTake)
+            py::arg("stream_reader_v2"))
         .def_property("DLA_core", &IRuntime::getDLACore, &IRuntime::setDLACore)
         .def_property("gpu_allocator", nullptr,
             keepingSetter<IRuntime, IGpuAllocator>("_kiln_gpu_allocator",

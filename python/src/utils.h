@@ -92,6 +92,21 @@ void guardCallback(char const* method, Body&& body) noexcept
     });
 }
 
+//! The Python object of result, which Python owns from now on, keeping owner alive as long as it lives: what
+//! py::keep_alive<0, 1>() with take_ownership does, written out for overloaded methods. pybind11 3 runs an overload's
+//! keep_alive even when that overload's argument conversion failed, on a placeholder result (pybind/pybind11#6154), so
+//! deserialize_cuda_engine(stream_reader), its second overload, crashed in keep_alive_impl. Call with the GIL held.
+template <typename T>
+py::object takeKeepingAlive(T* result, py::handle owner)
+{
+    py::object object = py::cast(result, py::return_value_policy::take_ownership);
+    if (!object.is_none())
+    {
+        py::detail::keep_alive_impl(object, owner);
+    }
+    return object;
+}
+
 //! Keeps value alive as long as owner by storing it in owner's __dict__ under slot (the class needs
 //! py::dynamic_attr()); setting another value in the same slot releases the previous one. C++ keeps only pointers to
 //! the Python objects given to setters (recorders, allocators, listeners, monitors), so their owner keeps them.

@@ -550,6 +550,23 @@ def test_lazy_registration_registers_the_creator_at_the_first_op_call(rng):
     np.testing.assert_array_equal(trt.run(engine, {"x": x})["y"], x * w)
 
 
+@pytest.mark.skipif(not hasattr(__import__("typing"), "TypeAliasType"), reason="type aliases need Python 3.12")
+def test_an_array_attribute_annotated_through_a_type_alias():
+    # numpy >= 2.3 on Python >= 3.12 defines NDArray as a type alias (PEP 695), so NDArray[np.int32] keeps the alias
+    # as its origin; TensorRT's samples annotate attributes that way (qdp_defs.py: pads: npt.NDArray[np.int32]).
+    import typing
+    from typing import Any
+
+    from kiln.plugin._attrs import attr_type
+
+    scalar = typing.TypeVar("scalar")
+    alias = typing.TypeAliasType("NDArray", np.ndarray[tuple[Any, ...], np.dtype[scalar]], type_params=(scalar,))
+    assert attr_type("pads", alias[np.int32], False).dtype == np.int32
+    assert attr_type("w", npt.NDArray[np.float16], False).dtype == np.float16
+    with pytest.raises(ValueError, match="arrays of complex64 are not supported"):
+        attr_type("c", alias[np.complex64], False)
+
+
 def test_aot_is_not_implemented_and_says_so():
     with pytest.raises(NotImplementedError, match="ahead-of-time"):
         trtp.aot_impl("kiln_qdp::circ_pad")

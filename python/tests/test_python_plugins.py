@@ -112,6 +112,28 @@ def test_circular_padding_plugin_builds_serializes_deserializes_and_runs(registe
     assert not logger.errors()
 
 
+def test_field_data_given_to_create_plugin_is_a_copy_the_plugin_may_keep(register, rng):
+    # TensorRT's samples keep fc[0].data in the plugin (circ_pad_plugin_multi_tactic.py: self.pads = fc[0].data), while
+    # the fields handed to create_plugin (from the plan here) live only during the call: data is a copy, as TensorRT's.
+    kept = []
+
+    class KeepingCreator(ex.CircPadCreator):
+        def create_plugin(self, name, field_collection, phase):
+            kept.append(field_collection[0].data)
+            return super().create_plugin(name, field_collection, phase)
+
+    logger = CollectingLogger()
+    register(KeepingCreator())
+    engine = trt.Runtime(logger).deserialize_cuda_engine(circpad_plan(logger, pads=(1, 2)))
+    assert engine is not None, logger.errors()
+    x = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    np.testing.assert_array_equal(trt.run(engine, {"x": x})["y"], padded(x, (1, 2)))
+    del engine
+    gc.collect()
+    assert kept and kept[-1].dtype == np.int32 and kept[-1].flags.owndata
+    assert kept[-1].tolist() == [1, 2]
+
+
 def test_python_plugin_attributes_are_kept_in_cpp():
     plugin = ex.CircPadPlugin()
     assert (plugin.plugin_name, plugin.plugin_version, plugin.plugin_namespace) == ("CircPad", "1", ex.NAMESPACE)

@@ -137,14 +137,18 @@ def attr_type(name: str, annotation: Any, lazy: bool) -> AttrType:
             raise ValueError(f"attribute {name!r}: a bare numpy.ndarray annotation is allowed only with "
                              "lazy_register=True; annotate numpy.typing.NDArray[dtype]")
         return AttrType(name, np.ndarray)
-    if typing.get_origin(annotation) is np.ndarray:
-        args = typing.get_args(annotation)
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    dtype_args: tuple = ()
+    if origin is np.ndarray:  # NDArray[T] is ndarray[shape, dtype[T]]
         dtype_args = typing.get_args(args[1]) if len(args) == 2 else ()
-        if len(dtype_args) == 1:
-            dtype = np.dtype(dtype_args[0])
-            if dtype not in _ARRAY_FIELD_TYPES:
-                raise ValueError(f"attribute {name!r}: arrays of {dtype} are not supported (int8, int16, int32, "
-                                 "int64, float16, float32, float64, bool)")
-            return AttrType(name, np.ndarray, dtype)
+    elif typing.get_origin(getattr(origin, "__value__", None)) is np.ndarray:
+        # numpy >= 2.3 on Python >= 3.12 makes NDArray a type alias (PEP 695): NDArray[T] keeps the alias as origin
+        dtype_args = args
+    if len(dtype_args) == 1:
+        dtype = np.dtype(dtype_args[0])
+        if dtype not in _ARRAY_FIELD_TYPES:
+            raise ValueError(f"attribute {name!r}: arrays of {dtype} are not supported (int8, int16, int32, "
+                             "int64, float16, float32, float64, bool)")
+        return AttrType(name, np.ndarray, dtype)
     raise ValueError(f"attribute {name!r}: unsupported annotation {annotation!r} (int, float, bool, str, bytes or "
                      "numpy.typing.NDArray[dtype]; lists and tuples are not allowed)")
