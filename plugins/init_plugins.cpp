@@ -7,8 +7,10 @@
 
 #include "common.h"
 #include "deform_conv.h"
+#include "efficient_nms.h"
 #include "plugin/plugin_lookup.h"
 #include "roi_align.h"
+#include "standard_plugin_v2.h"
 
 #include <memory>
 #include <mutex>
@@ -65,6 +67,8 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
         {
             registerStandard<RoiAlignCreator>(*registry, pluginNamespace);
             registerStandard<DeformConvCreator>(*registry, pluginNamespace);
+            registerStandardV2(*registry, pluginNamespace, makeEfficientNmsCreator());
+            registerStandardV2(*registry, pluginNamespace, makeEfficientNmsOnnxCreator());
         }
     }
     catch (...)
