@@ -5,6 +5,7 @@
 // is skipped quietly; the result is always true. The logger, when not null, is where the plugins log from then on.
 #include "NvInferPlugin.h"
 
+#include "batched_nms.h"
 #include "common.h"
 #include "deform_conv.h"
 #include "efficient_nms.h"
@@ -69,6 +70,7 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
             registerStandard<DeformConvCreator>(*registry, pluginNamespace);
             registerStandardV2(*registry, pluginNamespace, makeEfficientNmsCreator());
             registerStandardV2(*registry, pluginNamespace, makeEfficientNmsOnnxCreator());
+            registerStandardV2(*registry, pluginNamespace, makeBatchedNmsDynamicCreator());
         }
     }
     catch (...)
