@@ -7,6 +7,7 @@
 
 #include "batched_nms.h"
 #include "common.h"
+#include "crop_and_resize.h"
 #include "deform_conv.h"
 #include "efficient_nms.h"
 #include "plugin/plugin_lookup.h"
@@ -68,6 +69,7 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
         {
             registerStandard<RoiAlignCreator>(*registry, pluginNamespace);
             registerStandard<DeformConvCreator>(*registry, pluginNamespace);
+            registerStandard<CropAndResizeCreator>(*registry, pluginNamespace);
             registerStandardV2(*registry, pluginNamespace, makeEfficientNmsCreator());
             registerStandardV2(*registry, pluginNamespace, makeEfficientNmsOnnxCreator());
             registerStandardV2(*registry, pluginNamespace, makeBatchedNmsDynamicCreator());
