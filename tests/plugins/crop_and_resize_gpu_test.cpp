@@ -50,21 +50,23 @@ TEST(CropAndResizeGpu, MatchesTheHost)
         }
         std::vector<float> host(static_cast<size_t>(p.outputCount()));
         runCropAndResizeHost(p, x.data(), rois.data(), host.data());
-        float* dx = nullptr;
-        float* dr = nullptr;
-        float* dy = nullptr;
+        void* dx = nullptr;
+        void* dr = nullptr;
+        void* dy = nullptr;
         ASSERT_EQ(cudaMalloc(&dx, x.size() * 4), cudaSuccess);
         ASSERT_EQ(cudaMalloc(&dr, rois.size() * 4), cudaSuccess);
         ASSERT_EQ(cudaMalloc(&dy, host.size() * 4), cudaSuccess);
         ASSERT_EQ(cudaMemcpy(dx, x.data(), x.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
         ASSERT_EQ(cudaMemcpy(dr, rois.data(), rois.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-        ASSERT_EQ(launchCropAndResize(p, dx, dr, dy, nullptr), cudaSuccess);
+        ASSERT_EQ(launchCropAndResize(p, static_cast<float const*>(dx), static_cast<float const*>(dr),
+                      static_cast<float*>(dy), nullptr),
+            cudaSuccess);
         std::vector<float> device(host.size());
         ASSERT_EQ(cudaMemcpy(device.data(), dy, device.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
         EXPECT_EQ(device, host);
-        cudaFree(dx);
-        cudaFree(dr);
-        cudaFree(dy);
+        EXPECT_EQ(cudaFree(dx), cudaSuccess);
+        EXPECT_EQ(cudaFree(dr), cudaSuccess);
+        EXPECT_EQ(cudaFree(dy), cudaSuccess);
     }
 }
 
