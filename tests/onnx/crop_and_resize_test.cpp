@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// CropAndResizeDynamic as an ONNX node (op_type the plugin's name, plugin_version "2", crop sizes as attributes; kiln's
+// parser loads the standard plugin library when no creator is registered), parsed, built and run on the host backend,
+// and its version-1 spelling, which this library does not have, refused.
+#include "checks.h"
+#include "model_builder.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace kiln::onnx_test
+{
+namespace
+{
+
+using nvonnxparser::ErrorCode;
+
+TEST(OnnxCropAndResize, PluginRunsOnTheHost)
+{
+    ModelBuilder m(17);
+    m.input("X", {1, 1, 3, 3});
+    m.input("rois", {1, 2, 4});
+    auto& node = m.node("CropAndResizeDynamic", {"X", "rois"}, {"Y"}, "crop");
+    attrString(node, "plugin_version", "2");
+    attrInt(node, "crop_width", 2);
+    attrInt(node, "crop_height", 2);
+    m.output("Y");
+    Harness h;
+    ASSERT_TRUE(h.parse(m)) << h.errors();
+    ASSERT_EQ(h.layers(nvinfer1::LayerType::kPLUGIN_V3).size(), 1U);
+    // X is 0..8 row by row. Box 0 covers the whole image: the corners. Box 1 ([0.5, 0.5] to [1, 1]) samples 2, 3 and
+    // 3 along each axis from 1 to 2: 4, 5, 7, 8.
+    std::vector<float> const x{0, 1, 2, 3, 4, 5, 6, 7, 8};
+    std::vector<float> const rois{0.0F, 0.0F, 1.0F, 1.0F, 0.5F, 0.5F, 1.0F, 1.0F};
+    auto outputs = h.run({{"X", {{1, 1, 3, 3}, x}}, {"rois", {{1, 2, 4}, rois}}});
+    ASSERT_EQ(outputs.count("Y"), 1U) << h.lastFailure();
+    EXPECT_EQ(outputs["Y"].shape, (Shape{1, 2, 1, 2, 2}));
+    EXPECT_EQ(outputs["Y"].values, (std::vector<float>{0, 2, 6, 8, 4, 5, 7, 8}));
+}
+
+TEST(OnnxCropAndResize, VersionOneIsNotProvided)
+{
+    ModelBuilder m(17);
+    m.input("X", {1, 1, 3, 3});
+    m.input("rois", {1, 2, 4});
+    auto& node = m.node("CropAndResizeDynamic", {"X", "rois"}, {"Y"}, "crop");
+    attrInt(node, "crop_width", 2);
+    attrInt(node, "crop_height", 2);
+    m.output("Y");
+    Harness h;
+    EXPECT_FALSE(h.parse(m));
+    ASSERT_NE(h.firstError(), nullptr);
+    EXPECT_EQ(h.firstError()->code(), ErrorCode::kUNSUPPORTED_NODE) << h.errors();
+}
+
+} // namespace
+} // namespace kiln::onnx_test
