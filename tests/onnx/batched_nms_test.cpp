@@ -52,7 +52,7 @@ TEST(OnnxBatchedNms, PluginRunsOnTheHost)
     auto outputs = h.run({{"boxes", {{1, 6, 1, 4}, kBoxes}}, {"scores", {{1, 6, 1}, kScores}}});
     ASSERT_EQ(outputs.count("nmsed_boxes"), 1U) << h.lastFailure();
     EXPECT_EQ(outputs["num_f"].values, std::vector<float>{3.0F});
-    // Boxes 3, 0 and 5 survive, by score (box 2 is clipped to [0, 1]); the fourth row is empty, class -1.
+    // Boxes 3, 0 and 5 survive, by score; the fourth row is empty, class -1.
     EXPECT_EQ(outputs["nmsed_boxes"].values,
         (std::vector<float>{
             0.0F, 0.1F, 0.01F, 0.11F, 0.0F, 0.0F, 0.01F, 0.01F, 0.0F, 0.9F, 0.01F, 0.91F, 0.0F, 0.0F, 0.0F, 0.0F}));

@@ -29,8 +29,8 @@ TEST(OnnxCropAndResize, PluginRunsOnTheHost)
     Harness h;
     ASSERT_TRUE(h.parse(m)) << h.errors();
     ASSERT_EQ(h.layers(nvinfer1::LayerType::kPLUGIN_V3).size(), 1U);
-    // X is 0..8 row by row. Box 0 covers the whole image: the corners. Box 1 ([0.5, 0.5] to [1, 1]) samples 2, 3 and
-    // 3 along each axis from 1 to 2: 4, 5, 7, 8.
+    // X is 0..8 row by row. Box 0 covers the whole image: its samples are the corners. Box 1 ([0.5, 0.5] to [1, 1])
+    // samples rows and columns 1 and 2: 4, 5, 7, 8.
     std::vector<float> const x{0, 1, 2, 3, 4, 5, 6, 7, 8};
     std::vector<float> const rois{0.0F, 0.0F, 1.0F, 1.0F, 0.5F, 0.5F, 1.0F, 1.0F};
     auto outputs = h.run({{"X", {{1, 1, 3, 3}, x}}, {"rois", {{1, 2, 4}, rois}}});
