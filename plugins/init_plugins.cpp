@@ -11,6 +11,7 @@
 #include "deform_conv.h"
 #include "efficient_nms.h"
 #include "plugin/plugin_lookup.h"
+#include "resize_nearest.h"
 #include "roi_align.h"
 #include "standard_plugin_v2.h"
 
@@ -73,6 +74,7 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
             registerStandardV2(*registry, pluginNamespace, makeEfficientNmsCreator());
             registerStandardV2(*registry, pluginNamespace, makeEfficientNmsOnnxCreator());
             registerStandardV2(*registry, pluginNamespace, makeBatchedNmsDynamicCreator());
+            registerStandardV2(*registry, pluginNamespace, makeResizeNearestCreator());
         }
     }
     catch (...)

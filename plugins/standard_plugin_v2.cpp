@@ -15,7 +15,7 @@ namespace
 {
 
 //! Sends kiln's host backend to the plugin's enqueueHost(). It is registered only for the names, versions and
-//! namespaces of this library's V2 creators, whose plugins are all StandardPluginV2 objects.
+//! namespaces of this library's V2 creators that keep the default hostRunner(): their plugins are StandardPluginV2s.
 class StandardHostRunner final : public kiln::IPluginV2HostRunner
 {
 public:
@@ -27,7 +27,7 @@ public:
     }
 };
 
-StandardHostRunner& hostRunner()
+StandardHostRunner& standardRunner()
 {
     static auto* runner = new StandardHostRunner(); // Outlives every engine: never destroyed.
     return *runner;
@@ -122,6 +122,11 @@ nvinfer1::IPluginV2* StandardCreatorV2::deserializePlugin(
     }
 }
 
+kiln::IPluginV2HostRunner& StandardCreatorV2::hostRunner() const noexcept
+{
+    return standardRunner();
+}
+
 void registerStandardV2(
     nvinfer1::IPluginRegistry& registry, char const* pluginNamespace, std::unique_ptr<StandardCreatorV2> creator)
 {
@@ -140,7 +145,7 @@ void registerStandardV2(
         return;
     }
     kilnRegisterPluginV2HostRunner(
-        creator->getPluginName(), creator->getPluginVersion(), pluginNamespace, &hostRunner());
+        creator->getPluginName(), creator->getPluginVersion(), pluginNamespace, &creator->hostRunner());
     creatorsV2().push_back(std::move(creator));
 }
 

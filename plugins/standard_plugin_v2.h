@@ -3,7 +3,8 @@
 // EfficientNMS_TRT and BatchedNMSDynamic_TRT): the base class of such a plugin, which adds enqueueHost() for kiln's
 // host backend; the base class of its creator, whose serialized form is the plugin's scalar fields in declared order (4
 // bytes each) so that deserializePlugin() goes through the same checks as createPlugin(); the host runner that routes
-// kiln's host backend to enqueueHost(); and the registration of a creator with its runner under a namespace.
+// kiln's host backend to enqueueHost() (a creator of another kind of V2 plugin, such as ResizeNearest_TRT's
+// IPluginV2Ext, supplies its own); and the registration of a creator with its runner under a namespace.
 //
 //     class EfficientNmsCreator final : public plugins::StandardCreatorV2 { ... };
 //     registerStandardV2(registry, "", std::make_unique<EfficientNmsCreator>());   // creator and host runner
@@ -81,6 +82,10 @@ public:
     nvinfer1::IPluginV2* deserializePlugin(
         char const* name, void const* serialData, size_t serialLength) noexcept override;
 
+    //! What runs this creator's plugins on kiln's host backend; by default StandardPluginV2::enqueueHost(). A creator
+    //! of plugins of another class (an IPluginV2Ext) returns a runner of its own, which lives as long as the process.
+    virtual kiln::IPluginV2HostRunner& hostRunner() const noexcept;
+
 protected:
     std::string mNamespace;
 
@@ -90,8 +95,8 @@ private:
 };
 
 //! Registers creator under pluginNamespace (skipped quietly when a creator of its name, version and namespace is
-//! registered already), with the host runner that sends kiln's host backend to StandardPluginV2::enqueueHost() for
-//! the plugins of that name, version and namespace. The creator lives as long as the process.
+//! registered already), with its hostRunner() for the plugins of that name, version and namespace. The creator lives
+//! as long as the process.
 void registerStandardV2(
     nvinfer1::IPluginRegistry& registry, char const* pluginNamespace, std::unique_ptr<StandardCreatorV2> creator);
 
