@@ -4,6 +4,8 @@
 #include "common.h"
 #include "standard_plugin_v2.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 KILN_IGNORE_DEPRECATED_BEGIN
