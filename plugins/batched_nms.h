@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// BatchedNMSDynamic_TRT version "1": an IPluginV2DynamicExt plugin, as TensorRT 10.16 has it (TensorRT deprecates it
+// BatchedNMSDynamic_TRT version "1", an IPluginV2DynamicExt plugin, and BatchedNMS_TRT version "1", its IPluginV2Ext
+// form (shapes without the batch axis: boxes [N, 1 or numClasses, 4], scores [N, numClasses]; outputs num_detections
+// [] and the rest as below without B; FP32 only, as TensorRT's), as TensorRT 10.16 has them (TensorRT deprecates both
 // in favour of INMSLayer and EfficientNMS_TRT). The rules: batched_nms_math.h.
 //
 // Inputs boxes [B, N, 1, 4] (shareLocation 1) or [B, N, numClasses, 4] (shareLocation 0) and scores [B, N, numClasses]
@@ -22,6 +24,7 @@ namespace kiln::plugins
 
 class StandardCreatorV2;
 
+inline constexpr char const* kBatchedNmsName = "BatchedNMS_TRT";
 inline constexpr char const* kBatchedNmsDynamicName = "BatchedNMSDynamic_TRT";
 inline constexpr char const* kBatchedNmsVersion = "1";
 
@@ -41,5 +44,8 @@ cudaError_t launchBatchedNms(BatchedNmsParams const& params, nvinfer1::DataType 
 
 //! The creator of BatchedNMSDynamic_TRT version "1".
 std::unique_ptr<StandardCreatorV2> makeBatchedNmsDynamicCreator();
+
+//! The creator of BatchedNMS_TRT version "1" (the IPluginV2Ext form, FP32, with its own host runner).
+std::unique_ptr<StandardCreatorV2> makeBatchedNmsCreator();
 
 } // namespace kiln::plugins

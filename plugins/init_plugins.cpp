@@ -74,6 +74,7 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
             registerStandardV2(*registry, pluginNamespace, makeEfficientNmsCreator());
             registerStandardV2(*registry, pluginNamespace, makeEfficientNmsOnnxCreator());
             registerStandardV2(*registry, pluginNamespace, makeBatchedNmsDynamicCreator());
+            registerStandardV2(*registry, pluginNamespace, makeBatchedNmsCreator());
             registerStandardV2(*registry, pluginNamespace, makeResizeNearestCreator());
         }
     }

@@ -363,9 +363,9 @@ struct Fields
     }
 };
 
-nvinfer1::IPluginCreator* creator()
+nvinfer1::IPluginCreator* creator(char const* name = "BatchedNMSDynamic_TRT")
 {
-    return static_cast<nvinfer1::IPluginCreator*>(getPluginRegistry()->getCreator("BatchedNMSDynamic_TRT", "1", ""));
+    return static_cast<nvinfer1::IPluginCreator*>(getPluginRegistry()->getCreator(name, "1", ""));
 }
 
 void expectRefused(std::vector<PluginField> const& fields, std::string const& message)
@@ -514,6 +514,70 @@ TEST(BatchedNmsPlugin, RunsWhoseShapesDisagreeAreRefused)
         << logger().mMessages;
     EXPECT_EQ(count, std::vector<int32_t>{-7});
     created->destroy();
+}
+
+// BatchedNMS_TRT, the IPluginV2Ext form, in an explicit-batch network: the plugin sees shapes without the batch axis,
+// num_detections is [B], and its plan carries the number of boxes per item.
+TEST(BatchedNmsPlugin, ImplicitBatchFormRunsInAnEngineOnTheHost)
+{
+    ASSERT_TRUE(initLibNvInferPlugins(&logger(), ""));
+    nvinfer1::IPluginCreator* v2ext = creator("BatchedNMS_TRT");
+    ASSERT_NE(v2ext, nullptr);
+    EXPECT_EQ(v2ext->getFieldNames()->nbFields, 11);
+    Fields const f;
+    std::vector<PluginField> const fields = f.list();
+    PluginFieldCollection const fc{11, fields.data()};
+    nvinfer1::IPluginV2* plugin = v2ext->createPlugin("nms", &fc);
+    ASSERT_NE(plugin, nullptr);
+    EXPECT_STREQ(plugin->getPluginType(), "BatchedNMS_TRT");
+    std::vector<uint8_t> const bytes(47);
+    logger().mMessages.clear();
+    EXPECT_EQ(v2ext->deserializePlugin("nms", bytes.data(), bytes.size()), nullptr);
+    EXPECT_NE(logger().mMessages.find("BatchedNMS_TRT plugin: the serialized plugin has 47 bytes; it must have 48"),
+        std::string::npos)
+        << logger().mMessages;
+
+    std::mt19937_64 rng(6);
+    BatchedNmsParams p = baseParams();
+    BatchedCase c = randomCase(rng, p, 1.2F);
+    std::unique_ptr<nvinfer1::IBuilder> builder{nvinfer1::createInferBuilder(logger())};
+    std::unique_ptr<nvinfer1::INetworkDefinition> network{builder->createNetworkV2(0)};
+    nvinfer1::ITensor* inputs[]
+        = {network->addInput("boxes", DataType::kFLOAT, nvinfer1::Dims{4, {p.batch, p.boxes, 1, 4}}),
+            network->addInput("scores", DataType::kFLOAT, nvinfer1::Dims{3, {p.batch, p.boxes, p.numClasses}})};
+    nvinfer1::IPluginV2Layer* layer = network->addPluginV2(inputs, 2, *plugin);
+    ASSERT_NE(layer, nullptr);
+    char const* const names[] = {"num", "out_boxes", "out_scores", "out_classes"};
+    for (int32_t o = 0; o < 4; ++o)
+    {
+        layer->getOutput(o)->setName(names[o]);
+        network->markOutput(*layer->getOutput(o));
+    }
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{builder->createBuilderConfig()};
+    logger().mMessages.clear();
+    std::unique_ptr<nvinfer1::IHostMemory> plan{builder->buildSerializedNetwork(*network, *config)};
+    plugin->destroy();
+    ASSERT_NE(plan, nullptr) << logger().mMessages;
+    std::unique_ptr<nvinfer1::IRuntime> runtime{nvinfer1::createInferRuntime(logger())};
+    std::unique_ptr<nvinfer1::ICudaEngine> engine{runtime->deserializeCudaEngine(plan->data(), plan->size())};
+    ASSERT_NE(engine, nullptr) << logger().mMessages;
+    EXPECT_EQ(engine->getTensorShape("num").nbDims, 1);
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr) << logger().mMessages;
+    size_t const slots = static_cast<size_t>(p.batch * p.keepTopK);
+    BatchedResult r;
+    r.count.assign(static_cast<size_t>(p.batch), -1);
+    r.boxes.assign(slots * 4, -9.F);
+    r.scores.assign(slots, -9.F);
+    r.classes.assign(slots, -9.F);
+    context->setTensorAddress("boxes", c.boxes.data());
+    context->setTensorAddress("scores", c.scores.data());
+    context->setTensorAddress("num", r.count.data());
+    context->setTensorAddress("out_boxes", r.boxes.data());
+    context->setTensorAddress("out_scores", r.scores.data());
+    context->setTensorAddress("out_classes", r.classes.data());
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << logger().mMessages;
+    expectSame(r, reference(c), 0);
 }
 
 } // namespace
