@@ -118,30 +118,16 @@ private:
     {
     }
 
-    //! Whether this run's tensors have the shapes the fields imply (X [N, C, H, W], rois [N, R, 4] or [N, R, 4, 1],
-    //! Y [N, R, C, crop_height, crop_width]); sets params to the run's extents, and logs what differs otherwise.
     bool shapesAgree(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
         CropAndResizeParams& params) const
     {
-        nvinfer1::Dims const& x = inputDesc[0].dims;
-        nvinfer1::Dims const& rois = inputDesc[1].dims;
-        nvinfer1::Dims const& y = outputDesc[0].dims;
-        bool const agree = x.nbDims == 4 && (rois.nbDims == 3 || (rois.nbDims == 4 && rois.d[3] == 1))
-            && rois.d[0] == x.d[0] && rois.d[2] == 4 && y.nbDims == 5 && y.d[0] == x.d[0] && y.d[1] == rois.d[1]
-            && y.d[2] == x.d[1] && y.d[3] == mParams.cropHeight && y.d[4] == mParams.cropWidth;
-        if (!agree)
+        if (!cropAndResizeShapes(mParams, inputDesc[0].dims, inputDesc[1].dims, outputDesc[0].dims, params))
         {
             logError(kCropAndResizeName,
                 "the tensors of this run do not have the shapes its fields imply (X [N, C, H, W], rois [N, R, 4], "
                 "Y [N, R, C, crop_height, crop_width]); nothing was computed");
             return false;
         }
-        params = mParams;
-        params.batch = x.d[0];
-        params.channels = x.d[1];
-        params.height = x.d[2];
-        params.width = x.d[3];
-        params.boxes = rois.d[1];
         return true;
     }
 
@@ -167,38 +153,61 @@ CropAndResizeCreator::CropAndResizeCreator()
 {
 }
 
+bool cropAndResizeShapes(CropAndResizeParams const& params, nvinfer1::Dims const& x, nvinfer1::Dims const& rois,
+    nvinfer1::Dims const& y, CropAndResizeParams& run)
+{
+    bool const agree = x.nbDims == 4 && (rois.nbDims == 3 || (rois.nbDims == 4 && rois.d[3] == 1))
+        && rois.d[0] == x.d[0] && rois.d[2] == 4 && y.nbDims == 5 && y.d[0] == x.d[0] && y.d[1] == rois.d[1]
+        && y.d[2] == x.d[1] && y.d[3] == params.cropHeight && y.d[4] == params.cropWidth;
+    if (agree)
+    {
+        run = params;
+        run.batch = x.d[0];
+        run.channels = x.d[1];
+        run.height = x.d[2];
+        run.width = x.d[3];
+        run.boxes = rois.d[1];
+    }
+    return agree;
+}
+
+bool readCropAndResizeFields(nvinfer1::PluginFieldCollection const* fc, CropAndResizeParams& params)
+{
+    for (char const* required : {"crop_width", "crop_height"})
+    {
+        bool found = false;
+        for (int32_t i = 0; fc != nullptr && fc->fields != nullptr && i < fc->nbFields; ++i)
+        {
+            found = found || (fc->fields[i].name != nullptr && std::strcmp(fc->fields[i].name, required) == 0);
+        }
+        if (!found)
+        {
+            logError(kCropAndResizeName, std::string("field ") + required + " is required");
+            return false;
+        }
+    }
+    FieldReader const fields(kCropAndResizeName, fc);
+    if (!fields.readInt("crop_width", params.cropWidth) || !fields.readInt("crop_height", params.cropHeight))
+    {
+        return false;
+    }
+    if (params.cropWidth <= 0 || params.cropHeight <= 0)
+    {
+        logError(kCropAndResizeName,
+            "crop_width and crop_height are " + std::to_string(params.cropWidth) + " and "
+                + std::to_string(params.cropHeight) + "; they must be positive");
+        return false;
+    }
+    return true;
+}
+
 nvinfer1::IPluginV3* CropAndResizeCreator::createPlugin(
     char const* /*name*/, nvinfer1::PluginFieldCollection const* fc, nvinfer1::TensorRTPhase /*phase*/) noexcept
 {
     try
     {
-        for (char const* required : {"crop_width", "crop_height"})
-        {
-            bool found = false;
-            for (int32_t i = 0; fc != nullptr && fc->fields != nullptr && i < fc->nbFields; ++i)
-            {
-                found = found || (fc->fields[i].name != nullptr && std::strcmp(fc->fields[i].name, required) == 0);
-            }
-            if (!found)
-            {
-                logError(kCropAndResizeName, std::string("field ") + required + " is required");
-                return nullptr;
-            }
-        }
-        FieldReader const fields(kCropAndResizeName, fc);
         CropAndResizeParams params;
-        if (!fields.readInt("crop_width", params.cropWidth) || !fields.readInt("crop_height", params.cropHeight))
-        {
-            return nullptr;
-        }
-        if (params.cropWidth <= 0 || params.cropHeight <= 0)
-        {
-            logError(kCropAndResizeName,
-                "crop_width and crop_height are " + std::to_string(params.cropWidth) + " and "
-                    + std::to_string(params.cropHeight) + "; they must be positive");
-            return nullptr;
-        }
-        return new CropAndResizePlugin(mNamespace, params);
+        return readCropAndResizeFields(fc, params) ? new CropAndResizePlugin(mNamespace, params) : nullptr;
     }
     catch (...)
     {

@@ -10,11 +10,14 @@
 #include "common.h"
 #include "crop_and_resize_math.h"
 
+#include <memory>
+
 namespace kiln::plugins
 {
 
 inline constexpr char const* kCropAndResizeName = "CropAndResizeDynamic";
 inline constexpr char const* kCropAndResizeVersion = "2";
+inline constexpr char const* kCropAndResizeLegacyVersion = "1";
 
 //! Computes the output on host memory (kFLOAT).
 void runCropAndResizeHost(CropAndResizeParams const& params, float const* x, float const* rois, float* y);
@@ -24,6 +27,19 @@ void runCropAndResizeHost(CropAndResizeParams const& params, float const* x, flo
 cudaError_t launchCropAndResize(
     CropAndResizeParams const& params, float const* x, float const* rois, float* y, cudaStream_t stream);
 #endif
+
+//! Reads and checks crop_width and crop_height (required, positive) into params; false (logged) otherwise.
+bool readCropAndResizeFields(nvinfer1::PluginFieldCollection const* fc, CropAndResizeParams& params);
+
+//! Whether X, rois and Y have the shapes params' crop sizes imply (X [N, C, H, W], rois [N, R, 4] or [N, R, 4, 1],
+//! Y [N, R, C, crop_height, crop_width]); sets run to params with these extents.
+bool cropAndResizeShapes(CropAndResizeParams const& params, nvinfer1::Dims const& x, nvinfer1::Dims const& rois,
+    nvinfer1::Dims const& y, CropAndResizeParams& run);
+
+class StandardCreatorV2;
+
+//! The creator of CropAndResizeDynamic version "1", the legacy IPluginV2DynamicExt form (crop_and_resize_legacy.cpp).
+std::unique_ptr<StandardCreatorV2> makeCropAndResizeLegacyCreator();
 
 //! The creator of CropAndResizeDynamic version "2".
 class CropAndResizeCreator final : public StandardCreator

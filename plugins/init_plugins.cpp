@@ -76,6 +76,7 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
             registerStandardV2(*registry, pluginNamespace, makeBatchedNmsDynamicCreator());
             registerStandardV2(*registry, pluginNamespace, makeBatchedNmsCreator());
             registerStandardV2(*registry, pluginNamespace, makeResizeNearestCreator());
+            registerStandardV2(*registry, pluginNamespace, makeCropAndResizeLegacyCreator());
         }
     }
     catch (...)

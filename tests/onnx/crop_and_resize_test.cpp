@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // CropAndResizeDynamic as an ONNX node (op_type the plugin's name, plugin_version "2", crop sizes as attributes; kiln's
 // parser loads the standard plugin library when no creator is registered), parsed, built and run on the host backend,
-// and its version-1 spelling, which this library does not have, refused.
+// version "1" (the default plugin_version), the legacy IPluginV2DynamicExt form; and a missing field refused.
 #include "checks.h"
 #include "model_builder.h"
 
@@ -39,19 +39,33 @@ TEST(OnnxCropAndResize, PluginRunsOnTheHost)
     EXPECT_EQ(outputs["Y"].values, (std::vector<float>{0, 2, 6, 8, 4, 5, 7, 8}));
 }
 
-TEST(OnnxCropAndResize, VersionOneIsNotProvided)
+TEST(OnnxCropAndResize, VersionOneIsTheLegacyV2Plugin)
 {
     ModelBuilder m(17);
     m.input("X", {1, 1, 3, 3});
-    m.input("rois", {1, 2, 4});
+    m.input("rois", {1, 1, 4});
     auto& node = m.node("CropAndResizeDynamic", {"X", "rois"}, {"Y"}, "crop");
     attrInt(node, "crop_width", 2);
     attrInt(node, "crop_height", 2);
     m.output("Y");
     Harness h;
-    EXPECT_FALSE(h.parse(m));
-    ASSERT_NE(h.firstError(), nullptr);
-    EXPECT_EQ(h.firstError()->code(), ErrorCode::kUNSUPPORTED_NODE) << h.errors();
+    ASSERT_TRUE(h.parse(m)) << h.errors();
+    ASSERT_EQ(h.layers(nvinfer1::LayerType::kPLUGIN_V2).size(), 1U);
+    auto outputs = h.run({{"X", {{1, 1, 3, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8}}}, {"rois", {{1, 1, 4}, {0, 0, 1, 1}}}});
+    ASSERT_EQ(outputs.count("Y"), 1U) << h.lastFailure();
+    EXPECT_EQ(outputs["Y"].values, (std::vector<float>{0, 2, 6, 8}));
+}
+
+TEST(OnnxCropAndResize, MissingCropSizeIsRefused)
+{
+    ModelBuilder m(17);
+    m.input("X", {1, 1, 3, 3});
+    m.input("rois", {1, 2, 4});
+    auto& node = m.node("CropAndResizeDynamic", {"X", "rois"}, {"Y"}, "crop");
+    attrString(node, "plugin_version", "2");
+    attrInt(node, "crop_width", 2);
+    m.output("Y");
+    expectRefused(m, ErrorCode::kUNSUPPORTED_NODE, "Could not create the plugin");
 }
 
 } // namespace

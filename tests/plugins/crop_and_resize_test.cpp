@@ -6,6 +6,7 @@
 #include "NvInferPlugin.h"
 #include "crop_and_resize.h"
 #include "kiln/plugin_host.h"
+#include "standard_plugin_v2.h"
 
 #include <gtest/gtest.h>
 
@@ -249,6 +250,82 @@ TEST(CropAndResizePlugin, SerializesDeserializesAndRunsInAnEngine)
         EXPECT_NEAR(y[i], expected[i], 1e-5 * (1 + std::fabs(expected[i]))) << i;
     }
 }
+
+KILN_IGNORE_DEPRECATED_BEGIN
+
+// Version "1", the legacy IPluginV2DynamicExt form: the same fields, serialized and restored, and the same results in
+// an engine on the host backend.
+TEST(CropAndResizePlugin, LegacyVersionOneRunsInAnEngine)
+{
+    ASSERT_TRUE(initLibNvInferPlugins(&logger(), ""));
+    auto* legacy
+        = static_cast<nvinfer1::IPluginCreator*>(getPluginRegistry()->getCreator("CropAndResizeDynamic", "1", ""));
+    ASSERT_NE(legacy, nullptr);
+    EXPECT_STREQ(legacy->getInterfaceInfo().kind, "PLUGIN CREATOR_V1");
+    ASSERT_EQ(legacy->getFieldNames()->nbFields, 2);
+    int32_t const zero = 0;
+    PluginField const bad[]
+        = {{"crop_width", &zero, PluginFieldType::kINT32, 1}, {"crop_height", &zero, PluginFieldType::kINT32, 1}};
+    PluginFieldCollection const badFc{2, bad};
+    logger().mMessages.clear();
+    EXPECT_EQ(legacy->createPlugin("crop", &badFc), nullptr);
+    EXPECT_NE(logger().mMessages.find("crop_width and crop_height are 0 and 0"), std::string::npos)
+        << logger().mMessages;
+
+    std::mt19937_64 rng(10);
+    CropAndResizeParams p;
+    p.cropHeight = 2;
+    p.cropWidth = 3;
+    p.batch = 2;
+    p.channels = 2;
+    p.height = 5;
+    p.width = 4;
+    p.boxes = 2;
+    std::vector<float> x = uniform(rng, static_cast<size_t>(2 * 2 * 5 * 4), -1.0F, 1.0F);
+    std::vector<float> rois = uniform(rng, static_cast<size_t>(2 * 2 * 4), -0.2F, 1.2F);
+    PluginField const fields[] = {{"crop_width", &p.cropWidth, PluginFieldType::kINT32, 1},
+        {"crop_height", &p.cropHeight, PluginFieldType::kINT32, 1}};
+    PluginFieldCollection const fc{2, fields};
+    nvinfer1::IPluginV2* plugin = legacy->createPlugin("crop", &fc);
+    ASSERT_NE(plugin, nullptr);
+    EXPECT_STREQ(plugin->getPluginVersion(), "1");
+    std::vector<uint8_t> bytes(plugin->getSerializationSize());
+    ASSERT_EQ(bytes.size(), 8U);
+    plugin->serialize(bytes.data());
+    nvinfer1::IPluginV2* restored = legacy->deserializePlugin("crop", bytes.data(), bytes.size());
+    ASSERT_NE(restored, nullptr);
+    restored->destroy();
+    std::unique_ptr<nvinfer1::IBuilder> builder{nvinfer1::createInferBuilder(logger())};
+    std::unique_ptr<nvinfer1::INetworkDefinition> network{builder->createNetworkV2(0)};
+    nvinfer1::ITensor* inputs[] = {network->addInput("X", DataType::kFLOAT, nvinfer1::Dims{4, {2, 2, 5, 4}}),
+        network->addInput("rois", DataType::kFLOAT, nvinfer1::Dims{3, {2, 2, 4}})};
+    nvinfer1::IPluginV2Layer* layer = network->addPluginV2(inputs, 2, *plugin);
+    ASSERT_NE(layer, nullptr);
+    layer->getOutput(0)->setName("Y");
+    network->markOutput(*layer->getOutput(0));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{builder->createBuilderConfig()};
+    logger().mMessages.clear();
+    std::unique_ptr<nvinfer1::IHostMemory> plan{builder->buildSerializedNetwork(*network, *config)};
+    plugin->destroy();
+    ASSERT_NE(plan, nullptr) << logger().mMessages;
+    std::unique_ptr<nvinfer1::IRuntime> runtime{nvinfer1::createInferRuntime(logger())};
+    std::unique_ptr<nvinfer1::ICudaEngine> engine{runtime->deserializeCudaEngine(plan->data(), plan->size())};
+    ASSERT_NE(engine, nullptr) << logger().mMessages;
+    std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr) << logger().mMessages;
+    std::vector<float> y(static_cast<size_t>(p.outputCount()), -9.F);
+    context->setTensorAddress("X", x.data());
+    context->setTensorAddress("rois", rois.data());
+    context->setTensorAddress("Y", y.data());
+    ASSERT_TRUE(context->enqueueV3(nullptr)) << logger().mMessages;
+    std::vector<float> const expected = reference(p, x, rois);
+    for (size_t i = 0; i < y.size(); ++i)
+    {
+        EXPECT_NEAR(y[i], expected[i], 1e-5 * (1 + std::fabs(expected[i]))) << i;
+    }
+}
+
+KILN_IGNORE_DEPRECATED_END
 
 } // namespace
 } // namespace kiln::plugins
