@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// BatchedNMSDynamic_TRT as an ONNX node (op_type the plugin's name, fields as attributes; kiln's parser loads the
-// standard plugin library when no creator is registered): ONNX's NonMaxSuppression example boxes parsed, built and
-// run on the host backend, and a refused attribute with its code.
+// BatchedNMSDynamic_TRT as an ONNX node (op_type the plugin's name, fields as attributes; the test registers
+// the standard plugin library first, as a TensorRT application must): ONNX's NonMaxSuppression example boxes parsed,
+// built and run on the host backend, and a refused attribute with its code.
 #include "checks.h"
 #include "model_builder.h"
+#include "standard_plugin_library.h"
 
 #include <gtest/gtest.h>
 
@@ -37,6 +38,7 @@ std::vector<float> const kScores{0.9F, 0.75F, 0.6F, 0.95F, 0.5F, 0.3F};
 
 TEST(OnnxBatchedNms, PluginRunsOnTheHost)
 {
+    ASSERT_EQ(initStandardPluginLibrary(), "");
     ModelBuilder m(17);
     m.input("boxes", {1, 6, 1, 4});
     m.input("scores", {1, 6, 1});
@@ -62,6 +64,7 @@ TEST(OnnxBatchedNms, PluginRunsOnTheHost)
 
 TEST(OnnxBatchedNms, KeepTopKAboveTopKIsRefused)
 {
+    ASSERT_EQ(initStandardPluginLibrary(), "");
     ModelBuilder m(17);
     m.input("boxes", {1, 6, 1, 4});
     m.input("scores", {1, 6, 1});

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// CropAndResizeDynamic as an ONNX node (op_type the plugin's name, plugin_version "2", crop sizes as attributes; kiln's
-// parser loads the standard plugin library when no creator is registered), parsed, built and run on the host backend,
-// version "1" (the default plugin_version), the legacy IPluginV2DynamicExt form; and a missing field refused.
+// CropAndResizeDynamic as an ONNX node (op_type the plugin's name, plugin_version "2", crop sizes as attributes; the
+// test registers the standard plugin library first, as a TensorRT application must), parsed, built and run on the host
+// backend, version "1" (the default plugin_version), the legacy IPluginV2DynamicExt form; and a missing field refused.
 #include "checks.h"
 #include "model_builder.h"
+#include "standard_plugin_library.h"
 
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@ using nvonnxparser::ErrorCode;
 
 TEST(OnnxCropAndResize, PluginRunsOnTheHost)
 {
+    ASSERT_EQ(initStandardPluginLibrary(), "");
     ModelBuilder m(17);
     m.input("X", {1, 1, 3, 3});
     m.input("rois", {1, 2, 4});
@@ -41,6 +43,7 @@ TEST(OnnxCropAndResize, PluginRunsOnTheHost)
 
 TEST(OnnxCropAndResize, VersionOneIsTheLegacyV2Plugin)
 {
+    ASSERT_EQ(initStandardPluginLibrary(), "");
     ModelBuilder m(17);
     m.input("X", {1, 1, 3, 3});
     m.input("rois", {1, 1, 4});
@@ -58,6 +61,7 @@ TEST(OnnxCropAndResize, VersionOneIsTheLegacyV2Plugin)
 
 TEST(OnnxCropAndResize, MissingCropSizeIsRefused)
 {
+    ASSERT_EQ(initStandardPluginLibrary(), "");
     ModelBuilder m(17);
     m.input("X", {1, 1, 3, 3});
     m.input("rois", {1, 2, 4});

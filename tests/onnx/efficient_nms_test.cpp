@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// EfficientNMS_TRT and EfficientNMS_ONNX_TRT as ONNX nodes (op_type the plugin's name, fields as attributes; kiln's
-// parser loads the standard plugin library when no creator is registered): ONNX's NonMaxSuppression example boxes
+// EfficientNMS_TRT and EfficientNMS_ONNX_TRT as ONNX nodes (op_type the plugin's name, fields as attributes; the test
+// registers the standard plugin library first, as a TensorRT application must): ONNX's NonMaxSuppression example boxes
 // parsed, built and run on the host backend, and a refused attribute with its code.
 #include "checks.h"
 #include "model_builder.h"
+#include "standard_plugin_library.h"
 
 #include <gtest/gtest.h>
 
@@ -24,6 +25,7 @@ std::vector<float> const kScores{0.9F, 0.75F, 0.6F, 0.95F, 0.5F, 0.3F};
 
 TEST(OnnxEfficientNms, StandardPluginRunsOnTheHost)
 {
+    ASSERT_EQ(initStandardPluginLibrary(), "");
     ModelBuilder m(17);
     m.input("boxes", {1, 6, 4});
     m.input("scores", {1, 6, 1});
@@ -58,6 +60,7 @@ TEST(OnnxEfficientNms, StandardPluginRunsOnTheHost)
 
 TEST(OnnxEfficientNms, OnnxVariantSelectsIndices)
 {
+    ASSERT_EQ(initStandardPluginLibrary(), "");
     ModelBuilder m(17);
     m.input("boxes", {1, 6, 4});
     m.input("scores", {1, 6, 1});
@@ -77,6 +80,7 @@ TEST(OnnxEfficientNms, OnnxVariantSelectsIndices)
 
 TEST(OnnxEfficientNms, BadAttributeIsRefused)
 {
+    ASSERT_EQ(initStandardPluginLibrary(), "");
     ModelBuilder m(17);
     m.input("boxes", {1, 6, 4});
     m.input("scores", {1, 6, 1});

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// ResizeNearest_TRT as an ONNX node (op_type the plugin's name, scale as an attribute; kiln's parser loads the
-// standard plugin library when no creator is registered; an IPluginV2Ext in an explicit-batch network), parsed, built
-// and run on the host backend, and a refused scale with its code.
+// ResizeNearest_TRT as an ONNX node (op_type the plugin's name, scale as an attribute; the test registers
+// the standard plugin library first, as a TensorRT application must; an IPluginV2Ext in an explicit-batch network),
+// parsed, built and run on the host backend, and a refused scale with its code.
 #include "checks.h"
 #include "model_builder.h"
+#include "standard_plugin_library.h"
 
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@ using nvonnxparser::ErrorCode;
 
 TEST(OnnxResizeNearest, PluginRunsOnTheHost)
 {
+    ASSERT_EQ(initStandardPluginLibrary(), "");
     ModelBuilder m(17);
     m.input("X", {1, 2, 2, 2});
     attrFloat(m.node("ResizeNearest_TRT", {"X"}, {"Y"}, "resize"), "scale", 2.0F);
@@ -35,6 +37,7 @@ TEST(OnnxResizeNearest, PluginRunsOnTheHost)
 
 TEST(OnnxResizeNearest, NonPositiveScaleIsRefused)
 {
+    ASSERT_EQ(initStandardPluginLibrary(), "");
     ModelBuilder m(17);
     m.input("X", {1, 2, 2, 2});
     attrFloat(m.node("ResizeNearest_TRT", {"X"}, {"Y"}, "resize"), "scale", -1.0F);
