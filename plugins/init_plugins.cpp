@@ -5,10 +5,15 @@
 // is skipped quietly; the result is always true. The logger, when not null, is where the plugins log from then on.
 #include "NvInferPlugin.h"
 
+#include "batched_nms.h"
 #include "common.h"
+#include "crop_and_resize.h"
 #include "deform_conv.h"
+#include "efficient_nms.h"
 #include "plugin/plugin_lookup.h"
+#include "resize_nearest.h"
 #include "roi_align.h"
+#include "standard_plugin_v2.h"
 
 #include <memory>
 #include <mutex>
@@ -65,6 +70,13 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
         {
             registerStandard<RoiAlignCreator>(*registry, pluginNamespace);
             registerStandard<DeformConvCreator>(*registry, pluginNamespace);
+            registerStandard<CropAndResizeCreator>(*registry, pluginNamespace);
+            registerStandardV2(*registry, pluginNamespace, makeEfficientNmsCreator());
+            registerStandardV2(*registry, pluginNamespace, makeEfficientNmsOnnxCreator());
+            registerStandardV2(*registry, pluginNamespace, makeBatchedNmsDynamicCreator());
+            registerStandardV2(*registry, pluginNamespace, makeBatchedNmsCreator());
+            registerStandardV2(*registry, pluginNamespace, makeResizeNearestCreator());
+            registerStandardV2(*registry, pluginNamespace, makeCropAndResizeLegacyCreator());
         }
     }
     catch (...)
