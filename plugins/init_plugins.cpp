@@ -7,8 +7,12 @@
 
 #include "common.h"
 #include "deform_conv.h"
+#include "group_norm.h"
+#include "instance_norm.h"
+#include "ms_deform_attn.h"
 #include "plugin/plugin_lookup.h"
 #include "roi_align.h"
+#include "scatter_elements.h"
 
 #include <memory>
 #include <mutex>
@@ -65,6 +69,10 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
         {
             registerStandard<RoiAlignCreator>(*registry, pluginNamespace);
             registerStandard<DeformConvCreator>(*registry, pluginNamespace);
+            registerStandard<InstanceNormCreator>(*registry, pluginNamespace);
+            registerStandard<ScatterElementsCreator>(*registry, pluginNamespace);
+            registerStandard<MsDeformAttnCreator>(*registry, pluginNamespace);
+            registerStandardV2(*registry, std::make_unique<GroupNormCreator>(), pluginNamespace);
         }
     }
     catch (...)

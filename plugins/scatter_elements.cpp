@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "scatter_elements.h"
+
+#include "elements.h"
+#include "field_arrays.h"
+
+#include <array>
+#include <cstring>
+
+namespace kiln::plugins
+{
+
+namespace
+{
+
+using nvinfer1::DataType;
+using nvinfer1::PluginField;
+using nvinfer1::PluginFieldType;
+
+constexpr std::array<std::pair<char const*, ScatterReduction>, 6> kReductions{
+    {{"none", ScatterReduction::kNONE}, {"add", ScatterReduction::kADD}, {"mul", ScatterReduction::kMUL},
+        {"min", ScatterReduction::kMIN}, {"max", ScatterReduction::kMAX}, {"mean", ScatterReduction::kMEAN}}};
+
+char const* reductionName(ScatterReduction reduction)
+{
+    for (auto const& [name, value] : kReductions)
+    {
+        if (value == reduction)
+        {
+            return name;
+        }
+    }
+    return "?";
+}
+
+bool isScatterType(DataType type)
+{
+    return type == DataType::kFLOAT || type == DataType::kHALF || type == DataType::kINT32 || type == DataType::kINT64;
+}
+
+class ScatterElementsPlugin final : public StandardPlugin
+{
+public:
+    ScatterElementsPlugin(std::string pluginNamespace, ScatterReduction reduction, int32_t axis)
+        : StandardPlugin(std::move(pluginNamespace))
+        , mReduction(reduction)
+        , mAxis(axis)
+    {
+    }
+
+    nvinfer1::IPluginV3* clone() noexcept override
+    {
+        try
+        {
+            return new ScatterElementsPlugin(*this);
+        }
+        catch (...)
+        {
+            return nullptr;
+        }
+    }
+
+    char const* getPluginName() const noexcept override { return kScatterElementsName; }
+    char const* getPluginVersion() const noexcept override { return kScatterElementsVersion; }
+
+    int32_t getOutputShapes(nvinfer1::DimsExprs const* inputs, int32_t nbInputs,
+        nvinfer1::DimsExprs const* /*shapeInputs*/, int32_t /*nbShapeInputs*/, nvinfer1::DimsExprs* outputs,
+        int32_t nbOutputs, nvinfer1::IExprBuilder& /*exprBuilder*/) noexcept override
+    {
+        if (nbInputs != 3 || nbOutputs != 1)
+        {
+            logError(kScatterElementsName,
+                "takes data, indices and updates (3 inputs) and has one output; it got " + std::to_string(nbInputs)
+                    + " inputs");
+            return -1;
+        }
+        int32_t const rank = inputs[0].nbDims;
+        if (rank < 1 || rank > kScatterMaxRank || inputs[1].nbDims != rank || inputs[2].nbDims != rank)
+        {
+            logError(kScatterElementsName,
+                "data, indices and updates have ranks " + std::to_string(rank) + ", " + std::to_string(inputs[1].nbDims)
+                    + " and " + std::to_string(inputs[2].nbDims) + "; they must have one rank, 1 to 8");
+            return -1;
+        }
+        if (mAxis < -rank || mAxis >= rank)
+        {
+            logError(kScatterElementsName,
+                "axis is " + std::to_string(mAxis) + "; for data of rank " + std::to_string(rank) + " it must be in ["
+                    + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "]");
+            return -1;
+        }
+        outputs[0] = inputs[0];
+        return 0;
+    }
+
+    bool supportsFormatCombination(int32_t pos, nvinfer1::DynamicPluginTensorDesc const* inOut, int32_t /*nbInputs*/,
+        int32_t /*nbOutputs*/) noexcept override
+    {
+        nvinfer1::PluginTensorDesc const& desc = inOut[pos].desc;
+        if (desc.format != nvinfer1::TensorFormat::kLINEAR)
+        {
+            return false;
+        }
+        if (pos == 1)
+        {
+            return desc.type == DataType::kINT64;
+        }
+        return pos == 0 ? isScatterType(desc.type) : desc.type == inOut[0].desc.type;
+    }
+
+    int32_t onShapeChange(nvinfer1::PluginTensorDesc const* in, int32_t nbInputs, nvinfer1::PluginTensorDesc const* out,
+        int32_t nbOutputs) noexcept override
+    {
+        return nbInputs == 3 && nbOutputs == 1 && shapesAgree(in, out) ? 0 : -1;
+    }
+
+    int32_t enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
+        void const* const* inputs, void* const* outputs, void* /*workspace*/, cudaStream_t stream) noexcept override
+    {
+        if (!shapesAgree(inputDesc, outputDesc))
+        {
+            return -1;
+        }
+#ifdef KILN_PLUGINS_CUDA
+        cudaError_t const status = launchScatterElements(paramsFor(inputDesc), inputDesc[0].type, inputs[0],
+            static_cast<int64_t const*>(inputs[1]), inputs[2], outputs[0], stream);
+        if (status != cudaSuccess)
+        {
+            logError(
+                kScatterElementsName, std::string("the CUDA kernel failed to launch: ") + cudaGetErrorString(status));
+            return -1;
+        }
+        return 0;
+#else
+        static_cast<void>(inputs), static_cast<void>(outputs), static_cast<void>(stream);
+        logError(kScatterElementsName, "this build of the standard plugin library has no CUDA kernels");
+        return -1;
+#endif
+    }
+
+    int32_t enqueueHost(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
+        void const* const* inputs, void* const* outputs, void* /*workspace*/) noexcept override
+    {
+        if (!shapesAgree(inputDesc, outputDesc))
+        {
+            return -1;
+        }
+        runScatterElementsHost(paramsFor(inputDesc), inputDesc[0].type, inputs[0],
+            static_cast<int64_t const*>(inputs[1]), inputs[2], outputs[0]);
+        return 0;
+    }
+
+    nvinfer1::PluginFieldCollection const* getFieldsToSerialize() noexcept override
+    {
+        char const* name = reductionName(mReduction);
+        mFields = {PluginField{"reduction", name, PluginFieldType::kCHAR, static_cast<int32_t>(std::strlen(name))},
+            PluginField{"axis", &mAxis, PluginFieldType::kINT32, 1}};
+        mCollection = {static_cast<int32_t>(mFields.size()), mFields.data()};
+        return &mCollection;
+    }
+
+private:
+    ScatterElementsPlugin(ScatterElementsPlugin const& other)
+        : StandardPlugin(other)
+        , mReduction(other.mReduction)
+        , mAxis(other.mAxis)
+    {
+    }
+
+    //! Whether this run's data, indices, updates and Y fit together (one rank, axis inside it, updates of indices'
+    //! shape and no larger than data off the axis, Y of data's shape); logs otherwise.
+    bool shapesAgree(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc) const
+    {
+        nvinfer1::Dims const& data = inputDesc[0].dims;
+        nvinfer1::Dims const& indices = inputDesc[1].dims;
+        nvinfer1::Dims const& updates = inputDesc[2].dims;
+        nvinfer1::Dims const& y = outputDesc[0].dims;
+        int32_t const rank = data.nbDims;
+        bool agree = rank >= 1 && rank <= kScatterMaxRank && indices.nbDims == rank && updates.nbDims == rank
+            && y.nbDims == rank && mAxis >= -rank && mAxis < rank;
+        int32_t const axis = mAxis < 0 ? mAxis + rank : mAxis;
+        for (int32_t d = 0; agree && d < rank; ++d)
+        {
+            agree = data.d[d] >= 0 && y.d[d] == data.d[d] && updates.d[d] >= 0 && indices.d[d] == updates.d[d]
+                && (d == axis || updates.d[d] <= data.d[d]);
+        }
+        if (!agree)
+        {
+            logError(kScatterElementsName,
+                "the tensors of this run do not fit together (data, indices and updates of one rank with axis "
+                    + std::to_string(mAxis)
+                    + " inside it, indices and updates of one shape no larger than data off the axis, Y of data's "
+                      "shape); nothing was computed");
+        }
+        return agree;
+    }
+
+    ScatterParams paramsFor(nvinfer1::PluginTensorDesc const* inputDesc) const noexcept
+    {
+        ScatterParams params;
+        params.reduction = mReduction;
+        params.rank = inputDesc[0].dims.nbDims;
+        params.axis = mAxis < 0 ? mAxis + params.rank : mAxis;
+        for (int32_t d = 0; d < params.rank; ++d)
+        {
+            params.dataDims[d] = inputDesc[0].dims.d[d];
+            params.updatesDims[d] = inputDesc[2].dims.d[d];
+        }
+        return params;
+    }
+
+    ScatterReduction mReduction;
+    int32_t mAxis;
+    std::vector<PluginField> mFields;
+    nvinfer1::PluginFieldCollection mCollection{};
+};
+
+template <typename T>
+void scatterHost(ScatterParams const& p, void const* data, int64_t const* indices, void const* updates, void* y)
+{
+    auto* out = static_cast<T*>(y);
+    std::memcpy(out, data, static_cast<size_t>(p.dataCount()) * sizeof(T));
+    auto const* in = static_cast<T const*>(updates);
+    int64_t const count = p.updatesCount();
+    for (int64_t e = 0; e < count; ++e)
+    {
+        int64_t const target = scatterTarget(p, e, indices[e]);
+        if (target < 0)
+        {
+            continue;
+        }
+        if constexpr (std::is_same_v<T, uint16_t>)
+        {
+            out[target] = floatToHalf(scatterCombine(p.reduction, halfToFloat(out[target]), halfToFloat(in[e])));
+        }
+        else
+        {
+            out[target] = scatterCombine(p.reduction, out[target], in[e]);
+        }
+    }
+}
+
+} // namespace
+
+void runScatterElementsHost(
+    ScatterParams const& params, DataType type, void const* data, int64_t const* indices, void const* updates, void* y)
+{
+    switch (type)
+    {
+    case DataType::kHALF: scatterHost<uint16_t>(params, data, indices, updates, y); break;
+    case DataType::kINT32: scatterHost<int32_t>(params, data, indices, updates, y); break;
+    case DataType::kINT64: scatterHost<int64_t>(params, data, indices, updates, y); break;
+    default: scatterHost<float>(params, data, indices, updates, y); break;
+    }
+}
+
+ScatterElementsCreator::ScatterElementsCreator()
+    : StandardCreator({PluginField{"reduction", nullptr, PluginFieldType::kCHAR, 1},
+        PluginField{"axis", nullptr, PluginFieldType::kINT32, 1}})
+{
+}
+
+nvinfer1::IPluginV3* ScatterElementsCreator::createPlugin(
+    char const* /*name*/, nvinfer1::PluginFieldCollection const* fc, nvinfer1::TensorRTPhase /*phase*/) noexcept
+{
+    try
+    {
+        FieldReader const fields(kScatterElementsName, fc);
+        int32_t axis = 0;
+        std::string reduction;
+        bool present = false;
+        for (int32_t i = 0; fc != nullptr && fc->fields != nullptr && i < fc->nbFields; ++i)
+        {
+            present = present || (fc->fields[i].name != nullptr && std::strcmp(fc->fields[i].name, "reduction") == 0);
+        }
+        if (!fields.readInt("axis", axis) || !readString(kScatterElementsName, fc, "reduction", reduction))
+        {
+            return nullptr;
+        }
+        if (!present)
+        {
+            logError(kScatterElementsName, "field reduction is required (none, add, mul, min, max or mean)");
+            return nullptr;
+        }
+        for (auto const& [name, value] : kReductions)
+        {
+            if (reduction == name)
+            {
+                return new ScatterElementsPlugin(mNamespace, value, axis);
+            }
+        }
+        logError(kScatterElementsName, "reduction is '" + reduction + "'; it must be none, add, mul, min, max or mean");
+        return nullptr;
+    }
+    catch (...)
+    {
+        return nullptr;
+    }
+}
+
+} // namespace kiln::plugins
