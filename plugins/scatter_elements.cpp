@@ -89,6 +89,18 @@ public:
                     + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "]");
             return -1;
         }
+        for (int32_t d = 0; d < rank; ++d)
+        {
+            if (inputs[1].d[d]->isConstant() && inputs[2].d[d]->isConstant()
+                && inputs[1].d[d]->getConstantValue() != inputs[2].d[d]->getConstantValue())
+            {
+                logError(kScatterElementsName,
+                    "indices and updates differ in extent " + std::to_string(d) + " ("
+                        + std::to_string(inputs[1].d[d]->getConstantValue()) + " and "
+                        + std::to_string(inputs[2].d[d]->getConstantValue()) + "); they must have one shape");
+                return -1;
+            }
+        }
         outputs[0] = inputs[0];
         return 0;
     }

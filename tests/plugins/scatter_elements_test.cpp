@@ -266,7 +266,7 @@ struct ScatterNetwork
     std::unique_ptr<nvinfer1::INetworkDefinition> network;
     std::unique_ptr<nvinfer1::IPluginV3> plugin;
 
-    ScatterNetwork(test::PluginLog& log, char const* reduction, int32_t axis, DataType type)
+    ScatterNetwork(test::PluginLog& log, char const* reduction, int32_t axis, DataType type, int64_t updatesRows = 3)
         : builder(nvinfer1::createInferBuilder(log))
         , network(builder->createNetworkV2(0))
     {
@@ -275,7 +275,7 @@ struct ScatterNetwork
             test::v3Creator("ScatterElements", "2")->createPlugin("s", f.get(), nvinfer1::TensorRTPhase::kBUILD));
         nvinfer1::ITensor* inputs[] = {network->addInput("data", type, nvinfer1::Dims{2, {4, 5}}),
             network->addInput("indices", DataType::kINT64, nvinfer1::Dims{2, {3, 5}}),
-            network->addInput("updates", type, nvinfer1::Dims{2, {3, 5}})};
+            network->addInput("updates", type, nvinfer1::Dims{2, {updatesRows, 5}})};
         nvinfer1::IPluginV3Layer* layer
             = plugin != nullptr ? network->addPluginV3(inputs, 3, nullptr, 0, *plugin) : nullptr;
         if (layer != nullptr)
@@ -327,7 +327,7 @@ TEST(ScatterElementsEngine, SerializesDeserializesAndRuns)
     }
 }
 
-TEST(ScatterElementsEngine, AnAxisOutsideTheRankIsRefusedAtBuildTime)
+TEST(ScatterElementsEngine, AnAxisOutsideTheRankAndUnequalIndicesAndUpdatesAreRefusedAtBuildTime)
 {
     test::PluginLog& log = initPlugins();
     ScatterNetwork net(log, "add", 2, DataType::kFLOAT);
@@ -337,6 +337,15 @@ TEST(ScatterElementsEngine, AnAxisOutsideTheRankIsRefusedAtBuildTime)
     EXPECT_EQ(plan, nullptr);
     EXPECT_TRUE(log.has("ScatterElements plugin: axis is 2; for data of rank 2 it must be in [-2, 1]"))
         << log.mMessages;
+
+    log.mMessages.clear();
+    ScatterNetwork mismatched(log, "add", 0, DataType::kFLOAT, 2);
+    ASSERT_NE(mismatched.plugin, nullptr);
+    std::unique_ptr<nvinfer1::IBuilderConfig> mismatchedConfig{mismatched.builder->createBuilderConfig()};
+    std::unique_ptr<nvinfer1::IHostMemory> refused{
+        mismatched.builder->buildSerializedNetwork(*mismatched.network, *mismatchedConfig)};
+    EXPECT_EQ(refused, nullptr);
+    EXPECT_TRUE(log.has("ScatterElements plugin: indices and updates differ in extent 0 (3 and 2)")) << log.mMessages;
 }
 
 } // namespace
