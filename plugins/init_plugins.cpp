@@ -73,6 +73,7 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
             registerStandard<ScatterElementsCreator>(*registry, pluginNamespace);
             registerStandard<MsDeformAttnCreator>(*registry, pluginNamespace);
             registerStandardV2(*registry, std::make_unique<GroupNormCreator>(), pluginNamespace);
+            registerStandardV2(*registry, std::make_unique<MsDeformAttnLegacyCreator>(), pluginNamespace);
         }
     }
     catch (...)

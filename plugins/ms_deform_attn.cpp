@@ -46,6 +46,112 @@ std::string shapeProblem(int32_t nbInputs, Rank rank, Extent extent)
     return {};
 }
 
+} // namespace
+
+std::string msDeformAttnBuildProblem(nvinfer1::DimsExprs const* inputs, int32_t nbInputs)
+{
+    return shapeProblem(
+        nbInputs, [&](int32_t i) { return inputs[i].nbDims; },
+        [&](int32_t i, int32_t d) -> int64_t {
+            return inputs[i].d[d]->isConstant() ? inputs[i].d[d]->getConstantValue() : -1;
+        });
+}
+
+bool msDeformAttnRunAgrees(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc)
+{
+    std::string problem = shapeProblem(
+        5, [&](int32_t i) { return inputDesc[i].dims.nbDims; },
+        [&](int32_t i, int32_t d) -> int64_t { return inputDesc[i].dims.d[d]; });
+    Dims const& y = outputDesc[0].dims;
+    bool negative = false;
+    for (int32_t i = 0; problem.empty() && i < 5; ++i)
+    {
+        for (int32_t d = 0; d < inputDesc[i].dims.nbDims; ++d)
+        {
+            negative = negative || inputDesc[i].dims.d[d] < 0;
+        }
+    }
+    if (problem.empty()
+        && (negative || y.nbDims != 4 || y.d[0] != inputDesc[0].dims.d[0] || y.d[1] != inputDesc[3].dims.d[1]
+            || y.d[2] != inputDesc[0].dims.d[2] || y.d[3] != inputDesc[0].dims.d[3]))
+    {
+        problem = "Y must be [N, Lq, M, D]";
+    }
+    if (!problem.empty())
+    {
+        logError(kMsDeformAttnName,
+            "the tensors of this run do not have the shapes the plugin takes (" + problem + "); nothing was computed");
+    }
+    return problem.empty();
+}
+
+MsDeformAttnParams msDeformAttnRunParams(nvinfer1::PluginTensorDesc const* inputDesc)
+{
+    MsDeformAttnParams params;
+    params.batch = inputDesc[0].dims.d[0];
+    params.spatialSize = inputDesc[0].dims.d[1];
+    params.heads = inputDesc[0].dims.d[2];
+    params.channels = inputDesc[0].dims.d[3];
+    params.levels = inputDesc[1].dims.d[0];
+    params.queries = inputDesc[3].dims.d[1];
+    params.points = inputDesc[3].dims.d[4];
+    return params;
+}
+
+bool msDeformAttnSupports(int32_t pos, nvinfer1::PluginTensorDesc const* inOut)
+{
+    nvinfer1::PluginTensorDesc const& desc = inOut[pos];
+    if (desc.format != nvinfer1::TensorFormat::kLINEAR)
+    {
+        return false;
+    }
+    if (pos == 1 || pos == 2)
+    {
+        return desc.type == DataType::kINT32;
+    }
+    return pos == 0 ? isFloatOrHalf(desc.type) : desc.type == inOut[0].type;
+}
+
+int32_t msDeformAttnEnqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
+    void const* const* inputs, void* const* outputs, cudaStream_t stream)
+{
+    if (!msDeformAttnRunAgrees(inputDesc, outputDesc))
+    {
+        return -1;
+    }
+#ifdef KILN_PLUGINS_CUDA
+    cudaError_t const status = launchMsDeformAttn(msDeformAttnRunParams(inputDesc), inputDesc[0].type, inputs[0],
+        static_cast<int32_t const*>(inputs[1]), static_cast<int32_t const*>(inputs[2]), inputs[3], inputs[4],
+        outputs[0], stream);
+    if (status != cudaSuccess)
+    {
+        logError(kMsDeformAttnName, std::string("the CUDA kernel failed to launch: ") + cudaGetErrorString(status));
+        return -1;
+    }
+    return 0;
+#else
+    static_cast<void>(inputs), static_cast<void>(outputs), static_cast<void>(stream);
+    logError(kMsDeformAttnName, "this build of the standard plugin library has no CUDA kernels");
+    return -1;
+#endif
+}
+
+int32_t msDeformAttnEnqueueHost(nvinfer1::PluginTensorDesc const* inputDesc,
+    nvinfer1::PluginTensorDesc const* outputDesc, void const* const* inputs, void* const* outputs)
+{
+    if (!msDeformAttnRunAgrees(inputDesc, outputDesc))
+    {
+        return -1;
+    }
+    runMsDeformAttnHost(msDeformAttnRunParams(inputDesc), inputDesc[0].type, inputs[0],
+        static_cast<int32_t const*>(inputs[1]), static_cast<int32_t const*>(inputs[2]), inputs[3], inputs[4],
+        outputs[0]);
+    return 0;
+}
+
+namespace
+{
+
 class MsDeformAttnPlugin final : public StandardPlugin
 {
 public:
@@ -73,11 +179,7 @@ public:
         nvinfer1::DimsExprs const* /*shapeInputs*/, int32_t /*nbShapeInputs*/, nvinfer1::DimsExprs* outputs,
         int32_t nbOutputs, nvinfer1::IExprBuilder& /*exprBuilder*/) noexcept override
     {
-        std::string const problem = shapeProblem(
-            nbInputs, [&](int32_t i) { return inputs[i].nbDims; },
-            [&](int32_t i, int32_t d) -> int64_t {
-                return inputs[i].d[d]->isConstant() ? inputs[i].d[d]->getConstantValue() : -1;
-            });
+        std::string const problem = msDeformAttnBuildProblem(inputs, nbInputs);
         if (!problem.empty() || nbOutputs != 1)
         {
             logError(kMsDeformAttnName, problem.empty() ? std::string("has one output") : problem);
@@ -91,113 +193,39 @@ public:
         return 0;
     }
 
-    bool supportsFormatCombination(int32_t pos, nvinfer1::DynamicPluginTensorDesc const* inOut, int32_t /*nbInputs*/,
-        int32_t /*nbOutputs*/) noexcept override
+    bool supportsFormatCombination(int32_t pos, nvinfer1::DynamicPluginTensorDesc const* inOut, int32_t nbInputs,
+        int32_t nbOutputs) noexcept override
     {
-        nvinfer1::PluginTensorDesc const& desc = inOut[pos].desc;
-        if (desc.format != nvinfer1::TensorFormat::kLINEAR)
+        nvinfer1::PluginTensorDesc descs[6]{};
+        for (int32_t i = 0; i <= pos && i < nbInputs + nbOutputs && i < 6; ++i)
         {
-            return false;
+            descs[i] = inOut[i].desc;
         }
-        if (pos == 1 || pos == 2)
-        {
-            return desc.type == DataType::kINT32;
-        }
-        return pos == 0 ? isFloatOrHalf(desc.type) : desc.type == inOut[0].desc.type;
+        return pos < 6 && msDeformAttnSupports(pos, descs);
     }
 
     int32_t onShapeChange(nvinfer1::PluginTensorDesc const* in, int32_t nbInputs, nvinfer1::PluginTensorDesc const* out,
         int32_t nbOutputs) noexcept override
     {
-        return nbInputs == 5 && nbOutputs == 1 && shapesAgree(in, out) ? 0 : -1;
+        return nbInputs == 5 && nbOutputs == 1 && msDeformAttnRunAgrees(in, out) ? 0 : -1;
     }
 
     int32_t enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
         void const* const* inputs, void* const* outputs, void* /*workspace*/, cudaStream_t stream) noexcept override
     {
-        if (!shapesAgree(inputDesc, outputDesc))
-        {
-            return -1;
-        }
-#ifdef KILN_PLUGINS_CUDA
-        cudaError_t const status = launchMsDeformAttn(paramsFor(inputDesc), inputDesc[0].type, inputs[0],
-            static_cast<int32_t const*>(inputs[1]), static_cast<int32_t const*>(inputs[2]), inputs[3], inputs[4],
-            outputs[0], stream);
-        if (status != cudaSuccess)
-        {
-            logError(kMsDeformAttnName, std::string("the CUDA kernel failed to launch: ") + cudaGetErrorString(status));
-            return -1;
-        }
-        return 0;
-#else
-        static_cast<void>(inputs), static_cast<void>(outputs), static_cast<void>(stream);
-        logError(kMsDeformAttnName, "this build of the standard plugin library has no CUDA kernels");
-        return -1;
-#endif
+        return msDeformAttnEnqueue(inputDesc, outputDesc, inputs, outputs, stream);
     }
 
     int32_t enqueueHost(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
         void const* const* inputs, void* const* outputs, void* /*workspace*/) noexcept override
     {
-        if (!shapesAgree(inputDesc, outputDesc))
-        {
-            return -1;
-        }
-        runMsDeformAttnHost(paramsFor(inputDesc), inputDesc[0].type, inputs[0], static_cast<int32_t const*>(inputs[1]),
-            static_cast<int32_t const*>(inputs[2]), inputs[3], inputs[4], outputs[0]);
-        return 0;
+        return msDeformAttnEnqueueHost(inputDesc, outputDesc, inputs, outputs);
     }
 
-    nvinfer1::PluginFieldCollection const* getFieldsToSerialize() noexcept override
-    {
-        return &mNoFields;
-    }
+    nvinfer1::PluginFieldCollection const* getFieldsToSerialize() noexcept override { return &mNoFields; }
 
 private:
     MsDeformAttnPlugin(MsDeformAttnPlugin const& other) = default;
-
-    //! Whether this run's tensors have the shapes the plugin takes and Y [N, Lq, M, D]; logs otherwise.
-    bool shapesAgree(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc) const
-    {
-        std::string problem = shapeProblem(
-            5, [&](int32_t i) { return inputDesc[i].dims.nbDims; },
-            [&](int32_t i, int32_t d) -> int64_t { return inputDesc[i].dims.d[d]; });
-        Dims const& y = outputDesc[0].dims;
-        bool negative = false;
-        for (int32_t i = 0; problem.empty() && i < 5; ++i)
-        {
-            for (int32_t d = 0; d < inputDesc[i].dims.nbDims; ++d)
-            {
-                negative = negative || inputDesc[i].dims.d[d] < 0;
-            }
-        }
-        if (problem.empty()
-            && (negative || y.nbDims != 4 || y.d[0] != inputDesc[0].dims.d[0] || y.d[1] != inputDesc[3].dims.d[1]
-                || y.d[2] != inputDesc[0].dims.d[2] || y.d[3] != inputDesc[0].dims.d[3]))
-        {
-            problem = "Y must be [N, Lq, M, D]";
-        }
-        if (!problem.empty())
-        {
-            logError(kMsDeformAttnName,
-                "the tensors of this run do not have the shapes the plugin takes (" + problem
-                    + "); nothing was computed");
-        }
-        return problem.empty();
-    }
-
-    MsDeformAttnParams paramsFor(nvinfer1::PluginTensorDesc const* inputDesc) const noexcept
-    {
-        MsDeformAttnParams params;
-        params.batch = inputDesc[0].dims.d[0];
-        params.spatialSize = inputDesc[0].dims.d[1];
-        params.heads = inputDesc[0].dims.d[2];
-        params.channels = inputDesc[0].dims.d[3];
-        params.levels = inputDesc[1].dims.d[0];
-        params.queries = inputDesc[3].dims.d[1];
-        params.points = inputDesc[3].dims.d[4];
-        return params;
-    }
 
     nvinfer1::PluginFieldCollection mNoFields{0, nullptr};
 };

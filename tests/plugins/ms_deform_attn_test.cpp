@@ -2,7 +2,7 @@
 // MultiscaleDeformableAttnPlugin_TRT "2" on the host: the host implementation against Deformable DETR's formula
 // written here in double (bilinear sampling with zero padding, locations beyond the edges, several levels, heads and
 // points, FP16), a level that does not fit inside value contributing nothing, the creator (no fields), the build-time
-// shape check, and an engine built, serialized, deserialized and run.
+// shape check, and engines built, serialized, deserialized and run, with version "2" and the legacy V2 version "1".
 #include "core/float_convert.h"
 #include "host_engine_support.h"
 #include "ms_deform_attn.h"
@@ -218,6 +218,48 @@ TEST(MsDeformAttnEngine, SerializesDeserializesAndRuns)
         static_cast<size_t>(a.p.outputCount()) * sizeof(float), log);
     ASSERT_EQ(run.failure, "");
     expectClose(run.floats(), attentionReference(a), 1e-5);
+}
+
+TEST(MsDeformAttnEngine, TheLegacyVersionOneRunsTheSameOp)
+{
+    test::PluginLog& log = initPlugins();
+    KILN_IGNORE_DEPRECATED_BEGIN
+    auto* creator = static_cast<nvinfer1::IPluginCreator*>(
+        getPluginRegistry()->getCreator("MultiscaleDeformableAttnPlugin_TRT", "1", ""));
+    ASSERT_NE(creator, nullptr);
+    EXPECT_STREQ(creator->getInterfaceInfo().kind, "PLUGIN CREATOR_V1");
+    EXPECT_EQ(creator->getFieldNames()->nbFields, 0);
+    PluginFieldCollection const none{0, nullptr};
+    nvinfer1::IPluginV2* plugin = creator->createPlugin("attention", &none);
+    ASSERT_NE(plugin, nullptr);
+    EXPECT_EQ(plugin->getSerializationSize(), 0U);
+    std::mt19937_64 rng(12);
+    Attention const a = makeAttention(rng, 1, 2, 3, 4, 2, {{4, 5}, {2, 3}});
+    MsDeformAttnParams const& p = a.p;
+    {
+        std::unique_ptr<nvinfer1::IBuilder> builder{nvinfer1::createInferBuilder(log)};
+        std::unique_ptr<nvinfer1::INetworkDefinition> network{builder->createNetworkV2(0)};
+        nvinfer1::ITensor* inputs[] = {network->addInput("value", DataType::kFLOAT,
+                                           nvinfer1::Dims{4, {p.batch, p.spatialSize, p.heads, p.channels}}),
+            network->addInput("shapes", DataType::kINT32, nvinfer1::Dims{2, {p.levels, 2}}),
+            network->addInput("starts", DataType::kINT32, nvinfer1::Dims{1, {p.levels}}),
+            network->addInput(
+                "locations", DataType::kFLOAT, nvinfer1::Dims{6, {p.batch, p.queries, p.heads, p.levels, p.points, 2}}),
+            network->addInput(
+                "weights", DataType::kFLOAT, nvinfer1::Dims{5, {p.batch, p.queries, p.heads, p.levels, p.points}})};
+        nvinfer1::IPluginV2Layer* layer = network->addPluginV2(inputs, 5, *plugin);
+        ASSERT_NE(layer, nullptr);
+        layer->getOutput(0)->setName("Y");
+        network->markOutput(*layer->getOutput(0));
+        test::EngineRun const run = test::buildAndRun(*builder, *network,
+            {{"value", a.value.data()}, {"shapes", a.shapes.data()}, {"starts", a.starts.data()},
+                {"locations", a.locations.data()}, {"weights", a.weights.data()}},
+            static_cast<size_t>(p.outputCount()) * sizeof(float), log);
+        ASSERT_EQ(run.failure, "");
+        expectClose(run.floats(), attentionReference(a), 1e-5);
+    }
+    plugin->destroy();
+    KILN_IGNORE_DEPRECATED_END
 }
 
 TEST(MsDeformAttnEngine, InputsThatDisagreeAreRefusedAtBuildTime)
