@@ -74,6 +74,7 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
             registerStandard<MsDeformAttnCreator>(*registry, pluginNamespace);
             registerStandardV2(*registry, std::make_unique<GroupNormCreator>(), pluginNamespace);
             registerStandardV2(*registry, std::make_unique<MsDeformAttnLegacyCreator>(), pluginNamespace);
+            registerStandardV2(*registry, std::make_unique<ScatterElementsLegacyCreator>(), pluginNamespace);
         }
     }
     catch (...)

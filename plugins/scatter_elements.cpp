@@ -21,7 +21,44 @@ constexpr std::array<std::pair<char const*, ScatterReduction>, 6> kReductions{
     {{"none", ScatterReduction::kNONE}, {"add", ScatterReduction::kADD}, {"mul", ScatterReduction::kMUL},
         {"min", ScatterReduction::kMIN}, {"max", ScatterReduction::kMAX}, {"mean", ScatterReduction::kMEAN}}};
 
-char const* reductionName(ScatterReduction reduction)
+bool isScatterType(DataType type)
+{
+    return type == DataType::kFLOAT || type == DataType::kHALF || type == DataType::kINT32 || type == DataType::kINT64;
+}
+
+} // namespace
+
+bool readScatterFields(nvinfer1::PluginFieldCollection const* fc, ScatterReduction& reduction, int32_t& axis)
+{
+    FieldReader const fields(kScatterElementsName, fc);
+    std::string name;
+    bool present = false;
+    for (int32_t i = 0; fc != nullptr && fc->fields != nullptr && i < fc->nbFields; ++i)
+    {
+        present = present || (fc->fields[i].name != nullptr && std::strcmp(fc->fields[i].name, "reduction") == 0);
+    }
+    if (!fields.readInt("axis", axis) || !readString(kScatterElementsName, fc, "reduction", name))
+    {
+        return false;
+    }
+    if (!present)
+    {
+        logError(kScatterElementsName, "field reduction is required (none, add, mul, min, max or mean)");
+        return false;
+    }
+    for (auto const& [known, value] : kReductions)
+    {
+        if (name == known)
+        {
+            reduction = value;
+            return true;
+        }
+    }
+    logError(kScatterElementsName, "reduction is '" + name + "'; it must be none, add, mul, min, max or mean");
+    return false;
+}
+
+char const* scatterReductionName(ScatterReduction reduction)
 {
     for (auto const& [name, value] : kReductions)
     {
@@ -30,13 +67,132 @@ char const* reductionName(ScatterReduction reduction)
             return name;
         }
     }
-    return "?";
+    return nullptr;
 }
 
-bool isScatterType(DataType type)
+std::string scatterBuildProblem(nvinfer1::DimsExprs const* inputs, int32_t nbInputs, int32_t axis)
 {
-    return type == DataType::kFLOAT || type == DataType::kHALF || type == DataType::kINT32 || type == DataType::kINT64;
+    if (nbInputs != 3)
+    {
+        return "takes data, indices and updates (3 inputs) and has one output; it got " + std::to_string(nbInputs)
+            + " inputs";
+    }
+    int32_t const rank = inputs[0].nbDims;
+    if (rank < 1 || rank > kScatterMaxRank || inputs[1].nbDims != rank || inputs[2].nbDims != rank)
+    {
+        return "data, indices and updates have ranks " + std::to_string(rank) + ", " + std::to_string(inputs[1].nbDims)
+            + " and " + std::to_string(inputs[2].nbDims) + "; they must have one rank, 1 to 8";
+    }
+    if (axis < -rank || axis >= rank)
+    {
+        return "axis is " + std::to_string(axis) + "; for data of rank " + std::to_string(rank) + " it must be in ["
+            + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "]";
+    }
+    for (int32_t d = 0; d < rank; ++d)
+    {
+        if (inputs[1].d[d]->isConstant() && inputs[2].d[d]->isConstant()
+            && inputs[1].d[d]->getConstantValue() != inputs[2].d[d]->getConstantValue())
+        {
+            return "indices and updates differ in extent " + std::to_string(d) + " ("
+                + std::to_string(inputs[1].d[d]->getConstantValue()) + " and "
+                + std::to_string(inputs[2].d[d]->getConstantValue()) + "); they must have one shape";
+        }
+    }
+    return {};
 }
+
+bool scatterSupports(int32_t pos, nvinfer1::PluginTensorDesc const* inOut)
+{
+    nvinfer1::PluginTensorDesc const& desc = inOut[pos];
+    if (desc.format != nvinfer1::TensorFormat::kLINEAR)
+    {
+        return false;
+    }
+    if (pos == 1)
+    {
+        return desc.type == DataType::kINT64;
+    }
+    return pos == 0 ? isScatterType(desc.type) : desc.type == inOut[0].type;
+}
+
+bool scatterRunAgrees(
+    int32_t axis, nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc)
+{
+    nvinfer1::Dims const& data = inputDesc[0].dims;
+    nvinfer1::Dims const& indices = inputDesc[1].dims;
+    nvinfer1::Dims const& updates = inputDesc[2].dims;
+    nvinfer1::Dims const& y = outputDesc[0].dims;
+    int32_t const rank = data.nbDims;
+    bool agree = rank >= 1 && rank <= kScatterMaxRank && indices.nbDims == rank && updates.nbDims == rank
+        && y.nbDims == rank && axis >= -rank && axis < rank;
+    int32_t const positive = axis < 0 ? axis + rank : axis;
+    for (int32_t d = 0; agree && d < rank; ++d)
+    {
+        agree = data.d[d] >= 0 && y.d[d] == data.d[d] && updates.d[d] >= 0 && indices.d[d] == updates.d[d]
+            && (d == positive || updates.d[d] <= data.d[d]);
+    }
+    if (!agree)
+    {
+        logError(kScatterElementsName,
+            "the tensors of this run do not fit together (data, indices and updates of one rank with axis "
+                + std::to_string(axis)
+                + " inside it, indices and updates of one shape no larger than data off the axis, Y of data's "
+                  "shape); nothing was computed");
+    }
+    return agree;
+}
+
+ScatterParams scatterRunParams(ScatterReduction reduction, int32_t axis, nvinfer1::PluginTensorDesc const* inputDesc)
+{
+    ScatterParams params;
+    params.reduction = reduction;
+    params.rank = inputDesc[0].dims.nbDims;
+    params.axis = axis < 0 ? axis + params.rank : axis;
+    for (int32_t d = 0; d < params.rank; ++d)
+    {
+        params.dataDims[d] = inputDesc[0].dims.d[d];
+        params.updatesDims[d] = inputDesc[2].dims.d[d];
+    }
+    return params;
+}
+
+int32_t scatterEnqueue(ScatterReduction reduction, int32_t axis, nvinfer1::PluginTensorDesc const* inputDesc,
+    nvinfer1::PluginTensorDesc const* outputDesc, void const* const* inputs, void* const* outputs, cudaStream_t stream)
+{
+    if (!scatterRunAgrees(axis, inputDesc, outputDesc))
+    {
+        return -1;
+    }
+#ifdef KILN_PLUGINS_CUDA
+    cudaError_t const status = launchScatterElements(scatterRunParams(reduction, axis, inputDesc), inputDesc[0].type,
+        inputs[0], static_cast<int64_t const*>(inputs[1]), inputs[2], outputs[0], stream);
+    if (status != cudaSuccess)
+    {
+        logError(kScatterElementsName, std::string("the CUDA kernel failed to launch: ") + cudaGetErrorString(status));
+        return -1;
+    }
+    return 0;
+#else
+    static_cast<void>(reduction), static_cast<void>(inputs), static_cast<void>(outputs), static_cast<void>(stream);
+    logError(kScatterElementsName, "this build of the standard plugin library has no CUDA kernels");
+    return -1;
+#endif
+}
+
+int32_t scatterEnqueueHost(ScatterReduction reduction, int32_t axis, nvinfer1::PluginTensorDesc const* inputDesc,
+    nvinfer1::PluginTensorDesc const* outputDesc, void const* const* inputs, void* const* outputs)
+{
+    if (!scatterRunAgrees(axis, inputDesc, outputDesc))
+    {
+        return -1;
+    }
+    runScatterElementsHost(scatterRunParams(reduction, axis, inputDesc), inputDesc[0].type, inputs[0],
+        static_cast<int64_t const*>(inputs[1]), inputs[2], outputs[0]);
+    return 0;
+}
+
+namespace
+{
 
 class ScatterElementsPlugin final : public StandardPlugin
 {
@@ -67,104 +223,48 @@ public:
         nvinfer1::DimsExprs const* /*shapeInputs*/, int32_t /*nbShapeInputs*/, nvinfer1::DimsExprs* outputs,
         int32_t nbOutputs, nvinfer1::IExprBuilder& /*exprBuilder*/) noexcept override
     {
-        if (nbInputs != 3 || nbOutputs != 1)
+        std::string const problem = scatterBuildProblem(inputs, nbInputs, mAxis);
+        if (!problem.empty() || nbOutputs != 1)
         {
-            logError(kScatterElementsName,
-                "takes data, indices and updates (3 inputs) and has one output; it got " + std::to_string(nbInputs)
-                    + " inputs");
+            logError(kScatterElementsName, problem.empty() ? std::string("has one output") : problem);
             return -1;
-        }
-        int32_t const rank = inputs[0].nbDims;
-        if (rank < 1 || rank > kScatterMaxRank || inputs[1].nbDims != rank || inputs[2].nbDims != rank)
-        {
-            logError(kScatterElementsName,
-                "data, indices and updates have ranks " + std::to_string(rank) + ", " + std::to_string(inputs[1].nbDims)
-                    + " and " + std::to_string(inputs[2].nbDims) + "; they must have one rank, 1 to 8");
-            return -1;
-        }
-        if (mAxis < -rank || mAxis >= rank)
-        {
-            logError(kScatterElementsName,
-                "axis is " + std::to_string(mAxis) + "; for data of rank " + std::to_string(rank) + " it must be in ["
-                    + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "]");
-            return -1;
-        }
-        for (int32_t d = 0; d < rank; ++d)
-        {
-            if (inputs[1].d[d]->isConstant() && inputs[2].d[d]->isConstant()
-                && inputs[1].d[d]->getConstantValue() != inputs[2].d[d]->getConstantValue())
-            {
-                logError(kScatterElementsName,
-                    "indices and updates differ in extent " + std::to_string(d) + " ("
-                        + std::to_string(inputs[1].d[d]->getConstantValue()) + " and "
-                        + std::to_string(inputs[2].d[d]->getConstantValue()) + "); they must have one shape");
-                return -1;
-            }
         }
         outputs[0] = inputs[0];
         return 0;
     }
 
-    bool supportsFormatCombination(int32_t pos, nvinfer1::DynamicPluginTensorDesc const* inOut, int32_t /*nbInputs*/,
-        int32_t /*nbOutputs*/) noexcept override
+    bool supportsFormatCombination(int32_t pos, nvinfer1::DynamicPluginTensorDesc const* inOut, int32_t nbInputs,
+        int32_t nbOutputs) noexcept override
     {
-        nvinfer1::PluginTensorDesc const& desc = inOut[pos].desc;
-        if (desc.format != nvinfer1::TensorFormat::kLINEAR)
+        nvinfer1::PluginTensorDesc descs[4]{};
+        for (int32_t i = 0; i <= pos && i < nbInputs + nbOutputs && i < 4; ++i)
         {
-            return false;
+            descs[i] = inOut[i].desc;
         }
-        if (pos == 1)
-        {
-            return desc.type == DataType::kINT64;
-        }
-        return pos == 0 ? isScatterType(desc.type) : desc.type == inOut[0].desc.type;
+        return pos < 4 && scatterSupports(pos, descs);
     }
 
     int32_t onShapeChange(nvinfer1::PluginTensorDesc const* in, int32_t nbInputs, nvinfer1::PluginTensorDesc const* out,
         int32_t nbOutputs) noexcept override
     {
-        return nbInputs == 3 && nbOutputs == 1 && shapesAgree(in, out) ? 0 : -1;
+        return nbInputs == 3 && nbOutputs == 1 && scatterRunAgrees(mAxis, in, out) ? 0 : -1;
     }
 
     int32_t enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
         void const* const* inputs, void* const* outputs, void* /*workspace*/, cudaStream_t stream) noexcept override
     {
-        if (!shapesAgree(inputDesc, outputDesc))
-        {
-            return -1;
-        }
-#ifdef KILN_PLUGINS_CUDA
-        cudaError_t const status = launchScatterElements(paramsFor(inputDesc), inputDesc[0].type, inputs[0],
-            static_cast<int64_t const*>(inputs[1]), inputs[2], outputs[0], stream);
-        if (status != cudaSuccess)
-        {
-            logError(
-                kScatterElementsName, std::string("the CUDA kernel failed to launch: ") + cudaGetErrorString(status));
-            return -1;
-        }
-        return 0;
-#else
-        static_cast<void>(inputs), static_cast<void>(outputs), static_cast<void>(stream);
-        logError(kScatterElementsName, "this build of the standard plugin library has no CUDA kernels");
-        return -1;
-#endif
+        return scatterEnqueue(mReduction, mAxis, inputDesc, outputDesc, inputs, outputs, stream);
     }
 
     int32_t enqueueHost(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
         void const* const* inputs, void* const* outputs, void* /*workspace*/) noexcept override
     {
-        if (!shapesAgree(inputDesc, outputDesc))
-        {
-            return -1;
-        }
-        runScatterElementsHost(paramsFor(inputDesc), inputDesc[0].type, inputs[0],
-            static_cast<int64_t const*>(inputs[1]), inputs[2], outputs[0]);
-        return 0;
+        return scatterEnqueueHost(mReduction, mAxis, inputDesc, outputDesc, inputs, outputs);
     }
 
     nvinfer1::PluginFieldCollection const* getFieldsToSerialize() noexcept override
     {
-        char const* name = reductionName(mReduction);
+        char const* name = scatterReductionName(mReduction);
         mFields = {PluginField{"reduction", name, PluginFieldType::kCHAR, static_cast<int32_t>(std::strlen(name))},
             PluginField{"axis", &mAxis, PluginFieldType::kINT32, 1}};
         mCollection = {static_cast<int32_t>(mFields.size()), mFields.data()};
@@ -177,48 +277,6 @@ private:
         , mReduction(other.mReduction)
         , mAxis(other.mAxis)
     {
-    }
-
-    //! Whether this run's data, indices, updates and Y fit together (one rank, axis inside it, updates of indices'
-    //! shape and no larger than data off the axis, Y of data's shape); logs otherwise.
-    bool shapesAgree(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc) const
-    {
-        nvinfer1::Dims const& data = inputDesc[0].dims;
-        nvinfer1::Dims const& indices = inputDesc[1].dims;
-        nvinfer1::Dims const& updates = inputDesc[2].dims;
-        nvinfer1::Dims const& y = outputDesc[0].dims;
-        int32_t const rank = data.nbDims;
-        bool agree = rank >= 1 && rank <= kScatterMaxRank && indices.nbDims == rank && updates.nbDims == rank
-            && y.nbDims == rank && mAxis >= -rank && mAxis < rank;
-        int32_t const axis = mAxis < 0 ? mAxis + rank : mAxis;
-        for (int32_t d = 0; agree && d < rank; ++d)
-        {
-            agree = data.d[d] >= 0 && y.d[d] == data.d[d] && updates.d[d] >= 0 && indices.d[d] == updates.d[d]
-                && (d == axis || updates.d[d] <= data.d[d]);
-        }
-        if (!agree)
-        {
-            logError(kScatterElementsName,
-                "the tensors of this run do not fit together (data, indices and updates of one rank with axis "
-                    + std::to_string(mAxis)
-                    + " inside it, indices and updates of one shape no larger than data off the axis, Y of data's "
-                      "shape); nothing was computed");
-        }
-        return agree;
-    }
-
-    ScatterParams paramsFor(nvinfer1::PluginTensorDesc const* inputDesc) const noexcept
-    {
-        ScatterParams params;
-        params.reduction = mReduction;
-        params.rank = inputDesc[0].dims.nbDims;
-        params.axis = mAxis < 0 ? mAxis + params.rank : mAxis;
-        for (int32_t d = 0; d < params.rank; ++d)
-        {
-            params.dataDims[d] = inputDesc[0].dims.d[d];
-            params.updatesDims[d] = inputDesc[2].dims.d[d];
-        }
-        return params;
     }
 
     ScatterReduction mReduction;
@@ -277,32 +335,13 @@ nvinfer1::IPluginV3* ScatterElementsCreator::createPlugin(
 {
     try
     {
-        FieldReader const fields(kScatterElementsName, fc);
+        ScatterReduction reduction{};
         int32_t axis = 0;
-        std::string reduction;
-        bool present = false;
-        for (int32_t i = 0; fc != nullptr && fc->fields != nullptr && i < fc->nbFields; ++i)
-        {
-            present = present || (fc->fields[i].name != nullptr && std::strcmp(fc->fields[i].name, "reduction") == 0);
-        }
-        if (!fields.readInt("axis", axis) || !readString(kScatterElementsName, fc, "reduction", reduction))
+        if (!readScatterFields(fc, reduction, axis))
         {
             return nullptr;
         }
-        if (!present)
-        {
-            logError(kScatterElementsName, "field reduction is required (none, add, mul, min, max or mean)");
-            return nullptr;
-        }
-        for (auto const& [name, value] : kReductions)
-        {
-            if (reduction == name)
-            {
-                return new ScatterElementsPlugin(mNamespace, value, axis);
-            }
-        }
-        logError(kScatterElementsName, "reduction is '" + reduction + "'; it must be none, add, mul, min, max or mean");
-        return nullptr;
+        return new ScatterElementsPlugin(mNamespace, reduction, axis);
     }
     catch (...)
     {

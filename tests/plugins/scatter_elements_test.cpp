@@ -2,7 +2,8 @@
 // ScatterElements "2" on the host: the host implementation against ONNX's ScatterElements written here as nested
 // loops (every reduction, negative axes and indices, updates smaller than data, FLOAT, FLOAT16, INT32 and INT64 with
 // wrap-around), an index outside the axis skipped, the creator's fields and refusals (reduction required; a kCHAR
-// value with or without its NUL), the build-time axis check, and engines built, serialized, deserialized and run.
+// value with or without its NUL), the build-time axis check, and engines built, serialized, deserialized and run, with
+// version "2" and the legacy V2 version "1".
 #include "core/float_convert.h"
 #include "host_engine_support.h"
 #include "scatter_elements.h"
@@ -346,6 +347,69 @@ TEST(ScatterElementsEngine, AnAxisOutsideTheRankAndUnequalIndicesAndUpdatesAreRe
         mismatched.builder->buildSerializedNetwork(*mismatched.network, *mismatchedConfig)};
     EXPECT_EQ(refused, nullptr);
     EXPECT_TRUE(log.has("ScatterElements plugin: indices and updates differ in extent 0 (3 and 2)")) << log.mMessages;
+}
+
+TEST(ScatterElementsEngine, TheLegacyVersionOneRunsTheSameOpAndSerializesItsFields)
+{
+    test::PluginLog& log = initPlugins();
+    KILN_IGNORE_DEPRECATED_BEGIN
+    auto* creator = static_cast<nvinfer1::IPluginCreator*>(getPluginRegistry()->getCreator("ScatterElements", "1", ""));
+    ASSERT_NE(creator, nullptr);
+    EXPECT_STREQ(creator->getInterfaceInfo().kind, "PLUGIN CREATOR_V1");
+    EXPECT_EQ(creator->getFieldNames()->nbFields, 2);
+    ScatterFields bad("median", true, 0);
+    EXPECT_EQ(creator->createPlugin("s", bad.get()), nullptr);
+    EXPECT_TRUE(log.has("reduction is 'median'")) << log.mMessages;
+
+    ScatterFields f("max", true, 1);
+    nvinfer1::IPluginV2* created = creator->createPlugin("s", f.get());
+    ASSERT_NE(created, nullptr);
+    std::vector<uint8_t> bytes(created->getSerializationSize());
+    ASSERT_EQ(bytes.size(), 8U);
+    created->serialize(bytes.data());
+    created->destroy();
+    nvinfer1::IPluginV2* plugin = creator->deserializePlugin("s", bytes.data(), bytes.size());
+    ASSERT_NE(plugin, nullptr);
+    std::vector<uint8_t> badBytes = bytes;
+    badBytes[0] = 9;
+    log.mMessages.clear();
+    EXPECT_EQ(creator->deserializePlugin("s", badBytes.data(), badBytes.size()), nullptr);
+    EXPECT_TRUE(log.has("ScatterElements plugin: a serialized version 1 plugin is 8 bytes")) << log.mMessages;
+
+    std::mt19937_64 rng(13);
+    std::vector<int64_t> const indices = randomIndices(rng, 15, 5);
+    std::vector<int64_t> data(20);
+    std::vector<int64_t> updates(15);
+    for (size_t i = 0; i < data.size(); ++i)
+    {
+        data[i] = static_cast<int64_t>(i * 3 % 7) - 3;
+    }
+    for (size_t i = 0; i < updates.size(); ++i)
+    {
+        updates[i] = static_cast<int64_t>(i * 5 % 9) - 4;
+    }
+    {
+        std::unique_ptr<nvinfer1::IBuilder> builder{nvinfer1::createInferBuilder(log)};
+        std::unique_ptr<nvinfer1::INetworkDefinition> network{builder->createNetworkV2(0)};
+        nvinfer1::ITensor* inputs[] = {network->addInput("data", DataType::kINT64, nvinfer1::Dims{2, {4, 5}}),
+            network->addInput("indices", DataType::kINT64, nvinfer1::Dims{2, {3, 5}}),
+            network->addInput("updates", DataType::kINT64, nvinfer1::Dims{2, {3, 5}})};
+        nvinfer1::IPluginV2Layer* layer = network->addPluginV2(inputs, 3, *plugin);
+        ASSERT_NE(layer, nullptr);
+        layer->getOutput(0)->setName("Y");
+        network->markOutput(*layer->getOutput(0));
+        test::EngineRun const run = test::buildAndRun(*builder, *network,
+            {{"data", data.data()}, {"indices", indices.data()}, {"updates", updates.data()}}, 20 * sizeof(int64_t),
+            log);
+        ASSERT_EQ(run.failure, "");
+        std::vector<int64_t> y(20);
+        std::memcpy(y.data(), run.output.data(), run.output.size());
+        EXPECT_EQ(y, scatterReference(data, {4, 5}, indices, updates, {3, 5}, 1, [](int64_t a, int64_t u) {
+            return std::max(a, u);
+        }));
+    }
+    plugin->destroy();
+    KILN_IGNORE_DEPRECATED_END
 }
 
 } // namespace
