@@ -75,6 +75,8 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
             registerStandardV2(*registry, std::make_unique<GroupNormCreator>(), pluginNamespace);
             registerStandardV2(*registry, std::make_unique<MsDeformAttnLegacyCreator>(), pluginNamespace);
             registerStandardV2(*registry, std::make_unique<ScatterElementsLegacyCreator>(), pluginNamespace);
+            registerStandardV2(*registry, std::make_unique<InstanceNormLegacyCreator>("1"), pluginNamespace);
+            registerStandardV2(*registry, std::make_unique<InstanceNormLegacyCreator>("2"), pluginNamespace);
         }
     }
     catch (...)

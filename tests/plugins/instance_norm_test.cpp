@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // InstanceNormalization_TRT "3" on the host: the host implementation against ONNX's definition computed here in double
 // (ranks 3 to 5, the leaky ReLU, FP16), the creator's declared fields and refusals, the build-time and run-time shape
-// checks, and an engine with the plugin built, serialized, deserialized (the plugin restored from its fields) and run.
+// checks, and engines with the plugin built, serialized, deserialized (the plugin restored from its fields) and run,
+// with version "3" and the legacy V2 versions "1" and "2" (their serialized bytes checked when read back).
 #include "core/float_convert.h"
 #include "host_engine_support.h"
 #include "instance_norm.h"
@@ -274,6 +275,63 @@ TEST(InstanceNormEngine, SerializesDeserializesAndRuns)
         expectClose(
             run.floats(), instanceNormReference(input, 2, 3, plane, f.scales, f.bias, 1e-4, f.relu != 0, 0.2), 2e-5);
     }
+}
+
+TEST(InstanceNormEngine, TheLegacyVersionsOneAndTwoRunTheSameOpAndSerializeTheirFields)
+{
+    test::PluginLog& log = initPlugins();
+    KILN_IGNORE_DEPRECATED_BEGIN
+    std::mt19937_64 rng(15);
+    for (char const* version : {"1", "2"})
+    {
+        SCOPED_TRACE(version);
+        auto* creator = static_cast<nvinfer1::IPluginCreator*>(
+            getPluginRegistry()->getCreator("InstanceNormalization_TRT", version, ""));
+        ASSERT_NE(creator, nullptr);
+        EXPECT_STREQ(creator->getInterfaceInfo().kind, "PLUGIN CREATOR_V1");
+        EXPECT_EQ(creator->getFieldNames()->nbFields, 5);
+        InstanceFields mismatched;
+        mismatched.scales = {1.0F};
+        log.mMessages.clear();
+        EXPECT_EQ(creator->createPlugin("in", mismatched.get()), nullptr);
+        EXPECT_TRUE(log.has("scales and bias hold 1 and 0 values")) << log.mMessages;
+
+        InstanceFields f;
+        f.scales = randomValues(rng, 3, 0.5F, 1.5F);
+        f.bias = randomValues(rng, 3, -1.0F, 1.0F);
+        f.relu = 1;
+        f.alpha = 0.3F;
+        nvinfer1::IPluginV2* created = creator->createPlugin("in", f.get());
+        ASSERT_NE(created, nullptr);
+        EXPECT_STREQ(created->getPluginVersion(), version);
+        std::vector<uint8_t> bytes(created->getSerializationSize());
+        ASSERT_EQ(bytes.size(), 32U + 8U * 3U);
+        created->serialize(bytes.data());
+        created->destroy();
+        log.mMessages.clear();
+        EXPECT_EQ(creator->deserializePlugin("in", bytes.data(), bytes.size() - 4), nullptr);
+        EXPECT_TRUE(log.has("InstanceNormalization_TRT plugin: the serialized plugin is refused: a serialized plugin "
+                            "is 32 + 8 * C bytes"))
+            << log.mMessages;
+        nvinfer1::IPluginV2* plugin = creator->deserializePlugin("in", bytes.data(), bytes.size());
+        ASSERT_NE(plugin, nullptr);
+        {
+            std::unique_ptr<nvinfer1::IBuilder> builder{nvinfer1::createInferBuilder(log)};
+            std::unique_ptr<nvinfer1::INetworkDefinition> network{builder->createNetworkV2(0)};
+            nvinfer1::ITensor* x = network->addInput("X", DataType::kFLOAT, nvinfer1::Dims{4, {2, 3, 4, 5}});
+            nvinfer1::IPluginV2Layer* layer = network->addPluginV2(&x, 1, *plugin);
+            ASSERT_NE(layer, nullptr);
+            layer->getOutput(0)->setName("Y");
+            network->markOutput(*layer->getOutput(0));
+            std::vector<float> const input = randomValues(rng, 120, -2.0F, 3.0F);
+            test::EngineRun const run
+                = test::buildAndRun(*builder, *network, {{"X", input.data()}}, input.size() * sizeof(float), log);
+            ASSERT_EQ(run.failure, "");
+            expectClose(run.floats(), instanceNormReference(input, 2, 3, 20, f.scales, f.bias, 1e-5, true, 0.3), 2e-5);
+        }
+        plugin->destroy();
+    }
+    KILN_IGNORE_DEPRECATED_END
 }
 
 } // namespace
