@@ -24,6 +24,9 @@ KILN_IGNORE_DEPRECATED_BEGIN
 class StandardPluginV2 : public nvinfer1::IPluginV2DynamicExt
 {
 public:
+    using nvinfer1::IPluginV2::enqueue;
+    using nvinfer1::IPluginV2::getWorkspaceSize;
+    using nvinfer1::IPluginV2Ext::configurePlugin;
     int32_t getNbOutputs() const noexcept override { return 1; }
     int32_t initialize() noexcept override { return 0; }
     void terminate() noexcept override {}
