@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A node of op type MultiscaleDeformableAttnPlugin_TRT parsed into the plugin layer (version "2" with plugin_version
-// "2", the legacy V2 version "1" without the attribute, TensorRT's default), built and run on the host backend, against
+// "2"; the legacy V2 version "1" without the attribute, TensorRT's default, with INT64 spatial shapes and start indices
+// cast to INT32 as TensorRT's parser casts them), built and run on the host backend, against
 // values worked out by hand: samples at pixel centres read one value, a sample between four pixels their mean, and a
 // sample outside the map nothing.
 #include "checks.h"
@@ -23,8 +24,18 @@ TEST(OnnxMsDeformAttnPlugin, ANodeNamedAfterThePluginRunsInBothVersions)
         // One batch, two levels ([2, 2] then [1, 2]: S = 6), one head, one channel, one query, two points per level.
         ModelBuilder m(17);
         m.input("value", {1, 6, 1, 1});
-        m.initializer(int32Tensor("shapes", {2, 2}, {2, 2, 1, 2}));
-        m.initializer(int32Tensor("starts", {2}, {0, 4}));
+        if (legacy)
+        {
+            // INT64, as models exported from PyTorch hold them: cast to INT32 for the plugin, as TensorRT's parser
+            // does.
+            m.initializer(int64Tensor("shapes", {2, 2}, {2, 2, 1, 2}));
+            m.initializer(int64Tensor("starts", {2}, {0, 4}));
+        }
+        else
+        {
+            m.initializer(int32Tensor("shapes", {2, 2}, {2, 2, 1, 2}));
+            m.initializer(int32Tensor("starts", {2}, {0, 4}));
+        }
         // Level 0: the centre of pixel (0, 1) (x 0.75, y 0.25), and the middle of the map (0.5, 0.5).
         // Level 1: the centre of pixel (0, 0) (x 0.25, y 0.5), and a point outside (x 1.6).
         m.initializer(
