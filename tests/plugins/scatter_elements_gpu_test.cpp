@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // ScatterElements's CUDA kernel against its host implementation: every reduction and type (FP32, FP16, INT32,
 // INT64), random ranks and axes, negative indices and indices outside the axis, duplicate targets for the combining
-// reductions and distinct ones for none (whose winner the GPU does not fix) (label gpu; skips without a GPU).
+// reductions (on values that combine exactly in any order) and distinct ones for none (whose winner the GPU does not
+// fix); the results must be equal (label gpu; skips without a GPU).
 #include "gpu_compare.h"
 #include "scatter_elements.h"
+
+#include <cmath>
+#include <cstring>
 
 namespace kiln::plugins
 {
@@ -14,6 +18,33 @@ using nvinfer1::DataType;
 
 class ScatterElementsGpu : public test::GpuCompare
 {
+protected:
+    //! n values of type that combine exactly in any order, so that the GPU's order of combining duplicates does not
+    //! matter: for mul, powers of two (0.5, 1, 2); otherwise multiples of 1/8 in [-20, 20] (sums of a few stay exact
+    //! in FP16 and FP32).
+    std::vector<uint8_t> exactValues(DataType type, size_t n, bool mul)
+    {
+        if (type == DataType::kINT32 || type == DataType::kINT64)
+        {
+            return random(type, n, mul ? -3.F : -20.F, mul ? 3.F : 20.F);
+        }
+        std::vector<uint8_t> bytes(n * elementSize(type));
+        for (size_t i = 0; i < n; ++i)
+        {
+            float const v = mul ? std::ldexp(1.0F, static_cast<int>(mRng() % 3) - 1)
+                                : static_cast<float>(static_cast<int>(mRng() % 321) - 160) / 8.0F;
+            if (type == DataType::kHALF)
+            {
+                uint16_t const h = floatToHalf(v);
+                std::memcpy(bytes.data() + 2 * i, &h, 2);
+            }
+            else
+            {
+                std::memcpy(bytes.data() + 4 * i, &v, 4);
+            }
+        }
+        return bytes;
+    }
 };
 
 TEST_F(ScatterElementsGpu, MatchesTheHost)
@@ -58,17 +89,15 @@ TEST_F(ScatterElementsGpu, MatchesTheHost)
                 }
             }
             bool const mul = reduction == ScatterReduction::kMUL;
-            std::vector<uint8_t> const data
-                = random(type, static_cast<size_t>(p.dataCount()), mul ? 0.5F : -20.F, mul ? 1.5F : 20.F);
-            std::vector<uint8_t> const updates = random(type, count, mul ? 0.5F : -20.F, mul ? 1.5F : 20.F);
+            std::vector<uint8_t> const data = exactValues(type, static_cast<size_t>(p.dataCount()), mul);
+            std::vector<uint8_t> const updates = exactValues(type, count, mul);
             std::vector<uint8_t> expected(data.size());
             runScatterElementsHost(p, type, data.data(), indices.data(), updates.data(), expected.data());
             void* y = upload(std::vector<uint8_t>(expected.size()));
             ASSERT_EQ(launchScatterElements(p, type, upload(data), static_cast<int64_t const*>(upload(indices)),
                           upload(updates), y, mStream),
                 cudaSuccess);
-            // Combining duplicates in another order rounds differently in floating point.
-            compare(type, y, expected, static_cast<size_t>(p.dataCount()), 1e-5, 1e-2);
+            compare(type, y, expected, static_cast<size_t>(p.dataCount()), 0.0, 0.0); // exact: see exactValues()
         }
     }
 }
