@@ -10,9 +10,13 @@
 #include "crop_and_resize.h"
 #include "deform_conv.h"
 #include "efficient_nms.h"
+#include "group_norm.h"
+#include "instance_norm.h"
+#include "ms_deform_attn.h"
 #include "plugin/plugin_lookup.h"
 #include "resize_nearest.h"
 #include "roi_align.h"
+#include "scatter_elements.h"
 #include "standard_plugin_v2.h"
 
 #include <memory>
@@ -77,6 +81,14 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
             registerStandardV2(*registry, pluginNamespace, makeBatchedNmsCreator());
             registerStandardV2(*registry, pluginNamespace, makeResizeNearestCreator());
             registerStandardV2(*registry, pluginNamespace, makeCropAndResizeLegacyCreator());
+            registerStandard<InstanceNormCreator>(*registry, pluginNamespace);
+            registerStandard<ScatterElementsCreator>(*registry, pluginNamespace);
+            registerStandard<MsDeformAttnCreator>(*registry, pluginNamespace);
+            registerStandardV2(*registry, pluginNamespace, std::make_unique<GroupNormCreator>());
+            registerStandardV2(*registry, pluginNamespace, std::make_unique<MsDeformAttnLegacyCreator>());
+            registerStandardV2(*registry, pluginNamespace, std::make_unique<ScatterElementsLegacyCreator>());
+            registerStandardV2(*registry, pluginNamespace, std::make_unique<InstanceNormLegacyCreator>("1"));
+            registerStandardV2(*registry, pluginNamespace, std::make_unique<InstanceNormLegacyCreator>("2"));
         }
     }
     catch (...)

@@ -4,7 +4,7 @@
 // onnx-tensorrt's backend and trtexec do. The parser itself loads the library only for the ops it imports as standard
 // plugins (RoiAlign, DeformConv). This test program does not link the library: it opens the one beside libnvinfer.
 //
-//     ASSERT_EQ(initStandardPluginLibrary(), "");
+//     ASSERT_EQ(initStandardPluginLibrary(), "");   // or ASSERT_TRUE(loadStandardPluginLibrary());
 #pragma once
 
 #include "NvInferRuntime.h"
@@ -54,6 +54,12 @@ inline std::string initStandardPluginLibrary()
         return path + ": initLibNvInferPlugins is missing or failed";
     }
     return "";
+}
+
+//! initStandardPluginLibrary() as a yes or no.
+inline bool loadStandardPluginLibrary()
+{
+    return initStandardPluginLibrary().empty();
 }
 
 } // namespace kiln::onnx_test

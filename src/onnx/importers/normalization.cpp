@@ -2,8 +2,14 @@
 // BatchNormalization (folded to a scale and shift when its parameters are weights), InstanceNormalization,
 // LayerNormalization, GroupNormalization, RMSNormalization, LpNormalization, LRN, MeanVarianceNormalization and
 // ImageScaler, composed from reduce, element-wise, unary, shuffle and pooling layers (kiln has no normalization layer).
+// With OnnxParserFlag::kNATIVE_INSTANCENORM cleared, InstanceNormalization becomes TensorRT's standard plugin
+// InstanceNormalization_TRT version "3" instead, as TensorRT's parser imports it: scale and B must be initializers
+// (their values become the plugin's scales and bias fields, as FLOAT), relu and alpha are 0, X has rank 3 to 5, and a
+// 3-D X runs as 4-D with a trailing extent of 1.
 #include "onnx/importers/helpers.h"
 #include "onnx/importers/importers.h"
+#include "onnx/importers/plugin.h"
+#include "onnx/importers/shape_helpers.h"
 
 #include "core/data_type.h"
 
@@ -166,8 +172,56 @@ std::vector<Value> importBatchNormalization(ImportContext& ctx, Node& node)
     return {output(&affine(ctx, centered, factor, &perChannel(ctx, node.input(2), type, rank, "B")))};
 }
 
+//! InstanceNormalization as the InstanceNormalization_TRT plugin (see the top of the file).
+std::vector<Value> importInstanceNormalizationPlugin(ImportContext& ctx, Node& node)
+{
+    require(node.input(1).isWeights(), ErrorCode::kUNSUPPORTED_NODE,
+        "The scale tensor is required to be an initializer (OnnxParserFlag::kNATIVE_INSTANCENORM is cleared, so "
+        "InstanceNormalization becomes the InstanceNormalization_TRT plugin, whose scales are fields)");
+    require(node.input(2).isWeights(), ErrorCode::kUNSUPPORTED_NODE,
+        "The bias tensor is required to be an initializer (OnnxParserFlag::kNATIVE_INSTANCENORM is cleared, so "
+        "InstanceNormalization becomes the InstanceNormalization_TRT plugin, whose bias is a field)");
+    ITensor* x = &inputTensor(ctx, node, 0);
+    int32_t const rank = x->getDimensions().nbDims;
+    require(rank >= 3 && rank <= 5, ErrorCode::kUNSUPPORTED_NODE, "X has ", rank,
+        " dimensions: TensorRT only supports InstanceNormalization on 3D, 4D, or 5D tensors!");
+    require(x->getType() == DataType::kFLOAT || x->getType() == DataType::kHALF, ErrorCode::kUNSUPPORTED_NODE_DATATYPE,
+        "X is ", dataTypeName(x->getType()), "; TensorRT's InstanceNormalization_TRT plugin takes FLOAT or FLOAT16");
+    std::vector<double> const scaleValues = constantNumbers(node, 1, "scale");
+    std::vector<double> const biasValues = constantNumbers(node, 2, "B");
+    std::vector<float> scales(scaleValues.begin(), scaleValues.end());
+    std::vector<float> bias(biasValues.begin(), biasValues.end());
+    float epsilon = node.attrs.get<float>("epsilon", 1e-5F);
+    int32_t relu = 0;
+    float alpha = 0.0F;
+    if (rank == 3)
+    {
+        x = &ctx.tensor(reshapeValue(
+            ctx, Value::tensor(*x), {DimPart::copy(0), DimPart::copy(1), DimPart::copy(2), DimPart::fixed(1)}));
+    }
+    std::vector<nvinfer1::PluginField> const fields{
+        nvinfer1::PluginField{"epsilon", &epsilon, nvinfer1::PluginFieldType::kFLOAT32, 1},
+        nvinfer1::PluginField{
+            "scales", scales.data(), nvinfer1::PluginFieldType::kFLOAT32, static_cast<int32_t>(scales.size())},
+        nvinfer1::PluginField{
+            "bias", bias.data(), nvinfer1::PluginFieldType::kFLOAT32, static_cast<int32_t>(bias.size())},
+        nvinfer1::PluginField{"relu", &relu, nvinfer1::PluginFieldType::kINT32, 1},
+        nvinfer1::PluginField{"alpha", &alpha, nvinfer1::PluginFieldType::kFLOAT32, 1}};
+    nvinfer1::IPluginV3Layer& layer = addStandardPlugin(ctx, node, "InstanceNormalization_TRT", "3", fields, {x});
+    if (rank == 3)
+    {
+        return {reshapeValue(
+            ctx, Value::tensor(*layer.getOutput(0)), {DimPart::copy(0), DimPart::copy(1), DimPart::copy(2)})};
+    }
+    return {output(layer.getOutput(0))};
+}
+
 std::vector<Value> importInstanceNormalization(ImportContext& ctx, Node& node)
 {
+    if (!ctx.flag(nvonnxparser::OnnxParserFlag::kNATIVE_INSTANCENORM))
+    {
+        return importInstanceNormalizationPlugin(ctx, node);
+    }
     ITensor& x = inputTensor(ctx, node, 0);
     int32_t const rank = x.getDimensions().nbDims;
     require(rank >= 3, ErrorCode::kINVALID_NODE, "input has ", rank, " dimensions; it needs N, C and spatial ones");

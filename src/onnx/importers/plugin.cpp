@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "onnx/importers/plugin.h"
 
+#include "onnx/importers/helpers.h"
 #include "onnx/weights.h"
 #include "plugin/plugin_lookup.h"
 
@@ -98,6 +99,16 @@ char const* conversionOf(::onnx::AttributeProto const& attribute)
         return attribute.t().data_type() == ::onnx::TensorProto::DOUBLE ? "converted from DOUBLE to float" : "as is";
     default: return "as is";
     }
+}
+
+//! Whether the plugin of that name takes INT32 where ONNX models hold INT64: TensorRT's parser casts those inputs of
+//! its nodes from INT64 to INT32 (its list of such standard plugins).
+bool takesOnlyInt32(std::string const& name)
+{
+    static char const* const kNames[] = {"CustomQKVToContextPluginDynamic", "EfficientNMS_TRT", "EfficientNMS_ONNX_TRT",
+        "EfficientNMS_Implicit_TF_TRT", "EfficientNMS_Explicit_TF_TRT", "VoxelGeneratorPlugin", "ScatterND",
+        "ROIAlign_TRT", "PillarScatterPlugin", "MultiscaleDeformableAttnPlugin_TRT", "CustomEmbLayerNormPluginDynamic"};
+    return std::any_of(std::begin(kNames), std::end(kNames), [&](char const* known) { return name == known; });
 }
 
 //! Attributes the parser itself reads on plugin nodes; they are not meant as plugin fields.
@@ -473,6 +484,10 @@ std::vector<Value> importPluginNode(ImportContext& ctx, Node& node)
     for (size_t i = 0; i < node.inputCount(); ++i)
     {
         nvinfer1::ITensor* tensor = node.has(i) ? &ctx.tensor(node.inputs[i]) : nullptr;
+        if (tensor != nullptr && tensor->getType() == nvinfer1::DataType::kINT64 && takesOnlyInt32(match.name))
+        {
+            tensor = &castTo(ctx, *tensor, nvinfer1::DataType::kINT32);
+        }
         (shapeIndices.count(i) != 0 ? shapeInputs : inputs).push_back(tensor);
     }
 

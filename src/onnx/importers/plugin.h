@@ -2,7 +2,9 @@
 // ONNX nodes imported as plugin layers. A node's plugin is the creator registered (in the builder's registry or its
 // parents) under the op type, the node's "plugin_version" attribute (default "1") and its "plugin_namespace"
 // attribute (default ""), then under the node's domain as namespace. Node attributes become the plugin fields the
-// creator declares; "tensorrt_plugin_shape_input_indices" picks a V3 plugin's shape inputs.
+// creator declares; "tensorrt_plugin_shape_input_indices" picks a V3 plugin's shape inputs. INT64 inputs of the
+// standard plugins TensorRT's parser lists as INT32-only (MultiscaleDeformableAttnPlugin_TRT, ROIAlign_TRT, ...) are
+// cast to INT32, as it casts them.
 #pragma once
 
 #include "onnx/op_registry.h"
