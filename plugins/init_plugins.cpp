@@ -5,6 +5,7 @@
 // is skipped quietly; the result is always true. The logger, when not null, is where the plugins log from then on.
 #include "NvInferPlugin.h"
 
+#include "bert_registration.h"
 #include "common.h"
 #include "deform_conv.h"
 #include "plugin/plugin_lookup.h"
@@ -65,6 +66,7 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
         {
             registerStandard<RoiAlignCreator>(*registry, pluginNamespace);
             registerStandard<DeformConvCreator>(*registry, pluginNamespace);
+            registerBertPlugins(*registry, pluginNamespace);
         }
     }
     catch (...)
