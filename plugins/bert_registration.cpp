@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bert_registration.h"
 
+#include "bert_legacy.h"
+
 #include "disentangled_attention.h"
 #include "emb_layer_norm.h"
 #include "plugin/plugin_lookup.h"
@@ -40,6 +42,32 @@ void registerOne(nvinfer1::IPluginRegistry& registry, char const* pluginNamespac
     }
 }
 
+//! The V1 creators registered here, kept as long as the process, like the V3 ones.
+std::vector<std::unique_ptr<BertLegacyCreator>>& legacyCreators()
+{
+    static auto* all = new std::vector<std::unique_ptr<BertLegacyCreator>>();
+    return *all;
+}
+
+//! Registers version "1" (IPluginV2DynamicExt) over the V3 plugin Creator makes, and its host runner.
+template <typename Creator>
+void registerLegacy(nvinfer1::IPluginRegistry& registry, char const* pluginNamespace)
+{
+    auto creator = std::make_unique<BertLegacyCreator>(std::make_unique<Creator>());
+    if (kiln::findCreatorQuietly(registry, {creator->getPluginName(), kBertLegacyVersion, pluginNamespace}) != nullptr)
+    {
+        return; // Registered already (a duplicate is skipped quietly).
+    }
+    creator->setPluginNamespace(pluginNamespace);
+    if (registry.registerCreator(*creator, pluginNamespace))
+    {
+        // Fails, logging, only when the application registered a runner of its own for this plugin; that one stays.
+        static_cast<void>(kilnRegisterPluginV2HostRunner(
+            creator->getPluginName(), kBertLegacyVersion, pluginNamespace, &bertLegacyHostRunner()));
+        legacyCreators().push_back(std::move(creator));
+    }
+}
+
 } // namespace
 
 void registerBertPlugins(nvinfer1::IPluginRegistry& registry, char const* pluginNamespace) noexcept
@@ -53,6 +81,10 @@ void registerBertPlugins(nvinfer1::IPluginRegistry& registry, char const* plugin
         registerOne<EmbLayerNormCreator>(registry, ns);
         registerOne<QkvToContextCreator>(registry, ns);
         registerOne<DisentangledAttentionCreator>(registry, ns);
+        registerLegacy<SkipLayerNormCreator>(registry, ns);
+        registerLegacy<EmbLayerNormCreator>(registry, ns);
+        registerLegacy<QkvToContextCreator>(registry, ns);
+        registerLegacy<DisentangledAttentionCreator>(registry, ns);
     }
     catch (...)
     {

@@ -2,11 +2,13 @@
 // CustomSkipLayerNormPluginDynamic through the ONNX parser: a node of that op type with plugin_version "5", type_id,
 // ld and the beta, gamma and bias weights as attributes, found in the registry once kiln's standard plugin library is
 // loaded (it registers the BERT family when it loads), parsed, built and run on the host backend against a direct
-// reference; the parser's refusals when the version is TensorRT's V2 one ("1", not provided) or the creator refuses
-// the fields.
+// reference; version "1", the IPluginV2DynamicExt one, giving the same result; the parser's refusals when the version
+// is one kiln lacks or the creator refuses the fields.
 #include "bert_plugins_support.h"
 
 #include <gtest/gtest.h>
+
+#include <map>
 
 namespace kiln::onnx_test
 {
@@ -69,18 +71,47 @@ TEST(OnnxSkipLayerNorm, ThePluginNodeParsesBuildsAndRunsOnTheHost)
     expectClose(outputs["Y"].values, layerNormRows(x, static_cast<size_t>(ld), gamma, beta), 1e-5F);
 }
 
-TEST(OnnxSkipLayerNorm, TheV2VersionAndBadFieldsAreRefused)
+TEST(OnnxSkipLayerNorm, VersionOneIsTheV2PluginWithTheSameResult)
 {
     ASSERT_EQ(loadStandardPluginLibrary(), "");
-    Shape const shape{2, 1, 3, 1, 1};
+    Shape const shape{3, 2, 4, 1, 1};
+    std::vector<float> const input = randomValues(24, 23, -2.0F, 2.0F);
+    std::vector<float> const skip = randomValues(24, 24, -2.0F, 2.0F);
+    std::map<std::string, std::vector<float>> results;
+    for (char const* version : {"1", "5"})
     {
         ModelBuilder m(17);
         m.input("input", shape);
         m.input("skip", shape);
-        skipNode(m, 3, 0, "1");
+        skipNode(m, 4, 0, version);
+        m.output("Y");
+        Harness h;
+        ASSERT_TRUE(h.parse(m)) << h.errors();
+        EXPECT_EQ(
+            h.layers(std::string(version) == "1" ? nvinfer1::LayerType::kPLUGIN_V2 : nvinfer1::LayerType::kPLUGIN_V3)
+                .size(),
+            1U)
+            << version;
+        auto outputs = h.run({{"input", {shape, input}}, {"skip", {shape, skip}}});
+        ASSERT_EQ(outputs.count("Y"), 1U) << h.lastFailure();
+        results[version] = outputs["Y"].values;
+    }
+    EXPECT_EQ(results["1"], results["5"]);
+}
+
+TEST(OnnxSkipLayerNorm, VersionsKilnLacksAndBadFieldsAreRefused)
+{
+    ASSERT_EQ(loadStandardPluginLibrary(), "");
+    Shape const shape{2, 1, 3, 1, 1};
+    {
+        // Version 3 is TensorRT's INT8 variable-sequence-length plugin, which kiln does not provide.
+        ModelBuilder m(17);
+        m.input("input", shape);
+        m.input("skip", shape);
+        skipNode(m, 3, 0, "3");
         m.output("Y");
         expectRefused(m, ErrorCode::kINVALID_NODE,
-            "Did you mean 'CustomSkipLayerNormPluginDynamic' version '5' namespace '' (another version)",
+            "Did you mean 'CustomSkipLayerNormPluginDynamic' version '1' namespace '' (another version)",
             "CustomSkipLayerNormPluginDynamic", "skip_ln");
     }
     {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Registration of the BERT family: initLibNvInferPlugins registers CustomSkipLayerNormPluginDynamic "5",
 // CustomEmbLayerNormPluginDynamic "6", CustomQKVToContextPluginDynamic "4" and DisentangledAttention_TRT "2" (V3
-// creators) under the namespace it is given, a second call (and registerBertPlugins itself) adds nothing and logs
-// nothing. (The registration when libnvinfer_plugin.so.10 loads is tested through the ONNX parser, which loads it.)
+// creators), and the four versions "1" (V1 creators), under the namespace it is given, a second call (and
+// registerBertPlugins itself) adds nothing and logs nothing. (The registration when libnvinfer_plugin.so.10 loads is
+// tested through the ONNX parser, which loads it.)
 #include "bert_registration.h"
 #include "bert_test_support.h"
 
@@ -48,6 +49,18 @@ TEST(BertPluginRegistration, InitRegistersTheFourCreatorsUnderTheNamespaceAndTwi
     for (Expected const& e : kBertPlugins)
     {
         EXPECT_NE(creator(e.name, e.version, ""), nullptr) << e.name;
+    }
+}
+
+TEST(BertPluginRegistration, InitAlsoRegistersTheV2VersionsOne)
+{
+    ASSERT_TRUE(initLibNvInferPlugins(&logger(), "kiln_bert_ns"));
+    for (Expected const& e : kBertPlugins)
+    {
+        nvinfer1::IPluginCreatorInterface* found = getPluginRegistry()->getCreator(e.name, "1", "kiln_bert_ns");
+        ASSERT_NE(found, nullptr) << e.name;
+        EXPECT_STREQ(found->getInterfaceInfo().kind, "PLUGIN CREATOR_V1");
+        EXPECT_STREQ(static_cast<nvinfer1::IPluginCreator*>(found)->getPluginNamespace(), "kiln_bert_ns");
     }
 }
 
