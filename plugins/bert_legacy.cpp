@@ -35,10 +35,20 @@ size_t elementBytes(PluginFieldType type)
 //! Fields as bytes: magic, count, then per field its name's length, name, type, element count and data.
 std::vector<uint8_t> encodeFields(nvinfer1::PluginFieldCollection const& fc)
 {
-    std::vector<uint8_t> out;
+    size_t total = 8;
+    for (int32_t i = 0; i < fc.nbFields; ++i)
+    {
+        PluginField const& f = fc.fields[i];
+        total += 12 + std::strlen(f.name) + elementBytes(f.type) * static_cast<size_t>(f.length);
+    }
+    std::vector<uint8_t> out(total);
+    size_t at = 0;
     auto put = [&](void const* data, size_t bytes) {
-        auto const* p = static_cast<uint8_t const*>(data);
-        out.insert(out.end(), p, p + bytes);
+        if (bytes != 0)
+        {
+            std::memcpy(out.data() + at, data, bytes);
+            at += bytes;
+        }
     };
     auto const count = static_cast<uint32_t>(fc.nbFields);
     put(&kSerialMagic, 4);
