@@ -42,6 +42,11 @@ int64_t referenceIndex(int64_t delta, int32_t span, int64_t seq)
 {
     int64_t const mid = span / 2;
     int64_t bucket = delta;
+    if (mid == 0 && delta != 0)
+    {
+        // log(mid) is -inf and the bucket not a number: kiln holds it to the ends (TensorRT leaves it undefined).
+        return delta > 0 ? 2 * span - 1 : 0;
+    }
     if (std::llabs(delta) > mid)
     {
         float const a = std::log(static_cast<float>(mid));
