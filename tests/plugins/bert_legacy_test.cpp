@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The IPluginV2DynamicExt versions "1" of the BERT family on the host: V1 creators with the V3 versions' fields;
 // engines with a version "1" layer (addPluginV2) built, serialized, deserialized through deserializePlugin and run on
-// the host backend through the registered host runner, giving what the V3 version gives; and serialized bytes that
+// the host backend through the registered host runner, giving what the V3 version gives (all four plugins, the two
+// outputs of CustomEmbLayerNormPluginDynamic included); and serialized bytes that
 // this library did not write refused with a message.
 #include "bert_legacy.h"
 #include "bert_test_support.h"
 #include "skip_layer_norm.h"
+
+#include <tuple>
 
 namespace kiln::plugins
 {
@@ -120,6 +123,136 @@ TEST(BertLegacyPlugins, SkipLayerNormVersionOneRunsOnTheHostAsVersionFive)
     runSkipLayerNormHost(
         {8, 6}, DataType::kFLOAT, input.data(), skip.data(), gamma.data(), beta.data(), bias.data(), expected.data());
     expectClose(out, expected, 1e-6);
+}
+
+//! Runs plugin (version "1") as the one layer of an engine, serialized and deserialized, on the host backend, like
+//! runPluginEngine does for V3 plugins; the outputs' bytes, or why it failed.
+EngineRun runLegacyEngine(nvinfer1::IPluginV2& plugin,
+    std::vector<std::tuple<char const*, DataType, nvinfer1::Dims>> const& inputs, std::vector<void const*> const& data,
+    std::vector<size_t> const& outputBytes)
+{
+    EngineRun run;
+    std::unique_ptr<nvinfer1::IBuilder> builder{nvinfer1::createInferBuilder(logger())};
+    std::unique_ptr<nvinfer1::INetworkDefinition> network{builder->createNetworkV2(0)};
+    std::vector<nvinfer1::ITensor*> tensors;
+    for (auto const& [name, type, dims] : inputs)
+    {
+        tensors.push_back(network->addInput(name, type, dims));
+    }
+    nvinfer1::IPluginV2Layer* layer
+        = network->addPluginV2(tensors.data(), static_cast<int32_t>(tensors.size()), plugin);
+    if (layer == nullptr)
+    {
+        run.failure = "addPluginV2 failed: " + logger().mMessages;
+        return run;
+    }
+    for (size_t i = 0; i < outputBytes.size(); ++i)
+    {
+        layer->getOutput(static_cast<int32_t>(i))->setName(("Y" + std::to_string(i)).c_str());
+        network->markOutput(*layer->getOutput(static_cast<int32_t>(i)));
+    }
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{builder->createBuilderConfig()};
+    std::unique_ptr<nvinfer1::IHostMemory> plan{builder->buildSerializedNetwork(*network, *config)};
+    std::unique_ptr<nvinfer1::IRuntime> runtime{nvinfer1::createInferRuntime(logger())};
+    std::unique_ptr<nvinfer1::ICudaEngine> engine{
+        plan == nullptr ? nullptr : runtime->deserializeCudaEngine(plan->data(), plan->size())};
+    std::unique_ptr<nvinfer1::IExecutionContext> context{
+        engine == nullptr ? nullptr : engine->createExecutionContext()};
+    if (context == nullptr)
+    {
+        run.failure = "build, deserialize or createExecutionContext failed: " + logger().mMessages;
+        return run;
+    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+    {
+        context->setTensorAddress(std::get<0>(inputs[i]), const_cast<void*>(data[i]));
+    }
+    run.outputs.resize(outputBytes.size());
+    for (size_t i = 0; i < outputBytes.size(); ++i)
+    {
+        run.outputs[i].assign(outputBytes[i], 0xA5);
+        context->setTensorAddress(("Y" + std::to_string(i)).c_str(), run.outputs[i].data());
+    }
+    if (!context->enqueueV3(nullptr))
+    {
+        run.failure = "enqueue failed: " + logger().mMessages;
+    }
+    return run;
+}
+
+TEST(BertLegacyPlugins, EmbQkvAndDisentangledVersionsOneGiveWhatTheV3VersionsGive)
+{
+    initPlugins();
+    std::mt19937_64 rng(15);
+    struct Case
+    {
+        char const* name;
+        char const* v3;
+        std::vector<PluginField> fields;
+        std::vector<std::tuple<char const*, DataType, nvinfer1::Dims>> inputs;
+        std::vector<void const*> data;
+        std::vector<size_t> outputBytes;
+    };
+    // CustomEmbLayerNormPluginDynamic: S 3, B 2, E 4, tables of 5, 2 and 3 rows; two outputs.
+    std::vector<float> const beta = randomFloats(rng, 4, -0.5F, 0.5F);
+    std::vector<float> const gamma = randomFloats(rng, 4, 0.5F, 1.5F);
+    std::vector<float> const word = randomFloats(rng, 20, -1.0F, 1.0F);
+    std::vector<float> const token = randomFloats(rng, 8, -1.0F, 1.0F);
+    std::vector<float> const position = randomFloats(rng, 12, -1.0F, 1.0F);
+    std::vector<int32_t> const ids{4, 0, 1, 2, 3, 3};
+    std::vector<int32_t> const segments{0, 1, 1, 1, 0, 0};
+    std::vector<int32_t> const mask{1, 1, 1, 0, 0, 0};
+    nvinfer1::Dims const sb{2, {3, 2}};
+    // CustomQKVToContextPluginDynamic: S 4, B 2, 2 heads of 3, with a mask.
+    int32_t typeId = 0;
+    int32_t hidden = 6;
+    int32_t heads = 2;
+    int32_t hasMask = 1;
+    std::vector<float> const qkv = randomFloats(rng, 4 * 2 * 18, -1.5F, 1.5F);
+    std::vector<int32_t> const maskIndex{3, 4};
+    // DisentangledAttention_TRT: BN 2, S 6, span 2 (log buckets beyond distance 1).
+    int32_t span = 2;
+    float factor = 0.3F;
+    std::vector<float> const c2c = randomFloats(rng, 2 * 6 * 6, -1.0F, 1.0F);
+    std::vector<float> const c2p = randomFloats(rng, 2 * 6 * 4, -1.0F, 1.0F);
+    std::vector<float> const p2c = randomFloats(rng, 2 * 6 * 4, -1.0F, 1.0F);
+    auto weights = [](char const* name, std::vector<float> const& v) {
+        return PluginField{name, v.data(), PluginFieldType::kFLOAT32, static_cast<int32_t>(v.size())};
+    };
+    std::vector<Case> const cases{
+        {"CustomEmbLayerNormPluginDynamic", "6",
+            {weights("bert_embeddings_layernorm_beta", beta), weights("bert_embeddings_layernorm_gamma", gamma),
+                weights("bert_embeddings_word_embeddings", word),
+                weights("bert_embeddings_token_type_embeddings", token),
+                weights("bert_embeddings_position_embeddings", position)},
+            {{"ids", DataType::kINT32, sb}, {"segments", DataType::kINT32, sb}, {"mask", DataType::kINT32, sb}},
+            {ids.data(), segments.data(), mask.data()}, {3 * 2 * 4 * 4, 2 * 4}},
+        {"CustomQKVToContextPluginDynamic", "4",
+            {{"type_id", &typeId, PluginFieldType::kINT32, 1}, {"hidden_size", &hidden, PluginFieldType::kINT32, 1},
+                {"num_heads", &heads, PluginFieldType::kINT32, 1}, {"has_mask", &hasMask, PluginFieldType::kINT32, 1}},
+            {{"qkv", DataType::kFLOAT, nvinfer1::Dims{5, {4, 2, 18, 1, 1}}},
+                {"mask", DataType::kINT32, nvinfer1::Dims{2, {2, 1}}}},
+            {qkv.data(), maskIndex.data()}, {4 * 2 * 6 * 4}},
+        {"DisentangledAttention_TRT", "2",
+            {{"span", &span, PluginFieldType::kINT32, 1}, {"factor", &factor, PluginFieldType::kFLOAT32, 1}},
+            {{"c2c", DataType::kFLOAT, nvinfer1::Dims{3, {2, 6, 6}}},
+                {"c2p", DataType::kFLOAT, nvinfer1::Dims{3, {2, 6, 4}}},
+                {"p2c", DataType::kFLOAT, nvinfer1::Dims{3, {2, 6, 4}}}},
+            {c2c.data(), c2p.data(), p2c.data()}, {2 * 6 * 6 * 4}}};
+    for (Case const& c : cases)
+    {
+        SCOPED_TRACE(c.name);
+        PluginFieldCollection const fc{static_cast<int32_t>(c.fields.size()), c.fields.data()};
+        std::unique_ptr<nvinfer1::IPluginV2, void (*)(nvinfer1::IPluginV2*)> plugin{
+            legacyCreator(c.name)->createPlugin("legacy", &fc), [](nvinfer1::IPluginV2* p) { p->destroy(); }};
+        ASSERT_NE(plugin, nullptr) << logger().mMessages;
+        EngineRun const legacy = runLegacyEngine(*plugin, c.inputs, c.data, c.outputBytes);
+        ASSERT_EQ(legacy.failure, "");
+        EngineRun const v3 = runPluginEngine(*creator(c.name, c.v3), fc, c.inputs, c.data, c.outputBytes);
+        ASSERT_EQ(v3.failure, "");
+        EXPECT_EQ(legacy.outputs, v3.outputs);
+        EXPECT_NE(legacy.outputs[0], std::vector<uint8_t>(c.outputBytes[0], 0xA5)) << "the outputs were written";
+    }
 }
 
 TEST(BertLegacyPlugins, SerializedBytesThisLibraryDidNotWriteAreRefused)
