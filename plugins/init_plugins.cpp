@@ -6,6 +6,7 @@
 #include "NvInferPlugin.h"
 
 #include "batched_nms.h"
+#include "bert_registration.h"
 #include "common.h"
 #include "crop_and_resize.h"
 #include "deform_conv.h"
@@ -89,6 +90,7 @@ extern "C" TENSORRTAPI bool initLibNvInferPlugins(void* logger, char const* libN
             registerStandardV2(*registry, pluginNamespace, std::make_unique<ScatterElementsLegacyCreator>());
             registerStandardV2(*registry, pluginNamespace, std::make_unique<InstanceNormLegacyCreator>("1"));
             registerStandardV2(*registry, pluginNamespace, std::make_unique<InstanceNormLegacyCreator>("2"));
+            registerBertPlugins(*registry, pluginNamespace);
         }
     }
     catch (...)

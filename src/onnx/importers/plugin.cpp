@@ -231,8 +231,10 @@ std::set<size_t> shapeInputIndices(ImportContext& ctx, Node const& node, Creator
     return indices;
 }
 
-//! Loads kiln's standard plugin library and calls its initLibNvInferPlugins(getLogger(), "") the first time it is
-//! called in the process; returns why that failed (empty when it worked), the same answer every time.
+//! Loads kiln's standard plugin library and calls its initLibNvInferPlugins(nullptr, "") the first time it is called
+//! in the process; returns why that failed (empty when it worked), the same answer every time. With no logger the
+//! library logs through getLogger() at each message: the logger current when the library loaded (a builder's, which
+//! its owner may destroy) would be kept for the rest of the process.
 std::string const& loadStandardPlugins()
 {
     static std::once_flag once;
@@ -275,7 +277,7 @@ std::string const& loadStandardPlugins()
             return;
         }
         problem.clear();
-        init(getLogger(), "");
+        init(nullptr, "");
     });
     return problem;
 }

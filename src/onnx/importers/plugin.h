@@ -44,7 +44,8 @@ std::vector<Value> importPluginNode(ImportContext& ctx, Node& node);
 //! Adds one of TensorRT's standard plugins (an IPluginV3 of namespace "", such as ROIAlign_TRT) on inputs, as
 //! TensorRT's importers of RoiAlign and DeformConv do: the creator is looked up in the builder's registry; when it is
 //! not there, kiln's standard plugin library (libnvinfer_plugin.so.10, beside libkiln or on the library path) is
-//! loaded and initLibNvInferPlugins(getLogger(), "") called, once per process, and the lookup repeated. Fails like the
+//! loaded and initLibNvInferPlugins(nullptr, "") called (the library then logs through getLogger()), once per process,
+//! and the lookup repeated. Fails like the
 //! plugin fallback ("Plugin not found") when the creator is still missing, or when the plugin or layer is refused.
 nvinfer1::IPluginV3Layer& addStandardPlugin(ImportContext& ctx, Node const& node, char const* name, char const* version,
     std::vector<nvinfer1::PluginField> const& fields, std::vector<nvinfer1::ITensor*> const& inputs);
