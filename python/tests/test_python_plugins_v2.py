@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 import weakref
 
 import numpy as np
@@ -128,19 +129,43 @@ def test_circular_padding_v2_plugin_builds_serializes_deserializes_and_runs(regi
     assert not logger.errors()
 
 
-def test_a_v2_plugin_with_choices_is_timed_through_enqueue_host(register, rng):
-    """Two accepted types give the builder a choice: it times each with the plugin's enqueue_host."""
+class AnyFormatPad(ex.CircPadPlugin):
+    """CircPadV2 that accepts every format (the same for input and output), so the builder has formats to choose
+    from; enqueue_host pads LINEAR tensors and only sleeps on the others, which are therefore never chosen."""
+
+    FORMATS = []
+
+    def supports_format_combination(self, pos, in_out, num_inputs):
+        return in_out[pos].type == trt.DataType.FLOAT and in_out[pos].format == in_out[0].format
+
+    def enqueue_host(self, input_desc, output_desc, inputs, outputs, workspace):
+        AnyFormatPad.FORMATS.append(input_desc[0].format)
+        if input_desc[0].format != trt.TensorFormat.LINEAR:
+            assert isinstance(inputs[0], trt.PluginHostBuffer)
+            time.sleep(0.002)
+            return
+        ex.CircPadPlugin.enqueue_host(self, input_desc, output_desc, inputs, outputs, workspace)
+
+
+class AnyFormatCreator(ex.CircPadCreator):
+    plugin_class = AnyFormatPad
+
+
+def test_a_v2_plugin_with_a_choice_of_formats_is_timed_through_enqueue_host(register, rng):
     logger = CollectingLogger()
-    creator = register(ex.CircPadCreator())
+    creator = register(AnyFormatCreator())
     builder = trt.Builder(logger)
     network = builder.create_network(0)
-    x = network.add_input("x", trt.float16, (2, 3, 4, 4))
+    x = network.add_input("x", trt.float32, (2, 4, 3, 3))
     layer = network.add_plugin_v2([x], creator.create_plugin("pad", ex.pads_field((1, 1))))
     layer.get_output(0).name = "y"
     network.mark_output(layer.get_output(0))
+    AnyFormatPad.FORMATS.clear()
     plan = build_plan(builder, network)
+    assert trt.TensorFormat.LINEAR in AnyFormatPad.FORMATS and len(set(AnyFormatPad.FORMATS)) >= 2, \
+        AnyFormatPad.FORMATS
     engine = trt.Runtime(logger).deserialize_cuda_engine(plan)
-    x = rng.standard_normal((2, 3, 4, 4)).astype(np.float16)
+    x = rng.standard_normal((2, 4, 3, 3)).astype(np.float32)
     np.testing.assert_array_equal(trt.run(engine, {"x": x})["y"], padded(x, (1, 1)))
     assert not logger.errors()
 
