@@ -72,7 +72,9 @@ py::dtype fieldDtype(PluginFieldType type)
     throw py::attribute_error("No known conversion for returning data from plugin field of this type to Python");
 }
 
-//! The field's values as a numpy view kept alive through the field's Python object.
+//! The field's values: a numpy view kept alive through the field's Python object when Python gave the data; a copy
+//! when the field views C++ memory (a PluginFieldCollection_ passed to create_plugin, whose memory is the caller's and
+//! goes when the call returns: plugins keep fc[0].data, as TensorRT's samples do).
 py::object fieldData(py::object const& self)
 {
     PyPluginField const& field = self.cast<PyPluginField const&>();
@@ -80,6 +82,10 @@ py::object fieldData(py::object const& self)
     if (field.field.data == nullptr)
     {
         return py::array(dtype, std::vector<py::ssize_t>{0}, std::vector<py::ssize_t>{});
+    }
+    if (field.data.is_none())
+    {
+        return py::array(dtype, {field.field.length}, {}, field.field.data); // No base: numpy copies.
     }
     return py::array(dtype, {field.field.length}, {}, field.field.data, self);
 }

@@ -48,8 +48,9 @@ class CircPadPlugin(trt.IPluginV2DynamicExt):
         _init_plugin(self, "CircPadV2")
         self.pads = []
         if fc is not None:
-            fields = {field.name: field.data for field in fc}
-            self.pads = [int(v) for v in fields["pads"]]
+            assert fc[0].name == "pads"
+            self.pads = fc[0].data  # kept as the samples keep it: the field's numpy array
+            EVENTS.append(("pads_owndata", bool(self.pads.flags.owndata)))
 
     def get_output_datatype(self, index, input_types):
         EVENTS.append(("get_output_datatype", index))
@@ -84,7 +85,7 @@ class CircPadPlugin(trt.IPluginV2DynamicExt):
         EVENTS.append(("terminate",))
 
     def serialize(self):
-        return json.dumps({"pads": self.pads})
+        return json.dumps({"pads": [int(p) for p in self.pads]})
 
     def destroy(self):
         EVENTS.append(("destroy",))

@@ -92,13 +92,13 @@ def test_circular_padding_v2_plugin_builds_serializes_deserializes_and_runs(regi
     # As circ_pad_plugin_inetdef_cuda_python.py does it: the creator from the registry, a plugin from its fields.
     assert registry.get_plugin_creator("CircPadV2", "1", ex.NAMESPACE) is creator
     plugin = registry.get_plugin_creator("CircPadV2", "1", ex.NAMESPACE).create_plugin("pad", ex.pads_field(PADS))
-    assert isinstance(plugin, ex.CircPadPlugin) and plugin.pads == list(PADS)
+    assert isinstance(plugin, ex.CircPadPlugin) and list(plugin.pads) == list(PADS)
     builder = trt.Builder(logger)
     references = sys.getrefcount(plugin)
     network, layer, config = circpad_network(builder, plugin)
     assert sys.getrefcount(plugin) == references, "the network keeps a clone, not the object given to it"
     assert isinstance(layer.plugin, ex.CircPadPlugin) and layer.plugin is not plugin
-    assert layer.plugin is layer.plugin and layer.plugin.pads == list(PADS)
+    assert layer.plugin is layer.plugin and list(layer.plugin.pads) == list(PADS)
     assert layer.type == trt.LayerType.PLUGIN_V2 and tuple(layer.get_output(0).shape) == (-1, 3, -1, -1)
     plan = build_plan(builder, network, config)
 
@@ -189,7 +189,7 @@ def test_v2_plugin_attributes_are_kept_in_cpp():
     assert [field.name for field in creator.field_names] == ["pads"]
     # Through C++: the bound methods reach the Python overrides and give the Python object back.
     made = trt.IPluginCreator.create_plugin(creator, "pad", ex.pads_field((3, 4)))
-    assert isinstance(made, ex.CircPadPlugin) and made.pads == [3, 4]
+    assert isinstance(made, ex.CircPadPlugin) and list(made.pads) == [3, 4]
     restored = trt.IPluginCreator.deserialize_plugin(creator, "pad", b'{"pads": [5, 6]}')
     assert isinstance(restored, ex.CircPadPlugin) and restored.pads == [5, 6]
 
@@ -308,6 +308,8 @@ def test_the_onnx_parser_creates_the_plugin_through_the_python_creator(register,
     parser = trt.OnnxParser(network, logger)
     assert parser.parse(circpad_onnx(PADS)), [parser.get_error(i).desc() for i in range(parser.num_errors)]
     assert ("create_plugin", "pad") in ex.EVENTS
+    # The plugin keeps fc[0].data, as the samples do, after the parser's fields are gone: a copy, not a view.
+    assert ("pads_owndata", True) in ex.EVENTS
     config = builder.create_builder_config()
     profile = builder.create_optimization_profile()
     profile.set_shape("x", (1, 3, 2, 2), (2, 3, 4, 4), (3, 3, 6, 6))
