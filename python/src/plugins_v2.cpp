@@ -362,7 +362,8 @@ PythonV2HostRunner& hostRunner() noexcept
 }
 
 //! Registers the module's host runner for plugin's name, version and namespace, once per process and identity (kiln
-//! logs an error if another runner holds it). Nothing while an attribute is unset.
+//! logs an error if another runner holds it). Nothing while an attribute is unset. Called with the GIL held; the lock
+//! is not held while kiln logs, which may call a Python logger that lets other threads run.
 void offerHostRunner(PyPluginV2DynamicExt const& plugin)
 {
     if (!plugin.type || !plugin.version || !plugin.pluginNamespace)
@@ -371,12 +372,15 @@ void offerHostRunner(PyPluginV2DynamicExt const& plugin)
     }
     static std::mutex mutex;
     static std::set<std::tuple<std::string, std::string, std::string>> offered;
-    std::lock_guard<std::mutex> const lock(mutex);
-    if (offered.emplace(*plugin.type, *plugin.version, *plugin.pluginNamespace).second)
     {
-        kilnRegisterPluginV2HostRunner(
-            plugin.type->c_str(), plugin.version->c_str(), plugin.pluginNamespace->c_str(), &hostRunner());
+        std::lock_guard<std::mutex> const lock(mutex);
+        if (!offered.emplace(*plugin.type, *plugin.version, *plugin.pluginNamespace).second)
+        {
+            return;
+        }
     }
+    kilnRegisterPluginV2HostRunner(
+        plugin.type->c_str(), plugin.version->c_str(), plugin.pluginNamespace->c_str(), &hostRunner());
 }
 
 // ---- Handles ------------------------------------------------------------------------------------------------------

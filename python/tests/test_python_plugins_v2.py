@@ -490,6 +490,35 @@ def test_a_v2_plugin_without_enqueue_host_cannot_run_on_the_host_backend(registe
                for m in logger.errors()), logger.errors()
 
 
+def test_contexts_run_a_v2_python_plugin_from_several_threads(register, rng):
+    # execute_async_v3 releases the GIL and each plugin call takes it back: threads neither deadlock nor mix data
+    # (each context runs its own clone, configured with its own shapes).
+    import threading
+
+    logger = CollectingLogger()
+    creator = register(ex.CircPadCreator())
+    engine = trt.Runtime(logger).deserialize_cuda_engine(circpad_plan(logger, creator))
+    inputs = [rng.standard_normal((1 + i, 3, 2 + i, 3)).astype(np.float32) for i in range(4)]
+    problems = []
+
+    def work(x):
+        try:
+            context = engine.create_execution_context()
+            for _ in range(10):
+                np.testing.assert_array_equal(trt.run(engine, {"x": x}, context=context)["y"], padded(x))
+        except Exception as error:  # noqa: BLE001 -- reported by the main thread
+            problems.append(error)
+
+    threads = [threading.Thread(target=work, args=(x,)) for x in inputs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads) and problems == [], problems
+    assert not logger.errors()
+    del engine
+
+
 # ---- Lifetime ----------------------------------------------------------------------------------------------------
 
 
