@@ -102,16 +102,6 @@ py::object tensorView(PluginTensorDesc const& desc, void const* data, bool writa
     return hostArray(py::reinterpret_borrow<py::dtype>(dtype), shape, data, writable);
 }
 
-py::list tensorViews(PluginTensorDesc const* descs, void const* const* data, int32_t count, bool writable)
-{
-    py::list list;
-    for (int32_t i = 0; i < count; ++i)
-    {
-        list.append(tensorView(descs[i], data[i], writable));
-    }
-    return list;
-}
-
 //! A numpy view of shape over buffer, of dtype (the buffer's element type when None).
 py::array bufferArray(PluginHostBuffer const& buffer, py::object const& shape, py::object const& dtype)
 {
@@ -156,13 +146,10 @@ public:
                                             "bindings the numbers of inputs and outputs");
                 }
                 auto const [nbInputs, nbOutputs] = *counts;
-                py::object const workspaceBuffer = workspace == nullptr
-                    ? py::object(py::none())
-                    : py::cast(PluginHostBuffer{reinterpret_cast<std::uintptr_t>(workspace), Dims{1, {-1}},
-                        DataType::kUINT8, TensorFormat::kLINEAR});
                 mObject.attr("enqueue_host")(descList(inputDesc, nbInputs), descList(outputDesc, nbOutputs),
-                    tensorViews(inputDesc, inputs, nbInputs, false),
-                    tensorViews(outputDesc, const_cast<void const* const*>(outputs), nbOutputs, true), workspaceBuffer);
+                    hostTensorViews(inputDesc, inputs, nbInputs, false),
+                    hostTensorViews(outputDesc, const_cast<void const* const*>(outputs), nbOutputs, true),
+                    hostWorkspace(workspace));
                 return int32_t{0};
             });
     }
@@ -188,6 +175,26 @@ private:
 };
 
 } // namespace
+
+py::list hostTensorViews(PluginTensorDesc const* descs, void const* const* data, int32_t count, bool writable)
+{
+    py::list list;
+    for (int32_t i = 0; i < count; ++i)
+    {
+        list.append(tensorView(descs[i], data[i], writable));
+    }
+    return list;
+}
+
+py::object hostWorkspace(void* workspace)
+{
+    if (workspace == nullptr)
+    {
+        return py::none();
+    }
+    return py::cast(PluginHostBuffer{
+        reinterpret_cast<std::uintptr_t>(workspace), Dims{1, {-1}}, DataType::kUINT8, TensorFormat::kLINEAR});
+}
 
 std::unique_ptr<PluginV3Handle> makePluginHandle(py::object object, PyPluginV3& plugin)
 {

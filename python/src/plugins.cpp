@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // plugins.cpp -- the plugin surface for C++ plugins: the plugin enums, PluginField and the two field collections
 // (PluginFieldCollection, a list of PluginField; PluginFieldCollection_, the C struct creators receive and report),
-// the registry (get_plugin_registry(), get_builder_plugin_registry(), init_libnvinfer_plugins()), V2 creators and
-// plugins, and the plugin layers. The V3 classes, which Python may implement, are in plugins_v3.cpp.
+// the registry (get_plugin_registry(), get_builder_plugin_registry(), init_libnvinfer_plugins()), V2 plugins
+// (IPluginV2, IPluginV2Ext, IPluginV2DynamicExtBase) and the plugin layers. The classes Python may implement are in
+// plugins_v2.cpp (IPluginCreator, IPluginV2DynamicExt) and plugins_v3.cpp (the V3 classes).
 //
 //     trt.init_libnvinfer_plugins(logger, "")
 //     creator = trt.get_plugin_registry().get_creator("ROIAlign_TRT", "2", "")
@@ -12,6 +13,7 @@
 //     layer = network.add_plugin_v3([x, rois, batch], [], plugin)
 
 #include "plugin_fields.h"
+#include "plugins_v2.h"
 #include "plugins_v3.h"
 #include "utils.h"
 
@@ -32,18 +34,6 @@ using namespace nvinfer1;
 
 template <typename T>
 using Layer = py::class_<T, ILayer, std::unique_ptr<T, py::nodelete>>;
-
-//! Deletes a V2 plugin the way its interface requires: destroy().
-struct PluginV2Destroy
-{
-    void operator()(IPluginV2* plugin) const noexcept
-    {
-        if (plugin != nullptr)
-        {
-            plugin->destroy();
-        }
-    }
-};
 
 void setFieldName(PyPluginField& self, py::str const& name)
 {
@@ -82,9 +72,9 @@ py::dtype fieldDtype(PluginFieldType type)
     throw py::attribute_error("No known conversion for returning data from plugin field of this type to Python");
 }
 
-//! A copy of the field's values as a numpy array, as TensorRT gives. A view would dangle: plugins keep the array
-//! (TensorRT's samples store fc[0].data in create_plugin), and the fields of a PluginFieldCollection_ that the builder
-//! or the plan hands to create_plugin live only as long as that call.
+//! The field's values: a numpy view kept alive through the field's Python object when Python gave the data; a copy
+//! when the field views C++ memory (a PluginFieldCollection_ passed to create_plugin, whose memory is the caller's and
+//! goes when the call returns: plugins keep fc[0].data, as TensorRT's samples do).
 py::object fieldData(py::object const& self)
 {
     PyPluginField const& field = self.cast<PyPluginField const&>();
@@ -93,7 +83,11 @@ py::object fieldData(py::object const& self)
     {
         return py::array(dtype, std::vector<py::ssize_t>{0}, std::vector<py::ssize_t>{});
     }
-    return py::array(dtype, {field.field.length}, {}, field.field.data); // no base: pybind11 copies
+    if (field.data.is_none())
+    {
+        return py::array(dtype, {field.field.length}, {}, field.field.data); // No base: numpy copies.
+    }
+    return py::array(dtype, {field.field.length}, {}, field.field.data, self);
 }
 
 PyPluginField viewField(PluginField const& field)
@@ -209,39 +203,6 @@ void bindCreators(py::module_& m)
 {
     py::class_<IPluginCreatorInterface, std::unique_ptr<IPluginCreatorInterface, py::nodelete>>(
         m, "IPluginCreatorInterface", py::module_local());
-
-    py::class_<IPluginCreator, IPluginCreatorInterface, std::unique_ptr<IPluginCreator, py::nodelete>>(
-        m, "IPluginCreator", py::module_local())
-        .def_property_readonly("name", [](IPluginCreator const& self) { return textToStr(self.getPluginName()); })
-        .def_property_readonly(
-            "plugin_version", [](IPluginCreator const& self) { return textToStr(self.getPluginVersion()); })
-        .def_property(
-            "plugin_namespace", [](IPluginCreator const& self) { return textToStr(self.getPluginNamespace()); },
-            [](IPluginCreator& self, std::string const& pluginNamespace) {
-                self.setPluginNamespace(pluginNamespace.c_str());
-            })
-        .def_property_readonly("field_names", &IPluginCreator::getFieldNames, py::return_value_policy::reference)
-        .def(
-            "create_plugin",
-            [](IPluginCreator& self, std::string const& name, std::vector<PyPluginField> const& fields) {
-                FieldArray const array(fields);
-                return std::unique_ptr<IPluginV2, PluginV2Destroy>(self.createPlugin(name.c_str(), &array.collection));
-            },
-            py::arg("name"), py::arg("field_collection"))
-        .def(
-            "create_plugin",
-            [](IPluginCreator& self, std::string const& name, PluginFieldCollection const& fields) {
-                return std::unique_ptr<IPluginV2, PluginV2Destroy>(self.createPlugin(name.c_str(), &fields));
-            },
-            py::arg("name"), py::arg("field_collection"))
-        .def(
-            "deserialize_plugin",
-            [](IPluginCreator& self, std::string const& name, py::buffer const& serialized) {
-                py::buffer_info const info = serialized.request();
-                return std::unique_ptr<IPluginV2, PluginV2Destroy>(self.deserializePlugin(
-                    name.c_str(), info.ptr, static_cast<std::size_t>(info.size * info.itemsize)));
-            },
-            py::arg("name"), py::arg("serialized_plugin"));
 }
 
 void bindPluginObjects(py::module_& m)
@@ -259,10 +220,17 @@ void bindPluginObjects(py::module_& m)
         .def_property_readonly("serialization_size", &IPluginV2::getSerializationSize)
         .def_property_readonly("tensorrt_version", &IPluginV2::getTensorRTVersion);
 
+    // For typing and for C++ plugins; Python plugins derive from IPluginV2DynamicExt (plugins_v2.cpp).
+    py::class_<IPluginV2Ext, IPluginV2, std::unique_ptr<IPluginV2Ext, PluginV2Destroy>>(
+        m, "IPluginV2Ext", py::module_local());
+    py::class_<IPluginV2DynamicExt, IPluginV2Ext, std::unique_ptr<IPluginV2DynamicExt, PluginV2Destroy>>(
+        m, "IPluginV2DynamicExtBase", py::module_local());
+
     py::class_<IPluginCapability, std::unique_ptr<IPluginCapability, py::nodelete>>(
         m, "IPluginCapability", py::module_local());
     Layer<IPluginV2Layer>(m, "IPluginV2Layer", py::module_local())
-        .def_property_readonly("plugin", &IPluginV2Layer::getPlugin, py::return_value_policy::reference_internal);
+        .def_property_readonly("plugin",
+            [](py::object const& self) { return pluginV2Object(&self.cast<IPluginV2Layer&>().getPlugin(), self); });
     Layer<IPluginV3Layer>(m, "IPluginV3Layer", py::module_local())
         .def_property_readonly("plugin",
             [](py::object const& self) { return pluginV3Object(&self.cast<IPluginV3Layer&>().getPlugin(), self); });
@@ -441,6 +409,7 @@ void bindPlugins(py::module_& m)
     bindFields(m);
     bindCreators(m);
     bindPluginObjects(m);
+    bindPluginsV2(m);
     bindPluginsV3(m);
     bindRegistry(m);
 }

@@ -54,6 +54,10 @@ std::string describePythonPlugin(py::handle self)
         {
             return *creator;
         }
+        if (std::optional<std::string> v2 = describePythonV2(self))
+        {
+            return *v2;
+        }
         if (py::isinstance<IPluginResource>(self))
         {
             text = "Python plugin resource";
@@ -631,6 +635,17 @@ py::object pluginToPython(IPluginV3* owned)
 
 // ---- IPluginCreatorV3One -------------------------------------------------------------------------------------------
 
+void leaveRegistry(IPluginCreatorInterface const& creator) noexcept
+{
+    IPluginRegistry* const registry = getPluginRegistry();
+    int32_t count = 0;
+    IPluginCreatorInterface* const* const creators = registry != nullptr ? registry->getAllCreators(&count) : nullptr;
+    if (creators != nullptr && std::find(creators, creators + count, &creator) != creators + count)
+    {
+        registry->deregisterCreator(creator);
+    }
+}
+
 namespace
 {
 
@@ -641,18 +656,7 @@ namespace
 class PyPluginCreatorV3One : public IPluginCreatorV3One
 {
 public:
-    ~PyPluginCreatorV3One() override
-    {
-        IPluginRegistry* const registry = getPluginRegistry();
-        int32_t count = 0;
-        IPluginCreatorInterface* const* const creators
-            = registry != nullptr ? registry->getAllCreators(&count) : nullptr;
-        IPluginCreatorInterface const* const self = this;
-        if (creators != nullptr && std::find(creators, creators + count, self) != creators + count)
-        {
-            registry->deregisterCreator(*this);
-        }
-    }
+    ~PyPluginCreatorV3One() override { leaveRegistry(*this); }
 
     APILanguage getAPILanguage() const noexcept override { return APILanguage::kPYTHON; }
 

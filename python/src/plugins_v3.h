@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // plugins_v3.h -- V3 plugins written in Python, shared by plugins_v3.cpp (the trampolines of IPluginV3, its
 // capabilities and IPluginCreatorV3One), plugin_exprs.cpp (descriptors and shape expressions) and plugin_host.cpp
-// (enqueue_host on kiln's host backend).
+// (enqueue_host on kiln's host backend); plugins_v2.cpp (IPluginV2DynamicExt and IPluginCreator written in Python)
+// reuses its reporting, descriptors and host views.
 //
 // Ownership. A Python plugin object holds one C++ trampoline per bound base (IPluginV3, IPluginV3OneCore, ...), owned
 // by the Python object. C++ never deletes those. What C++ receives from Python (create_plugin, clone,
@@ -202,6 +203,22 @@ py::list dynamicDescList(nvinfer1::DynamicPluginTensorDesc const* descs, int32_t
 //! A DimsExprs from what get_output_shapes() returned for one output: a DimsExprs or a sequence of IDimensionExpr.
 nvinfer1::DimsExprs toDimsExprs(py::handle object);
 
+//! What enqueue_host() receives for count tensors of kiln's host backend (plugin_host.cpp): numpy views shaped and
+//! typed by descs (read-only unless writable), or a PluginHostBuffer where the descriptor does not give the shape.
+//! Valid during the call only. PluginCallProblem for a tensor of elements without memory.
+py::list hostTensorViews(
+    nvinfer1::PluginTensorDesc const* descs, void const* const* data, int32_t count, bool writable);
+
+//! What enqueue_host() receives as its workspace: None for nullptr, else a PluginHostBuffer of unknown extent.
+py::object hostWorkspace(void* workspace);
+
+//! Deregisters creator from the process-wide registry when it is registered there (a Python creator being freed), so
+//! the registry never keeps a dangling creator.
+void leaveRegistry(nvinfer1::IPluginCreatorInterface const& creator) noexcept;
+
+//! How messages name a Python V2 plugin or V2 creator (plugins_v2.cpp); nothing for other objects. GIL held.
+std::optional<std::string> describePythonV2(py::handle self);
+
 //! IPluginRegistry.acquire_plugin_resource(key, resource): the stored clone (the Python object for a Python
 //! resource), or None when the registry refuses (logged). Releases the GIL while the registry works.
 py::object acquirePluginResource(
@@ -214,6 +231,7 @@ int32_t releasePluginResource(nvinfer1::IPluginRegistry& registry, std::string c
 void bindPluginExprs(py::module_& m);
 void bindPluginResources(py::module_& m);
 void bindPluginsV3(py::module_& m);
+void bindPluginsV2(py::module_& m);
 void bindPluginHost(py::module_& m);
 
 } // namespace kiln::python
