@@ -30,8 +30,9 @@ enum class PlanBackend : uint32_t
 //! (minor versions only add what older readers may ignore); other majors are refused.
 constexpr uint32_t kPlanFormatMajor = 4; // 4: channels-last poolings and padded stems (builder/layout.h).
 // 1: packed q, k and v of a fused attention (FusedKernel::packedQkv); 2: the engine's profiling verbosity; 3: debug
-// tensors (TensorRecord::isDebug); 4: plugin libraries carried in the plan (EngineModel::pluginLibraries).
-constexpr uint32_t kPlanFormatMinor = 4;
+// tensors (TensorRecord::isDebug); 4: plugin libraries carried in the plan (EngineModel::pluginLibraries); 5:
+// ahead-of-time kernels standing for V3 plugins (PluginPlanRecord::aot).
+constexpr uint32_t kPlanFormatMinor = 5;
 
 //! What the header records besides the payload.
 struct PlanInfo
