@@ -64,7 +64,8 @@ def both_aot(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc], tactic: int
              ) -> Tuple[str, str, trtp.KernelLaunchParams, trtp.SymIntExprs]:
     CALLS.append(("both", "aot_impl"))
     n = x.shape_expr.numel()
-    return "add_one", PTX, trtp.KernelLaunchParams(grid_x=trtp.cdiv(n, 64), block_x=64), trtp.SymIntExprs.from_tuple([n])
+    launch = trtp.KernelLaunchParams(grid_x=trtp.cdiv(n, 64), block_x=64)
+    return "add_one", PTX, launch, trtp.SymIntExprs.from_tuple([n])
 
 
 class Bad:
