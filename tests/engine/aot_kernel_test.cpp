@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <random>
@@ -281,6 +283,28 @@ TEST_F(AotKernelEngineTest, CorruptKernelRecordsAreRefusedAtLoad)
         fragments.push_back("plugin \"AotScale\" version \"1\" namespace \"kiln_test_aot\"");
         expectRefused(hostileCopy(plan, c.edit), fragments);
     }
+    mLogger.clear();
+}
+
+// The reader wants all 7 launch values: a payload whose launch vector lost one (its length patched from 7 to 6, the
+// envelope's checksums made again) is refused, naming the kernel.
+TEST_F(AotKernelEngineTest, AKernelWithoutAllItsLaunchValuesIsRefusedAtLoad)
+{
+    std::vector<uint8_t> const plan = buildPlan();
+    ASSERT_FALSE(plan.empty()) << mLogger.all();
+    AotKernelRecord const record = recordOf(plan);
+    auto view = readPlan(plan.data(), plan.size());
+    ASSERT_TRUE(view.ok());
+    std::vector<uint8_t> payload(view.value().payload.begin(), view.value().payload.end());
+    // The FlatBuffers vector: its uint32 length, then the values.
+    std::vector<uint32_t> pattern{static_cast<uint32_t>(kAotLaunchValues)};
+    pattern.insert(pattern.end(), record.launch.begin(), record.launch.end());
+    std::vector<uint8_t> bytes(pattern.size() * sizeof(uint32_t));
+    std::memcpy(bytes.data(), pattern.data(), bytes.size());
+    auto const found = std::search(payload.begin(), payload.end(), bytes.begin(), bytes.end());
+    ASSERT_NE(found, payload.end());
+    *found = 6;
+    expectRefused(writePlan(view.value().info, payload), {"the AOT kernel 'scale_rows' has 6 launch values"});
     mLogger.clear();
 }
 
