@@ -307,11 +307,11 @@ Expected<AotLaunch> evaluateAotKernel(AotKernelRecord const& record, std::span<D
     {
         int64_t const grid = at(a);
         int64_t const block = at(3 + a);
-        if (grid < 1 || grid > kMaxGrid[a])
+        if (grid < 0 || grid > kMaxGrid[a])
         {
             return Error{ErrorCode::kFAILED_EXECUTION,
                 who + kLaunchNames[a] + " is " + std::to_string(grid) + " for these shapes; CUDA takes 1 to "
-                    + std::to_string(kMaxGrid[a])};
+                    + std::to_string(kMaxGrid[a]) + " (0: nothing to launch)"};
         }
         if (block < 1 || block > kMaxBlock[a])
         {

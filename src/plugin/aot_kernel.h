@@ -65,6 +65,9 @@ std::optional<std::string> aotKernelProblem(AotKernelRecord const& record, std::
 //! The values of one launch.
 struct AotLaunch
 {
+    //! Whether there is anything to launch: a grid extent of 0 (empty tensors) is no launch at all.
+    bool empty() const noexcept { return grid[0] == 0 || grid[1] == 0 || grid[2] == 0; }
+
     std::array<uint32_t, 3> grid{};
     std::array<uint32_t, 3> block{};
     uint32_t sharedMemory{};
@@ -72,8 +75,8 @@ struct AotLaunch
 };
 
 //! record's launch for data inputs of the given dims: an error when an expression cannot be evaluated (a division by
-//! zero, an overflow) or gives a launch CUDA refuses (a grid or block extent below 1 or over CUDA's limits, more
-//! than 1024 threads in a block, a scalar outside int32).
+//! zero, an overflow) or gives a launch CUDA refuses (a negative grid extent, a block extent below 1, either over
+//! CUDA's limits, more than 1024 threads in a block, a scalar outside int32). A grid extent of 0 is an empty launch.
 Expected<AotLaunch> evaluateAotKernel(AotKernelRecord const& record, std::span<Dims const> inputs);
 
 //! "kernel 'add_k' (3 scalars)": how messages and the inspector name the kernel.

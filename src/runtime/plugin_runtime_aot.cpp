@@ -86,6 +86,10 @@ public:
         {
             return Error{launch.error().code, mWho + ": " + launch.error().message};
         }
+        if (launch.value().empty())
+        {
+            return host::Done{}; // Empty tensors: nothing to compute.
+        }
 #if KILN_WITH_CUDA
         AotLaunch const& values = launch.value();
         auto const nbOutputs = descs.size() - static_cast<std::size_t>(nbInputs);

@@ -172,11 +172,60 @@ TEST_F(AotKernelEngineTest, ThePlanKeepsTheKernelAndItsExpressionsEvaluateForEac
         EXPECT_EQ(launch.value().sharedMemory, 32U);
         EXPECT_EQ(launch.value().scalars, (std::vector<int32_t>{static_cast<int32_t>(n), 8}));
     }
-    // Shapes that give launches CUDA refuses are errors, not launches.
+    // Empty inputs give an empty grid: nothing to launch. Shapes that give launches CUDA refuses are errors.
     Dims const empty{2, {0, 8}};
-    auto refused = evaluateAotKernel(record, std::span<Dims const>(&empty, 1));
+    auto nothing = evaluateAotKernel(record, std::span<Dims const>(&empty, 1));
+    ASSERT_TRUE(nothing.ok()) << nothing.error().message;
+    EXPECT_TRUE(nothing.value().empty());
+    Dims const negative{2, {-256, 8}};
+    auto refused = evaluateAotKernel(record, std::span<Dims const>(&negative, 1));
     ASSERT_FALSE(refused.ok());
-    EXPECT_NE(refused.error().message.find("grid_x is 0"), std::string::npos) << refused.error().message;
+    EXPECT_NE(refused.error().message.find("grid_x is -16 for these shapes"), std::string::npos)
+        << refused.error().message;
+
+    // Each limit of a launch, on the record with one value replaced by a new constant node.
+    struct Limit
+    {
+        std::size_t value; //!< kAotLaunchValues + s: scalar s.
+        int64_t constant;
+        std::string fragment;
+    };
+    std::vector<Limit> const limits{
+        {static_cast<std::size_t>(kAOT_BLOCK_X), 2048, "block_x is 2048 for these shapes; CUDA takes 1 to 1024"},
+        {static_cast<std::size_t>(kAOT_BLOCK_Z), 0, "block_z is 0"},
+        {static_cast<std::size_t>(kAOT_GRID_Y), 65536, "grid_y is 65536"},
+        {static_cast<std::size_t>(kAOT_BLOCK_Y), 16, "a block of 2048 threads"},
+        {static_cast<std::size_t>(kAOT_SHARED_MEMORY), -1, "shared_mem is -1 bytes"},
+        {kAotLaunchValues + 1, int64_t{1} << 40, "scalar argument 1 is 1099511627776 for these shapes, outside int32"},
+    };
+    Dims const shape{2, {3, 8}};
+    for (Limit const& limit : limits)
+    {
+        AotKernelRecord changed = record;
+        changed.nodes.push_back(AotExprNode{AotExprNode::Kind::kCONSTANT, limit.constant});
+        auto const node = static_cast<uint32_t>(changed.nodes.size() - 1);
+        if (limit.value < kAotLaunchValues)
+        {
+            changed.launch[limit.value] = node;
+        }
+        else
+        {
+            changed.scalars[limit.value - kAotLaunchValues] = node;
+        }
+        auto const result = evaluateAotKernel(changed, std::span<Dims const>(&shape, 1));
+        ASSERT_FALSE(result.ok()) << limit.fragment;
+        EXPECT_NE(result.error().message.find(limit.fragment), std::string::npos) << result.error().message;
+    }
+    // A division by zero for these shapes.
+    AotKernelRecord divided = record;
+    divided.nodes.push_back(AotExprNode{AotExprNode::Kind::kCONSTANT, 0});
+    divided.nodes.push_back(
+        AotExprNode{AotExprNode::Kind::kOPERATION, 0, 0, 0, nvinfer1::DimensionOperation::kFLOOR_DIV,
+            divided.launch[kAOT_GRID_X], static_cast<uint32_t>(divided.nodes.size() - 1)});
+    divided.launch[kAOT_GRID_X] = static_cast<uint32_t>(divided.nodes.size() - 1);
+    auto const byZero = evaluateAotKernel(divided, std::span<Dims const>(&shape, 1));
+    ASSERT_FALSE(byZero.ok());
+    EXPECT_NE(byZero.error().message.find("divides by zero or overflows"), std::string::npos) << byZero.error().message;
 }
 
 TEST_F(AotKernelEngineTest, TheFirstTacticIsKeptWithoutTiming)
