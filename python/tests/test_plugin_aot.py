@@ -236,6 +236,24 @@ def test_an_exception_in_aot_impl_fails_the_build_and_names_the_plugin():
     assert "'kiln_aot::bad'" in text and "bad_aot() raised KeyError" in text, text
 
 
+@pytest.mark.parametrize("result, message", [
+    (lambda *args: ("k", b"ptx"), "expected (name, ptx, launch values, scalar arguments)"),
+    (lambda *args: (b"k", b"ptx", [], []), "the name must be a str and the PTX bytes or a str"),
+    (lambda *args: ("k", b"ptx", [None] * 6, []), "6 launch values, not 7"),
+    (lambda *args: ("k", b"ptx", [1] * 7, []), "launch value 0 is a int, not an IDimensionExpr"),
+])
+def test_the_bindings_check_what_get_aot_kernel_returns(result, message):
+    # get_aot_kernel is what AotPlugin gives kiln's C++ capability; a class of one's own may define it too.
+    logger = CollectingLogger()
+    builder = trt.Builder(logger)
+    network, layer, config = aot_network(builder, lambda x: trtp.op.kiln_aot.scale(x))
+    layer.plugin.get_aot_kernel = result  # the network's plugin: the builder works on clones of it
+    assert builder.build_serialized_network(network, config) is None
+    text = logger.error_text()
+    assert 'plugin "scale" version "1" namespace "kiln_aot"' in text and message in text, text
+    assert "getAotKernel() returned status -1" in text, text
+
+
 def test_aot_impl_signatures_are_checked():
     @trtp.register("kiln_aot_sig::p")
     def p_desc(x: trtp.TensorDesc, k: int) -> trtp.TensorDesc:
