@@ -4,8 +4,8 @@
 
 * ``add_plugin(op.ns.name(x, a=1))`` asks the callable for ``"PREFER_JIT"`` or ``"PREFER_AOT"`` after the
   network's creation flags, else ``"UNKNOWN"``;
-* ``add_plugin(op.ns.name(x, a=1), aot=False)`` / ``aot=True`` asks for ``"STRICT_JIT"`` / ``"STRICT_AOT"`` (kiln
-  has no AOT plugins: NotImplementedError);
+* ``add_plugin(op.ns.name(x, a=1), aot=False)`` / ``aot=True`` asks for ``"STRICT_JIT"`` / ``"STRICT_AOT"``
+  (``tensorrt.plugin.aot_impl`` plugins; the rules are ``PluginDef.choose``'s);
 * ``add_plugin(op.ns.name(x, a=1)(None))`` adds the triple as it is (JIT).
 """
 

@@ -198,6 +198,10 @@ py::object hostWorkspace(void* workspace)
 
 std::unique_ptr<PluginV3Handle> makePluginHandle(py::object object, PyPluginV3& plugin)
 {
+    if (py::hasattr(object, "get_aot_kernel"))
+    {
+        return makeAotPluginHandle(std::move(object), plugin); // plugin_aot.cpp; the engine never runs the plugin
+    }
     if (py::hasattr(object, "enqueue_host"))
     {
         return std::make_unique<PluginV3HostHandle>(std::move(object), plugin);

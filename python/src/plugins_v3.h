@@ -179,9 +179,14 @@ protected:
     PyPluginV3* mPlugin;
 };
 
-//! A handle for object, whose IPluginV3 trampoline is plugin: one with kiln's host capability when object has an
-//! enqueue_host method (plugin_host.cpp). Call with the GIL held.
+//! A handle for object, whose IPluginV3 trampoline is plugin: one with kiln's AOT build capability when object has a
+//! get_aot_kernel method, else one with kiln's host capability when it has an enqueue_host method (plugin_host.cpp).
+//! Call with the GIL held.
 std::unique_ptr<PluginV3Handle> makePluginHandle(py::object object, PyPluginV3& plugin);
+
+//! A handle for object, whose IPluginV3 trampoline is plugin, with kiln's AOT build capability: object defines
+//! get_aot_kernel() (plugin_aot.cpp). Call with the GIL held.
+std::unique_ptr<PluginV3Handle> makeAotPluginHandle(py::object object, PyPluginV3& plugin);
 
 //! The C++ plugin for what a Python method returned (create_plugin, clone, attach_to_context): nullptr for None; a
 //! new handle for a Python plugin; a clone for a C++ plugin object. PluginCallProblem for anything else. Call with the

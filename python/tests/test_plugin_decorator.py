@@ -2,8 +2,8 @@
 """The decorator API tensorrt.plugin (kiln.plugin) on kiln's host backend: plugins defined with @register, @impl and
 @autotune (decorator_plugin_examples.py) are added with network.add_plugin(trtp.op.ns.name(...)) or imported by the
 ONNX parser, built, serialized, deserialized (also in a second process) and run, checked against numpy. Also: the
-errors a raising register/autotune/impl function gives, the validation of the decorated signatures, and the parts
-kiln does not implement (aot_impl)."""
+errors a raising register/autotune/impl function gives, and the validation of the decorated signatures. AOT plugins
+(aot_impl) are tested in test_plugin_aot.py."""
 
 import os
 import subprocess
@@ -567,22 +567,18 @@ def test_an_array_attribute_annotated_through_a_type_alias():
         attr_type("c", alias[np.complex64], False)
 
 
-def test_aot_is_not_implemented_and_says_so():
-    with pytest.raises(NotImplementedError, match="ahead-of-time"):
-        trtp.aot_impl("kiln_qdp::circ_pad")
-    for name in ("KernelLaunchParams", "SymIntExprs", "SymInt32"):
-        with pytest.raises(NotImplementedError, match="PTX"):
-            getattr(trtp, name)()
+def test_a_jit_only_plugin_refuses_a_strict_aot_request():
     builder = trt.Builder(CollectingLogger())
     network = builder.create_network(0)
     x = network.add_input("x", trt.float32, (2,))
-    with pytest.raises(NotImplementedError, match="kiln_qdp::add_scalar"):
+    with pytest.raises(ValueError, match="kiln_qdp::add_scalar.*no @tensorrt.plugin.aot_impl"):
         network.add_plugin(trtp.op.kiln_qdp.add_scalar(x, alpha=1.0, tag="only-in-register"), aot=True)
     # Only JIT exists, so a network that prefers AOT plugins gets the JIT one, as TensorRT does when a plugin has only
-    # one of the two.
+    # one of the two. (test_plugin_aot.py tests AOT plugins.)
     prefer_aot = builder.create_network(1 << int(trt.NetworkDefinitionCreationFlag.PREFER_AOT_PYTHON_PLUGINS))
     y = prefer_aot.add_input("x", trt.float32, (2,))
-    assert prefer_aot.add_plugin(trtp.op.kiln_qdp.add_scalar(y, alpha=1.0, tag="only-in-register")) is not None
+    layer = prefer_aot.add_plugin(trtp.op.kiln_qdp.add_scalar(y, alpha=1.0, tag="only-in-register"))
+    assert layer is not None and type(layer.plugin).__name__ == "JitPlugin"
 
 
 def test_tensorrt_plugin_is_kiln_plugin():

@@ -31,6 +31,7 @@
 #include "core/data_type.h"
 #include "core/logging.h"
 #include "plan/model_support.h"
+#include "plugin/aot_kernel.h"
 #include "plugin/plugin_fields.h"
 #include "plugin/plugin_v3.h"
 
@@ -79,6 +80,8 @@ private:
     Expected<int64_t> workspaceSize(Combination const& combination, std::size_t profile);
     Expected<Timed> time(Combination const& combination, std::size_t profile, int32_t tactic, int64_t workspace);
     Expected<V3Capabilities> timingCapabilities();
+    std::optional<Error> aotProblem() const;
+    Expected<AotKernelRecord> aotKernel(Combination const& chosen, int32_t tactic);
     std::string cacheKeyText(Combination const& combination, std::size_t profile, int32_t tactic) const;
     std::string combinationText(Combination const& combination) const
     {
@@ -98,6 +101,8 @@ private:
     std::vector<PluginIo> mIo;                                     //!< Data inputs, then outputs.
     std::size_t mNbInputs{};
     std::optional<std::string> mCacheId;
+    //! The clone's AOT build capability (include/kiln/plugin_aot.h): the engine keeps a kernel instead of the plugin.
+    IPluginV3AotBuild* mAot{};
 };
 
 // ---- 2. Formats ----------------------------------------------------------------------------------------------------
@@ -323,6 +328,58 @@ Expected<V3Capabilities> V3Build::timingCapabilities()
     return mTimedCaps;
 }
 
+// ---- Ahead-of-time kernels
+// -------------------------------------------------------------------------------------------
+
+std::optional<Error> V3Build::aotProblem() const
+{
+    if (mParams.nbShapeInputs != 0)
+    {
+        return fail("an ahead-of-time (AOT) kernel takes no shape inputs");
+    }
+    for (std::size_t o = mNbInputs; o < mIo.size(); ++o)
+    {
+        if (mIo[o].sizeDependent)
+        {
+            return fail(cat("output ", o - mNbInputs,
+                " of an ahead-of-time (AOT) kernel has data-dependent extents, "
+                "which kiln's AOT kernels do not support"));
+        }
+    }
+    return std::nullopt;
+}
+
+Expected<AotKernelRecord> V3Build::aotKernel(Combination const& chosen, int32_t tactic)
+{
+    std::vector<Dims> declared;
+    std::vector<int32_t> ranks;
+    for (std::size_t i = 0; i < mNbInputs; ++i)
+    {
+        declared.push_back(mIo[i].declared);
+        ranks.push_back(mIo[i].declared.nbDims);
+    }
+    AotExprRecorder recorder(declared);
+    auto const descs = dynamicDescs(mIo, chosen, 0);
+    AotKernel kernel;
+    int32_t const status = mAot->getAotKernel(recorder.inputs().data(), descs.data(), static_cast<int32_t>(mNbInputs),
+        static_cast<int32_t>(mIo.size() - mNbInputs), tactic, recorder.builder(), kernel);
+    if (status != 0)
+    {
+        return fail(cat("getAotKernel() returned status ", status, " for tactic ", tactic, " with formats ",
+            combinationText(chosen)));
+    }
+    auto record = recorder.record(kernel);
+    if (!record)
+    {
+        return fail("getAotKernel(): " + record.error().message);
+    }
+    if (auto problem = aotKernelProblem(record.value(), ranks))
+    {
+        return fail("getAotKernel(): " + *problem);
+    }
+    return record;
+}
+
 // ---- The protocol ---------------------------------------------------------------------------------------------------
 
 Expected<PluginBuildResult> V3Build::run()
@@ -342,6 +399,14 @@ Expected<PluginBuildResult> V3Build::run()
     mCaps = caps.value();
     mNbInputs = static_cast<std::size_t>(mParams.nbInputs);
     mIo = describePluginIo(mLayer, mNbInputs, mIn);
+    mAot = findAotBuildCapability(*mClone);
+    if (mAot != nullptr)
+    {
+        if (auto problem = aotProblem())
+        {
+            return *problem;
+        }
+    }
 
     // 2. Formats.
     auto combinations = negotiate();
@@ -393,7 +458,8 @@ Expected<PluginBuildResult> V3Build::run()
     }
     std::map<std::pair<std::size_t, int32_t>, float> cost;
     std::map<std::pair<std::size_t, int32_t>, std::size_t> seenIn; // profiles that offered the pair
-    if (choices.size() > 1)
+    // An AOT kernel runs on no backend at build time: nothing is timed, and the first candidate is kept.
+    if (choices.size() > 1 && mAot == nullptr)
     {
         for (Candidates const& candidate : candidates)
         {
@@ -462,6 +528,21 @@ Expected<PluginBuildResult> V3Build::run()
             return workspace.error();
         }
         params.plan.workspaceBytes = std::max(params.plan.workspaceBytes, workspace.value());
+    }
+    if (mAot != nullptr)
+    {
+        auto aot = aotKernel(chosen, best->second);
+        if (!aot)
+        {
+            return aot.error();
+        }
+        log(Severity::kVERBOSE, cat(mWho, ": the engine keeps its ", describeAotKernel(aot.value())));
+        params.plan.aot = std::move(aot.value());
+        params.plan.workspaceBytes = 0;
+        PluginBuildResult result;
+        result.params = LayerParams{std::move(params)};
+        result.formats = chosen;
+        return result;
     }
     std::size_t const nbOutputs = mIo.size() - mNbInputs;
     if (mCaps.build2 != nullptr && mIn.aliasedIo)

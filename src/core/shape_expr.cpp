@@ -146,6 +146,11 @@ std::optional<Interval> applyRange(DimensionOperation op, Interval a, Interval b
 
 } // namespace
 
+std::optional<int64_t> applyOperation(DimensionOperation op, int64_t a, int64_t b) noexcept
+{
+    return apply(op, a, b);
+}
+
 DimExpr::DimExpr(uint32_t id, Kind kind) noexcept
     : mKind(kind)
     , mId(id)

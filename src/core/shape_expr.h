@@ -29,6 +29,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -192,6 +193,9 @@ private:
     std::unordered_map<nvinfer1::IDimensionExpr const*, DimExpr const*> mOwned;
     std::unordered_map<uint32_t, std::unique_ptr<LinearForm>> mForms; //!< By node id, filled by form().
 };
+
+//! op(a, b) on values, as ExprContext::evaluate() computes it; nothing for a division by zero or an overflow.
+std::optional<int64_t> applyOperation(DimensionOperation op, int64_t a, int64_t b) noexcept;
 
 //! The IExprBuilder handed to a plugin's getOutputShapes / getOutputDimensions. Misuse (a foreign expression, an
 //! invalid operation, a bad size-tensor declaration) returns nullptr and is kept in errors() for the builder to

@@ -6,8 +6,10 @@
 
 #include "NvInfer.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -147,6 +149,55 @@ struct PluginFieldRecord
     bool operator==(PluginFieldRecord const&) const = default;
 };
 
+//! One node of an ahead-of-time kernel's expressions (AotKernelRecord::nodes): a constant, an extent of one of the
+//! layer's data inputs, or an operation on two earlier nodes.
+struct AotExprNode
+{
+    enum class Kind : int32_t
+    {
+        kCONSTANT = 0,
+        kEXTENT = 1,
+        kOPERATION = 2,
+    };
+    Kind kind{Kind::kCONSTANT};
+    int64_t value{};                                                     //!< kCONSTANT.
+    int32_t input{};                                                     //!< kEXTENT: the data input.
+    int32_t axis{};                                                      //!< kEXTENT: which of its extents.
+    nvinfer1::DimensionOperation op{nvinfer1::DimensionOperation::kSUM}; //!< kOPERATION.
+    uint32_t lhs{};                                                      //!< kOPERATION: earlier nodes.
+    uint32_t rhs{};
+
+    bool operator==(AotExprNode const&) const = default;
+};
+
+//! The launch values of an ahead-of-time kernel, in AotKernelRecord::launch order.
+enum class AotLaunchValue : int32_t
+{
+    kGRID_X = 0,
+    kGRID_Y,
+    kGRID_Z,
+    kBLOCK_X,
+    kBLOCK_Y,
+    kBLOCK_Z,
+    kSHARED_MEMORY,
+};
+inline constexpr std::size_t kAotLaunchValues = 7;
+
+//! An ahead-of-time (AOT) kernel that stands for a V3 plugin in an engine: a Python tensorrt.plugin plugin built
+//! through its aot_impl (plugin/aot_kernel.h). The engine loads the PTX and launches the kernel itself, with the
+//! arguments (data input pointers, the int32 scalars, output pointers), so loading the plan needs no creator.
+//! Expressions are over the layer's own data-input extents, evaluated for the actual shapes of each run.
+struct AotKernelRecord
+{
+    std::string kernelName; //!< The PTX entry symbol.
+    std::string ptx;        //!< The PTX text.
+    std::vector<AotExprNode> nodes;
+    std::array<uint32_t, kAotLaunchValues> launch{}; //!< Node indices: grid x/y/z, block x/y/z, shared memory bytes.
+    std::vector<uint32_t> scalars;                   //!< Node indices: the int32 kernel arguments, in order.
+
+    bool operator==(AotKernelRecord const&) const = default;
+};
+
 //! What a built engine keeps of a plugin layer: what the runtime needs to make the plugin again through the
 //! registry and run it. The builder fills it; a network's plugin layers leave it empty.
 struct PluginPlanRecord
@@ -160,6 +211,8 @@ struct PluginPlanRecord
     //! V3: the plugin's IVersionedInterface::getAPILanguage() at build time (kPYTHON for a plugin written in
     //! Python, whose creator only a Python process can register).
     nvinfer1::APILanguage language{nvinfer1::APILanguage::kCPP};
+    //! V3: the ahead-of-time kernel the engine launches instead of the plugin (no fields then), or nothing.
+    std::optional<AotKernelRecord> aot;
 
     bool operator==(PluginPlanRecord const&) const = default;
 };

@@ -31,8 +31,9 @@ enum class PlanBackend : uint32_t
 constexpr uint32_t kPlanFormatMajor = 4; // 4: channels-last poolings and padded stems (builder/layout.h).
 // 1: packed q, k and v of a fused attention (FusedKernel::packedQkv); 2: the engine's profiling verbosity; 3: debug
 // tensors (TensorRecord::isDebug); 4: plugin libraries carried in the plan (EngineModel::pluginLibraries);
-// 5: a V3 plugin's API language (PluginPlan.language).
-constexpr uint32_t kPlanFormatMinor = 5;
+// 5: a V3 plugin's API language (PluginPlan.language); 6: ahead-of-time kernels standing for V3 plugins
+// (PluginPlanRecord::aot).
+constexpr uint32_t kPlanFormatMinor = 6;
 
 //! What the header records besides the payload.
 struct PlanInfo

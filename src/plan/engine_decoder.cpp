@@ -380,7 +380,7 @@ private:
         return result;
     }
 
-    static PluginPlanRecord pluginPlan(fb::PluginPlan const& f)
+    PluginPlanRecord pluginPlan(fb::PluginPlan const& f)
     {
         PluginPlanRecord plan;
         if (f.fields() != nullptr)
@@ -403,7 +403,36 @@ private:
             plan.aliasedInputs.assign(f.aliased_inputs()->begin(), f.aliased_inputs()->end());
         }
         plan.language = static_cast<nvinfer1::APILanguage>(f.language()); // model_check rejects other values.
+        if (f.aot() != nullptr)
+        {
+            plan.aot = aotKernel(*f.aot());
+        }
         return plan;
+    }
+
+    //! The ahead-of-time kernel of a V3 plugin layer (format 4.6); the model check checks its expressions.
+    AotKernelRecord aotKernel(fb::AotKernel const& f)
+    {
+        AotKernelRecord aot;
+        aot.kernelName = f.kernel_name()->str();
+        aot.ptx.assign(f.ptx()->begin(), f.ptx()->end());
+        for (fb::AotExpr const* node : *f.nodes())
+        {
+            aot.nodes.push_back(AotExprNode{static_cast<AotExprNode::Kind>(node->kind()), node->value(), node->input(),
+                node->axis(), static_cast<nvinfer1::DimensionOperation>(node->op()), node->lhs(), node->rhs()});
+        }
+        if (f.launch()->size() != kAotLaunchValues)
+        {
+            fail(cat(mWhere, ": the AOT kernel '", aot.kernelName, "' has ", f.launch()->size(),
+                " launch values; it has ", kAotLaunchValues, " (grid x/y/z, block x/y/z, shared memory)"));
+            return aot;
+        }
+        std::copy(f.launch()->begin(), f.launch()->end(), aot.launch.begin());
+        if (f.scalars() != nullptr)
+        {
+            aot.scalars.assign(f.scalars()->begin(), f.scalars()->end());
+        }
+        return aot;
     }
 
     LayerParams params(fb::Layer const& flat);

@@ -159,7 +159,21 @@ private:
         }
         return fb::CreatePluginPlan(mBuilder, mBuilder.CreateVector(fields), mBuilder.CreateVector(plan.serialized),
             plan.tactic, plan.workspaceBytes, mBuilder.CreateVector(plan.aliasedInputs),
-            static_cast<int32_t>(plan.language));
+            static_cast<int32_t>(plan.language), plan.aot ? aotKernel(*plan.aot) : 0);
+    }
+
+    Offset<fb::AotKernel> aotKernel(AotKernelRecord const& aot)
+    {
+        std::vector<fb::AotExpr> nodes;
+        for (AotExprNode const& node : aot.nodes)
+        {
+            nodes.emplace_back(static_cast<int32_t>(node.kind), static_cast<int32_t>(node.op), node.input, node.axis,
+                node.lhs, node.rhs, node.value);
+        }
+        auto const* ptx = reinterpret_cast<uint8_t const*>(aot.ptx.data());
+        return fb::CreateAotKernel(mBuilder, mBuilder.CreateString(aot.kernelName),
+            mBuilder.CreateVector(ptx, aot.ptx.size()), mBuilder.CreateVectorOfStructs(nodes),
+            mBuilder.CreateVector(aot.launch.data(), aot.launch.size()), mBuilder.CreateVector(aot.scalars));
     }
 
     // One writer per layer kind: every field of its parameters.

@@ -10,6 +10,7 @@
 #include "plan/params_fields.h"
 #include "plan/plugin_libraries.h"
 #include "plan/refit.h"
+#include "plugin/aot_kernel.h"
 #include "plugin/plugin_fields.h"
 
 #include <algorithm>
@@ -382,9 +383,9 @@ std::optional<std::string> pluginProblem(LayerRecord const& record)
             return cat("has V2 plugin level ", v2->level, "; levels are 0 (IPluginV2) to 3 (IPluginV2DynamicExt)");
         }
         if (!v2->plan.fields.empty() || v2->plan.tactic != 0 || !v2->plan.aliasedInputs.empty()
-            || v2->plan.language != nvinfer1::APILanguage::kCPP)
+            || v2->plan.language != nvinfer1::APILanguage::kCPP || v2->plan.aot)
         {
-            return std::string("is a V2 plugin layer with V3 fields, tactic, aliases or API language");
+            return std::string("is a V2 plugin layer with V3 fields, tactic, aliases, API language or an AOT kernel");
         }
         return pluginProblem(v2->identity, v2->plan, v2->outputTypes.size(), nbInputs, nbOutputs);
     }
@@ -400,6 +401,34 @@ public:
         , mBlobs(model.weights)
         , mMadeBy(model.tensors.size(), -1)
     {
+    }
+
+    //! What is wrong with the ahead-of-time kernel of a V3 plugin layer (plugin/aot_kernel.h), whose inputs are in
+    //! range; nothing for a layer without one.
+    std::optional<std::string> aotProblem(LayerRecord const& record) const
+    {
+        auto const* v3 = std::get_if<PluginV3Params>(&record.params);
+        if (v3 == nullptr || !v3->plan.aot)
+        {
+            return std::nullopt;
+        }
+        std::string const who = "(" + describeIdentity(v3->identity) + ") ";
+        if (!v3->plan.fields.empty() || v3->nbShapeInputs != 0 || !v3->plan.aliasedInputs.empty()
+            || v3->plan.workspaceBytes != 0)
+        {
+            return who + "is an AOT kernel with plugin fields, shape inputs, aliased outputs or a workspace";
+        }
+        std::vector<int32_t> ranks;
+        for (int32_t i = 0; i < v3->nbInputs; ++i)
+        {
+            ranks.push_back(static_cast<int32_t>(
+                mModel.tensors[static_cast<std::size_t>(record.inputs[static_cast<std::size_t>(i)])].shape.size()));
+        }
+        if (auto problem = aotKernelProblem(*v3->plan.aot, ranks))
+        {
+            return who + *problem;
+        }
+        return std::nullopt;
     }
 
     std::optional<std::string> run()
@@ -824,6 +853,10 @@ std::optional<std::string> ModelCheck::layers()
             return cat(layer(l), " (", layerClassName(record.type), ") ", *problem);
         }
         if (auto const problem = pluginProblem(record))
+        {
+            return cat(layer(l), " (", layerClassName(record.type), ") ", *problem);
+        }
+        if (auto const problem = aotProblem(record))
         {
             return cat(layer(l), " (", layerClassName(record.type), ") ", *problem);
         }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/inspector.h"
+
 #include "backends/host/reformat.h"
+#include "plugin/aot_kernel.h"
 
 #include "network/layer_kinds.h"
 #include "runtime/context.h"
@@ -209,11 +211,18 @@ std::string EngineInspector::describe(
     PluginIdentity const* plugin = nullptr;
     char const* pluginInterface = nullptr;
     char const* pluginLanguage = "C++";
+    // An ahead-of-time kernel that stands for a V3 plugin: what the engine launches itself.
+    AotKernelRecord const* aot = nullptr;
     if (auto const* v3 = std::get_if<PluginV3Params>(&layer.params))
     {
         plugin = &v3->identity;
         pluginInterface = "IPluginV3";
         pluginLanguage = v3->plan.language == nvinfer1::APILanguage::kPYTHON ? "Python" : "C++";
+        if (v3->plan.aot)
+        {
+            aot = &*v3->plan.aot;
+            type = "AotKernel";
+        }
     }
     else if (auto const* v2 = std::get_if<PluginV2Params>(&layer.params))
     {
@@ -226,7 +235,11 @@ std::string EngineInspector::describe(
             ? std::string()
             : ", \"Plugin\": {\"Name\": " + jsonString(plugin->name) + ", \"Version\": " + jsonString(plugin->version)
                 + ", \"Namespace\": " + jsonString(plugin->pluginNamespace) + ", \"Interface\": \"" + pluginInterface
-                + "\", \"Language\": \"" + pluginLanguage + "\"}";
+                + "\", \"Language\": \"" + pluginLanguage + "\"}"
+                + (aot == nullptr ? std::string()
+                                  : ", \"AotKernel\": {\"KernelName\": " + jsonString(aot->kernelName)
+                            + ", \"ScalarArguments\": " + std::to_string(aot->scalars.size())
+                            + ", \"PtxBytes\": " + std::to_string(aot->ptx.size()) + "}");
         return "{\"Name\": " + jsonString(layer.name) + ", \"LayerType\": " + jsonString(type)
             + ", \"Inputs\": " + describeTensors(layer.inputs, format, shapes) + ", \"Outputs\": "
             + describeTensors(layer.outputs, format, shapes) + ", \"Metadata\": " + jsonString(layer.metadata)
@@ -234,7 +247,8 @@ std::string EngineInspector::describe(
     }
     std::string const pluginText = plugin == nullptr ? std::string()
                                                      : ", Plugin: " + plugin->name + " version " + plugin->version
-            + " namespace \"" + plugin->pluginNamespace + "\" (" + pluginInterface + ", " + pluginLanguage + ")";
+            + " namespace \"" + plugin->pluginNamespace + "\" (" + pluginInterface + ", " + pluginLanguage + ")"
+            + (aot == nullptr ? std::string() : ", " + describeAotKernel(*aot));
     return "Name: " + layer.name + ", LayerType: " + type + ", Inputs: " + describeTensors(layer.inputs, format, shapes)
         + ", Outputs: " + describeTensors(layer.outputs, format, shapes) + ", Metadata: " + layer.metadata
         + (tactic ? ", TacticName: " + layer.tacticName : std::string()) + pluginText;

@@ -278,7 +278,8 @@ Expected<std::unique_ptr<EnginePlugins>> EnginePlugins::create(
             continue;
         }
         Expected<std::unique_ptr<EnginePlugin>> made = v3 != nullptr
-            ? makeEnginePluginV3(layer.name, *v3, registry, host)
+            ? (v3->plan.aot ? makeEnginePluginAot(layer.name, *v3, host)
+                            : makeEnginePluginV3(layer.name, *v3, registry, host))
             : makeEnginePluginV2(layer.name, *v2, registry, host);
         int32_t const nbInputs = v3 != nullptr ? v3->nbInputs : static_cast<int32_t>(layer.inputs.size());
         int64_t const workspace = v3 != nullptr ? v3->plan.workspaceBytes : v2->plan.workspaceBytes;

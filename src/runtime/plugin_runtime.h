@@ -87,6 +87,12 @@ Expected<nvinfer1::IPluginCreatorInterface*> findPluginCreator(nvinfer1::IPlugin
 Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV2(
     std::string const& layerName, PluginV2Params const& params, nvinfer1::IPluginRegistry& registry, bool host);
 
+//! The engine plugin of a V3 plugin layer that the builder replaced by an ahead-of-time kernel (params.plan.aot;
+//! runtime/plugin_runtime_aot.cpp): no creator is needed. Each context loads the PTX (CUDA backend) and launches the
+//! kernel; on the host backend (host) a run fails, naming the layer and the plugin.
+Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginAot(
+    std::string const& layerName, PluginV3Params const& params, bool host);
+
 //! The plugins of one engine, made from its plan through the registry.
 class EnginePlugins
 {

@@ -715,6 +715,48 @@ TEST(PlanEngineCodec, RoundTripsPluginLayers)
     }
 }
 
+// An ahead-of-time kernel (format 4.6) keeps every field: name, PTX, its expression nodes, launch values and scalars.
+TEST(PlanEngineCodec, RoundTripsAnAotKernel)
+{
+    EngineModel model = sampleModel();
+    LayerRecord& layer = model.layers[13];
+    layer.type = LayerType::kPLUGIN_V3;
+    PluginV3Params params;
+    params.identity = PluginIdentity{"scale", "1", "demo"};
+    params.nbInputs = 1;
+    params.outputTypes = {DataType::kFLOAT};
+    params.plan.tactic = 3;
+    AotKernelRecord aot;
+    aot.kernelName = "scale_rows";
+    aot.ptx = ".version 8.0\n.target sm_90\n";
+    using NodeKind = AotExprNode::Kind;
+    aot.nodes = {AotExprNode{NodeKind::kEXTENT, 0, 0, 0}, AotExprNode{NodeKind::kCONSTANT, 128},
+        AotExprNode{NodeKind::kOPERATION, 0, 0, 0, nvinfer1::DimensionOperation::kCEIL_DIV, 0, 1},
+        AotExprNode{NodeKind::kCONSTANT, 1}, AotExprNode{NodeKind::kCONSTANT, -5}};
+    aot.launch = {2, 3, 3, 1, 3, 3, 4};
+    aot.scalars = {0, 4, 2};
+    params.plan.aot = aot;
+    layer.params = std::move(params);
+    ASSERT_EQ(modelProblem(model), std::nullopt);
+    auto const bytes = encoded(model);
+    auto decoded = decodeEngine(bytes.data(), bytes.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    auto const& read = std::get<PluginV3Params>(decoded.value().layers[13].params);
+    ASSERT_TRUE(read.plan.aot.has_value());
+    EXPECT_EQ(*read.plan.aot, aot);
+    EXPECT_EQ(read.plan.tactic, 3);
+    // A V2 plugin layer never holds one.
+    EngineModel v2 = sampleModel();
+    v2.layers[13].type = LayerType::kPLUGIN_V2;
+    PluginV2Params v2params;
+    v2params.identity = PluginIdentity{"Bar", "1", ""};
+    v2params.outputTypes = {DataType::kFLOAT};
+    v2params.plan.aot = aot;
+    v2.layers[13].params = std::move(v2params);
+    ASSERT_TRUE(modelProblem(v2).has_value());
+    EXPECT_NE(modelProblem(v2)->find("an AOT kernel"), std::string::npos) << *modelProblem(v2);
+}
+
 // An engine runs the variant the builder chose by its name, wherever the machine's libraries list it now; by the
 // recorded index only for plans without a name; the default where neither is there.
 TEST(PlanEngineCodec, ChosenTacticFollowsTheRecordedName)

@@ -18,7 +18,8 @@ plugins"), built on kiln's class-based Python plugins.
 ``register`` registers a creator (name ``add_k``, version ``"1"``, namespace ``demo``) in
 ``tensorrt.get_plugin_registry()``, so the ONNX parser finds the plugin and a plan that holds it loads in any
 process that imported the module defining these functions. ``autotune`` offers type/format combinations and custom
-tactics. ``aot_impl`` (ahead-of-time kernels) is not implemented: it raises NotImplementedError.
+tactics. ``aot_impl`` gives an ahead-of-time kernel (PTX) that the engine keeps and launches itself, without Python
+(CUDA backend only); see ``_aot.py``.
 """
 
 from __future__ import annotations
@@ -58,5 +59,4 @@ __all__ = [
     "AutoTuneCombination",
 ]
 
-_kiln.Logger().log(_kiln.ILogger.Severity.WARNING,
-                   "tensorrt.plugin is experimental in TensorRT, and kiln implements its JIT part only (no aot_impl).")
+_kiln.Logger().log(_kiln.ILogger.Severity.WARNING, "tensorrt.plugin is experimental in TensorRT.")

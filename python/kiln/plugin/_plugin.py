@@ -290,10 +290,20 @@ class JitCreator(_kiln.IPluginCreatorV3One):
         self.field_names = _kiln.PluginFieldCollection([pdef.attr_types[name].empty_field() for name in pdef.attrs])
 
     def create_plugin(self, name: str, field_collection: Any, phase: Any) -> JitPlugin:
+        """A JIT or AOT instance. At run time (a plan being loaded) always JIT: an AOT plan holds no plugin. At build
+        time (the ONNX parser) an int field ``aot`` that is not an attribute asks for STRICT_AOT (non-zero) or
+        STRICT_JIT (0); without it, the one implementation defined, or JIT when both are."""
         pdef = self._pdef
-        pdef.require_impl()
+        fields = list(field_collection)
+        request = None
+        if phase != _kiln.TensorRTPhase.RUNTIME:
+            request = "PREFER_JIT"
+            for field in fields:
+                if field.name == "aot" and "aot" not in pdef.attr_types:
+                    request = "STRICT_AOT" if int(field.data.reshape(-1)[0]) != 0 else "STRICT_JIT"
+        aot = pdef.choose(request) if request is not None else (pdef.require_impl() or False)
         attrs = {}
-        for field in field_collection:
+        for field in fields:
             attr = pdef.attr_types.get(field.name)
             if attr is not None:
                 try:
@@ -306,4 +316,4 @@ class JitCreator(_kiln.IPluginCreatorV3One):
         if missing:
             raise ValueError(f"tensorrt.plugin {pdef.plugin_id!r}: create_plugin() got no value for the attributes "
                              f"{missing}")
-        return JitPlugin(pdef, attrs, phase)
+        return pdef.instance(attrs, phase, aot)

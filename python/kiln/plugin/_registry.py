@@ -90,6 +90,8 @@ class PluginDef:
         self.impl_tactic = False
         self.autotune_func: Optional[Callable[..., Any]] = None
         self.autotune_attrs: List[str] = []
+        self.aot_func: Optional[Callable[..., Any]] = None
+        self.aot_attrs: List[str] = []
         self.creator: Any = None
         self._parse_register()
 
@@ -186,10 +188,71 @@ class PluginDef:
         self.autotune_attrs = self._attr_subset(rest[:-1], hints, "autotune")
         self.autotune_func = func
 
+    def set_aot_impl(self, func: Callable[..., Any]) -> None:
+        if self.aot_func is not None:
+            raise ValueError(f"aot_impl of {self.plugin_id!r} is already defined")
+        hints = _hints(func)
+        params = _parameters(func, "aot_impl", self.plugin_id)
+        rest = self._check_inputs(params, hints, "aot_impl", TensorDesc)
+        if rest[-2:] != ["outputs", "tactic"]:
+            raise ValueError(f"aot_impl of {self.plugin_id!r}: the parameters must be the inputs, some attributes, "
+                             f"then outputs and tactic (got {[p.name for p in params]})")
+        if "tactic" in hints and hints["tactic"] is not int:
+            raise ValueError(f"aot_impl of {self.plugin_id!r}: 'tactic' must be annotated int")
+        if "return" not in hints:
+            raise ValueError(f"aot_impl of {self.plugin_id!r}: the return annotation is required: Tuple[str | bytes, "
+                             "str | bytes, KernelLaunchParams, SymExprs]")
+        _check_aot_return(hints["return"], self.plugin_id)
+        self.aot_attrs = self._attr_subset(rest[:-2], hints, "aot_impl")
+        self.aot_func = func
+
     def require_impl(self) -> None:
         if self.impl_func is None:
-            raise ValueError(f"tensorrt.plugin {self.plugin_id!r} has no @impl function; kiln runs only JIT "
-                             "(impl) plugins, so define one with @tensorrt.plugin.impl before creating the plugin")
+            raise ValueError(f"tensorrt.plugin {self.plugin_id!r} has no @impl function; define one with "
+                             "@tensorrt.plugin.impl (JIT) before creating the plugin")
+
+    def choose(self, request: Any) -> bool:
+        """Whether an instance asked for with request (a QuickPluginCreationRequest name, or None) is AOT: None is
+        JIT; STRICT_* gives that kind or ValueError; with one implementation defined, that one; with both,
+        PREFER_* decides and anything else is a ValueError."""
+        pid = self.plugin_id
+        text = "" if request is None else str(getattr(request, "name", request))
+        has_jit, has_aot = self.impl_func is not None, self.aot_func is not None
+        if request is None:
+            self.require_impl()
+            return False
+        if "STRICT_AOT" in text:
+            if not has_aot:
+                from ._aot import aot_missing
+
+                raise aot_missing(pid)
+            return True
+        if "STRICT_JIT" in text:
+            self.require_impl()
+            return False
+        if has_jit != has_aot:
+            return has_aot
+        if not has_jit:
+            raise ValueError(f"tensorrt.plugin {pid!r} has no @impl function and no @aot_impl function; define one "
+                             "of them (JIT or AOT) before creating the plugin")
+        if "PREFER_AOT" in text:
+            return True
+        if "PREFER_JIT" in text:
+            return False
+        raise ValueError(f"tensorrt.plugin {pid!r} has both JIT (@impl) and AOT (@aot_impl) implementations: create "
+                         "the network with NetworkDefinitionCreationFlag.PREFER_AOT_PYTHON_PLUGINS or "
+                         "NetworkDefinitionCreationFlag.PREFER_JIT_PYTHON_PLUGINS should be specified, or pass "
+                         "add_plugin(..., aot=True/False)")
+
+    def instance(self, attrs: Dict[str, Any], phase: Any, aot: bool) -> Any:
+        """A new plugin object of the chosen kind."""
+        if aot:
+            from ._aot import AotPlugin
+
+            return AotPlugin(self, attrs, phase)
+        from ._plugin import JitPlugin
+
+        return JitPlugin(self, attrs, phase)
 
     # ---- the creator ----
     def register_creator(self) -> None:
@@ -229,16 +292,9 @@ class PluginDef:
         tensors = list(inputs)
 
         def create(request: Any = None) -> Tuple[List[Any], List[Any], Any]:
-            """The (inputs, shape inputs, plugin) triple network.add_plugin takes; JIT unless request asks for AOT
-            strictly, which kiln does not implement."""
-            if request is not None and "STRICT_AOT" in str(request):
-                from ._aot import aot_missing
-
-                raise aot_missing(pid)
-            self.require_impl()
-            from ._plugin import JitPlugin
-
-            plugin = JitPlugin(self, values, _kiln.TensorRTPhase.BUILD)
+            """The (inputs, shape inputs, plugin) triple network.add_plugin takes: JIT or AOT as request asks
+            (PluginDef.choose)."""
+            plugin = self.instance(values, _kiln.TensorRTPhase.BUILD, self.choose(request))
             if None not in ranks:
                 plugin._input_ranks = ranks
             return tensors, [], plugin
@@ -247,6 +303,17 @@ class PluginDef:
 
     def __repr__(self) -> str:
         return f"<tensorrt.plugin {self.plugin_id!r}: inputs {self.input_names}, attributes {self.attrs}>"
+
+
+def _check_aot_return(annotation: Any, plugin_id: str) -> None:
+    """aot_impl's return annotation: a Tuple of 4 entries, the last two KernelLaunchParams and a SymExprs."""
+    from ._aot import KernelLaunchParams, SymExprs
+
+    args = typing.get_args(annotation) if typing.get_origin(annotation) in (tuple, Tuple) else ()
+    if len(args) != 4 or args[2] is not KernelLaunchParams or not (isinstance(args[3], type)
+                                                                   and issubclass(args[3], SymExprs)):
+        raise ValueError(f"aot_impl of {plugin_id!r}: the return annotation must be Tuple[str | bytes, str | bytes, "
+                         f"KernelLaunchParams, SymExprs] (got {annotation!r})")
 
 
 def _rank(tensor: Any) -> Optional[int]:
