@@ -34,6 +34,7 @@ public:
     {
     }
 
+    using nvinfer1::IPluginV2Ext::configurePlugin; // The dynamic form below; nvcc warns of the hidden legacy one.
     int32_t initialize() noexcept override { return 0; }
     void terminate() noexcept override {}
     void destroy() noexcept override { delete this; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# kiln's main job: build kiln and run every example of the seed texts (scripts/examples.sh), then the same model
+# kiln's main job: build kiln and run every example in examples/ (scripts/examples.sh), then the first one's model
 # through the kiln command-line tool as a TensorRT user runs trtexec. The first example builds an engine from the
 # bundled ONNX model examples/onnx_identity_conv/identity_conv.onnx, whose custom IdentityConv node the parser imports
 # as a plugin; it saves the plan, loads it in a fresh runtime, runs it and checks that the output equals the input.

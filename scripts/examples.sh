@@ -30,7 +30,7 @@ fi
 # Each entry: the example's directory under examples/, its executable, and its arguments (plans go to the build tree).
 examples=(
     "conv_network conv_network $build/examples/conv_network/conv_network.plan"
-    "plugin_library plugin_library_tour $build/examples/plugin_library/libkiln_example_plugins.so"
+    "plugin_library plugin_library_tour $build/examples/plugin_library/libkiln_example_plugins.so $build/examples/plugin_library/plugin_library.plan"
     "pad_plugin pad_plugin $build/examples/pad_plugin/pad_plugin.plan"
     "bar_plugin bar_plugin $build/examples/bar_plugin/bar_plugin.plan"
     "pool_plugin pool_plugin $build/examples/pool_plugin/pool_plugin.plan"
@@ -40,7 +40,8 @@ examples=(
     "bar_plugin_v2 bar_plugin_v2 $build/examples/bar_plugin_v2/bar_plugin_v2.plan"
     "identity_conv_v2 identity_conv_v2 $build/examples/identity_conv_v2/identity_conv_v2.plan"
 )
-# First, where kiln has its ONNX parser (libonnx-dev): seed 002's model from ONNX, its custom node as a plugin.
+# First, where kiln has its ONNX parser (libonnx-dev): the IdentityConv walk-through's ONNX model, its custom node
+# imported as a plugin.
 if [ -f "${CMAKE_INCLUDE_PATH:-/usr/include}/onnx/onnx_pb.h" ] || [ -f /usr/include/onnx/onnx_pb.h ]; then
     examples=("onnx_identity_conv onnx_identity_conv $build/examples/onnx_identity_conv/onnx_identity_conv.plan"
         "${examples[@]}")

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // BarPlugin as an IPluginV2DynamicExt: see bar_plugin.h for what it computes. The methods dynamic shapes touch are the
-// seed's four: getOutputDimensions (Y0's first extent as an IExprBuilder sum), supportsFormatCombination (asked
-// position by position; each position compared only with positions before it), configurePlugin (nothing to set up)
-// and enqueue (the real shapes arrive in the descriptors).
+// four of the TensorRT 8 guide's example: getOutputDimensions (Y0's first extent as an IExprBuilder sum),
+// supportsFormatCombination (asked position by position; each position compared only with positions before it),
+// configurePlugin (nothing to set up) and enqueue (the real shapes arrive in the descriptors).
 #include "bar_plugin.h"
 
 #include "element_types.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// DummyPlugin: see dummy_plugin.h. The constructor fills the field list once from the members (as the seed does),
-// and getFieldsToSerialize() hands it out; createPlugin() reads the same names back, checks their types and lengths,
-// and returns nullptr for anything missing or malformed.
+// DummyPlugin: see dummy_plugin.h. The constructor fills the field list once from the members (as the guide's
+// DummyPlugin does), and getFieldsToSerialize() hands it out; createPlugin() reads the same names back, checks their
+// types and lengths, and returns nullptr for anything missing or malformed.
 #include "dummy_plugin.h"
 
 #include "example_common.h"

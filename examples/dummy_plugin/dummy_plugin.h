@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// DummyPlugin (seed 000, "plugin serialization and deserialization"), version "1", namespace "example". Its state is
+// DummyPlugin (the TensorRT developer guide's "Plugin Serialization and Deserialization"), version "1", namespace
+// "example". Its state is
 // three fields of three kinds, serialized through getFieldsToSerialize() and restored by createPlugin(kRUNTIME):
 //
 //     "intScalar"   kINT32,   1 value            s

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// FooPlugin (seed 001, "timing caching and custom tactics"), version "1", namespace "example": y = scale * x + W
+// FooPlugin (the TensorRT developer guide's "Enabling Timing Caching and Using Custom Tactics"), version "1",
+// namespace "example": y = scale * x + W
 // along the last axis of a [N, 64] FP32 input, where W are weights shared by every instance (shared_weights.h).
 // It offers two custom tactics, 1 and 2 (getNbTactics / getValidTactics), and a timing-cache ID made of its
 // attribute, so that identically configured instances are timed once. Build and serialized field: "scale"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// SharedWeights (seed 001, "sharing custom resources among plugins"): the weights W that every FooPlugin needs,
-// obtained once and shared through the plugin registry's key-value store:
+// SharedWeights (the TensorRT developer guide's "Sharing Custom Resources Among Plugins"): the weights W that every
+// FooPlugin needs, obtained once and shared through the plugin registry's key-value store:
 //
 //     SharedWeights blank;   // not initialised: the registry stores a clone, never this object
 //     auto* w = static_cast<SharedWeights*>(getPluginRegistry()->acquirePluginResource("W", &blank));

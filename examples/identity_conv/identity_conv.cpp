@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// IdentityConv: see identity_conv.h. The seed wrote it as an IPluginV2IOExt; this is the same plugin as an IPluginV3.
+// IdentityConv: see identity_conv.h. The walk-through wrote it as an IPluginV2IOExt; this is the same plugin as an
+// IPluginV3.
 #include "identity_conv.h"
 
 #include "element_types.h"

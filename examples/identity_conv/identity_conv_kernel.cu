@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// IdentityConv's CUDA kernel: a byte copy, one thread per byte. (The seed's IdentityConv calls cudaMemcpyAsync,
+// IdentityConv's CUDA kernel: a byte copy, one thread per byte. (The walk-through's IdentityConv calls cudaMemcpyAsync,
 // which does the same; a kernel keeps every example's enqueue a kernel launch.)
 #include "identity_conv_kernel.h"
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // identity_conv [plan-path]   (default: identity_conv.plan in the working directory)
 //
-// Seed 002's identity network, built through the network API (the ONNX route comes with kiln's parser):
-// "X" [N, 3, 8, 8] -> conv1 (1x1, weights the 3x3 identity matrix) -> IdentityConv (with the weights of a depthwise
-// 1x1 convolution, all ones, as its second input) -> conv2 (1x1 depthwise, weights all ones) -> "Y". Every step is an
-// identity, so Y must equal X exactly. The plan is saved, loaded in a fresh runtime and run at two batch sizes, on
-// the GPU or on the host (io_buffers.h).
+// The identity network of the IdentityConv custom-plugin walk-through, built through the network API
+// (examples/onnx_identity_conv parses it from ONNX instead): "X" [N, 3, 8, 8] -> conv1 (1x1, weights the 3x3 identity
+// matrix) -> IdentityConv (with the weights of a depthwise 1x1 convolution, all ones, as its second input) -> conv2
+// (1x1 depthwise, weights all ones) -> "Y". Every step is an identity, so Y must equal X exactly. The plan is saved,
+// loaded in a fresh runtime and run at two batch sizes, on the GPU or on the host (io_buffers.h).
 #include "example_common.h"
 #include "identity_check.h"
 #include "identity_conv.h"

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // identity_conv_v2 [plan-path]   (default: identity_conv_v2.plan in the working directory)
 //
-// Seed 002's identity network with the seed's own plugin, an IPluginV2IOExt added with addPluginV2, built through the
-// network API: "X" [N, 3, 8, 8] -> conv1 (1x1, weights the 3x3 identity matrix) -> IdentityConv (with the weights of a
-// depthwise 1x1 convolution, all ones, as its second input) -> conv2 (1x1 depthwise, weights all ones) -> "Y". Every
-// step is an identity, so Y must equal X exactly. The plan is saved and loaded in a fresh runtime, where
-// deserializePlugin restores the configuration IdentityConv serialized at build time; the engine runs at two batch
-// sizes, on the GPU (the plugin through its enqueue) or on the host (through its registered host runner).
+// The identity network of the IdentityConv custom-plugin walk-through with the walk-through's own plugin, an
+// IPluginV2IOExt added with addPluginV2, built through the network API: "X" [N, 3, 8, 8] -> conv1 (1x1, weights the 3x3
+// identity matrix) -> IdentityConv (with the weights of a depthwise 1x1 convolution, all ones, as its second input) ->
+// conv2 (1x1 depthwise, weights all ones) -> "Y". Every step is an identity, so Y must equal X exactly. The plan is
+// saved and loaded in a fresh runtime, where deserializePlugin restores the configuration IdentityConv serialized at
+// build time; the engine runs at two batch sizes, on the GPU (the plugin through its enqueue) or on the host (through
+// its registered host runner).
 #include "example_common.h"
 #include "identity_check.h"
 #include "identity_conv.h"

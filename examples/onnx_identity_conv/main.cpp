@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // onnx_identity_conv [plan-path [model.onnx]]   (defaults: onnx_identity_conv.plan, the bundled identity_conv.onnx)
 //
-// Seed 002's flow through ONNX: the IdentityConv plugin's creator is registered (version "1", namespace ""), the
-// ONNX parser reads the bundled model (Conv -> custom IdentityConv node -> Conv, made by make_model.py) and imports
-// the custom node as the plugin, with its attributes as plugin fields and its initializer input as a constant. The
-// engine is built, saved, loaded in a fresh runtime and run at two batch sizes; every step is an identity, so Y must
-// equal X.
+// The flow of the IdentityConv custom-plugin walk-through, through ONNX: the IdentityConv plugin's creator is
+// registered (version "1", namespace ""), the ONNX parser reads the bundled model (Conv -> custom IdentityConv node ->
+// Conv, made by make_model.py) and imports the custom node as the plugin, with its attributes as plugin fields and its
+// initializer input as a constant. The engine is built, saved, loaded in a fresh runtime and run at two batch sizes;
+// every step is an identity, so Y must equal X.
 #include "example_common.h"
 #include "identity_check.h"
 #include "identity_conv.h"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Writes identity_conv.onnx, the model of seed 002: three "convolutions" whose weights make each an identity.
+"""Writes identity_conv.onnx, the model of the IdentityConv custom-plugin walk-through: three "convolutions" whose
+weights make each an identity.
 
     X [N, 3, 8, 8] -> Conv (1x1, weights the 3x3 identity matrix)
                    -> IdentityConv (a custom node: no ONNX op of that name; kiln imports it as the IdentityConv

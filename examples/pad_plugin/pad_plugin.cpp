@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// PadPlugin (seed 003, "a custom layer with dynamic shapes"): every image of an NCHW FP32 batch is padded with zeros
-// to 32 x 32. Input X is [N, C, H, W] with H, W <= 32; output Y is [N, C, 32, 32], written as an expression of the
-// input's extents with the IExprBuilder. The plugin has no attributes. Its creator registers itself statically
-// under namespace "" with REGISTER_TENSORRT_PLUGIN.
+// PadPlugin (the TensorRT developer guide's "Example: Adding a Custom Layer with Dynamic Shapes Using C++"): every
+// image of an NCHW FP32 batch is padded with zeros to 32 x 32. Input X is [N, C, H, W] with H, W <= 32; output Y is [N,
+// C, 32, 32], written as an expression of the input's extents with the IExprBuilder. The plugin has no attributes. Its
+// creator registers itself statically under namespace "" with REGISTER_TENSORRT_PLUGIN.
 #include "example_common.h"
 #include "kiln/plugin_host.h"
 

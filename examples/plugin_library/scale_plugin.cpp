@@ -1,10 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// ScalePlugin: y = scale * x, written as a TensorRT-10 plugin author writes one, in a shared library with the
-// getCreators and setLoggerFinder entry points. It is built against kiln's headers only; the same source builds
-// against TensorRT's. (Its enqueue is plain host code here; running it inside an engine arrives with the engine.)
+// ScalePlugin: y = scale * x over FP32 tensors of any shape, written as a TensorRT-10 plugin author writes one, in a
+// shared library with the getCreators and setLoggerFinder entry points. Version "1", namespace "example"; one build
+// and serialized field, "scale" (kFLOAT32, 1 value, default 1).
+//
+// enqueue() launches scale_kernel.cu on the stream (on a GPU, kiln's CUDA backend or TensorRT); the library is built
+// with that kernel only when the CUDA toolkit is found. kiln's host backend runs enqueueHost() instead, the same
+// product on host memory: the class derives from kiln::IPluginV3OneHost (include/kiln/plugin_host.h), which kiln
+// finds through RTTI. The kiln-only parts sit under KILN_VERSION_MAJOR, so the same source builds against TensorRT's
+// headers. The library needs only the headers: it does not link kiln.
 #include "NvInferRuntime.h"
 
+#ifdef KILN_VERSION_MAJOR
+#include "kiln/plugin_host.h"
+#endif
+#ifdef KILN_EXAMPLE_CUDA
+#include "scale_kernel.h"
+#endif
+
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -14,22 +28,45 @@ namespace
 {
 ILoggerFinder* gLoggerFinder{nullptr};
 
-void logInfo(std::string const& message)
+//! Logs through the logger of the process that loaded the library (setLoggerFinder), when it gave one.
+void log(ILogger::Severity severity, std::string const& message)
 {
-    if (gLoggerFinder != nullptr)
+    ILogger* logger = gLoggerFinder != nullptr ? gLoggerFinder->findLogger() : nullptr;
+    if (logger != nullptr)
     {
-        gLoggerFinder->findLogger()->log(ILogger::Severity::kINFO, message.c_str());
+        logger->log(severity, message.c_str());
     }
+}
+
+//! The number of elements of a tensor of shape dims.
+int64_t volume(Dims const& dims)
+{
+    int64_t count = 1;
+    for (int32_t i = 0; i < dims.nbDims; ++i)
+    {
+        count *= dims.d[i];
+    }
+    return count;
 }
 
 constexpr char const* kName = "ScalePlugin";
 constexpr char const* kVersion = "1";
 constexpr char const* kNamespace = "example";
 
+#ifdef KILN_VERSION_MAJOR
+using HostCapability = kiln::IPluginV3OneHost;
+#else
+//! Built against TensorRT's headers: no host capability, an empty base in its place.
+struct HostCapability
+{
+};
+#endif
+
 class ScalePlugin final : public IPluginV3,
                           public IPluginV3OneCore,
                           public IPluginV3OneBuild,
-                          public IPluginV3OneRuntime
+                          public IPluginV3OneRuntime,
+                          public HostCapability
 {
 public:
     explicit ScalePlugin(float scale)
@@ -47,7 +84,7 @@ public:
         }
         return nullptr;
     }
-    IPluginV3* clone() noexcept override { return new ScalePlugin(mScale); }
+    IPluginV3* clone() noexcept override { return new (std::nothrow) ScalePlugin(mScale); }
 
     char const* getPluginName() const noexcept override { return kName; }
     char const* getPluginVersion() const noexcept override { return kVersion; }
@@ -82,22 +119,24 @@ public:
         return 0;
     }
     int32_t enqueue(PluginTensorDesc const* inputDesc, PluginTensorDesc const*, void const* const* inputs,
-        void* const* outputs, void*, cudaStream_t) noexcept override
+        void* const* outputs, void*, cudaStream_t stream) noexcept override
     {
-        int64_t count = 1;
-        for (int32_t i = 0; i < inputDesc[0].dims.nbDims; ++i)
-        {
-            count *= inputDesc[0].dims.d[i];
-        }
-        auto const* x = static_cast<float const*>(inputs[0]);
-        auto* y = static_cast<float*>(outputs[0]);
-        for (int64_t i = 0; i < count; ++i)
-        {
-            y[i] = mScale * x[i];
-        }
-        return 0;
+#ifdef KILN_EXAMPLE_CUDA
+        cudaError_t const status = launchScale(static_cast<float const*>(inputs[0]), static_cast<float*>(outputs[0]),
+            volume(inputDesc[0].dims), mScale, stream);
+        return status == cudaSuccess ? 0 : -1;
+#else
+        (void)inputDesc, (void)inputs, (void)outputs, (void)stream;
+        log(ILogger::Severity::kERROR,
+            "ScalePlugin: this library was built without its CUDA kernel (no CUDA toolkit); kiln's host backend runs "
+            "the layer through enqueueHost()");
+        return -1;
+#endif
     }
-    IPluginV3* attachToContext(IPluginResourceContext*) noexcept override { return clone(); }
+    IPluginV3* attachToContext(IPluginResourceContext*) noexcept override
+    {
+        return clone();
+    }
     PluginFieldCollection const* getFieldsToSerialize() noexcept override
     {
         mField = PluginField("scale", &mScale, PluginFieldType::kFLOAT32, 1);
@@ -105,6 +144,21 @@ public:
         mFields.fields = &mField;
         return &mFields;
     }
+
+#ifdef KILN_VERSION_MAJOR
+    // kiln::IPluginV3OneHost: the same product on host memory, finished when it returns.
+    int32_t enqueueHost(PluginTensorDesc const* inputDesc, PluginTensorDesc const*, void const* const* inputs,
+        void* const* outputs, void*) noexcept override
+    {
+        auto const* x = static_cast<float const*>(inputs[0]);
+        auto* y = static_cast<float*>(outputs[0]);
+        for (int64_t i = 0; i < volume(inputDesc[0].dims); ++i)
+        {
+            y[i] = mScale * x[i];
+        }
+        return 0;
+    }
+#endif
 
 private:
     float mScale;
@@ -133,9 +187,11 @@ public:
                 scale = *static_cast<float const*>(field.data);
             }
         }
-        logInfo(std::string("ScalePlugin '") + (name ? name : "") + "' created for the "
-            + (phase == TensorRTPhase::kBUILD ? "build" : "runtime") + " phase with scale " + std::to_string(scale));
-        return new ScalePlugin(scale);
+        log(ILogger::Severity::kINFO,
+            std::string("ScalePlugin '") + (name ? name : "") + "' created for the "
+                + (phase == TensorRTPhase::kBUILD ? "build" : "runtime") + " phase with scale "
+                + std::to_string(scale));
+        return new (std::nothrow) ScalePlugin(scale);
     }
     PluginFieldCollection const* getFieldNames() noexcept override { return &mFieldCollection; }
     char const* getPluginName() const noexcept override { return kName; }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // PoolPlugin: see pool_plugin.h. configurePlugin() takes the per-tensor scales from PluginTensorDesc::scale (as the
-// seed does), getFieldsToSerialize() stores them with the pooling attributes, and onShapeChange() takes the image
-// extents of the coming enqueue.
+// guide's PoolPlugin does), getFieldsToSerialize() stores them with the pooling attributes, and onShapeChange() takes
+// the image extents of the coming enqueue.
 #include "pool_plugin.h"
 
 #include "element_types.h"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// PoolPlugin (seed 003, "a custom layer with INT8 I/O"), version "1", namespace "example": max or average pooling of
+// PoolPlugin (the TensorRT developer guide's "Example: Adding a Custom Layer with INT8 I/O Support Using C++"),
+// version "1", namespace "example": max or average pooling of
 // NCHW images over non-overlapping windows, with linear input and output of one type among FP32, FP16, BF16, FP8 and
 // INT8. Quantized (FP8, INT8) values are real values divided by the tensor's scale, which the builder passes in
 // PluginTensorDesc::scale (kiln derives it from ITensor::setDynamicRange).
