@@ -5,12 +5,16 @@
 // launches the kernel with the launch values evaluated for each run's input shapes and the arguments (data input
 // pointers, the int32 scalars, output pointers) on the context's stream. On the host backend nothing can run PTX: the
 // run fails, naming the plugin.
+#include "core/logging.h"
 #include "network/checks.h"
 #include "plugin/aot_kernel.h"
 #include "runtime/plugin_runtime.h"
 
 #if KILN_WITH_CUDA
 #include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
 #endif
 
 namespace kiln
@@ -62,6 +66,7 @@ public:
             return Error{ErrorCode::kFAILED_INITIALIZATION,
                 mWho + ": the PTX has no kernel '" + mRecord.kernelName + "': " + cudaGetErrorString(status)};
         }
+        mParamSizes = kernelParamSizes(mKernel);
 #endif
         return std::nullopt;
     }
@@ -107,6 +112,10 @@ public:
         {
             mArgs.push_back(const_cast<void*>(static_cast<void const*>(&outputs[o])));
         }
+        if (auto refusal = matchParameters(static_cast<std::size_t>(nbInputs), values.scalars.size(), nbOutputs))
+        {
+            return *refusal;
+        }
         auto const* function = reinterpret_cast<void const*>(mKernel);
         if (values.sharedMemory > mSharedConfigured && values.sharedMemory > kDefaultSharedMemory)
         {
@@ -141,6 +150,85 @@ public:
     }
 
 private:
+#if KILN_WITH_CUDA
+    //! The sizes of the kernel's parameters in order, from the driver (cuKernelGetParamInfo, CUDA 12.4, reached through
+    //! the runtime's entry-point lookup); empty when the driver cannot tell.
+    static std::vector<std::size_t> kernelParamSizes(cudaKernel_t kernel)
+    {
+        using GetParamInfo = int (*)(void* kernel, std::size_t index, std::size_t* offset, std::size_t* size);
+        void* entry = nullptr;
+        cudaDriverEntryPointQueryResult found{};
+        if (cudaGetDriverEntryPointByVersion("cuKernelGetParamInfo", &entry, 12040, cudaEnableDefault, &found)
+                != cudaSuccess
+            || found != cudaDriverEntryPointSuccess || entry == nullptr)
+        {
+            static_cast<void>(cudaGetLastError());
+            return {};
+        }
+        auto const getParamInfo = reinterpret_cast<GetParamInfo>(entry);
+        std::vector<std::size_t> sizes;
+        for (std::size_t index = 0; index < 4096; ++index)
+        {
+            std::size_t offset = 0;
+            std::size_t size = 0;
+            if (getParamInfo(static_cast<void*>(kernel), index, &offset, &size) != 0)
+            {
+                break; // CUDA_ERROR_INVALID_VALUE past the last parameter.
+            }
+            sizes.push_back(size);
+        }
+        return sizes;
+    }
+
+    //! Checks mArgs (pointers and int32 scalars) against the kernel's parameters before cudaLaunchKernel, which reads
+    //! one argument per parameter the kernel declares: fewer arguments would make it read past them. Parameters past
+    //! the plugin's (Triton's scratch pointers, which a kernel without scratch memory never reads) get zeros.
+    std::optional<Error> matchParameters(std::size_t nbInputs, std::size_t nbScalars, std::size_t nbOutputs)
+    {
+        if (mParamSizes.empty())
+        {
+            return std::nullopt; // A driver before CUDA 12.4: the launch trusts the plan.
+        }
+        std::size_t const given = mArgs.size();
+        if (mParamSizes.size() < given)
+        {
+            return Error{ErrorCode::kFAILED_EXECUTION,
+                mWho + ": its AOT kernel '" + mRecord.kernelName + "' takes " + std::to_string(mParamSizes.size())
+                    + " parameters, but the plugin passes " + std::to_string(given) + " ("
+                    + std::to_string(nbInputs + nbOutputs) + " tensor pointers and " + std::to_string(nbScalars)
+                    + " int32 scalars): the kernel and the plugin's aot_impl disagree"};
+        }
+        for (std::size_t i = 0; i < given; ++i)
+        {
+            bool const scalar = i >= nbInputs && i < nbInputs + nbScalars;
+            std::size_t const expected = scalar ? sizeof(int32_t) : sizeof(void*);
+            if (mParamSizes[i] != expected)
+            {
+                return Error{ErrorCode::kFAILED_EXECUTION,
+                    mWho + ": parameter " + std::to_string(i) + " of its AOT kernel '" + mRecord.kernelName + "' is "
+                        + std::to_string(mParamSizes[i]) + " bytes, but the plugin passes "
+                        + (scalar ? "an int32 scalar" : "a tensor pointer") + " (" + std::to_string(expected)
+                        + " bytes) there"};
+            }
+        }
+        mPadding.resize(mParamSizes.size() - given);
+        for (std::size_t i = given; i < mParamSizes.size(); ++i)
+        {
+            std::vector<std::byte>& zeros = mPadding[i - given];
+            zeros.assign(std::max<std::size_t>(mParamSizes[i], 1), std::byte{0});
+            mArgs.push_back(zeros.data());
+        }
+        if (!mPadding.empty() && !mPaddingNoted)
+        {
+            mPaddingNoted = true;
+            log(nvinfer1::ILogger::Severity::kINFO,
+                mWho + ": its AOT kernel '" + mRecord.kernelName + "' takes " + std::to_string(mPadding.size())
+                    + " parameters after the plugin's (Triton's scratch pointers, for one); they are passed as zeros");
+        }
+        return std::nullopt;
+    }
+#endif
+
     AotKernelRecord const& mRecord;
     std::string mWho;
     std::vector<Dims> mDims;
@@ -148,6 +236,9 @@ private:
     static constexpr uint32_t kDefaultSharedMemory = 48 * 1024;
     cudaLibrary_t mLibrary{};
     cudaKernel_t mKernel{};
+    std::vector<std::size_t> mParamSizes;
+    std::vector<std::vector<std::byte>> mPadding;
+    bool mPaddingNoted{false};
     std::vector<void*> mArgs;
     uint32_t mSharedConfigured{};
 #endif
