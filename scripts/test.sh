@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # kiln's test command: installs what the build needs (Debian/Ubuntu, as root), builds kiln and its tests, runs
-# them, then rebuilds the test programs that run threads under ThreadSanitizer and all but the header tests under
-# AddressSanitizer+UBSan and runs those, then builds the fuzz targets with clang against libFuzzer and runs each a
-# fixed number of times.
+# them, then rebuilds the test programs that run threads under ThreadSanitizer and the library's tests (but the ONNX
+# parser's and the standard plugins') under AddressSanitizer+UBSan and runs those, then builds the fuzz targets with
+# clang against libFuzzer and runs each a fixed number of times.
 #   bash scripts/test.sh                 # everything
 #   KILN_SKIP_SANITIZERS=1 KILN_SKIP_FUZZ=1 bash scripts/test.sh   # the plain build only
 #   KILN_SKIP_PYTHON=1 bash scripts/test.sh                          # without the Python package and its tests
@@ -87,14 +87,16 @@ if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
     for sanitizer in thread "address;undefined"; do
         dir="build-${sanitizer%%;*}"
         # ThreadSanitizer: the test programs that run threads (target kiln_tsan_tests, label tsan). AddressSanitizer
-        # and UBSan: all but the header tests. The examples, the ONNX parse benchmark, the command-line tool and the
-        # header tests run in the plain stage only: not built here.
+        # and UBSan: the library's tests but the ONNX parser's and the standard plugins' (tests/CMakeLists.txt,
+        # kiln_asan_tests). The examples, the ONNX parse benchmark, the command-line tool and the header tests run in
+        # the plain stage only: not built here.
         if [ "$sanitizer" = thread ]; then
             targets=(--target kiln_tsan_tests)
             labels=tsan
         else
-            targets=()
-            labels="registry|core|plan|builder|network|host|runtime|engine|onnx"
+            # The ONNX parser runs under AddressSanitizer in the libFuzzer stage below (target kiln_asan_tests).
+            targets=(--target kiln_asan_tests)
+            labels="registry|core|plan|builder|network|host|runtime|engine"
         fi
         echo "== ${labels}, under -fsanitize=${sanitizer}"
         # -O1 (with the -g1 the sanitizer options add) compiles about twice as fast as RelWithDebInfo's -O2 under
