@@ -86,13 +86,13 @@ ctest --test-dir build -j "$jobs" --output-on-failure --no-tests=error --timeout
 if [ "${KILN_SKIP_SANITIZERS:-0}" != 1 ]; then
     for sanitizer in thread "address;undefined"; do
         dir="build-${sanitizer%%;*}"
-        # ThreadSanitizer: the test programs that run threads (target kiln_tsan_tests, label tsan). AddressSanitizer
+        # ThreadSanitizer: the test programs that run threads (target kiln_tsan_tests, and their labels). AddressSanitizer
         # and UBSan: the library's tests but the ONNX parser's and the standard plugins' (tests/CMakeLists.txt,
         # kiln_asan_tests). The examples, the ONNX parse benchmark, the command-line tool and the header tests run in
         # the plain stage only: not built here.
         if [ "$sanitizer" = thread ]; then
             targets=(--target kiln_tsan_tests)
-            labels=tsan
+            labels="tsan|engine|runtime|builder" # of those programs only: nothing else is built there
         else
             # The ONNX parser runs under AddressSanitizer in the libFuzzer stage below (target kiln_asan_tests).
             targets=(--target kiln_asan_tests)
