@@ -8,6 +8,7 @@
 #include "NvInferPlugin.h"
 #include "batched_nms.h"
 #include "core/float_convert.h"
+#include "host_engine_support.h"
 #include "standard_plugin_v2.h"
 
 #include <gtest/gtest.h>
@@ -32,18 +33,7 @@ using nvinfer1::PluginField;
 using nvinfer1::PluginFieldCollection;
 using nvinfer1::PluginFieldType;
 
-class BatchedLogger final : public nvinfer1::ILogger
-{
-public:
-    void log(Severity severity, char const* msg) noexcept override
-    {
-        if (severity <= Severity::kWARNING)
-        {
-            mMessages += std::string(msg) + "\n";
-        }
-    }
-    std::string mMessages;
-};
+using BatchedLogger = test::PluginLog; // warnings and errors, one per line (host_engine_support.h)
 
 BatchedLogger& logger()
 {

@@ -5,6 +5,7 @@
 // built, serialized, deserialized and run on the host backend.
 #include "NvInferPlugin.h"
 #include "crop_and_resize.h"
+#include "host_engine_support.h"
 #include "kiln/plugin_host.h"
 #include "standard_plugin_v2.h"
 
@@ -26,18 +27,7 @@ using nvinfer1::PluginField;
 using nvinfer1::PluginFieldCollection;
 using nvinfer1::PluginFieldType;
 
-class CropLogger final : public nvinfer1::ILogger
-{
-public:
-    void log(Severity severity, char const* msg) noexcept override
-    {
-        if (severity <= Severity::kWARNING)
-        {
-            mMessages += std::string(msg) + "\n";
-        }
-    }
-    std::string mMessages;
-};
+using CropLogger = test::PluginLog; // warnings and errors, one per line (host_engine_support.h)
 
 CropLogger& logger()
 {

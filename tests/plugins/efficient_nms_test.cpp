@@ -9,6 +9,7 @@
 #include "NvInferPlugin.h"
 #include "core/float_convert.h"
 #include "efficient_nms.h"
+#include "host_engine_support.h"
 #include "kiln/plugin_host.h"
 #include "standard_plugin_v2.h"
 
@@ -34,18 +35,7 @@ using nvinfer1::PluginField;
 using nvinfer1::PluginFieldCollection;
 using nvinfer1::PluginFieldType;
 
-class NmsLogger final : public nvinfer1::ILogger
-{
-public:
-    void log(Severity severity, char const* msg) noexcept override
-    {
-        if (severity <= Severity::kWARNING)
-        {
-            mMessages += std::string(msg) + "\n";
-        }
-    }
-    std::string mMessages;
-};
+using NmsLogger = test::PluginLog; // warnings and errors, one per line (host_engine_support.h)
 
 NmsLogger& logger()
 {

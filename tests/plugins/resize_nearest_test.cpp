@@ -4,6 +4,7 @@
 // shapes; and an engine (the IPluginV2Ext in an explicit-batch network) built, serialized, deserialized and run on the
 // host backend.
 #include "NvInferPlugin.h"
+#include "host_engine_support.h"
 #include "resize_nearest.h"
 #include "standard_plugin_v2.h"
 
@@ -27,18 +28,7 @@ using nvinfer1::PluginField;
 using nvinfer1::PluginFieldCollection;
 using nvinfer1::PluginFieldType;
 
-class ResizeLogger final : public nvinfer1::ILogger
-{
-public:
-    void log(Severity severity, char const* msg) noexcept override
-    {
-        if (severity <= Severity::kWARNING)
-        {
-            mMessages += std::string(msg) + "\n";
-        }
-    }
-    std::string mMessages;
-};
+using ResizeLogger = test::PluginLog; // warnings and errors, one per line (host_engine_support.h)
 
 ResizeLogger& logger()
 {

@@ -8,6 +8,7 @@
 #include "NvInferPlugin.h"
 #include "core/float_convert.h"
 #include "deform_conv.h"
+#include "host_engine_support.h"
 #include "kiln/plugin_host.h"
 #include "roi_align.h"
 
@@ -30,18 +31,7 @@ using nvinfer1::PluginField;
 using nvinfer1::PluginFieldCollection;
 using nvinfer1::PluginFieldType;
 
-class CollectingLogger final : public nvinfer1::ILogger
-{
-public:
-    void log(Severity severity, char const* msg) noexcept override
-    {
-        if (severity <= Severity::kWARNING)
-        {
-            mMessages += std::string(msg) + "\n";
-        }
-    }
-    std::string mMessages;
-};
+using CollectingLogger = test::PluginLog; // warnings and errors, one per line (host_engine_support.h)
 
 CollectingLogger& logger()
 {
