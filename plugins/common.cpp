@@ -29,7 +29,10 @@ void setLibraryLogger(nvinfer1::ILogger* logger) noexcept
     gLogger.store(logger);
 }
 
-void logError(char const* plugin, std::string const& message) noexcept
+namespace
+{
+
+void logAs(nvinfer1::ILogger::Severity severity, char const* plugin, std::string const& message) noexcept
 {
     try
     {
@@ -40,13 +43,25 @@ void logError(char const* plugin, std::string const& message) noexcept
         }
         if (logger != nullptr)
         {
-            logger->log(nvinfer1::ILogger::Severity::kERROR, (std::string(plugin) + " plugin: " + message).c_str());
+            logger->log(severity, (std::string(plugin) + " plugin: " + message).c_str());
         }
     }
     catch (...)
     {
         // Nothing can be reported without memory for the message.
     }
+}
+
+} // namespace
+
+void logError(char const* plugin, std::string const& message) noexcept
+{
+    logAs(nvinfer1::ILogger::Severity::kERROR, plugin, message);
+}
+
+void logWarning(char const* plugin, std::string const& message) noexcept
+{
+    logAs(nvinfer1::ILogger::Severity::kWARNING, plugin, message);
 }
 
 FieldReader::FieldReader(char const* plugin, nvinfer1::PluginFieldCollection const* fc) noexcept

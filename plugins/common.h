@@ -28,6 +28,9 @@ void setLibraryLogger(nvinfer1::ILogger* logger) noexcept;
 //! Logs "<plugin> plugin: message" as an error.
 void logError(char const* plugin, std::string const& message) noexcept;
 
+//! Logs "<plugin> plugin: message" as a warning: what kiln accepts but does not honour as asked.
+void logWarning(char const* plugin, std::string const& message) noexcept;
+
 //! The fields of one createPlugin() call, read by name with their declared types.
 class FieldReader
 {

@@ -348,6 +348,13 @@ nvinfer1::IPluginV3* EmbLayerNormCreator::createPlugin(
             logError(label.c_str(), problem);
             return nullptr;
         }
+        if (plugin.mhaTypeId != 0)
+        {
+            logWarning(label.c_str(),
+                "mha_type_id " + std::to_string(plugin.mhaTypeId)
+                    + " is accepted and ignored: it picks the type of the mask TensorRT's fused attention kernels read, "
+                      "and kiln's mask index output is always kINT32 [B, 1]");
+        }
         if (plugin.outputFp16 != 0)
         {
             roundToHalf(plugin.word);

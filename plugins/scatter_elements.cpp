@@ -51,6 +51,12 @@ bool readScatterFields(nvinfer1::PluginFieldCollection const* fc, ScatterReducti
         if (name == known)
         {
             reduction = value;
+            if (reduction == ScatterReduction::kMEAN)
+            {
+                logWarning(kScatterElementsName,
+                    "reduction 'mean' is computed as 'add' (the sum of the updates, not their mean), as TensorRT's "
+                    "kernel computes it");
+            }
             return true;
         }
     }

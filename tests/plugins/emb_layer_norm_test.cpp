@@ -255,6 +255,16 @@ TEST(EmbLayerNormCreator, DeclaresTensorRTsFieldsAndRefusesBadOnes)
     logger().mMessages.clear();
     EXPECT_EQ(c->createPlugin("e", &missing, nvinfer1::TensorRTPhase::kBUILD), nullptr);
     EXPECT_TRUE(logged("the weights bert_embeddings_word_embeddings are required"));
+
+    // mha_type_id picks the mask type of TensorRT's fused attention kernels, which kiln does not have: accepted, and
+    // said to be ignored.
+    EmbFields typed{randomTables(rng, 4, 3, 2, 5)};
+    typed.mhaTypeId = 1;
+    logger().mMessages.clear();
+    std::unique_ptr<nvinfer1::IPluginV3> accepted{
+        c->createPlugin("e", &typed.build(), nvinfer1::TensorRTPhase::kBUILD)};
+    EXPECT_NE(accepted, nullptr);
+    EXPECT_TRUE(logged("mha_type_id 1 is accepted and ignored"));
 }
 
 nvinfer1::PluginTensorDesc describe(nvinfer1::Dims const& dims, DataType type)

@@ -241,6 +241,14 @@ TEST(ScatterElementsCreator, DeclaresTensorRTsFieldsAndRefusesBadOnes)
         EXPECT_NE(plugin, nullptr) << log.mMessages;
     }
 
+    // "mean" is accepted as TensorRT's plugin accepts it, and computed as its kernel computes it (a sum): said so.
+    log.mMessages.clear();
+    ScatterFields mean("mean", true, 0);
+    std::unique_ptr<nvinfer1::IPluginV3> summing{
+        creator->createPlugin("s", mean.get(), nvinfer1::TensorRTPhase::kBUILD)};
+    EXPECT_NE(summing, nullptr);
+    EXPECT_TRUE(log.has("ScatterElements plugin: reduction 'mean' is computed as 'add'")) << log.mMessages;
+
     ScatterFields bad("median", true, 0);
     EXPECT_EQ(creator->createPlugin("s", bad.get(), nvinfer1::TensorRTPhase::kBUILD), nullptr);
     EXPECT_TRUE(log.has("ScatterElements plugin: reduction is 'median'; it must be none, add, mul, min, max or mean"))
