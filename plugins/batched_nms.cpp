@@ -36,18 +36,6 @@ constexpr std::pair<char const*, PluginFieldType> kFields[] = {{"shareLocation",
 //! The first seven are required, as TensorRT's creator requires them.
 constexpr int kRequiredFields = 7;
 
-bool hasField(nvinfer1::PluginFieldCollection const* fc, char const* name)
-{
-    for (int32_t i = 0; fc != nullptr && fc->fields != nullptr && i < fc->nbFields; ++i)
-    {
-        if (fc->fields[i].name != nullptr && std::strcmp(fc->fields[i].name, name) == 0)
-        {
-            return true;
-        }
-    }
-    return false;
-}
-
 class BatchedNmsDynamicPlugin final : public StandardPluginV2
 {
 public:

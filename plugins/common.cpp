@@ -59,6 +59,18 @@ void logError(char const* plugin, std::string const& message) noexcept
     logAs(nvinfer1::ILogger::Severity::kERROR, plugin, message);
 }
 
+bool hasField(nvinfer1::PluginFieldCollection const* fc, char const* name) noexcept
+{
+    for (int32_t i = 0; fc != nullptr && fc->fields != nullptr && i < fc->nbFields; ++i)
+    {
+        if (fc->fields[i].name != nullptr && std::strcmp(fc->fields[i].name, name) == 0)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 void logWarning(char const* plugin, std::string const& message) noexcept
 {
     logAs(nvinfer1::ILogger::Severity::kWARNING, plugin, message);

@@ -28,6 +28,9 @@ void setLibraryLogger(nvinfer1::ILogger* logger) noexcept;
 //! Logs "<plugin> plugin: message" as an error.
 void logError(char const* plugin, std::string const& message) noexcept;
 
+//! Whether fc (which may be null) has a field of that name.
+bool hasField(nvinfer1::PluginFieldCollection const* fc, char const* name) noexcept;
+
 //! Logs "<plugin> plugin: message" as a warning: what kiln accepts but does not honour as asked.
 void logWarning(char const* plugin, std::string const& message) noexcept;
 

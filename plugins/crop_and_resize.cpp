@@ -175,12 +175,7 @@ bool readCropAndResizeFields(nvinfer1::PluginFieldCollection const* fc, CropAndR
 {
     for (char const* required : {"crop_width", "crop_height"})
     {
-        bool found = false;
-        for (int32_t i = 0; fc != nullptr && fc->fields != nullptr && i < fc->nbFields; ++i)
-        {
-            found = found || (fc->fields[i].name != nullptr && std::strcmp(fc->fields[i].name, required) == 0);
-        }
-        if (!found)
+        if (!hasField(fc, required))
         {
             logError(kCropAndResizeName, std::string("field ") + required + " is required");
             return false;

@@ -33,18 +33,6 @@ constexpr char const* kRequiredFields[]
 constexpr char const* kOnnxFields[]
     = {"score_threshold", "iou_threshold", "max_output_boxes_per_class", "center_point_box"};
 
-bool hasField(nvinfer1::PluginFieldCollection const* fc, char const* name)
-{
-    for (int32_t i = 0; fc != nullptr && fc->fields != nullptr && i < fc->nbFields; ++i)
-    {
-        if (fc->fields[i].name != nullptr && std::strcmp(fc->fields[i].name, name) == 0)
-        {
-            return true;
-        }
-    }
-    return false;
-}
-
 class EfficientNmsPlugin final : public StandardPluginV2
 {
 public:

@@ -341,12 +341,7 @@ public:
 private:
     ResizeNearestPlugin* create(nvinfer1::PluginFieldCollection const* fc) const
     {
-        bool found = false;
-        for (int32_t i = 0; fc != nullptr && fc->fields != nullptr && i < fc->nbFields; ++i)
-        {
-            found = found || (fc->fields[i].name != nullptr && std::strcmp(fc->fields[i].name, "scale") == 0);
-        }
-        if (!found)
+        if (!hasField(fc, "scale"))
         {
             logError(kResizeNearestName, "field scale is required");
             return nullptr;

@@ -32,11 +32,7 @@ bool readScatterFields(nvinfer1::PluginFieldCollection const* fc, ScatterReducti
 {
     FieldReader const fields(kScatterElementsName, fc);
     std::string name;
-    bool present = false;
-    for (int32_t i = 0; fc != nullptr && fc->fields != nullptr && i < fc->nbFields; ++i)
-    {
-        present = present || (fc->fields[i].name != nullptr && std::strcmp(fc->fields[i].name, "reduction") == 0);
-    }
+    bool const present = hasField(fc, "reduction");
     if (!fields.readInt("axis", axis) || !readString(kScatterElementsName, fc, "reduction", name))
     {
         return false;
