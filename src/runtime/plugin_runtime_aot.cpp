@@ -183,11 +183,21 @@ private:
     //! Checks mArgs (pointers and int32 scalars) against the kernel's parameters before cudaLaunchKernel, which reads
     //! one argument per parameter the kernel declares: fewer arguments would make it read past them. Parameters past
     //! the plugin's (Triton's scratch pointers, which a kernel without scratch memory never reads) get zeros.
+    //! The counts are the record's, the same every run: the check and the padding are made by the first run that
+    //! passes, and later runs only append the padding's addresses.
     std::optional<Error> matchParameters(std::size_t nbInputs, std::size_t nbScalars, std::size_t nbOutputs)
     {
         if (mParamSizes.empty())
         {
             return std::nullopt; // A driver before CUDA 12.4: the launch trusts the plan.
+        }
+        if (mParametersMatched)
+        {
+            for (std::vector<std::byte>& zeros : mPadding)
+            {
+                mArgs.push_back(zeros.data());
+            }
+            return std::nullopt;
         }
         std::size_t const given = mArgs.size();
         if (mParamSizes.size() < given)
@@ -218,9 +228,9 @@ private:
             zeros.assign(std::max<std::size_t>(mParamSizes[i], 1), std::byte{0});
             mArgs.push_back(zeros.data());
         }
-        if (!mPadding.empty() && !mPaddingNoted)
+        mParametersMatched = true;
+        if (!mPadding.empty())
         {
-            mPaddingNoted = true;
             log(nvinfer1::ILogger::Severity::kINFO,
                 mWho + ": its AOT kernel '" + mRecord.kernelName + "' takes " + std::to_string(mPadding.size())
                     + " parameters after the plugin's (Triton's scratch pointers, for one); they are passed as zeros");
@@ -238,7 +248,7 @@ private:
     cudaKernel_t mKernel{};
     std::vector<std::size_t> mParamSizes;
     std::vector<std::vector<std::byte>> mPadding;
-    bool mPaddingNoted{false};
+    bool mParametersMatched{false};
     std::vector<void*> mArgs;
     uint32_t mSharedConfigured{};
 #endif
