@@ -1002,6 +1002,7 @@ void bindPluginsV3(py::module_& m)
     bindRuntimeCapability(m);
     bindCreatorV3(m);
     bindPluginHost(m);
+    bindPluginDlpack(m);
     bindPluginResources(m);
 }
 

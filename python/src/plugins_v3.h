@@ -238,6 +238,7 @@ void bindPluginResources(py::module_& m);
 void bindPluginsV3(py::module_& m);
 void bindPluginsV2(py::module_& m);
 void bindPluginHost(py::module_& m);
+void bindPluginDlpack(py::module_& m);
 
 } // namespace kiln::python
 

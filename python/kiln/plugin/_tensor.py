@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """:class:`Tensor`: what an ``@impl`` function receives for each input and output.
 
-On a GPU engine a Tensor wraps device memory: ``data_ptr`` is the device address and ``__cuda_array_interface__``
-lets torch (``torch.as_tensor(t, device="cuda")``) and CuPy (``cupy.asarray(t)``) view it. On kiln's host backend it
-wraps host memory: ``data_ptr`` is the host address, and ``__array_interface__``, :meth:`numpy` (kiln's addition)
-and ``__dlpack__`` give numpy (``np.asarray(t)``) and torch (``torch.from_dlpack(t)``) views of it.
+On a GPU engine a Tensor wraps device memory: ``data_ptr`` is the device address, ``__cuda_array_interface__`` lets
+torch (``torch.as_tensor(t, device="cuda")``) and CuPy (``cupy.asarray(t)``) view it, and ``__dlpack__`` /
+``__dlpack_device__`` (kDLCUDA) let ``torch.from_dlpack(t)`` and ``cupy.from_dlpack(t)`` view it, the consumer's
+stream made to wait for the plugin's (:mod:`._dlpack`). On kiln's host backend it wraps host memory: ``data_ptr`` is
+the host address, and ``__array_interface__``, :meth:`numpy` (kiln's addition) and ``__dlpack__`` (kDLCPU) give numpy
+(``np.asarray(t)``, ``np.from_dlpack(t)``) and torch (``torch.from_dlpack(t)``) views of it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any, Iterable, Optional, Tuple, Union
 
 from .. import _kiln
 from .._patches import nptype
+from . import _dlpack
 from ._desc import Shape
 
 _HOST, _DEVICE = "host", "device"
@@ -23,6 +26,30 @@ def _contiguous_strides(dims: Iterable[int]) -> Tuple[int, ...]:
     strides = [1] * len(dims)
     for i in range(len(dims) - 2, -1, -1):
         strides[i] = strides[i + 1] * max(dims[i + 1], 0) if dims[i + 1] >= 0 else -1
+    return tuple(strides)
+
+
+# Channels-last formats: (the channel's position from the end, the multiple its extent is padded to). kiln stores them
+# as [outer...][spatial...][roundUp(C, V)] (src/backends/host/reformat.cpp), which strides describe; the vector-major
+# formats (CHW2, CHW4, CHW16, CHW32, CDHW32) and the DLA ones have no strides.
+_CHANNELS_LAST = {"HWC": (3, 1), "HWC8": (3, 8), "HWC16": (3, 16), "DHWC": (4, 1), "DHWC8": (4, 8)}
+
+
+def _format_strides(format: Any, dims: Tuple[int, ...]) -> Optional[Tuple[int, ...]]:  # noqa: A002
+    """The strides in elements of a tensor of extents dims (all known) stored in format; None when the format's
+    layout has none."""
+    if format == _kiln.TensorFormat.LINEAR:
+        return _contiguous_strides(dims)
+    position, vector = _CHANNELS_LAST.get(format.name, (0, 0))
+    if position == 0 or len(dims) < position:
+        return None
+    channel = len(dims) - position
+    strides = [1] * len(dims)
+    step = -(-dims[channel] // vector) * vector
+    for i in reversed(range(len(dims))):
+        if i != channel:
+            strides[i] = step
+            step *= dims[i]
     return tuple(strides)
 
 
@@ -48,7 +75,7 @@ class Tensor:
 
     def __init__(self, data_ptr: int, dtype: Any, shape: Union[Shape, Iterable[int]], format: Any = None,
                  scale: Optional[float] = None, *, _location: str = _DEVICE, _stream: int = 0,
-                 _read_only: bool = False, _keep: Any = None):  # noqa: A002
+                 _read_only: bool = False, _keep: Any = None, _device: Optional[int] = None):  # noqa: A002
         set_ = object.__setattr__
         set_(self, "_data_ptr", int(data_ptr))
         set_(self, "_dtype", dtype)
@@ -59,6 +86,7 @@ class Tensor:
         set_(self, "_stream", int(_stream))
         set_(self, "_read_only", _read_only)
         set_(self, "_keep", _keep)  # what owns the memory view (kept alive with the Tensor)
+        set_(self, "_device", _device)  # the CUDA device's ordinal; asked of the driver when DLPack needs it
         set_(self, "_aliased_to", None)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -92,8 +120,15 @@ class Tensor:
 
     @property
     def strides(self) -> Any:
-        """The strides in elements (contiguous, row-major), as Dims."""
-        return _kiln.Dims(_contiguous_strides(self._shape))
+        """The strides in elements, as Dims: row-major for LINEAR, channel innermost for the channels-last formats
+        (HWC, HWC8, HWC16, DHWC, DHWC8); row-major too for the vectorized formats, which strides cannot describe,
+        and with -1 where an extent is data-dependent."""
+        strides = None if self._shape.is_dynamic else _format_strides(self._format, tuple(self._shape))
+        return _kiln.Dims(strides if strides is not None else _contiguous_strides(self._shape))
+
+    def _view_strides(self) -> Optional[Tuple[int, ...]]:
+        """The strides in elements an array view takes (the shape known); None when the format has none."""
+        return _format_strides(self._format, tuple(self._shape))
 
     @property
     def is_data_dependent(self) -> bool:
@@ -129,23 +164,28 @@ class Tensor:
         if any(d < 0 for d in dims):
             raise ValueError(f"aliased(): the shape {tuple(dims)} has a negative extent")
         alias = Tensor(self._data_ptr, self._dtype, Shape(dims), self._format, self._scale, _location=self._location,
-                       _stream=self._stream, _read_only=self._read_only, _keep=self._keep)
+                       _stream=self._stream, _read_only=self._read_only, _keep=self._keep, _device=self._device)
         object.__setattr__(alias, "_aliased_to", self)
         return alias
 
-    # ---- host memory: numpy and DLPack ----
+    # ---- array views: numpy, DLPack, the CUDA array interface ----
     def _interface(self) -> dict:
         if self._shape.is_dynamic:
             raise ValueError("the tensor's shape is data-dependent (-1 extents); call aliased(shape) with the real "
                              "shape first")
-        if self._format != _kiln.TensorFormat.LINEAR:
-            raise ValueError(f"the tensor's format is {self._format}; only LINEAR tensors have an array interface")
+        strides = self._view_strides()
+        if strides is None:
+            raise ValueError(f"the tensor's format is {self._format}, whose layout strides cannot describe; only "
+                             "LINEAR and channels-last tensors have an array interface")
+        typestr = _typestr(self._dtype, host=self._location == _HOST)
+        itemsize = int(typestr[2:])
+        linear = self._format == _kiln.TensorFormat.LINEAR
         return {
             "version": 3,
             "shape": tuple(self._shape),
-            "typestr": _typestr(self._dtype, host=self._location == _HOST),
+            "typestr": typestr,
             "data": (self._data_ptr, self._read_only),
-            "strides": None,
+            "strides": None if linear else tuple(s * itemsize for s in strides),
         }
 
     @property
@@ -165,23 +205,19 @@ class Tensor:
             raise ValueError("numpy(): this Tensor wraps device memory, which numpy cannot view")
         return np.asarray(self)
 
-    def __dlpack__(self, stream: Any = None) -> Any:
-        if self._location != _HOST:
-            raise NotImplementedError("__dlpack__ of device memory is not implemented in kiln; use "
-                                      "__cuda_array_interface__ (torch.as_tensor(t, device='cuda'), cupy.asarray(t))")
-        # DLPack cannot say "read-only", so numpy refuses to export a read-only view; inputs are exported writable,
-        # as TensorRT marks them read-only without enforcing it.
-        import numpy as np
-
-        view = np.asarray(_HostView(self._interface(), self))
-        return view.__dlpack__()
+    def __dlpack__(self, stream: Any = None, *, max_version: Optional[Tuple[int, int]] = None,
+                   dl_device: Optional[Tuple[int, int]] = None, copy: Optional[bool] = None) -> Any:
+        """A DLPack capsule viewing the tensor's memory (no copy), device or host: the array API standard's
+        ``__dlpack__``, which ``torch.from_dlpack(t)``, ``cupy.from_dlpack(t)`` and ``np.from_dlpack(t)`` call. On
+        the device, stream is the consumer's (see :mod:`._dlpack`); the capsule is versioned when max_version is
+        (1, 0) or later. DLPack has no read-only mark kiln sets: inputs are exported writable, as TensorRT marks them
+        read-only without enforcing it. Valid only during the impl call."""
+        return _dlpack.export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> Tuple[int, int]:
-        if self._location != _HOST:
-            raise NotImplementedError("__dlpack_device__ of device memory is not implemented in kiln")
-        return (1, 0)  # kDLCPU
+        """``(2, ordinal)`` (kDLCUDA) for device memory, ``(1, 0)`` (kDLCPU) for host memory."""
+        return _dlpack.device(self)
 
-    # ---- device memory ----
     @property
     def __cuda_array_interface__(self) -> dict:
         """The CUDA array interface (version 3) over device memory, with the plugin's stream."""
@@ -190,23 +226,13 @@ class Tensor:
                                  "use numpy() or np.asarray(t)")
         interface = self._interface()
         interface["data"] = (self._data_ptr, False)
-        interface["strides"] = tuple(s * _itemsize(self._dtype) for s in _contiguous_strides(self._shape))
+        interface["strides"] = tuple(s * _itemsize(self._dtype) for s in self._view_strides())
         interface["stream"] = self._stream if self._stream != 0 else 1  # CAI: 1 is the legacy default stream
         return interface
 
     def __repr__(self) -> str:
         where = "host" if self._location == _HOST else "device"
         return f"Tensor({where}, dtype={self._dtype}, shape={tuple(self._shape)})"
-
-
-class _HostView:
-    """An object numpy views through its array interface (writable), keeping the Tensor alive."""
-
-    def __init__(self, interface: dict, owner: Tensor):
-        interface = dict(interface)
-        interface["data"] = (interface["data"][0], False)
-        self.__array_interface__ = interface
-        self._owner = owner
 
 
 def _itemsize(dtype: Any) -> int:
