@@ -15,8 +15,12 @@ import sys as _sys
 # The extension and libkiln load with RTLD_GLOBAL, as libnvinfer is loaded in a C++ application: libraries opened later
 # resolve symbols against them process-wide. cuDNN's engines do so while a CUDA engine is built (with Python's default
 # RTLD_LOCAL, building ResNet-50 on the CUDA backend jumped to a null address), and plugin libraries resolve getLogger
-# and getPluginRegistry the same way. (Making only libkiln global, with the extension and the ONNX parser's libonnx and
-# protobuf loaded locally, was tried on the H200: importing torch after kiln then aborted in free().)
+# and getPluginRegistry the same way. What joins the global scope so is libnvinfer's API, the CUDA libraries it links
+# and the C++ runtime: the extension exports only its PyInit, and it does not link the ONNX parser, which it opens with
+# RTLD_LOCAL on first use (src/libraries.h), so that the parser's libonnx and protobuf never stand in for the copies
+# other extensions carry (the onnx wheel crashed in Debian's libprotobuf; issue 18, tests/test_library_scope.py).
+# (Loading the extension locally and making only libkiln global was tried on the H200, with a module built with pybind11
+# 3.1: importing torch after kiln then aborted in free().)
 _flags = _sys.getdlopenflags()
 _sys.setdlopenflags(_flags | _os.RTLD_GLOBAL)
 try:

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // parser.cpp -- OnnxParser (nvonnxparser::IParser; it keeps its logger, and its network keeps it, since the network
 // may point into weights the parser owns), OnnxParserRefitter (nvonnxparser::IParserRefitter; it keeps its refitter
-// and logger) and ParserError.
+// and logger) and ParserError. The parser library is opened at run time, locally (libraries.h says why), and reached
+// through its entry points.
 
 #include "NvOnnxParser.h"
+#include "libraries.h"
 #include "utils.h"
 
 namespace kiln::python
@@ -81,7 +83,8 @@ void bindOnnxParser(py::module_& m)
 {
     py::class_<IParser>(m, "OnnxParser", py::module_local())
         .def(py::init([](nvinfer1::INetworkDefinition& network, nvinfer1::ILogger& logger) {
-            IParser* parser = nvonnxparser::createParser(network, logger);
+            auto* const parser
+                = static_cast<IParser*>(onnxParserLibrary().createParser(&network, &logger, NV_ONNX_PARSER_VERSION));
             if (parser == nullptr)
             {
                 throw std::runtime_error("OnnxParser: the library could not create a parser (see the logger)");
@@ -194,7 +197,8 @@ void bindOnnxParserRefitter(py::module_& m)
     using nvonnxparser::IParserRefitter;
     py::class_<IParserRefitter>(m, "OnnxParserRefitter", py::module_local())
         .def(py::init([](nvinfer1::IRefitter& refitter, nvinfer1::ILogger& logger) {
-            IParserRefitter* parserRefitter = nvonnxparser::createParserRefitter(refitter, logger);
+            auto* const parserRefitter = static_cast<IParserRefitter*>(
+                onnxParserLibrary().createRefitter(&refitter, &logger, NV_ONNX_PARSER_VERSION));
             if (parserRefitter == nullptr)
             {
                 throw std::runtime_error(
@@ -233,7 +237,7 @@ void bindParser(py::module_& m)
     bindParserError(m);
     bindOnnxParser(m);
     bindOnnxParserRefitter(m);
-    m.def("get_nv_onnx_parser_version", &getNvOnnxParserVersion);
+    m.def("get_nv_onnx_parser_version", [] { return onnxParserLibrary().version(); });
 }
 
 } // namespace kiln::python

@@ -12,6 +12,7 @@
 //     plugin = creator.create_plugin("roi", fields, trt.TensorRTPhase.BUILD)
 //     layer = network.add_plugin_v3([x, rois, batch], [], plugin)
 
+#include "libraries.h"
 #include "plugin_fields.h"
 #include "plugins_v2.h"
 #include "plugins_v3.h"
@@ -236,43 +237,22 @@ void bindPluginObjects(py::module_& m)
             [](py::object const& self) { return pluginV3Object(&self.cast<IPluginV3Layer&>().getPlugin(), self); });
 }
 
-//! Calls initLibNvInferPlugins of kiln's standard plugin library, libnvinfer_plugin.so.10: first the one beside
-//! libkiln (the build tree and the wheel keep them together), then the library path. False (logged) when it cannot
-//! be loaded.
+//! Calls initLibNvInferPlugins of kiln's standard plugin library, libnvinfer_plugin.so.10 (openKilnLibrary: beside
+//! libkiln, then by name). False (logged) when it cannot be loaded.
 bool initStandardPlugins(ILogger* logger, char const* pluginNamespace)
 {
     constexpr char const* kLibrary = "libnvinfer_plugin.so.10";
-    std::vector<std::string> candidates;
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void const*>(&getPluginRegistry), &info) != 0 && info.dli_fname != nullptr)
-    {
-        std::string const path = info.dli_fname;
-        std::size_t const slash = path.find_last_of('/');
-        if (slash != std::string::npos)
-        {
-            candidates.push_back(path.substr(0, slash + 1) + kLibrary);
-        }
-    }
-    candidates.emplace_back(kLibrary);
     std::string problem;
-    for (std::string const& candidate : candidates)
+    // Kept loaded for the process, as the creators it registers must stay. Global, as TensorRT's is in a C++
+    // application: it links only libnvinfer.
+    if (void* const handle = openKilnLibrary(kLibrary, RTLD_NOW | RTLD_GLOBAL, problem))
     {
-        // Kept loaded for the process, as the creators it registers must stay.
-        void* const handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_GLOBAL);
-        if (handle == nullptr)
-        {
-            char const* const error = dlerror();
-            problem = error != nullptr ? error : candidate + " could not be loaded";
-            continue;
-        }
         using Init = bool (*)(void*, char const*);
-        auto const init = reinterpret_cast<Init>(dlsym(handle, "initLibNvInferPlugins"));
-        if (init == nullptr)
+        if (auto const init = reinterpret_cast<Init>(dlsym(handle, "initLibNvInferPlugins")))
         {
-            problem = candidate + " has no initLibNvInferPlugins";
-            continue;
+            return init(logger, pluginNamespace);
         }
-        return init(logger, pluginNamespace);
+        problem = std::string(kLibrary) + " has no initLibNvInferPlugins";
     }
     std::string const message
         = "init_libnvinfer_plugins: kiln's standard plugin library could not be loaded: " + problem;

@@ -43,17 +43,20 @@ def value_info(name: str, dims) -> bytes:
     return _field(1, name) + _field(2, _field(1, tensor_type))
 
 
-def node(op_type: str, inputs, outputs, name: str = "") -> bytes:
+def node(op_type: str, inputs, outputs, name: str = "", domain: str = "") -> bytes:
     body = b"".join(_field(1, i) for i in inputs) + b"".join(_field(2, o) for o in outputs)
-    return body + _field(3, name or op_type) + _field(4, op_type)
+    body += _field(3, name or op_type) + _field(4, op_type)
+    return body + (_field(7, domain) if domain else b"")
 
 
-def model(nodes, inputs, outputs, initializers=(), opset: int = 17) -> bytes:
+def model(nodes, inputs, outputs, initializers=(), opset: int = 17, domains=()) -> bytes:
+    """A ModelProto importing the default domain at opset and each of domains (custom ops' domains) at version 1."""
     graph = b"".join(_field(1, n) for n in nodes) + _field(2, "g")
     graph += b"".join(_field(5, t) for t in initializers)
     graph += b"".join(_field(11, v) for v in inputs) + b"".join(_field(12, v) for v in outputs)
-    opset_id = _field(1, "") + _field(2, opset)
-    return _field(1, 8) + _field(8, opset_id) + _field(7, graph)
+    opset_ids = _field(8, _field(1, "") + _field(2, opset))
+    opset_ids += b"".join(_field(8, _field(1, domain) + _field(2, 1)) for domain in domains)
+    return _field(1, 8) + opset_ids + _field(7, graph)
 
 
 def matmul_add_relu(weights, bias, batch="N") -> bytes:
@@ -65,3 +68,14 @@ def matmul_add_relu(weights, bias, batch="N") -> bytes:
         outputs=[value_info("Y", [batch, m])],
         initializers=[tensor("W", [k, m], weights.ravel().tolist()), tensor("B", [m], bias.ravel().tolist())],
     )
+
+
+def relu(batch="N", width: int = 4) -> bytes:
+    """Y = Relu(X), X of shape [batch, width]."""
+    return model([node("Relu", ["X"], ["Y"])], [value_info("X", [batch, width])], [value_info("Y", [batch, width])])
+
+
+def custom_op(domain: str = "kiln.test.unknown", op_type: str = "NoSuchOp") -> bytes:
+    """Y = op_type(Relu(X)) with X of shape [1, 4]: a node of a domain no runtime knows."""
+    nodes = [node("Relu", ["X"], ["T"]), node(op_type, ["T"], ["Y"], domain=domain)]
+    return model(nodes, [value_info("X", [1, 4])], [value_info("Y", [1, 4])], domains=[domain])
