@@ -75,28 +75,6 @@ if [ "${KILN_SKIP_FUZZ:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >
         || echo "note: could not install clang and libFuzzer (packages clang, libclang-rt-dev)"
 fi
 
-# CUTLASS's headers for the CUDA backend's Hopper products (src/backends/cuda/hopper_gemm.h), when the CUDA toolkit is
-# here: header-only, from PyPI's nvidia-cutlass wheel (its cutlass_library/source/include), unpacked into
-# .deps/cutlass/include, where CMake looks. Without them the backend builds without those kernels.
-cutlass_version=4.2.0.0
-if [ -x /usr/local/cuda/bin/nvcc ] && [ ! -f .deps/cutlass/include/cute/tensor.hpp ]; then
-    wheels=$(mktemp -d)
-    if python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$wheels" "nvidia-cutlass==$cutlass_version" \
-        >/dev/null 2>&1; then
-        python3 - "$wheels"/nvidia_cutlass-*.whl <<'PY'
-import os, shutil, sys, tempfile, zipfile
-prefix = "cutlass_library/source/include/"
-with zipfile.ZipFile(sys.argv[1]) as wheel, tempfile.TemporaryDirectory() as tmp:
-    wheel.extractall(tmp, [n for n in wheel.namelist() if n.startswith(prefix)])
-    os.makedirs(".deps/cutlass", exist_ok=True)
-    shutil.move(os.path.join(tmp, prefix), ".deps/cutlass/include")
-PY
-    else
-        echo "note: could not download nvidia-cutlass $cutlass_version: the CUDA backend builds without its Hopper kernels"
-    fi
-    rm -rf "$wheels"
-fi
-
 jobs=$(nproc)
 export CCACHE_DIR="${CCACHE_DIR:-${HOME:-/root}/.cache/kiln-ccache}"
 

@@ -3,8 +3,10 @@
 // exact (erf) GELU in its epilogue run BERT-base's feed-forward product faster than cuBLASLt's product with a bias
 // epilogue followed by a separate GELU pass? fp16 operands, float accumulation, out = gelu(x[M,K] w[K,N] + bias[N]),
 // row-major x and out; w row-major ([K, N] as ONNX stores it, "N") or transposed ([N, K], "T").
-// One configuration per compilation (-DKILN_TILE_M/N/K, -DKILN_CLUSTER_M/N, -DKILN_PINGPONG, -DKILN_B_T, -DKILN_NO_GELU).
-// On a Hopper machine, with CUTLASS's headers in $CUTLASS:
+// One configuration per compilation (-DKILN_TILE_M/N/K, -DKILN_CLUSTER_M/N, -DKILN_PINGPONG, -DKILN_B_T,
+// -DKILN_NO_GELU); each run times every raster order and swizzle of CUTLASS's persistent tile scheduler and reports the
+// best. Figures: docs/performance.md, "eleventh session" (no configuration beat cuBLASLt plus the separate pass at
+// batch 32, so kiln has no CUTLASS kernels). On a Hopper machine, with CUTLASS's headers in $CUTLASS:
 //
 //     nvcc -O3 -std=c++17 -arch=sm_90a --expt-relaxed-constexpr -I$CUTLASS bench/probes/cutlass_gemm_gelu.cu \
 //         -o /tmp/probe -lcublasLt && /tmp/probe
@@ -13,6 +15,7 @@
 #include <cublasLt.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <utility>
 #include <vector>
 
 #include "cute/tensor.hpp"
@@ -237,7 +240,35 @@ int run(int M, int K, int N, cublasLtHandle_t lt, cudaStream_t s)
         std::printf("initialize failed\n");
         return 1;
     }
-    float const cut = timeIt(s, [&] { gemm.run(s); });
+    // The persistent scheduler's raster order and swizzle, every combination: the best is reported.
+    using Raster = decltype(args.scheduler.raster_order);
+    float cut = 1e9f;
+    char const* bestRaster = "";
+    int bestSwizzle = 0;
+    for (auto const& [raster, rasterName] : {std::pair{Raster::Heuristic, "heuristic"},
+             std::pair{Raster::AlongM, "along M"}, std::pair{Raster::AlongN, "along N"}})
+    {
+        for (int swizzle : {1, 2, 4, 8})
+        {
+            args.scheduler.raster_order = raster;
+            args.scheduler.max_swizzle_size = swizzle;
+            if (gemm.initialize(args, ws, s) != cutlass::Status::kSuccess)
+            {
+                continue;
+            }
+            float const t = timeIt(s, [&] { gemm.run(s); });
+            if (t < cut)
+            {
+                cut = t;
+                bestRaster = rasterName;
+                bestSwizzle = swizzle;
+            }
+        }
+    }
+    args.scheduler.raster_order = Raster::Heuristic;
+    args.scheduler.max_swizzle_size = 1;
+    gemm.initialize(args, ws, s);
+    float const plainCut = timeIt(s, [&] { gemm.run(s); });
     CUDA_CHECK(cudaStreamSynchronize(s));
     std::vector<half> ho(size_t(M) * N), hr(ho.size());
     CUDA_CHECK(cudaMemcpy(ho.data(), out, ho.size() * 2, cudaMemcpyDeviceToHost));
@@ -255,8 +286,10 @@ int run(int M, int K, int N, cublasLtHandle_t lt, cudaStream_t s)
 #ifndef KILN_NO_GELU
     acc = geluRef(float(acc));
 #endif
-    std::printf("M=%5d K=%4d N=%4d tile %dx%dx%d cluster %dx%d %s B%s%s: cuBLASLt %.1f us + gelu %.1f us = %.1f; "
-                "CUTLASS fused %.1f us; max |diff| %.2e (max |ref| %.2f); host[7,5] %.4f gpu %.4f\n",
+    std::printf(
+        "M=%5d K=%4d N=%4d tile %dx%dx%d cluster %dx%d %s B%s%s: cuBLASLt %.1f us + gelu %.1f us = %.1f; "
+        "CUTLASS %.1f us (default scheduler %.1f; best: raster %s, swizzle %d); max |diff| %.2e (max |ref| %.2f); "
+        "host[7,5] %.4f gpu %.4f\n",
         M, K, N, KILN_TILE_M, KILN_TILE_N, KILN_TILE_K, KILN_CLUSTER_M, KILN_CLUSTER_N,
 #ifdef KILN_PINGPONG
         "pingpong",
@@ -273,7 +306,8 @@ int run(int M, int K, int N, cublasLtHandle_t lt, cudaStream_t s)
 #else
         "",
 #endif
-        best, gelu, best + gelu, cut, maxDiff, maxRef, acc, __half2float(ho[size_t(7) * N + 5]));
+        best, gelu, best + gelu, cut, plainCut, bestRaster, bestSwizzle, maxDiff, maxRef, acc,
+        __half2float(ho[size_t(7) * N + 5]));
     cudaFree(x);
     cudaFree(w);
     cudaFree(b);

@@ -15,8 +15,6 @@
 //     }
 #pragma once
 
-#include "backends/cuda/hopper_gemm.h"
-
 #include <cublasLt.h>
 
 #include <array>
@@ -37,11 +35,8 @@ struct MatmulPlan
     cublasLtMatrixLayout_t second{}; //!< cuBLASLt's B: the stored a.
     cublasLtMatrixLayout_t result{}; //!< C and D: the stored out.
     cublasLtMatmulPreference_t preference{};
-    std::vector<cublasLtMatmulHeuristicResult_t> results; //!< The tactics, best first.
-    std::vector<std::string> names;                       //!< Their names (TacticNames), in the same order.
-    //! The kernels of hopper_gemm.h that compute the problem with its whole epilogue: tactics results.size() on,
-    //! named after results' names in names.
-    std::vector<hopper::Variant const*> hopper;
+    std::vector<cublasLtMatmulHeuristicResult_t> results;   //!< The tactics, best first.
+    std::vector<std::string> names;                         //!< Their names (TacticNames), in the same order.
     cublasLtEpilogue_t epilogue{CUBLASLT_EPILOGUE_DEFAULT}; //!< The epilogue op computes.
     void const* bias{};                                     //!< The bias pointer op holds now.
 
@@ -74,7 +69,7 @@ class MatmulCache
 public:
     //! What identifies a problem (matrix_multiply.cpp fills it): every field that reaches a descriptor or the
     //! heuristic.
-    using Key = std::array<int64_t, 17>;
+    using Key = std::array<int64_t, 16>;
     //! The most plans kept.
     static constexpr std::size_t kCapacity = 64;
 

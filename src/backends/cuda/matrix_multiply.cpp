@@ -29,7 +29,6 @@
 // Tactics: the first kMaxTactics results of cublasLtMatmulAlgoGetHeuristic for the shapes, types and the pointers'
 // alignment; tactic 0 is cuBLASLt's first choice.
 #include "backends/host/matrix_multiply.h"
-#include "backends/cuda/hopper_gemm.h"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/libraries.h"
 #include "backends/cuda/library_staging.h"
@@ -514,31 +513,6 @@ std::optional<Error> describe(cublasLtHandle_t handle, Gemm const& g, Pointers c
     return std::nullopt;
 }
 
-//! g with epilogue e as hopper_gemm.h's kernels see it, when it is one of their products: one 2-D product (batch axes
-//! folded into M) of 16-bit a [M, K] and b [K, N] as stored, with no scale or residual, and a bias, if any, along N
-//! of out's type. Whether a variant's activation and alignment fit is the variant's to say (hopper::accepts).
-std::optional<hopper::Problem> hopperProblem(
-    Gemm const& g, Epilogue const& e, void const* a, void const* b, void const* out)
-{
-    bool const plain = !g.stagedFp8 && (g.type == DataType::kHALF || g.type == DataType::kBF16) && g.loops.empty()
-        && g.inner.extent == 1 && g.op[0]->matrixAxes == 2 && !g.op[0]->transposed && g.op[1]->matrixAxes == 2
-        && !g.op[1]->transposed && e.residual == nullptr && e.scale == 1.F;
-    bool const biasAlongN = e.bias == nullptr
-        || (e.lastAxisBias && e.bias->type == g.type && e.bias->dims.nbDims > 0
-            && e.bias->dims.d[e.bias->dims.nbDims - 1] == g.n);
-    if (!plain || !biasAlongN)
-    {
-        return std::nullopt;
-    }
-    hopper::Problem p{g.type, g.m, g.n, g.k, a, b, e.bias == nullptr ? nullptr : e.bias->data, const_cast<void*>(out)};
-    if (e.activation != nullptr)
-    {
-        p.activation = true;
-        p.activationType = e.activation->type;
-    }
-    return p;
-}
-
 //! The cached plan of g with epilogue e for operands at pointers, described and kept on a miss.
 Expected<MatmulPlan*> planFor(
     cublasLtHandle_t handle, MatmulCache& cache, Gemm const& g, Pointers const& at, Epilogue const& e)
@@ -556,8 +530,7 @@ Expected<MatmulPlan*> planFor(
         static_cast<int64_t>(g.op[1]->op), g.m, g.n, g.k, g.inner.extent, g.inner.a, g.inner.b, g.inner.out,
         aligned(at.a, g.operandBytes, &BatchAxis::a), aligned(at.b, g.operandBytes, &BatchAxis::b),
         aligned(at.out, g.resultBytes, &BatchAxis::out), aligned(at.c, g.resultBytes, &BatchAxis::out),
-        static_cast<int64_t>(e.fused), bias == nullptr ? 0 : static_cast<int64_t>(commonAlignment(bias, {})),
-        e.activation == nullptr ? -1 : static_cast<int64_t>(e.activation->type)};
+        static_cast<int64_t>(e.fused), bias == nullptr ? 0 : static_cast<int64_t>(commonAlignment(bias, {}))};
     if (MatmulPlan* const plan = cache.find(key))
     {
         // Another bias of the same alignment: the one attribute that changes between runs of one problem.
@@ -575,43 +548,15 @@ Expected<MatmulPlan*> planFor(
     {
         return *error;
     }
-    // The one-kernel products of hopper_gemm.h follow cuBLASLt's, for the builder to time against them. The problem's
-    // pointers stand for every later one of the same alignment classes (the key's).
-    if (std::optional<hopper::Problem> const problem = hopperProblem(g, e, at.a, at.b, at.out);
-        problem && !hopper::variants().empty() && hopper::deviceRunsVariants())
-    {
-        for (hopper::Variant const& variant : hopper::variants())
-        {
-            if (hopper::accepts(variant, *problem))
-            {
-                made->hopper.push_back(&variant);
-                made->names.emplace_back(variant.name);
-            }
-        }
-    }
     return &cache.insert(key, std::move(made));
 }
 
-//! The parts of the epilogue a kernel computed.
-struct Computed
+//! Applies what the epilogue left to do (done: what cuBLASLt computed; residualDone: whether it added the residual)
+//! to out in place: the bias, the residual, then the activation.
+Status finish(
+    Epilogue const& e, cublasLtEpilogue_t done, bool residualDone, DeviceTensor const& out, Launch const& launch)
 {
-    bool bias{};
-    bool residual{};
-    bool activation{};
-};
-
-//! What cuBLASLt computed with epilogue, and the residual when it was its C.
-Computed computedBy(cublasLtEpilogue_t epilogue, bool residual)
-{
-    bool const activation = epilogue == CUBLASLT_EPILOGUE_RELU || epilogue == CUBLASLT_EPILOGUE_RELU_BIAS
-        || epilogue == CUBLASLT_EPILOGUE_GELU || epilogue == CUBLASLT_EPILOGUE_GELU_BIAS;
-    return {hasBias(epilogue), residual, activation};
-}
-
-//! Applies what the product's kernel left to do (done) to out in place: the bias, the residual, then the activation.
-Status finish(Epilogue const& e, Computed done, DeviceTensor const& out, Launch const& launch)
-{
-    if (e.bias != nullptr && !done.bias)
+    if (e.bias != nullptr && !hasBias(done))
     {
         DeviceTensor const& bias = *e.bias;
         bool const plainBias
@@ -638,7 +583,7 @@ Status finish(Epilogue const& e, Computed done, DeviceTensor const& out, Launch 
             }
         }
     }
-    if (e.residual != nullptr && !done.residual)
+    if (e.residual != nullptr && !residualDone)
     {
         Status const added = runElementWise({nvinfer1::ElementWiseOperation::kSUM}, out, *e.residual, out, launch);
         if (!added)
@@ -646,7 +591,9 @@ Status finish(Epilogue const& e, Computed done, DeviceTensor const& out, Launch 
             return Error{added.error().code, "matrix multiply: adding the residual: " + added.error().message};
         }
     }
-    if (e.activation != nullptr && !done.activation)
+    bool const activationDone = done == CUBLASLT_EPILOGUE_RELU || done == CUBLASLT_EPILOGUE_RELU_BIAS
+        || done == CUBLASLT_EPILOGUE_GELU || done == CUBLASLT_EPILOGUE_GELU_BIAS;
+    if (e.activation != nullptr && !activationDone)
     {
         Status const activated = runActivation(*e.activation, out, out, launch);
         if (!activated)
@@ -775,7 +722,7 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
         {
             return cudaFailure(status, "matrix multiply: cudaMemsetAsync");
         }
-        return finish(e, Computed{}, out, launch);
+        return finish(e, CUBLASLT_EPILOGUE_DEFAULT, false, out, launch);
     }
     if (launch.libraries == nullptr)
     {
@@ -793,26 +740,10 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
         return found.error();
     }
     MatmulPlan const& d = *found.value();
-    auto const cublasTactics = static_cast<int32_t>(d.results.size());
-    if (launch.tactic >= cublasTactics + static_cast<int32_t>(d.hopper.size()))
+    if (launch.tactic >= static_cast<int32_t>(d.results.size()))
     {
-        return invalid("tactic " + std::to_string(launch.tactic) + " is out of range: there are "
-            + std::to_string(d.names.size()) + " for these shapes on this device");
-    }
-    if (launch.tactic >= cublasTactics)
-    {
-        hopper::Variant const& variant = *d.hopper[static_cast<std::size_t>(launch.tactic - cublasTactics)];
-        std::optional<hopper::Problem> const problem = hopperProblem(g, e, a.data, b.data, out.data);
-        if (!problem || !hopper::accepts(variant, *problem))
-        {
-            return invalid(
-                std::string("tactic ") + variant.name + " does not compute this product (its pointers' alignment)");
-        }
-        if (Status const done = variant.run(*problem, *launch.libraries, launch.stream); !done)
-        {
-            return done.error();
-        }
-        return finish(e, Computed{variant.bias, false, variant.activation}, out, launch);
+        return invalid("tactic " + std::to_string(launch.tactic) + " is out of range: cuBLASLt offers "
+            + std::to_string(d.results.size()) + " for these shapes");
     }
     cublasLtMatmulHeuristicResult_t const& chosen = d.results[static_cast<std::size_t>(launch.tactic)];
 
@@ -891,7 +822,7 @@ Status runMatrixMultiply(MatrixMultiplyParams const& params, DeviceTensor const&
             return quantized.error();
         }
     }
-    return finish(e, computedBy(d.epilogue, e.residualFuses), out, launch);
+    return finish(e, d.epilogue, e.residualFuses, out, launch);
 }
 
 #undef KILN_CUBLAS
