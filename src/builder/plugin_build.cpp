@@ -6,7 +6,9 @@
 // 2. Negotiate formats: the types are the network's (inputs: the tensors' types; outputs: getOutputDataTypes());
 //    supportsFormatCombination(pos, ...) is asked position by position, depth first, with every position below pos
 //    already accepted, never about a later one; each complete combination found is kept, up to
-//    getFormatCombinationLimit().
+//    getFormatCombinationLimit(). With aliased I/O (IPluginV3OneBuildV2 and kALIASED_PLUGIN_IO_10_03),
+//    getAliasedInput() is asked once per output and only the combinations that give an aliased output its input's
+//    format stay.
 // 3. For each profile and each combination: configurePlugin() with the descriptors (wildcards where an extent is
 //    dynamic) and the profile's kMIN/kOPT/kMAX shapes; getNbTactics() and getValidTactics() (no tactics: the
 //    default tactic 0); getWorkspaceSize(). When that leaves one combination and one tactic, there is nothing to
@@ -19,7 +21,7 @@
 //    types, formats and profile shapes, and the ID; a key already there is not timed again, so identical instances are
 //    timed once and a rebuild with a saved cache times nothing it holds.
 // 4. Keep the combination and tactic fastest over all profiles; configurePlugin() with it again, take the largest
-//    getWorkspaceSize(), the aliased inputs (IPluginV3OneBuildV2 with kALIASED_PLUGIN_IO_10_03), and the fields of
+//    getWorkspaceSize(), the aliased inputs (checked: each a data input at most one output aliases), and the fields of
 //    getFieldsToSerialize(): the engine's record of the layer.
 //
 // Every failure of the plugin (a non-zero status, null capabilities, a combination nobody accepts, invalid tactics)
@@ -408,11 +410,34 @@ Expected<PluginBuildResult> V3Build::run()
         }
     }
 
-    // 2. Formats.
+    // 2. Formats. An output that aliases an input shares its memory, so only the combinations that give both the same
+    // format are kept.
     auto combinations = negotiate();
     if (!combinations)
     {
         return combinations.error();
+    }
+    std::vector<int32_t> aliased; // getAliasedInput() of each output, asked once
+    if (mCaps.build2 != nullptr && mIn.aliasedIo)
+    {
+        std::vector<Combination>& found = combinations.value();
+        for (std::size_t o = 0; o < mIo.size() - mNbInputs; ++o)
+        {
+            int32_t const input = mCaps.build2->getAliasedInput(static_cast<int32_t>(o));
+            aliased.push_back(input);
+            if (input < 0 || static_cast<std::size_t>(input) >= mNbInputs)
+            {
+                continue; // none, or an invalid answer that step 4 reports
+            }
+            std::erase_if(found, [&](Combination const& combination) {
+                return combination[static_cast<std::size_t>(input)] != combination[mNbInputs + o];
+            });
+            if (found.empty())
+            {
+                return fail(cat("output ", o, " aliases input ", input,
+                    " but supportsFormatCombination() accepted no combination that gives them the same format"));
+            }
+        }
     }
 
     // 3. Per profile and combination: configure, tactics, workspace; then, when there is a choice, timing.
@@ -550,7 +575,7 @@ Expected<PluginBuildResult> V3Build::run()
         std::vector<bool> taken(mNbInputs, false);
         for (std::size_t o = 0; o < nbOutputs; ++o)
         {
-            int32_t const input = mCaps.build2->getAliasedInput(static_cast<int32_t>(o));
+            int32_t const input = aliased[o];
             if (input != -1
                 && (input < 0 || static_cast<std::size_t>(input) >= mNbInputs
                     || taken[static_cast<std::size_t>(input)]))

@@ -484,6 +484,31 @@ TEST_F(PluginEngineTest, AliasedOutputsAreWrittenInPlaceWithCopiesAtTheBoundary)
     }
 }
 
+// An output that aliases its input shares its memory, so it has its format: of the combinations the plugin accepts
+// (kLINEAR and kHWC at each position, independently), only those that agree there are configured, timed and chosen.
+TEST_F(PluginEngineTest, AnAliasedOutputGetsItsInputsFormat)
+{
+    mJournal->script.aliasOutput = 0;
+    mJournal->script.formats = {nvinfer1::TensorFormat::kLINEAR, nvinfer1::TensorFormat::kHWC};
+    mJournal->script.anyOutputFormat = true;
+    chain();
+    auto made = config();
+    made->setPreviewFeature(nvinfer1::PreviewFeature::kALIASED_PLUGIN_IO_10_03, true);
+    ASSERT_FALSE(build(*made).empty()) << mLogger.all();
+    // "configurePlugin(<type>/<format>(dims)[...] -> <type>/<format>(dims)[...])": the format of each side.
+    auto const format
+        = [](std::string const& side) { return side.substr(side.find('/'), side.find('(') - side.find('/')); };
+    std::vector<std::string> const configured = mJournal->callsNamed("clone2", "configurePlugin");
+    ASSERT_GE(configured.size(), 2U);
+    for (std::string const& call : configured)
+    {
+        std::size_t const arrow = call.find(" -> ");
+        ASSERT_NE(arrow, std::string::npos) << call;
+        EXPECT_EQ(format(call.substr(std::string("configurePlugin(").size(), arrow)), format(call.substr(arrow + 4)))
+            << call;
+    }
+}
+
 TEST_F(PluginEngineTest, WithoutThePreviewFeatureNothingIsAliased)
 {
     mJournal->script.aliasOutput = 0;

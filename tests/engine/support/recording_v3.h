@@ -46,6 +46,7 @@ struct Script
     //! Formats supportsFormatCombination accepts at each position (empty: kLINEAR only).
     std::set<nvinfer1::TensorFormat> formats;
     int32_t aliasOutput{-1}; //!< getAliasedInput(0) (the build capability is IPluginV3OneBuildV2).
+    bool anyOutputFormat{};  //!< Outputs in any accepted format (else in the first input's: the kernel converts).
 };
 
 //! What the plugins of one creator did.
@@ -291,7 +292,8 @@ public:
         bool const allowed = formats.empty() ? inOut[pos].desc.format == nvinfer1::TensorFormat::kLINEAR
                                              : formats.count(inOut[pos].desc.format) != 0;
         // Outputs in the first input's format (which it has already accepted): the kernel is elementwise.
-        return allowed && (pos == 0 || inOut[pos].desc.format == inOut[0].desc.format);
+        return allowed
+            && (pos == 0 || mJournal->script.anyOutputFormat || inOut[pos].desc.format == inOut[0].desc.format);
     }
     int32_t getNbOutputs() const noexcept override { return mJournal->script.mode == Mode::kCOMPACT ? 2 : 1; }
     size_t getWorkspaceSize(nvinfer1::DynamicPluginTensorDesc const* inputs, int32_t nbInputs,
