@@ -14,8 +14,9 @@
 #
 # No installed file keeps the build tree's RUNPATH (CMake swaps it for INSTALL_RPATH as it installs): the parser and
 # the plugin library find libnvinfer beside them ($ORIGIN), the tool finds the libraries in ../lib, and folders outside
-# the project that a file was linked from (the CUDA toolkit's) stay. The Python wheel's files are another component,
-# python (python/CMakeLists.txt), defined only when scikit-build-core builds the wheel.
+# the project that a file was linked from (the CUDA toolkit's), or that libnvinfer opens cuDNN and cuBLAS from, stay.
+# The Python wheel's files are another component, python (python/CMakeLists.txt), defined only when scikit-build-core
+# builds the wheel.
 
 include(CMakePackageConfigHelpers)
 
@@ -24,6 +25,11 @@ if(TARGET kiln_onnxparser)
     list(APPEND _kiln_libraries kiln_onnxparser)
 endif()
 set_target_properties(${_kiln_libraries} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+# libnvinfer opens cuDNN and cuBLAS when first needed (src/backends/cuda/library_loader.h): dlopen searches its RUNPATH,
+# which keeps the folders they were found in here, as when it was linked with them.
+if(KILN_WITH_CUDA)
+    set_target_properties(kiln PROPERTIES INSTALL_RPATH "${KILN_GPU_LIBRARY_DIRS}")
+endif()
 set_target_properties(kiln_plugin PROPERTIES INSTALL_RPATH "$ORIGIN")
 if(TARGET kiln_onnxparser)
     set_target_properties(kiln_onnxparser PROPERTIES INSTALL_RPATH "$ORIGIN")

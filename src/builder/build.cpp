@@ -39,6 +39,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string_view>
 
@@ -46,12 +47,6 @@ namespace kiln
 {
 namespace
 {
-
-#if KILN_WITH_CUDA
-constexpr bool kCudaBuilt = true;
-#else
-constexpr bool kCudaBuilt = false;
-#endif
 
 using nvinfer1::ErrorCode;
 
@@ -477,36 +472,54 @@ void useCudaForPlugins(PluginBuildInputs& in, cudaStream_t stream)
 #endif
 
 //! The backend settings ask for: KILN_BACKEND ("host" or "cuda") when set, else the CUDA backend where a GPU can be
-//! used.
+//! used and cuDNN and cuBLASLt load, else the host. Where a GPU can be used but a library cannot be loaded, the host
+//! is chosen with a warning that names the library (once per process).
 Expected<PlanBackend> backendAsked()
 {
     char const* asked = std::getenv("KILN_BACKEND");
     std::string const name = asked != nullptr ? asked : "";
-#if KILN_WITH_CUDA
-    bool const gpu = cuda::cudaBackendAvailable();
-#else
-    bool const gpu = false;
-#endif
     if (name == "host")
     {
         return PlanBackend::kHOST;
     }
-    if (name == "cuda")
-    {
-        if (!gpu)
-        {
-            return Error{nvinfer1::ErrorCode::kUNSUPPORTED_STATE,
-                std::string("KILN_BACKEND=cuda asks for the CUDA backend, but ")
-                    + (kCudaBuilt ? "no GPU can be used here" : "this kiln was built without it")};
-        }
-        return PlanBackend::kCUDA;
-    }
-    if (!name.empty())
+    if (!name.empty() && name != "cuda")
     {
         return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT,
             "KILN_BACKEND is '" + name + "'; it takes 'host' or 'cuda' (or is unset: the GPU when there is one)"};
     }
-    return gpu ? PlanBackend::kCUDA : PlanBackend::kHOST;
+    std::string const refusal = "KILN_BACKEND=cuda asks for the CUDA backend, but ";
+#if KILN_WITH_CUDA
+    if (!cuda::gpuUsable())
+    {
+        if (name == "cuda")
+        {
+            return Error{ErrorCode::kUNSUPPORTED_STATE, refusal + "no GPU can be used here"};
+        }
+        return PlanBackend::kHOST;
+    }
+    // The libraries are opened here, where there is a GPU, the first time a build asks.
+    if (std::optional<Error> const missing = cuda::loadBackendLibraries())
+    {
+        if (name == "cuda")
+        {
+            return Error{ErrorCode::kUNSUPPORTED_STATE, refusal + missing->message};
+        }
+        static std::once_flag warned;
+        std::call_once(warned, [&] {
+            log(Severity::kWARNING,
+                "a GPU can be used, but not kiln's CUDA backend: " + missing->message
+                    + "; builds are for the host backend");
+        });
+        return PlanBackend::kHOST;
+    }
+    return PlanBackend::kCUDA;
+#else
+    if (name == "cuda")
+    {
+        return Error{ErrorCode::kUNSUPPORTED_STATE, refusal + "this kiln was built without it"};
+    }
+    return PlanBackend::kHOST;
+#endif
 }
 
 //! The formats a plugin layer chose, by the layer's index in the engine.

@@ -21,7 +21,8 @@ namespace kiln
 {
 
 //! The backend builds are for: KILN_BACKEND ("host" or "cuda") when set, else the CUDA backend where a GPU can be
-//! used, else the host. The error says why KILN_BACKEND cannot be followed.
+//! used and cuDNN and cuBLASLt load, else the host (with a warning naming the library where only a library is
+//! missing). The error says why KILN_BACKEND cannot be followed.
 Expected<PlanBackend> chosenBackend();
 
 //! The identity of the timing caches of builds for backend: the backend, kiln's version, and for CUDA the device's

@@ -2,6 +2,8 @@
 #include "plugin/v2_handles.h"
 
 #if KILN_WITH_CUDA
+#include "backends/cuda/library_loader.h"
+
 #include <cublas_v2.h>
 #include <cudnn.h>
 #endif
@@ -67,6 +69,10 @@ Expected<V2Handles::Pair> V2Handles::get()
 #if KILN_WITH_CUDA
     if (mState->cudnnAllowed)
     {
+        if (auto missing = cuda::loadLibrary(cuda::GpuLibrary::kCUDNN))
+        {
+            return Error{missing->code, "the V2 plugins' cuDNN handle (TacticSource::kCUDNN): " + missing->message};
+        }
         if (cudnnStatus_t const status = cudnnCreate(&mState->handles.cudnn); status != CUDNN_STATUS_SUCCESS)
         {
             mState->handles.cudnn = nullptr;
@@ -77,6 +83,10 @@ Expected<V2Handles::Pair> V2Handles::get()
     }
     if (mState->cublasAllowed)
     {
+        if (auto missing = cuda::loadLibrary(cuda::GpuLibrary::kCUBLAS))
+        {
+            return Error{missing->code, "the V2 plugins' cuBLAS handle (TacticSource::kCUBLAS): " + missing->message};
+        }
         if (cublasStatus_t const status = cublasCreate(&mState->handles.cublas); status != CUBLAS_STATUS_SUCCESS)
         {
             mState->handles.cublas = nullptr;

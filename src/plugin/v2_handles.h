@@ -6,7 +6,7 @@
 // an execution context. Before a V2 plugin runs, the handles are pointed at the stream it runs on.
 //
 //     V2Handles handles(settings.tacticSources, onDevice);
-//     auto made = handles.get();                     // error: the library call that failed
+//     auto made = handles.get();                     // error: the library or library call that failed
 //     plugin.attachToContext(made.value().cudnn, made.value().cublas, allocator);
 //     handles.setStream(stream);                     // before enqueue()
 #pragma once
@@ -34,7 +34,8 @@ public:
         cublasContext* cublas{};
     };
 
-    //! The handles, made on the first call; null for a source not allowed. The error names the failed library call.
+    //! The handles, made on the first call (cuDNN and cuBLAS are loaded then: backends/cuda/library_loader.h); null
+    //! for a source not allowed. The error names the library that could not be loaded, or the failed library call.
     Expected<Pair> get();
 
     //! Points the handles made so far at stream.

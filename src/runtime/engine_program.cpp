@@ -26,19 +26,24 @@ using nvinfer1::ErrorCode;
 namespace
 {
 
+//! Why a plan for the CUDA backend cannot run here, or nullopt when it can: no GPU, or a library the backend needs
+//! that cannot be loaded (they are opened only where there is a GPU).
+std::optional<std::string> cudaBackendUnusable()
+{
 #if KILN_WITH_CUDA
-constexpr bool kCudaBackendBuilt = true;
-bool cudaBackendUsable()
-{
-    return cuda::cudaBackendAvailable();
-}
+    if (!cuda::gpuUsable())
+    {
+        return "no GPU can be used here";
+    }
+    if (std::optional<Error> missing = cuda::loadBackendLibraries())
+    {
+        return std::move(missing->message);
+    }
+    return std::nullopt;
 #else
-constexpr bool kCudaBackendBuilt = false;
-bool cudaBackendUsable()
-{
-    return false;
-}
+    return "this kiln was built without it";
 #endif
+}
 
 Error invalid(std::string message)
 {
@@ -257,12 +262,14 @@ Expected<bool> EngineProgram::prepare()
     auto const nbLayers = static_cast<int32_t>(m.layers.size());
     auto const validTensor = [&](int32_t t) { return t >= 0 && t < nbTensors; };
 
-    if (m.backend == PlanBackend::kCUDA && !cudaBackendUsable())
+    if (m.backend == PlanBackend::kCUDA)
     {
-        return failure(ErrorCode::kUNSUPPORTED_STATE,
-            std::string("the plan was built for kiln's CUDA backend, and ")
-                + (kCudaBackendBuilt ? "no GPU can be used here" : "this kiln was built without it")
-                + " (build the engine for the host backend: KILN_BACKEND=host)");
+        if (std::optional<std::string> const unusable = cudaBackendUnusable())
+        {
+            return failure(ErrorCode::kUNSUPPORTED_STATE,
+                "the plan was built for kiln's CUDA backend, which cannot run here: " + *unusable
+                    + " (build the engine for the host backend: KILN_BACKEND=host)");
+        }
     }
 
     // Symbols, then the expression records in index order: operands come first.

@@ -4,6 +4,7 @@
 #include "backends/cuda/cuda_backend.h"
 
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/library_loader.h"
 #include "backends/host/if_conditional.h"
 #include "backends/host/layer_kinds.h"
 #include "backends/host/reformat.h"
@@ -698,7 +699,7 @@ private:
 
 } // namespace
 
-bool cudaBackendAvailable() noexcept
+bool gpuUsable() noexcept
 {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess)
@@ -707,6 +708,20 @@ bool cudaBackendAvailable() noexcept
         return false;
     }
     return count > 0;
+}
+
+std::optional<Error> loadBackendLibraries()
+{
+    if (std::optional<Error> missing = loadLibrary(GpuLibrary::kCUDNN))
+    {
+        return missing;
+    }
+    return loadLibrary(GpuLibrary::kCUBLAS_LT);
+}
+
+bool cudaBackendAvailable()
+{
+    return gpuUsable() && !loadBackendLibraries();
 }
 
 Expected<std::shared_ptr<DeviceWeights const>> DeviceWeights::upload(EngineModel const& model)

@@ -22,8 +22,16 @@
 namespace kiln::cuda
 {
 
-//! Whether kiln was built with its CUDA backend and a GPU can be used now.
-bool cudaBackendAvailable() noexcept;
+//! Whether a GPU can be used now (cudaGetDeviceCount finds one).
+bool gpuUsable() noexcept;
+
+//! Loads cuDNN and cuBLASLt, the libraries the CUDA backend runs on (library_loader.h), the first time it is asked;
+//! the error names the library that could not be loaded and why.
+std::optional<Error> loadBackendLibraries();
+
+//! Whether a GPU can be used now and the libraries the CUDA backend needs load (they are opened only where there is a
+//! GPU, so a machine without one never loads them).
+bool cudaBackendAvailable();
 
 //! The weights of an engine in device memory, uploaded once and shared by every context of the engine.
 class DeviceWeights

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The library handles and scratch memory of one execution context (kernels.h's Libraries): a cuBLASLt and a cuDNN
-// handle made on first use (cudnnSetStream called only when the stream changes), one workspace block that grows on
-// demand in stream order, and the cache of prepared states. The errors of failed cuBLASLt and cuDNN calls and the
-// cache's least-recently-used bookkeeping (libraries.h).
+// handle made on first use, once their library is loaded (library_loader.h; cudnnSetStream called only when the stream
+// changes), one workspace block that grows on demand in stream order, and the cache of prepared states. The errors of
+// failed cuBLASLt and cuDNN calls and the cache's least-recently-used bookkeeping (libraries.h).
 #include "backends/cuda/libraries.h"
 
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/library_loader.h"
 #include "backends/cuda/matmul_cache.h"
 
 #include <algorithm>
@@ -125,6 +126,10 @@ Expected<void*> Libraries::cublasLt()
 {
     if (mState->cublasLt == nullptr)
     {
+        if (std::optional<Error> missing = loadLibrary(GpuLibrary::kCUBLAS_LT))
+        {
+            return *std::move(missing);
+        }
         cublasLtHandle_t handle{};
         if (cublasStatus_t const status = cublasLtCreate(&handle); status != CUBLAS_STATUS_SUCCESS)
         {
@@ -139,6 +144,10 @@ Expected<void*> Libraries::planningCudnn()
 {
     if (mState->cudnn == nullptr)
     {
+        if (std::optional<Error> missing = loadLibrary(GpuLibrary::kCUDNN))
+        {
+            return *std::move(missing);
+        }
         cudnnHandle_t handle{};
         if (cudnnStatus_t const status = cudnnCreate(&handle); status != CUDNN_STATUS_SUCCESS)
         {
