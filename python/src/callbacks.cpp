@@ -24,6 +24,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <type_traits>
 
 namespace kiln::python
 {
@@ -51,10 +52,17 @@ void* addressResult(char const* method, py::handle result)
     }
 }
 
+//! Whether args are all C++ values. The *Through helpers below convert their args to Python inside guardCallback, with
+//! the GIL held; a Python object passed to them would be made (and copied, and released) by the caller without it,
+//! which Python 3.12's allocator punishes with a segfault (issue 18: reportError's description did that).
+template <typename... Args>
+constexpr bool kCppValuesOnly = !(std::is_base_of_v<py::handle, Args> || ...);
+
 //! Calls the required Python allocation method name with args; nullptr when it is missing, raises or returns no int.
 template <typename Interface, typename... Args>
 void* allocateThrough(Interface const* self, char const* name, Args... args) noexcept
 {
+    static_assert(kCppValuesOnly<Args...>, "pass C++ values: they become Python objects once the GIL is held");
     return guardCallback(name, static_cast<void*>(nullptr), [&]() -> void* {
         py::function const f = findOverride(self, name, true);
         return f ? addressResult(name, f(args...)) : nullptr;
@@ -65,6 +73,7 @@ void* allocateThrough(Interface const* self, char const* name, Args... args) noe
 template <typename Interface, typename... Args>
 bool boolThrough(Interface const* self, char const* name, Args... args) noexcept
 {
+    static_assert(kCppValuesOnly<Args...>, "pass C++ values: they become Python objects once the GIL is held");
     return guardCallback(name, false, [&] {
         py::function const f = findOverride(self, name, true);
         return f ? f(args...).template cast<bool>() : false;
@@ -184,7 +193,11 @@ public:
 
     bool reportError(ErrorCode val, ErrorDesc desc) noexcept override
     {
-        return boolThrough(static_cast<IErrorRecorder const*>(this), "report_error", val, textToStr(desc));
+        // desc becomes a Python str here, with the GIL held: not before boolThrough takes it (the crash of issue 18).
+        return guardCallback("report_error", false, [&] {
+            py::function const f = findOverride(static_cast<IErrorRecorder const*>(this), "report_error", true);
+            return f ? f(val, textToStr(desc)).cast<bool>() : false;
+        });
     }
 
     RefCount incRefCount() noexcept override { return ++mReferences; }

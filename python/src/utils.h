@@ -62,7 +62,8 @@ py::function findOverride(Interface const* self, char const* name, bool required
 
 //! Runs body, which calls into Python, with the GIL taken, and returns its result; a Python exception (or a C++
 //! one from a conversion) is reported with reportCallbackError(method) and gives failure instead. Nothing escapes:
-//! this is the wall between a Python callback and the C++ that called it.
+//! this is the wall between a Python callback and the C++ that called it. Make every Python object inside body: the
+//! caller may not hold the GIL (Python 3.12 crashed on a str made in the arguments, issue 18).
 template <typename Result, typename Body>
 Result guardCallback(char const* method, Result failure, Body&& body) noexcept
 {
@@ -123,7 +124,7 @@ py::cpp_function keepingSetter(char const* slot, Set set)
     });
 }
 
-//! A Python str of C text that need not be UTF-8 (invalid bytes are replaced).
+//! A Python str of C text that need not be UTF-8 (invalid bytes are replaced). Call with the GIL held.
 py::str textToStr(char const* text);
 
 //! Issues a DeprecationWarning with message.

@@ -5,6 +5,10 @@ C++), the objects that take them keep them alive, and an exception in a callback
 becomes the failure value without reaching C++ or the caller."""
 
 import gc
+import os
+import subprocess
+import sys
+import textwrap
 import weakref
 
 import numpy as np
@@ -205,6 +209,44 @@ def test_error_recorder_receives_runtime_errors(logger):
     assert kiln.IErrorRecorder.get_error_desc(recorder, 0) == desc
     kiln.IErrorRecorder.clear(recorder)
     assert recorder.errors == []
+
+
+def test_error_recorder_and_logger_get_their_arguments_with_the_gil_held():
+    # deserialize_cuda_engine lets the GIL go while C++ loads the plan; the error reaches the Python recorder and logger
+    # through trampolines that take it back, and their arguments must become Python objects only then. Python's debug
+    # allocator aborts on an allocation without the GIL on every version (with its normal allocator 3.12 segfaulted
+    # and 3.11 did not notice: issue 18, the recorder's description made before the GIL was taken).
+    script = textwrap.dedent("""
+        import kiln
+
+        class Logger(kiln.ILogger):
+            def __init__(self):
+                kiln.ILogger.__init__(self)
+                self.messages = []
+
+            def log(self, severity, msg):
+                self.messages.append(msg)
+
+        class Recorder(kiln.IErrorRecorder):
+            def __init__(self):
+                kiln.IErrorRecorder.__init__(self)
+                self.errors = []
+
+            def report_error(self, val, desc):
+                self.errors.append(desc)
+                return False
+
+        logger = Logger()
+        runtime = kiln.Runtime(logger)
+        runtime.error_recorder = Recorder()
+        assert runtime.deserialize_cuda_engine(b"not a plan") is None
+        print(len(runtime.error_recorder.errors), len(logger.messages))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONMALLOC="debug", KILN_BACKEND="host"))
+    assert done.returncode == 0, f"exit status {done.returncode}\nstderr:\n{done.stderr[-4000:]}"
+    errors, messages = (int(count) for count in done.stdout.split())
+    assert errors >= 1 and messages >= 1, done.stdout
 
 
 def test_error_recorder_on_builder_network_engine_and_context(logger):

@@ -257,7 +257,7 @@ def test_serialize_may_return_bytes_and_a_wrong_size_is_reported(register, rng):
             return json_bytes(self.pads)
 
     def json_bytes(pads):
-        return ('{"pads": %s}' % list(pads)).encode()
+        return ('{"pads": %s}' % [int(p) for p in pads]).encode()  # numpy 2 writes list(pads) as [np.int32(1), ...]
 
     class BytesCreator(ex.CircPadCreator):
         plugin_class = BytesPad
