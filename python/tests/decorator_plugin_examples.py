@@ -9,6 +9,8 @@ host backend, where impl receives Tensors over host memory.
 * nonzero: the indices of the non-zero elements of a 2-D tensor and their count (a data-dependent output and its
   size tensor).
 * add_inplace: x += 1 in place (an output aliased to its input).
+* add_inplace_tuned: x += delta in place with the autotune of TensorRT's quickly_deployable_plugins sample
+  (elemwise_add_plugin_): FP32 in LINEAR and HWC, FP16 in LINEAR.
 * failing: raises ValueError from the function that fail_in names ("register", "autotune" or "impl").
 """
 
@@ -129,6 +131,31 @@ def add_inplace_impl(x: trtp.Tensor, outputs: Tuple[trtp.Tensor], stream: int) -
     assert outputs[0].data_ptr == x.data_ptr
     view = x.numpy()  # writable: an output aliases it
     view += 1
+
+
+# ---- add_inplace_tuned ----------------------------------------------------------------------------------------------
+
+
+@trtp.register("kiln_qdp::add_inplace_tuned")
+def add_inplace_tuned_desc(x: trtp.TensorDesc, delta: int) -> trtp.TensorDesc:
+    return x.aliased()
+
+
+@trtp.autotune("kiln_qdp::add_inplace_tuned")
+def add_inplace_tuned_autotune(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc]) -> List[trtp.AutoTuneCombination]:
+    return [
+        trtp.AutoTuneCombination("FP32, FP32", "LINEAR*HWC"),
+        trtp.AutoTuneCombination("FP32|FP16, FP32|FP16", "LINEAR"),
+    ]
+
+
+@trtp.impl("kiln_qdp::add_inplace_tuned")
+def add_inplace_tuned_impl(x: trtp.Tensor, delta: int, outputs: Tuple[trtp.Tensor], stream: int) -> None:
+    CALLS.append(("add_inplace_tuned", x.dtype, x.format))
+    # The output aliases x (in the engine the same memory; the build times it on buffers of its own).
+    assert outputs[0].dtype == x.dtype and outputs[0].format == x.format
+    view = x.numpy()
+    view += view.dtype.type(delta)
 
 
 # ---- failing ------------------------------------------------------------------------------------------------------

@@ -205,6 +205,48 @@ def test_an_output_aliased_to_its_input_is_written_in_place(rng):
     assert ex.CALLS == [("add_inplace", "impl")] and not logger.errors()
 
 
+def test_the_inplace_add_sample_builds_with_fp16_and_runs(rng):
+    """TensorRT's quickly_deployable_plugins inplace_add (qdp_runner.py): two in-place plugins whose autotune offers
+    FP32 in LINEAR and HWC and FP16 in LINEAR, built with FP16 and aliased I/O. Every candidate is timed; whichever wins,
+    the network's tensors stay FP32 and the result is x + 2 + 4."""
+    logger = CollectingLogger()
+    builder = trt.Builder(logger)
+    network = builder.create_network(0)
+    x = network.add_input("x", trt.float32, (2, 3, 4, 4))
+    first = network.add_plugin(trtp.op.kiln_qdp.add_inplace_tuned(x, delta=2))
+    second = network.add_plugin(trtp.op.kiln_qdp.add_inplace_tuned(first.get_output(0), delta=4))
+    second.get_output(0).name = "y"
+    network.mark_output(second.get_output(0))
+    config = builder.create_builder_config()
+    config.set_flag(trt.BuilderFlag.FP16)
+    config.set_preview_feature(trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03, True)
+    engine = trt.Runtime(logger).deserialize_cuda_engine(build_plan(builder, network, config))
+    assert engine is not None, logger.errors()
+    assert engine.get_tensor_dtype("x") == trt.float32 and engine.get_tensor_dtype("y") == trt.float32
+    tried = {(dtype, fmt) for name, dtype, fmt in ex.CALLS}
+    assert tried == {(trt.float32, trt.TensorFormat.LINEAR), (trt.float32, trt.TensorFormat.HWC),
+                     (trt.float16, trt.TensorFormat.LINEAR)}, tried  # each candidate was timed
+    ex.CALLS.clear()
+    data = np.round(rng.standard_normal((2, 3, 4, 4)) * 8).astype(np.float32)  # exact in FP16 too
+    np.testing.assert_array_equal(trt.run(engine, {"x": data.copy()})["y"], data + 6)
+    assert len(ex.CALLS) == 2 and not logger.errors()
+
+
+def test_without_autotune_a_plugin_keeps_the_networks_types_under_fp16(rng):
+    """FP16 offers a plugin's FP32 inputs in FP16 too, but one without an autotune function supports only the types
+    its register function gave for the network's."""
+    logger = CollectingLogger()
+    builder = trt.Builder(logger)
+    make = lambda x: trtp.op.kiln_qdp.add_scalar(x, alpha=0.5, tag="only-in-register")  # noqa: E731
+    network, _, config = single_plugin_network(builder, make, (2, 3))
+    config.set_flag(trt.BuilderFlag.FP16)
+    engine = trt.Runtime(logger).deserialize_cuda_engine(build_plan(builder, network, config))
+    assert engine is not None, logger.errors()
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_allclose(trt.run(engine, {"x": x})["y"], x + 0.5, rtol=1e-6)
+    assert ex.CALLS == [("add_scalar", "impl")] and not logger.errors()
+
+
 # ---- the ONNX parser -----------------------------------------------------------------------------------------------
 
 

@@ -522,8 +522,15 @@ Expected<PlanBackend> backendAsked()
 #endif
 }
 
-//! The formats a plugin layer chose, by the layer's index in the engine.
-using ChosenFormats = std::map<std::size_t, std::vector<nvinfer1::TensorFormat>>;
+//! The types and formats a plugin layer chose for its data inputs and outputs.
+struct ChosenIo
+{
+    std::vector<DataType> types;
+    std::vector<nvinfer1::TensorFormat> formats;
+};
+
+//! The types and formats each plugin layer chose, by the layer's index in the engine.
+using ChosenFormats = std::map<std::size_t, ChosenIo>;
 
 //! After model.layers moved (old layer l is now newIndex[l]): every tensor's producer and every assertion's layer.
 void renumberLayers(EngineModel& model, std::vector<int32_t> const& newIndex);
@@ -532,8 +539,10 @@ void renumberLayers(EngineModel& model, std::vector<int32_t> const& newIndex);
 //! own output.
 std::optional<Error> orderLoops(EngineModel& model);
 
-//! Puts a reformat layer (an identity between two formats) before each plugin input and after each plugin output
-//! that the plugin takes in a format other than kLINEAR, then renumbers producers and assertions.
+//! Puts a cast (where the plugin chose another type than the tensor's) and a reformat layer (an identity between two
+//! formats, where it chose a format other than kLINEAR) before each plugin input, and after each plugin output the
+//! reformat then the cast, then renumbers producers and assertions. Each tensor added is named after the one it is a
+//! twin of: "x (kHALF)", "x (kHALF) (kHWC)".
 void insertReformats(EngineModel& model, KeptTensors& kept, ChosenFormats const& chosen)
 {
     if (chosen.empty())
@@ -542,36 +551,65 @@ void insertReformats(EngineModel& model, KeptTensors& kept, ChosenFormats const&
     }
     insertAround(model, [&](std::size_t l, LayerRecord& layer) {
         AroundLayer around;
-        auto const formats = chosen.find(l);
-        if (formats == chosen.end())
+        auto const found = chosen.find(l);
+        if (found == chosen.end())
         {
             return around;
         }
-        std::size_t const nbData = formats->second.size() - layer.outputs.size();
-        for (std::size_t i = 0; i < formats->second.size(); ++i)
+        ChosenIo const& io = found->second;
+        std::size_t const nbData = io.formats.size() - layer.outputs.size();
+        // A twin of tensor in type (linear), or in format.
+        auto const typedTwin = [&](int32_t tensor, DataType type) {
+            int32_t const twin = addTwinTensor(
+                model, kept, tensor, " (" + std::string(dataTypeName(type)) + ")", nvinfer1::TensorFormat::kLINEAR);
+            model.tensors[static_cast<std::size_t>(twin)].type = type;
+            model.tensors[static_cast<std::size_t>(twin)].values.reset();
+            return twin;
+        };
+        for (std::size_t i = 0; i < io.formats.size(); ++i)
         {
-            nvinfer1::TensorFormat const format = formats->second[i];
-            if (format == nvinfer1::TensorFormat::kLINEAR)
-            {
-                continue;
-            }
+            nvinfer1::TensorFormat const format = io.formats[i];
+            DataType const type = io.types[i];
             std::string const formatName = host::formatName(format);
             if (i < nbData)
             {
-                int32_t const linear = layer.inputs[i];
-                int32_t const formatted = addTwinTensor(model, kept, linear, " (" + formatName + ")", format);
-                around.before.push_back(
-                    identityLayer(layer.name + " input " + std::to_string(i) + " to " + formatName, linear, formatted));
-                layer.inputs[i] = formatted;
+                std::string const name = layer.name + " input " + std::to_string(i);
+                int32_t current = layer.inputs[i];
+                if (model.tensors[static_cast<std::size_t>(current)].type != type)
+                {
+                    int32_t const cast = typedTwin(current, type);
+                    around.before.push_back(castLayer(name + " to " + dataTypeName(type), current, cast, type));
+                    current = cast;
+                }
+                if (format != nvinfer1::TensorFormat::kLINEAR)
+                {
+                    int32_t const formatted = addTwinTensor(model, kept, current, " (" + formatName + ")", format);
+                    around.before.push_back(identityLayer(name + " to " + formatName, current, formatted));
+                    current = formatted;
+                }
+                layer.inputs[i] = current;
+                continue;
             }
-            else
+            // The plugin writes the formatted tensor; the reformat makes it linear, then the cast gives it the type.
+            std::size_t const o = i - nbData;
+            std::string const name = layer.name + " output " + std::to_string(o);
+            int32_t current = layer.outputs[o];
+            std::vector<LayerRecord> after; // in reverse order
+            DataType const declared = model.tensors[static_cast<std::size_t>(current)].type;
+            if (declared != type)
             {
-                int32_t const linear = layer.outputs[i - nbData];
-                int32_t const formatted = addTwinTensor(model, kept, linear, " (" + formatName + ")", format);
-                around.after.push_back(identityLayer(
-                    layer.name + " output " + std::to_string(i - nbData) + " from " + formatName, formatted, linear));
-                layer.outputs[i - nbData] = formatted;
+                int32_t const cast = typedTwin(current, type);
+                after.push_back(castLayer(name + " to " + dataTypeName(declared), cast, current, declared));
+                current = cast;
             }
+            if (format != nvinfer1::TensorFormat::kLINEAR)
+            {
+                int32_t const formatted = addTwinTensor(model, kept, current, " (" + formatName + ")", format);
+                after.push_back(identityLayer(name + " from " + formatName, formatted, current));
+                current = formatted;
+            }
+            layer.outputs[o] = current;
+            std::move(after.rbegin(), after.rend(), std::back_inserter(around.after));
         }
         return around;
     });
@@ -981,6 +1019,13 @@ Expected<EngineModel> buildEngineModel(
         useCudaForPlugins(pluginInputs, stream->get());
     }
 #endif
+    // With kFP16 or kBF16 in a weakly typed network, a V3 plugin's kFLOAT inputs may take the reduced type too; not in
+    // a network with loops or if-conditionals, which the precision pass leaves in their types.
+    if (std::none_of(
+            order.begin(), order.end(), [](Layer const* layer) { return isLoopOrConditionalBoundary(layer->type()); }))
+    {
+        pluginInputs.reducedType = reducedType(settings, network.isStronglyTyped());
+    }
     // What plugins timed at build time are attached to first, as an execution context's would be.
     PluginResourceContext buildResources(
         settings.builderRecorder, pluginInputs.device != nullptr ? pluginInputs.device : settings.builderAllocator);
@@ -1000,11 +1045,8 @@ Expected<EngineModel> buildEngineModel(
                 {
                     return plugin.error();
                 }
-                if (std::any_of(plugin.value().formats.begin(), plugin.value().formats.end(),
-                        [](nvinfer1::TensorFormat f) { return f != nvinfer1::TensorFormat::kLINEAR; }))
-                {
-                    chosenFormats[model.layers.size()] = plugin.value().formats;
-                }
+                // insertReformats puts casts and reformats where these differ from the tensors' types and kLINEAR.
+                chosenFormats[model.layers.size()] = ChosenIo{plugin.value().types, plugin.value().formats};
                 built = std::move(plugin.value().params);
             }
             else if (auto problem = checkLayer(backend, layer, concrete))
@@ -1029,12 +1071,12 @@ Expected<EngineModel> buildEngineModel(
         return *problem;
     }
 
-    // 6. Reformat layers where plugins chose formats other than kLINEAR; each profile's input ranges and activation
-    // memory.
+    // 6. Casts and reformat layers where plugins chose other types than their tensors' or formats other than kLINEAR;
+    // each profile's input ranges and activation memory.
     KeptTensors kept = std::move(tensors.value());
     std::size_t before = model.layers.size();
     insertReformats(model, kept, chosenFormats);
-    report.rewrite("reformats around plugins", before, model);
+    report.rewrite("casts and reformats around plugins", before, model);
     before = model.layers.size();
     isolateAliases(model, kept);
     report.rewrite("copies around aliased plugin I/O", before, model);

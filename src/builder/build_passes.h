@@ -38,6 +38,18 @@ inline LayerRecord identityLayer(std::string name, int32_t from, int32_t to)
     return layer;
 }
 
+//! A cast layer from one tensor to another of type (build.cpp's casts around plugins, precision.cpp's casts).
+inline LayerRecord castLayer(std::string name, int32_t from, int32_t to, DataType type)
+{
+    LayerRecord layer;
+    layer.name = std::move(name);
+    layer.type = LayerType::kCAST;
+    layer.inputs = {from};
+    layer.outputs = {to};
+    layer.params = CastParams{type};
+    return layer;
+}
+
 //! "optimization profile 1".
 inline std::string profileName(std::size_t index)
 {
@@ -180,6 +192,9 @@ struct PluginBuildInputs
     bool errorOnCacheMiss{};
     bool aliasedIo{}; //!< PreviewFeature::kALIASED_PLUGIN_IO_10_03.
     bool needHost{};  //!< The backend runs plugins through kiln's host capability.
+    //! The reduced type of a weakly typed network built with kFP16 (kHALF) or kBF16 alone (kBF16), which a V3
+    //! plugin's kFLOAT data inputs may take too (plugin_build.cpp, step 2); none otherwise.
+    std::optional<DataType> reducedType;
     //! The CUDA backend: device memory for the timing buffers, and the stream the plugin runs and is timed on (null
     //! device on the host backend).
     nvinfer1::IGpuAllocator* device{};
@@ -201,11 +216,12 @@ struct PluginBuildInputs
     V2Handles* v2Handles{};
 };
 
-//! A built plugin layer: its parameters in the engine (the plugin's record) and the format of each data input and
-//! output the plugin chose.
+//! A built plugin layer: its parameters in the engine (the plugin's record) and the type and format of each data
+//! input and output the plugin chose (build.cpp puts casts and reformats where they differ from the tensors').
 struct PluginBuildResult
 {
     LayerParams params;
+    std::vector<DataType> types;
     std::vector<nvinfer1::TensorFormat> formats;
 };
 

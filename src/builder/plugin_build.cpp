@@ -3,23 +3,28 @@
 //
 // 1. clone() the network's plugin: the build works on a copy of its own, deleted when the layer is built; find the
 //    clone's kCORE, kBUILD and kRUNTIME capabilities (kiln's host capability only when the host backend runs it).
-// 2. Negotiate formats: the types are the network's (inputs: the tensors' types; outputs: getOutputDataTypes());
-//    supportsFormatCombination(pos, ...) is asked position by position, depth first, with every position below pos
-//    already accepted, never about a later one; each complete combination found is kept, up to
-//    getFormatCombinationLimit(). With aliased I/O (IPluginV3OneBuildV2 and kALIASED_PLUGIN_IO_10_03),
-//    getAliasedInput() is asked once per output and only the combinations that give an aliased output its input's
-//    format stay.
-// 3. For each profile and each combination: configurePlugin() with the descriptors (wildcards where an extent is
-//    dynamic) and the profile's kMIN/kOPT/kMAX shapes; getNbTactics() and getValidTactics() (no tactics: the
-//    default tactic 0); getWorkspaceSize(). When that leaves one combination and one tactic, there is nothing to
-//    choose and nothing runs (as TensorRT). Otherwise the plugin is timed as it will run: the clone is attached to a
-//    build-time resource context first (attachToContext(), whose clone does the timing, with the builder's GPU
-//    allocator and error recorder), and per profile and combination that clone hears configurePlugin(); each tactic is
-//    then timed: setTactic(), onShapeChange() at the kOPT shapes, then enqueue (enqueueHost on the host backend) on
-//    zeroed buffers with a workspace of getWorkspaceSize() bytes, avgTimingIterations times. A
-//    plugin with a getTimingCacheID() is timed through the timing cache: its key is the plugin's identity, the I/O
-//    types, formats and profile shapes, and the ID; a key already there is not timed again, so identical instances are
-//    timed once and a rebuild with a saved cache times nothing it holds.
+// 2. Negotiate types and formats. The types tried are the network's first (inputs: the tensors' types; outputs:
+//    getOutputDataTypes()); in a weakly typed network built with kFP16 (or kBF16 alone), and without loops or
+//    if-conditionals, then each choice of kHALF (kBF16) for the kFLOAT data inputs (every subset of them up to four,
+//    past that all of them), the outputs' types from getOutputDataTypes() for those inputs (a non-zero status drops
+//    the choice). For each, supportsFormatCombination(pos, ...) is asked position by position, depth first, with every
+//    position below pos already accepted, never about a later one; each complete combination found is kept, up to
+//    getFormatCombinationLimit() over all types. The build then inserts a cast and a reformat before each input and
+//    after each output whose type or format differs from its tensor's (build.cpp, insertReformats); the network's
+//    tensors keep their types, and the precision pass leaves a plugin's I/O and those reformats in theirs. With
+//    aliased I/O (IPluginV3OneBuildV2 and kALIASED_PLUGIN_IO_10_03), getAliasedInput() is asked once per output and
+//    only the combinations that give an aliased output its input's type and format stay.
+// 3. For each profile and each combination of types and formats: configurePlugin() with the descriptors (wildcards
+//    where an extent is dynamic) and the profile's kMIN/kOPT/kMAX shapes; getNbTactics() and getValidTactics() (no
+//    tactics: the default tactic 0); getWorkspaceSize(). When that leaves one combination and one tactic, there is
+//    nothing to choose and nothing runs (as TensorRT). Otherwise the plugin is timed as it will run: the clone is
+//    attached to a build-time resource context first (attachToContext(), whose clone does the timing, with the
+//    builder's GPU allocator and error recorder), and per profile and combination that clone hears configurePlugin();
+//    each tactic is then timed: setTactic(), onShapeChange() at the kOPT shapes, then enqueue (enqueueHost on the host
+//    backend) on zeroed buffers (an aliased output in its input's) with a workspace of getWorkspaceSize() bytes,
+//    avgTimingIterations times. A plugin with a getTimingCacheID() is timed through the timing cache: its key is the
+//    plugin's identity, the I/O types, formats and profile shapes, and the ID; a key already there is not timed again,
+//    so identical instances are timed once and a rebuild with a saved cache times nothing it holds.
 // 4. Keep the combination and tactic fastest over all profiles; configurePlugin() with it again, take the largest
 //    getWorkspaceSize(), the aliased inputs (checked: each a data input at most one output aliases), and the fields of
 //    getFieldsToSerialize(): the engine's record of the layer.
@@ -32,6 +37,7 @@
 #include "builder/timing_cache.h"
 #include "core/data_type.h"
 #include "core/logging.h"
+#include "network/report.h"
 #include "plan/model_support.h"
 #include "plugin/aot_kernel.h"
 #include "plugin/plugin_fields.h"
@@ -53,6 +59,25 @@ using nvinfer1::DynamicPluginTensorDesc;
 using nvinfer1::ErrorCode;
 using nvinfer1::PluginTensorDesc;
 using nvinfer1::TensorFormat;
+
+//! One candidate of step 2: the types of the plugin's I/O (an index into V3Build::mTypings) and their formats.
+struct Candidate
+{
+    std::size_t typing{};
+    Combination formats;
+    bool operator==(Candidate const&) const = default;
+};
+
+//! The type of each I/O position.
+std::vector<DataType> typesOf(std::vector<PluginIo> const& io)
+{
+    std::vector<DataType> types;
+    for (PluginIo const& entry : io)
+    {
+        types.push_back(entry.type);
+    }
+    return types;
+}
 
 //! What timing one combination and tactic at one profile found.
 struct Timed
@@ -76,18 +101,22 @@ public:
 
 private:
     Error fail(std::string const& what) const { return invalid(mWho + ": " + what); }
-    Expected<std::vector<Combination>> negotiate();
-    Expected<bool> configure(Combination const& combination, std::size_t profile);
+    void findTypings();
+    Expected<std::vector<Candidate>> negotiate();
+    std::optional<Error> keepAliasedAlike(std::vector<Candidate>& found, std::vector<int32_t>& aliased);
+    Expected<bool> configure(Candidate const& candidate, std::size_t profile);
     Expected<std::vector<int32_t>> tactics();
-    Expected<int64_t> workspaceSize(Combination const& combination, std::size_t profile);
-    Expected<Timed> time(Combination const& combination, std::size_t profile, int32_t tactic, int64_t workspace);
+    Expected<int64_t> workspaceSize(Candidate const& candidate, std::size_t profile);
+    Expected<Timed> time(Candidate const& candidate, std::size_t profile, int32_t tactic, int64_t workspace);
     Expected<V3Capabilities> timingCapabilities();
     std::optional<Error> aotProblem() const;
-    Expected<AotKernelRecord> aotKernel(Combination const& chosen, int32_t tactic);
-    std::string cacheKeyText(Combination const& combination, std::size_t profile, int32_t tactic) const;
-    std::string combinationText(Combination const& combination) const
+    Expected<AotKernelRecord> aotKernel(Candidate const& chosen, int32_t tactic);
+    std::string cacheKeyText(Candidate const& candidate, std::size_t profile, int32_t tactic) const;
+    //! The plugin's I/O with the candidate's types.
+    std::vector<PluginIo> const& io(Candidate const& candidate) const { return mTypings[candidate.typing]; }
+    std::string combinationText(Candidate const& candidate) const
     {
-        return kiln::combinationText(mIo, combination);
+        return kiln::combinationText(io(candidate), candidate.formats);
     }
 
     Layer const& mLayer;
@@ -99,49 +128,152 @@ private:
     //! What attachToContext() gave for timing, made when the first tactic is timed; its capabilities.
     std::unique_ptr<nvinfer1::IPluginV3> mTimed;
     V3Capabilities mTimedCaps;
-    std::optional<std::pair<std::size_t, Combination>> mTimedWith; //!< The profile and formats it was configured for.
-    std::vector<PluginIo> mIo;                                     //!< Data inputs, then outputs.
+    std::optional<std::pair<std::size_t, Candidate>> mTimedWith; //!< The profile and candidate it was configured for.
+    std::vector<PluginIo> mIo;                                   //!< Data inputs, then outputs, in the network's types.
+    //! The types the I/O may take: mIo first, then each choice of the reduced type for the kFLOAT data inputs.
+    std::vector<std::vector<PluginIo>> mTypings;
     std::size_t mNbInputs{};
     std::optional<std::string> mCacheId;
+    //! getAliasedInput() of each output, asked once (with kALIASED_PLUGIN_IO_10_03; empty otherwise).
+    std::vector<int32_t> mAliased;
     //! The clone's AOT build capability (include/kiln/plugin_aot.h): the engine keeps a kernel instead of the plugin.
     IPluginV3AotBuild* mAot{};
 };
 
-// ---- 2. Formats ----------------------------------------------------------------------------------------------------
+// ---- 2. Types and formats ------------------------------------------------------------------------------------------
 
-Expected<std::vector<Combination>> V3Build::negotiate()
+void V3Build::findTypings()
 {
-    // Positions not yet decided hold the linear format; the plugin may read only positions up to the one asked.
-    std::vector<DynamicPluginTensorDesc> inOut = dynamicDescs(mIo, Combination(mIo.size(), TensorFormat::kLINEAR), 0);
-    auto const nbOutputs = static_cast<int32_t>(mIo.size() - mNbInputs);
-    FormatSearch searched = searchCombinations(
-        mIo, mIn, mCaps.build->getFormatCombinationLimit(), [&](std::size_t pos, Combination const& formats) {
-            for (std::size_t i = 0; i < inOut.size(); ++i)
-            {
-                inOut[i].desc.format = formats[i];
-            }
-            return mCaps.build->supportsFormatCombination(
-                static_cast<int32_t>(pos), inOut.data(), static_cast<int32_t>(mNbInputs), nbOutputs);
-        });
-    if (searched.found.empty())
+    mTypings = {mIo};
+    std::vector<std::size_t> floats; // the kFLOAT data inputs
+    for (std::size_t i = 0; i < mNbInputs; ++i)
     {
-        return noCombination(mWho, mIo, mNbInputs, searched.deepest, mIn, "getOutputDataTypes()");
+        if (mIo[i].type == DataType::kFLOAT)
+        {
+            floats.push_back(i);
+        }
     }
-    return std::move(searched.found);
+    if (!mIn.reducedType || floats.empty())
+    {
+        return;
+    }
+    // Every subset of them in the reduced type (TensorRT's choice is per I/O); past four inputs, all of them only.
+    constexpr std::size_t kMostMixed = 4;
+    std::size_t const nbSubsets = floats.size() <= kMostMixed ? (std::size_t{1} << floats.size()) - 1 : 1;
+    auto const nbOutputs = static_cast<int32_t>(mIo.size() - mNbInputs);
+    for (std::size_t subset = 1; subset <= nbSubsets; ++subset)
+    {
+        std::vector<PluginIo> typed = mIo;
+        std::vector<DataType> inputTypes;
+        for (std::size_t k = 0; k < floats.size(); ++k)
+        {
+            if (floats.size() > kMostMixed || (subset >> k & 1U) != 0)
+            {
+                typed[floats[k]].type = *mIn.reducedType;
+            }
+        }
+        for (std::size_t i = 0; i < mNbInputs; ++i)
+        {
+            inputTypes.push_back(typed[i].type);
+        }
+        std::vector<DataType> outputTypes(static_cast<std::size_t>(nbOutputs), DataType::kFLOAT);
+        if (mCaps.build->getOutputDataTypes(
+                outputTypes.data(), nbOutputs, inputTypes.data(), static_cast<int32_t>(mNbInputs))
+                != 0
+            || !std::all_of(outputTypes.begin(), outputTypes.end(), [](DataType type) { return isValidEnum(type); }))
+        {
+            std::string types;
+            for (DataType type : inputTypes)
+            {
+                types += (types.empty() ? "" : ", ") + std::string(dataTypeName(type));
+            }
+            log(Severity::kVERBOSE,
+                cat(mWho, ": getOutputDataTypes() failed for the input types (", types, "); they are not tried"));
+            continue;
+        }
+        for (std::size_t o = 0; o < outputTypes.size(); ++o)
+        {
+            typed[mNbInputs + o].type = outputTypes[o];
+        }
+        mTypings.push_back(std::move(typed));
+    }
+}
+
+Expected<std::vector<Candidate>> V3Build::negotiate()
+{
+    findTypings();
+    std::vector<Candidate> candidates;
+    std::size_t deepest = 0;
+    int32_t const limit = std::max(mCaps.build->getFormatCombinationLimit(), 1);
+    auto const nbOutputs = static_cast<int32_t>(mIo.size() - mNbInputs);
+    for (std::size_t t = 0; t < mTypings.size() && static_cast<int32_t>(candidates.size()) < limit; ++t)
+    {
+        // Positions not yet decided hold the linear format; the plugin may read only positions up to the one asked.
+        std::vector<DynamicPluginTensorDesc> inOut
+            = dynamicDescs(mTypings[t], Combination(mIo.size(), TensorFormat::kLINEAR), 0);
+        FormatSearch searched = searchCombinations(mTypings[t], mIn, limit - static_cast<int32_t>(candidates.size()),
+            [&](std::size_t pos, Combination const& formats) {
+                for (std::size_t i = 0; i < inOut.size(); ++i)
+                {
+                    inOut[i].desc.format = formats[i];
+                }
+                return mCaps.build->supportsFormatCombination(
+                    static_cast<int32_t>(pos), inOut.data(), static_cast<int32_t>(mNbInputs), nbOutputs);
+            });
+        if (t == 0)
+        {
+            deepest = searched.deepest; // an error names where the network's types failed
+        }
+        for (Combination& formats : searched.found)
+        {
+            candidates.push_back(Candidate{t, std::move(formats)});
+        }
+    }
+    if (candidates.empty())
+    {
+        return noCombination(mWho, mIo, mNbInputs, deepest, mIn, "getOutputDataTypes()", true);
+    }
+    return candidates;
+}
+
+//! An output that aliases an input shares its memory, so only the candidates that give both the same type and format
+//! stay; aliased gets getAliasedInput() of each output, asked once.
+std::optional<Error> V3Build::keepAliasedAlike(std::vector<Candidate>& found, std::vector<int32_t>& aliased)
+{
+    for (std::size_t o = 0; o < mIo.size() - mNbInputs; ++o)
+    {
+        int32_t const input = mCaps.build2->getAliasedInput(static_cast<int32_t>(o));
+        aliased.push_back(input);
+        if (input < 0 || static_cast<std::size_t>(input) >= mNbInputs)
+        {
+            continue; // none, or an invalid answer that step 4 reports
+        }
+        auto const i = static_cast<std::size_t>(input);
+        std::erase_if(found, [&](Candidate const& candidate) {
+            return candidate.formats[i] != candidate.formats[mNbInputs + o]
+                || io(candidate)[i].type != io(candidate)[mNbInputs + o].type;
+        });
+        if (found.empty())
+        {
+            return fail(cat("output ", o, " aliases input ", input,
+                " but supportsFormatCombination() accepted no combination that gives them the same type and format"));
+        }
+    }
+    return std::nullopt;
 }
 
 // ---- 3. Configure, tactics, timing ----------------------------------------------------------------------------------
 
-Expected<bool> V3Build::configure(Combination const& combination, std::size_t profile)
+Expected<bool> V3Build::configure(Candidate const& candidate, std::size_t profile)
 {
-    auto const descs = dynamicDescs(mIo, combination, profile);
+    auto const descs = dynamicDescs(io(candidate), candidate.formats, profile);
     auto const nbOutputs = static_cast<int32_t>(mIo.size() - mNbInputs);
     int32_t const status = mCaps.build->configurePlugin(
         descs.data(), static_cast<int32_t>(mNbInputs), descs.data() + mNbInputs, nbOutputs);
     if (status != 0)
     {
         return fail(cat("configurePlugin() returned status ", status, " for ", profileName(profile), " with formats ",
-            combinationText(combination)));
+            combinationText(candidate)));
     }
     return true;
 }
@@ -175,9 +307,9 @@ Expected<std::vector<int32_t>> V3Build::tactics()
     return list;
 }
 
-Expected<int64_t> V3Build::workspaceSize(Combination const& combination, std::size_t profile)
+Expected<int64_t> V3Build::workspaceSize(Candidate const& candidate, std::size_t profile)
 {
-    auto const descs = dynamicDescs(mIo, combination, profile);
+    auto const descs = dynamicDescs(io(candidate), candidate.formats, profile);
     std::size_t const bytes = mCaps.build->getWorkspaceSize(descs.data(), static_cast<int32_t>(mNbInputs),
         descs.data() + mNbInputs, static_cast<int32_t>(mIo.size() - mNbInputs));
     constexpr std::size_t kMaxWorkspace = std::size_t{1} << 40U;
@@ -188,15 +320,16 @@ Expected<int64_t> V3Build::workspaceSize(Combination const& combination, std::si
     return static_cast<int64_t>(bytes);
 }
 
-std::string V3Build::cacheKeyText(Combination const& combination, std::size_t profile, int32_t tactic) const
+std::string V3Build::cacheKeyText(Candidate const& candidate, std::size_t profile, int32_t tactic) const
 {
     PluginIdentity const& id = mParams.identity;
     std::string text = cat("kiln plugin v3|", id.name, "|", id.version, "|", id.pluginNamespace, "|tactic ", tactic);
-    for (std::size_t i = 0; i < mIo.size(); ++i)
+    std::vector<PluginIo> const& typed = io(candidate);
+    for (std::size_t i = 0; i < typed.size(); ++i)
     {
-        ConcreteShape const* shape = mIo[i].shapes[profile];
-        text += cat(
-            "|", static_cast<int32_t>(mIo[i].type), ":", static_cast<int32_t>(combination[i]), ":", mIo[i].declared);
+        ConcreteShape const* shape = typed[i].shapes[profile];
+        text += cat("|", static_cast<int32_t>(typed[i].type), ":", static_cast<int32_t>(candidate.formats[i]), ":",
+            typed[i].declared);
         if (shape != nullptr)
         {
             text += cat(":", shape->min, ":", shape->opt, ":", shape->max);
@@ -205,15 +338,17 @@ std::string V3Build::cacheKeyText(Combination const& combination, std::size_t pr
     return text + "|id " + mCacheId.value_or("");
 }
 
-Expected<Timed> V3Build::time(Combination const& combination, std::size_t profile, int32_t tactic, int64_t workspace)
+Expected<Timed> V3Build::time(Candidate const& candidate, std::size_t profile, int32_t tactic, int64_t workspace)
 {
+    std::vector<PluginIo> const& typed = io(candidate);
+    Combination const& combination = candidate.formats;
     std::optional<nvinfer1::TimingCacheKey> key;
     if (mCacheId && mIn.cache != nullptr)
     {
-        key = makeTimingCacheKey(cacheKeyText(combination, profile, tactic));
+        key = makeTimingCacheKey(cacheKeyText(candidate, profile, tactic));
         if (auto const hit = mIn.cache->lookup(*key))
         {
-            auto const cost = kiln::reformatCost(mWho, mIo, mNbInputs, combination, profile, mIn);
+            auto const cost = kiln::reformatCost(mWho, typed, mNbInputs, combination, profile, mIn);
             if (!cost)
             {
                 return cost.error();
@@ -223,7 +358,7 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
         if (mIn.errorOnCacheMiss)
         {
             return fail(
-                cat("the timing cache has no entry for tactic ", tactic, " with formats ", combinationText(combination),
+                cat("the timing cache has no entry for tactic ", tactic, " with formats ", combinationText(candidate),
                     " at ", profileName(profile), ", and BuilderFlag::kERROR_ON_TIMING_CACHE_MISS is set"));
         }
     }
@@ -236,9 +371,9 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
     // The attached clone is configured as the build's own was, for this profile and combination.
     auto const nbInputs = static_cast<int32_t>(mNbInputs);
     auto const nbOutputs = static_cast<int32_t>(mIo.size() - mNbInputs);
-    if (!mTimedWith || mTimedWith->first != profile || mTimedWith->second != combination)
+    if (!mTimedWith || mTimedWith->first != profile || mTimedWith->second != candidate)
     {
-        auto const dynamic = dynamicDescs(mIo, combination, profile);
+        auto const dynamic = dynamicDescs(typed, combination, profile);
         if (int32_t const status
             = timing.build->configurePlugin(dynamic.data(), nbInputs, dynamic.data() + nbInputs, nbOutputs);
             status != 0)
@@ -246,17 +381,25 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
             return fail(cat("configurePlugin() returned status ", status,
                 " on the clone attachToContext() gave for "
                 "timing, for ",
-                profileName(profile), " with formats ", combinationText(combination)));
+                profileName(profile), " with formats ", combinationText(candidate)));
         }
-        mTimedWith.emplace(profile, combination);
+        mTimedWith.emplace(profile, candidate);
     }
     // Descriptors at kOPT; extents the plugin's own size tensors decide are wildcards.
-    auto prepared = timingRun(mWho, mIo, mNbInputs, combination, profile, workspace, mIn);
+    auto prepared = timingRun(mWho, typed, mNbInputs, combination, profile, workspace, mIn);
     if (!prepared)
     {
         return prepared.error();
     }
     TimingRun& run = prepared.value();
+    // An aliased output is timed in its input's memory, as it runs in the engine (an in-place impl writes its input).
+    for (std::size_t o = 0; o < mAliased.size() && o < run.outputs.size(); ++o)
+    {
+        if (mAliased[o] >= 0 && static_cast<std::size_t>(mAliased[o]) < run.inputs.size())
+        {
+            run.outputs[o] = const_cast<void*>(run.inputs[static_cast<std::size_t>(mAliased[o])]);
+        }
+    }
     std::vector<PluginTensorDesc> const& descs = run.descs;
     if (int32_t const status = timing.runtime->setTactic(tactic); status != 0)
     {
@@ -279,7 +422,7 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
     if (status != 0)
     {
         return fail(cat(mIn.enqueueName, " returned status ", status, " while timing tactic ", tactic, " with formats ",
-            combinationText(combination), " at ", profileName(profile)));
+            combinationText(candidate), " at ", profileName(profile)));
     }
     if (!timed)
     {
@@ -287,7 +430,7 @@ Expected<Timed> V3Build::time(Combination const& combination, std::size_t profil
     }
     float reformatMilliseconds = 0.0F;
     float const milliseconds = timed.value();
-    if (auto cost = kiln::reformatCost(mWho, mIo, mNbInputs, combination, profile, mIn); !cost)
+    if (auto cost = kiln::reformatCost(mWho, typed, mNbInputs, combination, profile, mIn); !cost)
     {
         return cost.error();
     }
@@ -351,7 +494,7 @@ std::optional<Error> V3Build::aotProblem() const
     return std::nullopt;
 }
 
-Expected<AotKernelRecord> V3Build::aotKernel(Combination const& chosen, int32_t tactic)
+Expected<AotKernelRecord> V3Build::aotKernel(Candidate const& chosen, int32_t tactic)
 {
     std::vector<Dims> declared;
     std::vector<int32_t> ranks;
@@ -361,7 +504,7 @@ Expected<AotKernelRecord> V3Build::aotKernel(Combination const& chosen, int32_t 
         ranks.push_back(mIo[i].declared.nbDims);
     }
     AotExprRecorder recorder(declared);
-    auto const descs = dynamicDescs(mIo, chosen, 0);
+    auto const descs = dynamicDescs(io(chosen), chosen.formats, 0);
     AotKernel kernel;
     int32_t const status = mAot->getAotKernel(recorder.inputs().data(), descs.data(), static_cast<int32_t>(mNbInputs),
         static_cast<int32_t>(mIo.size() - mNbInputs), tactic, recorder.builder(), kernel);
@@ -410,35 +553,20 @@ Expected<PluginBuildResult> V3Build::run()
         }
     }
 
-    // 2. Formats. An output that aliases an input shares its memory, so only the combinations that give both the same
-    // format are kept.
+    // 2. Types and formats; an aliased output keeps its input's.
     auto combinations = negotiate();
     if (!combinations)
     {
         return combinations.error();
     }
-    std::vector<int32_t> aliased; // getAliasedInput() of each output, asked once
     if (mCaps.build2 != nullptr && mIn.aliasedIo)
     {
-        std::vector<Combination>& found = combinations.value();
-        for (std::size_t o = 0; o < mIo.size() - mNbInputs; ++o)
+        if (auto problem = keepAliasedAlike(combinations.value(), mAliased))
         {
-            int32_t const input = mCaps.build2->getAliasedInput(static_cast<int32_t>(o));
-            aliased.push_back(input);
-            if (input < 0 || static_cast<std::size_t>(input) >= mNbInputs)
-            {
-                continue; // none, or an invalid answer that step 4 reports
-            }
-            std::erase_if(found, [&](Combination const& combination) {
-                return combination[static_cast<std::size_t>(input)] != combination[mNbInputs + o];
-            });
-            if (found.empty())
-            {
-                return fail(cat("output ", o, " aliases input ", input,
-                    " but supportsFormatCombination() accepted no combination that gives them the same format"));
-            }
+            return *problem;
         }
     }
+    std::vector<int32_t> const& aliased = mAliased;
 
     // 3. Per profile and combination: configure, tactics, workspace; then, when there is a choice, timing.
     // cost[(combination, tactic)] sums the profiles.
@@ -455,7 +583,7 @@ Expected<PluginBuildResult> V3Build::run()
     {
         for (std::size_t c = 0; c < combinations.value().size(); ++c)
         {
-            Combination const& combination = combinations.value()[c];
+            Candidate const& combination = combinations.value()[c];
             if (auto configured = configure(combination, p); !configured)
             {
                 return configured.error();
@@ -528,7 +656,8 @@ Expected<PluginBuildResult> V3Build::run()
     }
 
     // 4. The choice: configure with it, then what the engine keeps.
-    Combination const& chosen = combinations.value()[best->first];
+    Candidate const& chosen = combinations.value()[best->first];
+    std::vector<PluginIo> const& typed = io(chosen);
     log(Severity::kVERBOSE,
         choices.size() > 1 ? cat(mWho, ": chose tactic ", best->second, " with formats ", combinationText(chosen),
             " of ", choices.size(), " candidates (", cost[*best], " ms over the profiles)")
@@ -539,6 +668,14 @@ Expected<PluginBuildResult> V3Build::run()
     params.nbInputs = mParams.nbInputs;
     params.nbShapeInputs = mParams.nbShapeInputs;
     params.outputTypes = mParams.outputTypes;
+    if (chosen.typing != 0)
+    {
+        params.outputTypes.clear(); // getOutputDataTypes() for the reduced inputs
+        for (std::size_t o = mNbInputs; o < typed.size(); ++o)
+        {
+            params.outputTypes.push_back(typed[o].type);
+        }
+    }
     params.plan.tactic = best->second;
     params.plan.language = mParams.plugin->getAPILanguage();
     for (std::size_t p = 0; p < mIn.profiles.size(); ++p)
@@ -564,10 +701,7 @@ Expected<PluginBuildResult> V3Build::run()
         log(Severity::kVERBOSE, cat(mWho, ": the engine keeps its ", describeAotKernel(aot.value())));
         params.plan.aot = std::move(aot.value());
         params.plan.workspaceBytes = 0;
-        PluginBuildResult result;
-        result.params = LayerParams{std::move(params)};
-        result.formats = chosen;
-        return result;
+        return PluginBuildResult{LayerParams{std::move(params)}, typesOf(typed), chosen.formats};
     }
     std::size_t const nbOutputs = mIo.size() - mNbInputs;
     if (mCaps.build2 != nullptr && mIn.aliasedIo)
@@ -585,9 +719,10 @@ Expected<PluginBuildResult> V3Build::run()
             }
             if (input != -1)
             {
-                PluginIo const& in = mIo[static_cast<std::size_t>(input)];
-                PluginIo const& out = mIo[mNbInputs + o];
-                if (in.type != out.type || chosen[static_cast<std::size_t>(input)] != chosen[mNbInputs + o])
+                PluginIo const& in = typed[static_cast<std::size_t>(input)];
+                PluginIo const& out = typed[mNbInputs + o];
+                if (in.type != out.type
+                    || chosen.formats[static_cast<std::size_t>(input)] != chosen.formats[mNbInputs + o])
                 {
                     return fail(cat("output ", o, " aliases input ", input, " but their types or formats differ"));
                 }
@@ -613,10 +748,7 @@ Expected<PluginBuildResult> V3Build::run()
     }
     params.plan.fields = std::move(records.value());
 
-    PluginBuildResult result;
-    result.params = LayerParams{std::move(params)};
-    result.formats = chosen;
-    return result;
+    return PluginBuildResult{LayerParams{std::move(params)}, typesOf(typed), chosen.formats};
 }
 
 } // namespace

@@ -252,7 +252,7 @@ Expected<std::vector<Combination>> V2Build::negotiate()
         });
     if (searched.found.empty())
     {
-        return noCombination(mWho, mIo, mNbInputs, searched.deepest, mIn, "getOutputDataType()");
+        return noCombination(mWho, mIo, mNbInputs, searched.deepest, mIn, "getOutputDataType()", false);
     }
     return std::move(searched.found);
 }
@@ -613,6 +613,10 @@ Expected<PluginBuildResult> V2Build::run()
 
     PluginBuildResult result;
     result.params = LayerParams{std::move(params)};
+    for (PluginIo const& io : mIo)
+    {
+        result.types.push_back(io.type); // a V2 plugin's types are the network's
+    }
     result.formats = chosen;
     return result;
 }

@@ -89,7 +89,7 @@ FormatSearch searchCombinations(std::vector<PluginIo> const& io, PluginBuildInpu
 }
 
 Error noCombination(std::string const& who, std::vector<PluginIo> const& io, std::size_t nbInputs, std::size_t deepest,
-    PluginBuildInputs const& in, char const* typesFrom)
+    PluginBuildInputs const& in, char const* typesFrom, bool reducible)
 {
     PluginIo const& at = io[deepest];
     bool const isInput = deepest < nbInputs;
@@ -102,7 +102,11 @@ Error noCombination(std::string const& who, std::vector<PluginIo> const& io, std
         ": supportsFormatCombination() accepted no combination: it refused every format for position ", deepest, " (",
         isInput ? "input " : "output ", isInput ? deepest : deepest - nbInputs, " '", at.tensor->name(), "', ",
         dataTypeName(at.type), " ", at.declared, ") after accepting the positions before it; formats tried: ", tried,
-        ". The network fixes the types: the input tensors' types and the output types of ", typesFrom));
+        ". The network fixes the types: the input tensors' types and the output types of ", typesFrom,
+        !reducible           ? ""
+            : in.reducedType ? cat("; kFLOAT inputs were offered as ", dataTypeName(*in.reducedType), " too")
+                             : std::string("; kFP16 or kBF16 let a plugin take a reduced type for its kFLOAT inputs "
+                                           "in a weakly typed network")));
 }
 
 std::vector<nvinfer1::DynamicPluginTensorDesc> dynamicDescs(

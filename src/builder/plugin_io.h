@@ -50,10 +50,11 @@ struct FormatSearch
 FormatSearch searchCombinations(std::vector<PluginIo> const& io, PluginBuildInputs const& in, int32_t limit,
     std::function<bool(std::size_t, Combination const&)> const& accepts);
 
-//! The error for a search that found nothing, naming the position where it died; typesFrom names the call that gave
-//! the output types ("getOutputDataTypes()").
+//! The error for a search over io's types that found nothing, naming the position where it died; typesFrom names the
+//! call that gave the output types ("getOutputDataTypes()"); reducible: whether the plugin family may take
+//! in.reducedType for kFLOAT inputs (V3), which the message then says was tried too, or how to allow.
 Error noCombination(std::string const& who, std::vector<PluginIo> const& io, std::size_t nbInputs, std::size_t deepest,
-    PluginBuildInputs const& in, char const* typesFrom);
+    PluginBuildInputs const& in, char const* typesFrom, bool reducible);
 
 //! Descriptors with the declared dims (wildcards) and the profile's kMIN/kOPT/kMAX.
 std::vector<nvinfer1::DynamicPluginTensorDesc> dynamicDescs(

@@ -77,18 +77,6 @@ bool readsAnyType(LayerRecord const& layer) noexcept
     return !layer.fused && (layer.type == LayerType::kCAST || layer.type == LayerType::kSHAPE);
 }
 
-//! A cast layer record from one tensor to another.
-LayerRecord castLayer(std::string name, int32_t from, int32_t to, DataType type)
-{
-    LayerRecord layer;
-    layer.name = std::move(name);
-    layer.type = LayerType::kCAST;
-    layer.inputs = {from};
-    layer.outputs = {to};
-    layer.params = CastParams{type};
-    return layer;
-}
-
 class PrecisionPass
 {
 public:
@@ -155,6 +143,24 @@ private:
             mPinned[t] = tensor.type != DataType::kFLOAT || tensor.isInput || tensor.isOutput || tensor.isDebug
                 || mValues[t] || typeSet;
         }
+        // A plugin's data inputs and outputs have the types it negotiated (builder/plugin_build.cpp), and a tensor in a
+        // format other than kLINEAR is the reformatted twin of one: it holds the bytes of that type.
+        for (LayerRecord const& layer : mModel.layers)
+        {
+            bool const plugin = layer.type == LayerType::kPLUGIN_V2 || layer.type == LayerType::kPLUGIN_V3;
+            for (auto const* list : {&layer.inputs, &layer.outputs})
+            {
+                for (int32_t t : *list)
+                {
+                    if (validTensor(mModel, t)
+                        && (plugin
+                            || mModel.tensors[static_cast<std::size_t>(t)].format != nvinfer1::TensorFormat::kLINEAR))
+                    {
+                        mPinned[static_cast<std::size_t>(t)] = true;
+                    }
+                }
+            }
+        }
         for (SymbolRecord const& symbol : mModel.symbols)
         {
             // Values read as symbols (an input's extents are not its values).
@@ -198,6 +204,21 @@ private:
         if (!hasFloatData || floatValues || layer.type == LayerType::kCONSTANT)
         {
             return false; // constants follow their readers (chooseConstants); float values stay as they are
+        }
+        auto const pinned = [&](int32_t t) { return !validTensor(mModel, t) || mPinned[static_cast<std::size_t>(t)]; };
+        auto const formatted = [&](int32_t t) {
+            return validTensor(mModel, t)
+                && mModel.tensors[static_cast<std::size_t>(t)].format != nvinfer1::TensorFormat::kLINEAR;
+        };
+        bool const allPinned = std::all_of(layer.inputs.begin(), layer.inputs.end(), pinned)
+            && std::all_of(layer.outputs.begin(), layer.outputs.end(), pinned);
+        if (std::any_of(layer.inputs.begin(), layer.inputs.end(), formatted)
+            || std::any_of(layer.outputs.begin(), layer.outputs.end(), formatted)
+            || (layer.type == LayerType::kIDENTITY && !layer.fused && allPinned))
+        {
+            // A reformat around a plugin moves the bytes of the type the plugin negotiated; a copy between tensors that
+            // keep their types (the builder's, for aliased plugin I/O) would only gain a cast on each side.
+            return false;
         }
         std::optional<DataType> const constraint = (mObey || mPrefer) ? precisionSet(layer) : std::nullopt;
         if (constraint && *constraint != mReduced)
@@ -480,6 +501,19 @@ void reportIgnoredFlags(BuildSettings const& settings, bool stronglyTyped)
 }
 
 } // namespace
+
+std::optional<DataType> reducedType(BuildSettings const& settings, bool stronglyTyped)
+{
+    if (stronglyTyped)
+    {
+        return std::nullopt;
+    }
+    if (hasFlag(settings, BuilderFlag::kFP16))
+    {
+        return DataType::kHALF;
+    }
+    return hasFlag(settings, BuilderFlag::kBF16) ? std::optional(DataType::kBF16) : std::nullopt;
+}
 
 Expected<int32_t> chooseReducedPrecision(EngineModel& model, KeptTensors& kept, BuildSettings const& settings,
     bool stronglyTyped, Backend const& backend, std::vector<ConcreteShapes> const& profiles)

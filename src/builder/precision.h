@@ -10,7 +10,10 @@
 //   ILayer::setPrecision decides instead (kFLOAT: stays; the 16-bit type: computes in it; with kOBEY, a layer the
 //   backend refuses in its precision fails the build, with kPREFER it stays kFLOAT with a warning).
 // - Only kFLOAT tensors that carry data change type: shape values, tensors read for their values, network inputs
-//   and outputs, and outputs whose type was set with ILayer::setOutputType or ITensor::setType keep theirs.
+//   and outputs, outputs whose type was set with ILayer::setOutputType or ITensor::setType, a plugin's data inputs
+//   and outputs (the types it negotiated, builder/plugin_build.cpp) and tensors in a format other than kLINEAR keep
+//   theirs. A layer that reads or writes such a format (a reformat around a plugin) and an identity between tensors
+//   that keep their types (a copy for aliased plugin I/O) keep their types too.
 // - Accuracy-sensitive layers stay kFLOAT, as TensorRT keeps them: unfused sums and means (kREDUCE kSUM, kAVG,
 //   kPROD), kPOW, kEXP, cumulative sums, and value generators (fills, random). Fused layer norms, fused attention and
 //   softmax compute in float inside their kernels and take 16-bit tensors.
@@ -33,10 +36,15 @@
 #include "builder/build_passes.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace kiln
 {
+
+//! The reduced type of the file comment (kHALF with kFP16, kBF16 with kBF16 alone), or none: neither flag is set, or
+//! the network is strongly typed. Plugins may take it for their kFLOAT inputs (plugin_build.cpp).
+std::optional<DataType> reducedType(BuildSettings const& settings, bool stronglyTyped);
 
 //! Gives model's layers the reduced precision the flags in settings ask for, as the file comment says; returns the
 //! number of layers that compute in it (0 when no flag asks for one or the network is strongly typed), or the error

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -516,6 +517,160 @@ TEST_F(PluginEngineTest, WithoutThePreviewFeatureNothingIsAliased)
     auto made = config();
     ASSERT_FALSE(build(*made).empty()) << mLogger.all();
     EXPECT_EQ(mJournal->count("getAliasedInput"), 0);
+}
+
+// TensorRT's quickly_deployable_plugins inplace_add (qdp_runner.py): two plugins whose output aliases their input,
+// built with kFP16 and kALIASED_PLUGIN_IO_10_03; the plugin takes kFLOAT in Script::formats and kHALF in
+// Script::halfFormats.
+class PluginTypesTest : public PluginEngineTest
+{
+protected:
+    //! x FLOAT [-1, 3, 2, 2] -> two aliasing plugins (scale 2) -> y, built with kFP16 and the aliasing preview; runs
+    //! it at N = 2 on x = 1, 2, 3... and returns y (empty when the build fails).
+    std::vector<float> inplaceChain()
+    {
+        mJournal->script.aliasOutput = 0;
+        nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {-1, 3, 2, 2}});
+        for (int32_t i = 0; i < 2; ++i)
+        {
+            auto plugin = userPlugin();
+            auto* layer = mNetwork->addPluginV3(&x, 1, nullptr, 0, *plugin);
+            EXPECT_NE(layer, nullptr) << mLogger.all();
+            layer->setName(("plugin" + std::to_string(i)).c_str());
+            x = layer->getOutput(0);
+        }
+        x->setName("y");
+        mNetwork->markOutput(*x);
+        auto made = config();
+        made->setFlag(nvinfer1::BuilderFlag::kFP16);
+        made->setPreviewFeature(nvinfer1::PreviewFeature::kALIASED_PLUGIN_IO_10_03, true);
+        auto const plan = build(*made);
+        if (plan.empty())
+        {
+            return {};
+        }
+        auto engine = load(plan);
+        EXPECT_NE(engine, nullptr) << mLogger.all();
+        if (engine == nullptr)
+        {
+            return {};
+        }
+        EXPECT_EQ(engine->getTensorDataType("x"), DataType::kFLOAT);
+        EXPECT_EQ(engine->getTensorDataType("y"), DataType::kFLOAT);
+        std::unique_ptr<nvinfer1::IExecutionContext> context{engine->createExecutionContext()};
+        std::vector<float> x0(2 * 3 * 2 * 2);
+        for (std::size_t i = 0; i < x0.size(); ++i)
+        {
+            x0[i] = static_cast<float>(i + 1);
+        }
+        std::vector<float> y(x0.size(), -1.0F);
+        EXPECT_TRUE(context->setInputShape("x", Dims{4, {2, 3, 2, 2}}));
+        EXPECT_TRUE(context->setTensorAddress("x", x0.data()));
+        EXPECT_TRUE(context->setTensorAddress("y", y.data()));
+        EXPECT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+        return y;
+    }
+
+    //! y = 4 x for x = 1, 2, 3...
+    static void expectQuadrupled(std::vector<float> const& y)
+    {
+        ASSERT_EQ(y.size(), 24U);
+        for (std::size_t i = 0; i < y.size(); ++i)
+        {
+            EXPECT_EQ(y[i], 4.0F * static_cast<float>(i + 1)) << "at " << i;
+        }
+    }
+
+    //! "type/format -> type/format" of every configurePlugin() call any plugin object heard (types and formats as
+    //! numbers).
+    std::set<std::string> configuredTypes() const
+    {
+        std::set<std::string> result;
+        for (std::string const& entry : mJournal->log())
+        {
+            std::string const call = entry.substr(entry.find(':') + 1);
+            if (call.rfind("configurePlugin(", 0) != 0)
+            {
+                continue;
+            }
+            std::string io;
+            for (std::size_t at = call.find('('); at != std::string::npos; at = call.find(' ', at + 1))
+            {
+                std::size_t const start = at + 1;
+                std::size_t const slash = call.find('/', start);
+                std::size_t const end = call.find('(', slash);
+                if (slash == std::string::npos || end == std::string::npos)
+                {
+                    break;
+                }
+                io += (io.empty() ? "" : " ") + call.substr(start, end - start);
+                at = call.find(']', end);
+            }
+            result.insert(io);
+        }
+        return result;
+    }
+};
+
+// The inplace_add sample's autotune with FP16 left out: kFLOAT in kLINEAR is refused, so the plugin takes x in kHWC
+// through a reformat, which keeps kFLOAT under kFP16 (it was lowered to kHALF, which kHWC does not hold).
+TEST_F(PluginTypesTest, AReformatForAPluginKeepsTheTypeItNegotiated)
+{
+    mJournal->script.formats = {nvinfer1::TensorFormat::kHWC};
+    std::vector<float> const y = inplaceChain();
+    ASSERT_FALSE(y.empty()) << mLogger.all();
+    expectQuadrupled(y);
+    EXPECT_EQ(configuredTypes(), (std::set<std::string>{"0/8 -> 0/8"})); // kFLOAT kHWC both sides
+}
+
+// With kFP16 a plugin's kFLOAT I/O may take kHALF: a plugin that takes only kHALF builds in a kFLOAT network, with
+// casts at its boundary, and the network's tensors keep their types.
+TEST_F(PluginTypesTest, WithFp16APluginMayTakeHalf)
+{
+    mJournal->script.noFloat = true;
+    mJournal->script.halfFormats = {nvinfer1::TensorFormat::kLINEAR};
+    std::vector<float> const y = inplaceChain();
+    ASSERT_FALSE(y.empty()) << mLogger.all();
+    expectQuadrupled(y);
+    EXPECT_EQ(configuredTypes(), (std::set<std::string>{"1/0 -> 1/0"})); // kHALF kLINEAR
+    std::vector<std::string> const ran = mJournal->callsNamed("ctx1", "enqueueHost");
+    ASSERT_EQ(ran.size(), 1U);
+    EXPECT_EQ(ran[0], "enqueueHost(1/0(2,3,2,2) -> 1/0(2,3,2,2),workspace,in place)");
+}
+
+// The sample's autotune: kFLOAT in kLINEAR and kHWC, kHALF in kLINEAR. Every candidate is timed and whichever wins
+// computes the right values, an aliased output in its input's type and format.
+TEST_F(PluginTypesTest, TheInplaceAddSampleBuildsAndRuns)
+{
+    mJournal->script.formats = {nvinfer1::TensorFormat::kLINEAR, nvinfer1::TensorFormat::kHWC};
+    mJournal->script.halfFormats = {nvinfer1::TensorFormat::kLINEAR};
+    std::vector<float> const y = inplaceChain();
+    ASSERT_FALSE(y.empty()) << mLogger.all();
+    expectQuadrupled(y);
+    EXPECT_EQ(configuredTypes(), (std::set<std::string>{"0/0 -> 0/0", "0/8 -> 0/8", "1/0 -> 1/0"}));
+    // Timed as it runs: the aliased output in its input's memory.
+    int32_t runs = 0;
+    for (std::string const& entry : mJournal->log())
+    {
+        if (entry.find(":enqueueHost(") != std::string::npos)
+        {
+            ++runs;
+            EXPECT_NE(entry.find(",in place)"), std::string::npos) << entry;
+        }
+    }
+    EXPECT_GT(runs, 2);
+}
+
+// Without kFP16 the types are the network's: the kHALF-only plugin finds no combination, and the message says why.
+TEST_F(PluginTypesTest, WithoutFp16TheNetworksTypesStay)
+{
+    mJournal->script.noFloat = true;
+    mJournal->script.halfFormats = {nvinfer1::TensorFormat::kLINEAR};
+    chain();
+    auto made = config();
+    EXPECT_TRUE(build(*made).empty());
+    expectError({"plugin0", "supportsFormatCombination() accepted no combination", "kFLOAT",
+        "kFP16 or kBF16 let a plugin take a reduced type"});
 }
 
 TEST_F(PluginEngineTest, ShapeInputsReachOnlyGetOutputShapes)

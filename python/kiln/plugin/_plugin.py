@@ -49,6 +49,9 @@ class JitPlugin(_kiln.IPluginV3, _kiln.IPluginV3OneCore, _kiln.IPluginV3OneBuild
         self._input_ranks: Optional[List[int]] = None
         self._input_types: Optional[List[Any]] = None
         self._output_types: Optional[List[Any]] = None
+        # The types of the first get_output_data_types call (the network's): without an autotune function the plugin
+        # supports these only, though the builder asks for others too (kFP16 or kBF16 offer reduced input types).
+        self._network_types: Optional[Tuple[List[Any], List[Any]]] = None
         self._aliases: List[int] = [-1] * pdef.num_outputs
         self._combos: Optional[List[Tuple[Tuple[int, ...], Tuple[int, ...], Tuple[int, ...]]]] = None
         self._combos_key: Any = None
@@ -137,6 +140,8 @@ class JitPlugin(_kiln.IPluginV3, _kiln.IPluginV3OneCore, _kiln.IPluginV3OneBuild
         outputs = self._fake_outputs(self._input_types)
         self._record_aliases(outputs)
         self._output_types = [output.dtype for output in outputs]
+        if self._network_types is None:
+            self._network_types = (list(self._input_types), list(self._output_types))
         return list(self._output_types)
 
     def get_output_shapes(self, inputs: List[Any], shape_inputs: List[Any], expr_builder: Any) -> List[Any]:
@@ -183,6 +188,8 @@ class JitPlugin(_kiln.IPluginV3, _kiln.IPluginV3OneCore, _kiln.IPluginV3OneBuild
         pdef = self._pdef
         in_types = self._input_types or [d.desc.type for d in in_out[:num_inputs]]
         out_types = self._output_types or [d.desc.type for d in in_out[num_inputs:]]
+        if pdef.autotune_func is None and self._network_types is not None:
+            in_types, out_types = self._network_types
         types = list(in_types) + list(out_types)
         if pdef.autotune_func is None:
             linear = int(_kiln.TensorFormat.LINEAR)

@@ -4,9 +4,10 @@
 // the log, counters, and the Script that says how the plugins behave (tactics, a timing-cache ID, statuses to
 // return, nulls to give back).
 //
-// Modes: kSCALE: one FLOAT input, one output = input * scale (the field "scale"), plus the tactic number
-// (so the chosen tactic shows in the output). kCOMPACT: one FLOAT input [N]; outputs: the positive elements in order
-// (a [K] FLOAT tensor) and K as a kINT64 size tensor, whose upper bound is N and optimum N / 2.
+// Modes: kSCALE: one FLOAT input (or kHALF where Script::halfFormats allows), one output of its type = input * scale
+// (the field "scale"), plus the tactic number (so the chosen tactic shows in the output). kCOMPACT: one FLOAT input
+// [N]; outputs: the positive elements in order (a [K] FLOAT tensor) and K as a kINT64 size tensor, whose upper bound is
+// N and optimum N / 2.
 //
 //     auto journal = std::make_shared<Journal>();
 //     RecordingCreator creator(journal);                         // register it in the registry under test
@@ -47,6 +48,9 @@ struct Script
     std::set<nvinfer1::TensorFormat> formats;
     int32_t aliasOutput{-1}; //!< getAliasedInput(0) (the build capability is IPluginV3OneBuildV2).
     bool anyOutputFormat{};  //!< Outputs in any accepted format (else in the first input's: the kernel converts).
+    //! Formats in which kHALF I/O is accepted (empty: none); the kernel computes in half then (kSCALE only).
+    std::set<nvinfer1::TensorFormat> halfFormats;
+    bool noFloat{}; //!< kFLOAT I/O is refused (only kHALF, in halfFormats, is accepted).
 };
 
 //! What the plugins of one creator did.
@@ -288,12 +292,21 @@ public:
     {
         log("supportsFormatCombination(" + std::to_string(pos) + "," + std::to_string(nbInputs) + ","
             + std::to_string(nbOutputs) + "," + text(inOut[pos].desc) + ")");
-        auto const& formats = mJournal->script.formats;
-        bool const allowed = formats.empty() ? inOut[pos].desc.format == nvinfer1::TensorFormat::kLINEAR
-                                             : formats.count(inOut[pos].desc.format) != 0;
-        // Outputs in the first input's format (which it has already accepted): the kernel is elementwise.
-        return allowed
-            && (pos == 0 || mJournal->script.anyOutputFormat || inOut[pos].desc.format == inOut[0].desc.format);
+        Script const& script = mJournal->script;
+        nvinfer1::PluginTensorDesc const& desc = inOut[pos].desc;
+        bool allowed = script.formats.empty() ? desc.format == nvinfer1::TensorFormat::kLINEAR
+                                              : script.formats.count(desc.format) != 0;
+        if (desc.type == nvinfer1::DataType::kHALF)
+        {
+            allowed = script.halfFormats.count(desc.format) != 0;
+        }
+        else if (desc.type == nvinfer1::DataType::kFLOAT && script.noFloat)
+        {
+            allowed = false;
+        }
+        // Outputs in the first input's format and type (which it has already accepted): the kernel is elementwise.
+        return allowed && (pos == 0 || script.anyOutputFormat || desc.format == inOut[0].desc.format)
+            && (pos == 0 || desc.type == inOut[0].desc.type || desc.type == nvinfer1::DataType::kINT64);
     }
     int32_t getNbOutputs() const noexcept override { return mJournal->script.mode == Mode::kCOMPACT ? 2 : 1; }
     size_t getWorkspaceSize(nvinfer1::DynamicPluginTensorDesc const* inputs, int32_t nbInputs,
@@ -389,6 +402,16 @@ public:
         }
         auto const* in = static_cast<float const*>(inputs[0]);
         auto* out = static_cast<float*>(outputs[0]);
+        if (mJournal->script.mode == Mode::kSCALE && inputDesc[0].type == nvinfer1::DataType::kHALF)
+        {
+            auto const* inHalf = static_cast<uint16_t const*>(inputs[0]);
+            auto* outHalf = static_cast<uint16_t*>(outputs[0]);
+            for (int64_t i = 0; i < count; ++i)
+            {
+                outHalf[i] = toHalf(fromHalf(inHalf[i]) * mScale + static_cast<float>(mTactic));
+            }
+            return 0;
+        }
         if (mJournal->script.mode == Mode::kSCALE)
         {
             for (int64_t i = 0; i < count; ++i)
@@ -412,6 +435,31 @@ public:
     nvinfer1::IPluginResourceContext* context() const { return mContext; }
 
 private:
+    //! IEEE half <-> float for the normal values the tests use (small integers), rounding to nearest.
+    static float fromHalf(uint16_t bits)
+    {
+        uint32_t const sign = (bits & 0x8000U) << 16U;
+        uint32_t const exponent = (bits >> 10U) & 0x1FU;
+        uint32_t const mantissa = bits & 0x3FFU;
+        uint32_t const value = exponent == 0 ? sign : sign | ((exponent + 112U) << 23U) | (mantissa << 13U);
+        float result = 0.0F;
+        std::memcpy(&result, &value, sizeof(result));
+        return result;
+    }
+    static uint16_t toHalf(float value)
+    {
+        uint32_t bits = 0;
+        std::memcpy(&bits, &value, sizeof(bits));
+        auto const sign = static_cast<uint16_t>((bits >> 16U) & 0x8000U);
+        int32_t const exponent = static_cast<int32_t>((bits >> 23U) & 0xFFU) - 112;
+        if (exponent <= 0)
+        {
+            return sign;
+        }
+        uint32_t const rounded = (static_cast<uint32_t>(exponent) << 10U) + (((bits & 0x7FFFFFU) + 0x1000U) >> 13U);
+        return static_cast<uint16_t>(sign | std::min<uint32_t>(rounded, 0x7C00U));
+    }
+
     void log(std::string const& call) const { mJournal->log(mId, call); }
     bool fails(std::string const& method) const { return mJournal->script.failing.count(method) != 0; }
     int32_t status(std::string const& method) const { return fails(method) ? 1 : 0; }
