@@ -8,6 +8,7 @@
 #   link_flags    app.cpp compiled against the installed headers with -lnvinfer -lnvonnxparser
 #   find_package  app.cpp built by a small CMake project through find_package(kiln) (consumer/)
 #   pkg_config    app.cpp compiled with pkg-config's flags for nvinfer, nvonnxparser and nvinfer_plugin
+#   plugin_plan   a plugin library built from the installed headers travels in a plan to a process that never opens it
 #
 # Each program must record NEEDED libnvinfer.so.10 and libnvonnxparser.so.10 (TensorRT's sonames) and, run with
 # LD_LIBRARY_PATH=<prefix>/lib on the host backend, parse and run roi_align.onnx with every TensorRT-named library
@@ -193,10 +194,46 @@ check_pkg_config() {
     run_app "$app" "libnvinfer.so.$major" "libnvonnxparser.so.$major" "libnvinfer_plugin.so.$major"
 }
 
+# A plugin that travels in the plan: the library (examples/plugin_library/scale_plugin.cpp: getCreators and
+# setLoggerFinder, kiln's host capability) built from the installed headers alone, as a plugin author outside kiln's
+# tree builds one; an application linked with -lnvinfer builds a plan that carries it (setPluginsToSerialize); a second
+# process, which never opens the library's file, runs the plan with setEngineHostCodeAllowed(true), and a third is
+# refused without it.
+check_plugin_plan() {
+    local dir=$work/plugin_plan
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    "$cxx" -std=c++17 -O1 -Wall -Wextra -Werror -Wno-deprecated-declarations -fPIC -shared -fvisibility=hidden \
+        -I"$prefix/include" "$source_dir/examples/plugin_library/scale_plugin.cpp" -o "$dir/libscale_plugin.so" \
+        || fail "scale_plugin.cpp does not build against the installed headers"
+    local app=$dir/plugin_plan_app
+    "$cxx" -std=c++17 -Wall -Wextra -Werror -I"$prefix/include" "$here/plugin_plan_app.cpp" -o "$app" -L"$libdir" \
+        -lnvinfer || fail "plugin_plan_app.cpp does not build with -lnvinfer"
+    expect_needed "$app" "libnvinfer.so.$major"
+    local output
+    output=$(cd "$dir" && KILN_BACKEND=host LD_LIBRARY_PATH=$libdir "$app" build "$dir/libscale_plugin.so" scale.plan 2>&1) \
+        || fail "building the plan failed:"$'\n'"$output"
+    echo "ok: a plan that carries libscale_plugin.so ($output)"
+    # The library's file moves away: the second process can only get the plugin from the plan.
+    mv "$dir/libscale_plugin.so" "$dir/libscale_plugin.so.gone"
+    output=$(cd "$dir" && KILN_BACKEND=host LD_LIBRARY_PATH=$libdir "$app" run scale.plan 2>&1) \
+        || fail "running the plan failed:"$'\n'"$output"
+    grep -qx "output ok 24 values, Y = 2.5 \* X" <<<"$output" || fail "the plan's output is wrong:"$'\n'"$output"
+    if grep "^mapped " <<<"$output" | grep -q "$dir/"; then
+        fail "the second process mapped the library's file:"$'\n'"$output"
+    fi
+    echo "ok: a second process ran the plan with the plugin it carries (Y = 2.5 * X), the library's file unopened"
+    output=$(cd "$dir" && KILN_BACKEND=host LD_LIBRARY_PATH=$libdir "$app" refuse scale.plan 2>&1) \
+        || fail "the plan was not refused without setEngineHostCodeAllowed:"$'\n'"$output"
+    grep -q "setEngineHostCodeAllowed" <<<"$output" || fail "the refusal does not say why:"$'\n'"$output"
+    echo "ok: refused without setEngineHostCodeAllowed(true)"
+}
+
 case $step in
 layout) check_layout ;;
 link_flags) check_link_flags ;;
 find_package) check_find_package ;;
 pkg_config) check_pkg_config ;;
+plugin_plan) check_plugin_plan ;;
 *) fail "unknown step $step" ;;
 esac
