@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A TensorRT application that ships its plugin inside the plan (check_install.sh's plugin_plan step builds it against
-// an installed kiln with -lnvinfer, and the plugin library, examples/plugin_library/scale_plugin.cpp, from the installed
-// headers alone). Three runs, each its own process:
+// an installed kiln with -lnvinfer, and the plugin library, examples/plugin_library/scale_plugin.cpp, from the
+// installed headers alone). Three runs, each its own process:
 //
 //     ./plugin_plan_app build libscale_plugin.so scale.plan   // loadLibrary, build X -> ScalePlugin -> Y with
 //                                                             // setPluginsToSerialize, save
@@ -107,7 +107,8 @@ int run(Logger& logger, char const* planPath, bool allowHostCode)
         std::printf("%s\n", engine == nullptr ? "refused" : "loaded");
         return engine == nullptr ? 0 : fail("the plan loaded without setEngineHostCodeAllowed(true)");
     }
-    std::unique_ptr<nvinfer1::IExecutionContext> context{engine != nullptr ? engine->createExecutionContext() : nullptr};
+    std::unique_ptr<nvinfer1::IExecutionContext> context{
+        engine != nullptr ? engine->createExecutionContext() : nullptr};
     if (context == nullptr)
     {
         return fail("the plan did not load");
