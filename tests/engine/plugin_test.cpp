@@ -57,9 +57,9 @@ protected:
     }
 
     //! x [-1, 4] -> count plugin layers in a chain -> y; a profile with batch 1 / 2 / 3.
-    nvinfer1::ITensor* chain(int32_t count = 1)
+    nvinfer1::ITensor* chain(int32_t count = 1, Dims const& input = Dims{2, {-1, 4}})
     {
-        nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {-1, 4}});
+        nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, input);
         for (int32_t i = 0; i < count; ++i)
         {
             auto plugin = userPlugin();
@@ -530,17 +530,7 @@ protected:
     std::vector<float> inplaceChain()
     {
         mJournal->script.aliasOutput = 0;
-        nvinfer1::ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {-1, 3, 2, 2}});
-        for (int32_t i = 0; i < 2; ++i)
-        {
-            auto plugin = userPlugin();
-            auto* layer = mNetwork->addPluginV3(&x, 1, nullptr, 0, *plugin);
-            EXPECT_NE(layer, nullptr) << mLogger.all();
-            layer->setName(("plugin" + std::to_string(i)).c_str());
-            x = layer->getOutput(0);
-        }
-        x->setName("y");
-        mNetwork->markOutput(*x);
+        chain(2, Dims{4, {-1, 3, 2, 2}});
         auto made = config();
         made->setFlag(nvinfer1::BuilderFlag::kFP16);
         made->setPreviewFeature(nvinfer1::PreviewFeature::kALIASED_PLUGIN_IO_10_03, true);
