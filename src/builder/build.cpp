@@ -1103,6 +1103,7 @@ Expected<EngineModel> buildEngineModel(
         pass("attention fusion", fuseAttention);
         pass("q, k and v products packed into one", [&](EngineModel& m) { return fuseQkvProducts(m, kept.widened); });
         pass("layer normalization fusion", fuseLayerNorms);
+        pass("embedding fusion (table lookups, their sum and its layer norm)", fuseEmbeddings);
         pass("point-wise fusion", fusePointwise);
         pass("duplicate layers merged", mergeDuplicateLayers);
     }

@@ -31,6 +31,9 @@
 //   kernel.
 // - fuseLayerNorms: mean, centering, variance, + epsilon, sqrt and division (then * gamma and + beta when they follow)
 //   over the last axis become one fused layer norm (FusedKernel::kLAYER_NORM).
+// - fuseEmbeddings (fusion_embedding.cpp): table lookups (gathers of constant tables along axis 0, the ONNX parser's
+//   wrap of negative indices included) summed with other rows, and the fused layer norm after them, become one fused
+//   embedding (FusedKernel::kEMBEDDING): BERT's eleven embedding kernels become one.
 // - fusePointwise: chains of element-wise (arithmetic), unary (float) and activation layers on float tensors become
 //   one layer with a point-wise program (LayerRecord::pointwise), computed element by element in one kernel. A
 //   point-wise layer whose result only point-wise layers read is inlined into each of them (computed again by each,
@@ -51,6 +54,7 @@
 //     fuseAttention(model);
 //     fuseQkvProducts(model, widened);
 //     fuseLayerNorms(model);
+//     fuseEmbeddings(model);
 //     fusePointwise(model);
 //     mergeDuplicateLayers(model);
 //     removeUnreadLayers(model);
@@ -100,6 +104,11 @@ int32_t fuseQkvProducts(EngineModel& model, std::vector<WidenedTensor>& widened)
 //! Replaces each layer norm over the last axis built from primitive layers (reduce, element-wise and unary) with one
 //! fused layer norm (FusedKernel::kLAYER_NORM); returns the layers removed. Runs before fusePointwise.
 int32_t fuseLayerNorms(EngineModel& model);
+
+//! Replaces each sum of table lookups (and other rows), with the fused layer norm that reads it, by one fused
+//! embedding (FusedKernel::kEMBEDDING; fusion_embedding.cpp says which); returns the layers removed. Runs after
+//! fuseLayerNorms and before fusePointwise (which would take the sums).
+int32_t fuseEmbeddings(EngineModel& model);
 
 //! Folds chains of point-wise layers into point-wise programs; returns the layers removed.
 int32_t fusePointwise(EngineModel& model);

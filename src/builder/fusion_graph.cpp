@@ -41,7 +41,7 @@ Readers readersOf(EngineModel const& model)
     return readers;
 }
 
-std::optional<std::vector<uint8_t>> fixedLayers(EngineModel const& model)
+std::optional<std::vector<uint8_t>> fixedLayers(EngineModel const& model, bool assertionsMove)
 {
     auto const loops = findLoops(model);
     if (!loops)
@@ -58,7 +58,7 @@ std::optional<std::vector<uint8_t>> fixedLayers(EngineModel const& model)
     }
     for (AssertionRecord const& assertion : model.assertions)
     {
-        if (assertion.layer >= 0 && static_cast<std::size_t>(assertion.layer) < fixed.size())
+        if (!assertionsMove && assertion.layer >= 0 && static_cast<std::size_t>(assertion.layer) < fixed.size())
         {
             fixed[static_cast<std::size_t>(assertion.layer)] = 1;
         }

@@ -46,8 +46,9 @@ bool pointwiseType(DataType type);
 void keepLayers(EngineModel& model, std::vector<int32_t> const& sequence, std::vector<int32_t> const& movedTo);
 
 //! Per layer, 1 when a rewrite must leave it where and as it is: inside a loop or a conditional branch, or holding an
-//! assertion; nullopt when the model's loops are malformed (refused later, with the loop named).
-std::optional<std::vector<uint8_t>> fixedLayers(EngineModel const& model);
+//! assertion (unless assertionsMove: a fusion whose absorbed layers' assertions move to the fused layer, as
+//! applyKernelFusions moves them); nullopt when the model's loops are malformed (refused later, with the loop named).
+std::optional<std::vector<uint8_t>> fixedLayers(EngineModel const& model, bool assertionsMove = false);
 
 //! The layer that makes tensor, or -1 (a network input, or a tensor left unmade).
 int32_t producerOf(EngineModel const& model, int32_t tensor);

@@ -588,7 +588,8 @@ Expected<EngineModel> Decoder::run()
             if (auto const* fused = flat.fused())
             {
                 record.fused = FusedKernel{static_cast<FusedKernel::Kind>(fused->kind()), fused->epsilon(),
-                    fused->heads(), fused->scale(), fused->zero_masked_rows(), fused->packed_qkv()};
+                    fused->heads(), fused->scale(), fused->zero_masked_rows(), fused->packed_qkv(), fused->gathers(),
+                    fused->wrapped(), fused->normalize(), fused->norm_affine()};
             }
             if (auto const* refit = flat.refit())
             {

@@ -413,7 +413,8 @@ Offset<fb::Layer> Encoder::layer(std::size_t index)
     if (record.fused)
     {
         fused = fb::CreateFusedKernel(mBuilder, static_cast<int32_t>(record.fused->kind), record.fused->epsilon,
-            record.fused->heads, record.fused->scale, record.fused->zeroMaskedRows, record.fused->packedQkv);
+            record.fused->heads, record.fused->scale, record.fused->zeroMaskedRows, record.fused->packedQkv,
+            record.fused->gathers, record.fused->wrapped, record.fused->normalize, record.fused->normAffine);
     }
     auto const tacticName = record.tacticName.empty() ? 0 : mBuilder.CreateString(record.tacticName);
     bool const refittable = std::any_of(record.refit.begin(), record.refit.end(), [](int32_t e) { return e >= 0; });

@@ -154,6 +154,17 @@ struct FusedKernel
         //! without the exporters' guard select(isnan(p), 0, p). A row of finite s (a mask of finfo.min) is an ordinary
         //! softmax.
         kATTENTION = 2,
+        //! A kGATHER layer (the first lookup's); inputs: `gathers` pairs (table, indices), then the addends, then
+        //! normAffine of gamma and beta. Every row of the output's last axis (extent H) is
+        //!     s = sum over k of table_k[indices_k[row], :] + sum of addend[row, :]
+        //! computed in float, then out = s, or the layer norm of s over the last axis (normalize: epsilon, gamma and
+        //! beta as kLAYER_NORM has them). A table is [rows, H] (a lookup along axis 0); indices_k are kINT32 or
+        //! kINT64 of the output's rank less one, each extent the output's or 1 (broadcast); an addend has the
+        //! output's rank, each extent the output's or 1, and H last. An index outside [0, rows) adds zeros (as the
+        //! gather kernel writes zeros); with bit k of wrapped, a negative index of lookup k counts from the end
+        //! (ONNX's Gather: the importer's select(i < 0, i + rows, i), fused). Tables, addends, gamma, beta and the
+        //! output share one type (kFLOAT, kHALF or kBF16). BERT's embeddings and their layer norm in one kernel.
+        kEMBEDDING = 3,
     };
 
     Kind kind{Kind::kLAYER_NORM};
@@ -165,9 +176,19 @@ struct FusedKernel
     //! kATTENTION: input 0 holds q, k and v side by side, [B, S, 3 * heads * D] (q, then k, then v along the last
     //! axis: one product made the three, builder/fusion_qkv.cpp), then optionally the mask; k and v have q's S.
     bool packedQkv{};
+    int32_t gathers{};    //!< kEMBEDDING: the (table, indices) pairs at the front of the inputs, 1 or more.
+    int32_t wrapped{};    //!< kEMBEDDING: bit k set: negative indices of lookup k wrap (idx + rows).
+    bool normalize{};     //!< kEMBEDDING: a layer norm of the sum (epsilon) follows.
+    int32_t normAffine{}; //!< kEMBEDDING with normalize: the last inputs are gamma (1), or gamma and beta (2); or 0.
 
     bool operator==(FusedKernel const&) const = default;
 };
+
+//! The most lookups, and the most addends, one fused embedding takes (FusedKernel::kEMBEDDING).
+constexpr int32_t kMaxEmbeddingTerms = 4;
+
+//! The longest row (the output's last extent) a fused embedding takes: one warp keeps a row in registers.
+constexpr int64_t kMaxEmbeddingRow = 1024;
 
 //! The head sizes a fused attention takes (the CUDA kernel's variants).
 constexpr bool fusedAttentionHeadSize(int64_t headSize) noexcept

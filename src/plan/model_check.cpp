@@ -354,6 +354,31 @@ std::optional<std::string> fusedKernelProblem(LayerRecord const& record, bool cu
                 "; heads are 1 or more and the scale finite");
         }
         return std::nullopt;
+    case FusedKernel::Kind::kEMBEDDING:
+    {
+        std::size_t const lookups = fused.gathers > 0 ? 2 * static_cast<std::size_t>(fused.gathers) : 0;
+        bool const affineOk = fused.normalize ? fused.normAffine >= 0 && fused.normAffine <= 2 : fused.normAffine == 0;
+        if (record.type != LayerType::kGATHER || fused.gathers < 1 || fused.gathers > kMaxEmbeddingTerms || !affineOk
+            || record.inputs.size() < lookups + static_cast<std::size_t>(fused.normAffine)
+            || record.inputs.size() - lookups - static_cast<std::size_t>(fused.normAffine) > kMaxEmbeddingTerms)
+        {
+            return cat("has a fused embedding of ", fused.gathers, " lookups over ", record.inputs.size(),
+                " inputs (layer norm parameters: ", fused.normAffine, "); it is held by a gather layer with 1 to ",
+                kMaxEmbeddingTerms, " (table, indices) pairs, at most ", kMaxEmbeddingTerms,
+                " addends, then up to 2 layer norm parameters");
+        }
+        if (fused.normalize && (!std::isfinite(fused.epsilon) || fused.epsilon < 0.F))
+        {
+            return cat("has a fused embedding with layer norm epsilon ", fused.epsilon,
+                "; epsilon is finite and not negative");
+        }
+        if (fused.wrapped < 0 || fused.wrapped >= (1 << fused.gathers) || fused.zeroMaskedRows || fused.packedQkv)
+        {
+            return cat("has a fused embedding with wrapped lookups ", fused.wrapped, " of ", fused.gathers,
+                fused.zeroMaskedRows || fused.packedQkv ? " and an attention's fields" : "");
+        }
+        return std::nullopt;
+    }
     }
     return cat("has a fused kernel of kind ", static_cast<int32_t>(fused.kind), ", which is none kiln knows");
 }

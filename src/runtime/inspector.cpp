@@ -203,7 +203,9 @@ std::string EngineInspector::describe(
     std::string type = layerKindTag(layer.type);
     if (layer.fused)
     {
-        type = layer.fused->kind == FusedKernel::Kind::kATTENTION ? "Attention" : "LayerNorm";
+        type = layer.fused->kind == FusedKernel::Kind::kATTENTION ? "Attention"
+            : layer.fused->kind == FusedKernel::Kind::kEMBEDDING  ? "Embedding"
+                                                                  : "LayerNorm";
     }
     // The builder's choice among the kernel's variants, where it had several to time (CUDA engines).
     bool const tactic = !layer.tacticName.empty();

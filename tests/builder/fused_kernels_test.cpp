@@ -261,6 +261,135 @@ TEST_F(FusedKernels, HostEnginesKeepThePrimitiveLayers)
     EXPECT_TRUE(fusedLayers(build(PlanBackend::kHOST)).empty());
 }
 
+//! BERT's embeddings through the public API: word ids wrapped as the ONNX parser wraps negative indices, type ids,
+//! position ids [1, S]; the sum of the three lookups and a primitive layer norm. Returns the layer norm's output.
+ITensor* bertEmbeddings(nvinfer1::INetworkDefinition& network, std::vector<std::vector<uint8_t>>& storage,
+    ScalarWeights& scalars, ITensor* words, ITensor* types)
+{
+    auto const constant = [&](Dims dims, DataType type, int64_t count, uint8_t fill) {
+        storage.emplace_back(static_cast<std::size_t>(count * 4), fill);
+        return network.addConstant(dims, nvinfer1::Weights{type, storage.back().data(), count})->getOutput(0);
+    };
+    auto const integer = [&](int32_t value) {
+        storage.emplace_back(sizeof(value));
+        std::memcpy(storage.back().data(), &value, sizeof(value));
+        return network.addConstant(Dims{2, {1, 1}}, nvinfer1::Weights{DataType::kINT32, storage.back().data(), 1})
+            ->getOutput(0);
+    };
+    auto* negative = network.addElementWise(*words, *integer(0), nvinfer1::ElementWiseOperation::kLESS)->getOutput(0);
+    auto* shifted = network.addElementWise(*words, *integer(100), nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+    ITensor* wrapped = network.addSelect(*negative, *shifted, *words)->getOutput(0);
+    ITensor* positions = constant(Dims{2, {1, 8}}, DataType::kINT32, 8, 0);
+    auto* word = network.addGather(*constant(Dims{2, {100, 32}}, DataType::kFLOAT, 3200, 0x31), *wrapped, 0);
+    word->setName("word");
+    auto* type = network.addGather(*constant(Dims{2, {2, 32}}, DataType::kFLOAT, 64, 0x32), *types, 0);
+    auto* position = network.addGather(*constant(Dims{2, {16, 32}}, DataType::kFLOAT, 512, 0x33), *positions, 0);
+    ITensor* sum
+        = network.addElementWise(*word->getOutput(0), *type->getOutput(0), nvinfer1::ElementWiseOperation::kSUM)
+              ->getOutput(0);
+    sum = network.addElementWise(*sum, *position->getOutput(0), nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+    ITensor* gamma = constant(Dims{3, {1, 1, 32}}, DataType::kFLOAT, 32, 0x34);
+    ITensor* beta = constant(Dims{3, {1, 1, 32}}, DataType::kFLOAT, 32, 0x35);
+    return test::primitiveLayerNorm(network, *sum, 1e-12F, gamma, beta, scalars);
+}
+
+TEST_F(FusedKernels, EmbeddingLookupsTheirSumAndLayerNormBecomeOneLayer)
+{
+    ITensor* words = mNetwork->addInput("words", DataType::kINT32, Dims{2, {4, 8}});
+    ITensor* types = mNetwork->addInput("types", DataType::kINT32, Dims{2, {4, 8}});
+    output(bertEmbeddings(*mNetwork, mStorage, mScalars, words, types), "y");
+    EngineModel const model = build();
+    std::vector<LayerRecord const*> const fused = fusedLayers(model);
+    ASSERT_EQ(fused.size(), 1U);
+    LayerRecord const& embedding = *fused.front();
+    ASSERT_EQ(embedding.fused->kind, FusedKernel::Kind::kEMBEDDING);
+    EXPECT_EQ(embedding.type, nvinfer1::LayerType::kGATHER);
+    EXPECT_EQ(embedding.name, "word");
+    EXPECT_EQ(embedding.fused->gathers, 3);
+    EXPECT_EQ(embedding.fused->wrapped, 1) << "only the word ids were wrapped";
+    EXPECT_TRUE(embedding.fused->normalize);
+    EXPECT_EQ(embedding.fused->normAffine, 2);
+    EXPECT_FLOAT_EQ(embedding.fused->epsilon, 1e-12F);
+    std::vector<std::string> const names = inputNames(model, embedding);
+    ASSERT_EQ(names.size(), 8U);
+    EXPECT_EQ(names[1], "words") << "the wrap is fused: the raw ids are read";
+    EXPECT_EQ(names[3], "types");
+    EXPECT_EQ(model.tensors[static_cast<std::size_t>(embedding.outputs[0])].name, "y");
+    // Nothing else runs: the wrap's comparison, sum and select, the other gathers, the sums and the norm are gone.
+    for (LayerRecord const& layer : model.layers)
+    {
+        EXPECT_TRUE(layer.type == nvinfer1::LayerType::kCONSTANT || &layer == &embedding) << layer.name << " is left";
+    }
+    EngineModel const loaded = throughAPlan(model);
+    std::vector<LayerRecord const*> const again = fusedLayers(loaded);
+    ASSERT_EQ(again.size(), 1U);
+    EXPECT_EQ(*again.front()->fused, *embedding.fused);
+    EXPECT_EQ(again.front()->inputs, embedding.inputs);
+}
+
+TEST_F(FusedKernels, AnEmbeddingWithoutLayerNormKeepsItsSumAndAddends)
+{
+    // One lookup of unwrapped ids plus a network input: the sum is the fused layer's output, the input an addend.
+    ITensor* ids = mNetwork->addInput("ids", DataType::kINT64, Dims{2, {4, 8}});
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{3, {4, 8, 32}});
+    auto* lookup = mNetwork->addGather(*constant(Dims{2, {10, 32}}), *ids, 0);
+    output(
+        mNetwork->addElementWise(*lookup->getOutput(0), *x, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0), "y");
+    EngineModel const model = build();
+    std::vector<LayerRecord const*> const fused = fusedLayers(model);
+    ASSERT_EQ(fused.size(), 1U);
+    EXPECT_EQ(fused.front()->fused->kind, FusedKernel::Kind::kEMBEDDING);
+    EXPECT_EQ(fused.front()->fused->gathers, 1);
+    EXPECT_EQ(fused.front()->fused->wrapped, 0);
+    EXPECT_FALSE(fused.front()->fused->normalize);
+    std::vector<std::string> const names = inputNames(model, *fused.front());
+    ASSERT_EQ(names.size(), 3U);
+    EXPECT_EQ(names[1], "ids");
+    EXPECT_EQ(names[2], "x");
+}
+
+TEST_F(FusedKernels, LeavesLookupsReadElsewhereOrOfComputedTables)
+{
+    // A lookup whose rows are also an output, and a lookup of a table the network computes: neither fuses.
+    ITensor* ids = mNetwork->addInput("ids", DataType::kINT32, Dims{2, {4, 8}});
+    ITensor* table = mNetwork->addInput("table", DataType::kFLOAT, Dims{2, {10, 32}});
+    auto* shared = mNetwork->addGather(*constant(Dims{2, {10, 32}}), *ids, 0);
+    output(shared->getOutput(0), "rows");
+    auto* computed = mNetwork->addGather(*table, *ids, 0);
+    output(
+        mNetwork->addElementWise(*shared->getOutput(0), *computed->getOutput(0), nvinfer1::ElementWiseOperation::kSUM)
+            ->getOutput(0),
+        "y");
+    EngineModel const model = build();
+    for (LayerRecord const& layer : model.layers)
+    {
+        EXPECT_FALSE(layer.fused && layer.fused->kind == FusedKernel::Kind::kEMBEDDING) << layer.name;
+    }
+}
+
+TEST_F(FusedKernels, APlanWithAMalformedEmbeddingIsRefused)
+{
+    ITensor* words = mNetwork->addInput("words", DataType::kINT32, Dims{2, {4, 8}});
+    ITensor* types = mNetwork->addInput("types", DataType::kINT32, Dims{2, {4, 8}});
+    output(bertEmbeddings(*mNetwork, mStorage, mScalars, words, types), "y");
+    EngineModel model = build();
+    auto const embedding = std::find_if(model.layers.begin(), model.layers.end(),
+        [](LayerRecord const& layer) { return layer.fused && layer.fused->kind == FusedKernel::Kind::kEMBEDDING; });
+    ASSERT_NE(embedding, model.layers.end());
+    // The writer checks the model as the reader does.
+    embedding->fused->gathers = 5; // More lookups than the kernel takes.
+    auto plan = encodeEngine(model);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_NE(plan.error().message.find("fused embedding of 5 lookups"), std::string::npos) << plan.error().message;
+    embedding->fused->gathers = 3;
+    embedding->fused->wrapped = 8; // A lookup 3 of 3.
+    plan = encodeEngine(model);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_NE(plan.error().message.find("wrapped lookups 8 of 3"), std::string::npos) << plan.error().message;
+    embedding->fused->wrapped = 1;
+    EXPECT_TRUE(encodeEngine(model).ok());
+}
+
 TEST_F(FusedKernels, AttentionBecomesOneLayerReadingTheHeadsInPlace)
 {
     ITensor* q = mNetwork->addInput("q", DataType::kHALF, Dims{3, {2, 10, 64}});

@@ -25,6 +25,7 @@
 #include <initializer_list>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <string>
@@ -1602,6 +1603,8 @@ protected:
         return typed(mNetwork->addConstant(Dims{3, {1, 1, n}}, w)->getOutput(0));
     }
     test::ScalarWeights mScalars;
+    std::vector<std::unique_ptr<int32_t>> mIndexWeights;
+    std::vector<int32_t> mPositions;
 };
 
 TEST_P(CudaFusedKernels, LayerNormMatchesTheUnfusedHost)
@@ -1625,6 +1628,124 @@ TEST_P(CudaFusedKernels, LayerNormMatchesTheUnfusedHost)
     ASSERT_EQ(mEngines.size(), 2U);
     std::string const layers = engineLayers(*mEngines[1]);
     EXPECT_EQ(occurrences(layers, "LayerType: LayerNorm"), 3) << layers;
+}
+
+TEST_P(CudaFusedKernels, EmbeddingsMatchTheUnfusedHost)
+{
+    // BERT's embeddings as its ONNX export gives them: word ids wrapped as the parser wraps ONNX's negative indices
+    // (select(i < 0, i + rows, i)), type ids, position ids [1, S] broadcast over the batch, the three rows summed and
+    // layer-normalized (rows of 64: 16-byte vectors); and one lookup plus an addend input without a layer norm (rows of
+    // 33: one element at a time). A weakly typed network with float tables, built with the type's flag: the tables
+    // become the reduced type after the fusion. Each pattern is one fused layer in the CUDA engine.
+    if (GetParam() != DataType::kFLOAT)
+    {
+        mReducedFlag = GetParam() == DataType::kHALF ? nvinfer1::BuilderFlag::kFP16 : nvinfer1::BuilderFlag::kBF16;
+    }
+    constexpr int64_t kBatch = 2;
+    constexpr int64_t kTokens = 9;
+    constexpr int32_t kWords = 50;
+    auto const table = [&](int64_t rows, int64_t width) {
+        return mNetwork->addConstant(Dims{2, {rows, width}}, weights(static_cast<std::size_t>(rows * width)))
+            ->getOutput(0);
+    };
+    auto const integer = [&](int32_t value) {
+        mIndexWeights.push_back(std::make_unique<int32_t>(value));
+        return mNetwork
+            ->addConstant(Dims{2, {1, 1}}, nvinfer1::Weights{DataType::kINT32, mIndexWeights.back().get(), 1})
+            ->getOutput(0);
+    };
+    Dims const ids{2, {kBatch, kTokens}};
+    ITensor* words = mNetwork->addInput("words", DataType::kINT32, ids);
+    ITensor* types = mNetwork->addInput("types", DataType::kINT32, ids);
+    ITensor* more = mNetwork->addInput("more", DataType::kINT32, ids);
+    Dims const addendShape{3, {kBatch, kTokens, 33}};
+    ITensor* addend = mNetwork->addInput("addend", DataType::kFLOAT, addendShape);
+    auto* negative = mNetwork->addElementWise(*words, *integer(0), nvinfer1::ElementWiseOperation::kLESS)->getOutput(0);
+    auto* shifted
+        = mNetwork->addElementWise(*words, *integer(kWords), nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+    ITensor* wrapped = mNetwork->addSelect(*negative, *shifted, *words)->getOutput(0);
+    auto const lookup
+        = [&](ITensor* data, ITensor* indices) { return mNetwork->addGather(*data, *indices, 0)->getOutput(0); };
+    mPositions.resize(kTokens);
+    std::iota(mPositions.begin(), mPositions.end(), 0);
+    ITensor* positions
+        = mNetwork->addConstant(Dims{2, {1, kTokens}}, nvinfer1::Weights{DataType::kINT32, mPositions.data(), kTokens})
+              ->getOutput(0);
+    constexpr int64_t kWidth = 64;
+    ITensor* sum = mNetwork
+                       ->addElementWise(*lookup(table(kWords, kWidth), wrapped), *lookup(table(3, kWidth), types),
+                           nvinfer1::ElementWiseOperation::kSUM)
+                       ->getOutput(0);
+    sum = mNetwork->addElementWise(*sum, *lookup(table(16, kWidth), positions), nvinfer1::ElementWiseOperation::kSUM)
+              ->getOutput(0);
+    auto const affine = [&](bool aroundOne) {
+        nvinfer1::Weights w = weights(kWidth);
+        for (float& v : mWeights.back())
+        {
+            v += aroundOne ? 1.F : 0.F;
+        }
+        return mNetwork->addConstant(Dims{3, {1, 1, kWidth}}, w)->getOutput(0);
+    };
+    output(test::primitiveLayerNorm(*mNetwork, *sum, 1e-5F, affine(true), affine(false), mScalars), "y0");
+    output(mNetwork->addElementWise(*lookup(table(20, 33), more), *addend, nvinfer1::ElementWiseOperation::kSUM)
+               ->getOutput(0),
+        "y1");
+
+    std::vector<Dims> const shapes{ids, ids, ids, addendShape};
+    std::vector<Values> inputs;
+    auto const indices = [&](int32_t low, int32_t high) {
+        std::uniform_int_distribution<int32_t> pick(low, high - 1);
+        Values values(static_cast<std::size_t>(kBatch * kTokens));
+        for (float& v : values)
+        {
+            int32_t const index = pick(mRng);
+            std::memcpy(&v, &index, sizeof(index)); // The harness copies 4 bytes per element.
+        }
+        return values;
+    };
+    inputs.push_back(indices(-kWords, kWords));
+    inputs.push_back(indices(0, 3));
+    inputs.push_back(indices(0, 20));
+    Values extra(static_cast<std::size_t>(volume(addendShape)));
+    std::uniform_real_distribution<float> uniform(-1.F, 1.F);
+    for (float& v : extra)
+    {
+        v = uniform(mRng);
+    }
+    inputs.push_back(std::move(extra));
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    if (mReducedFlag)
+    {
+        config->setFlag(*mReducedFlag);
+    }
+    auto const hostPlan = build("host", config.get());
+    auto const cudaPlan = build("cuda", config.get());
+    ASSERT_FALSE(hostPlan.empty());
+    ASSERT_FALSE(cudaPlan.empty());
+    ICudaEngine* hostEngine = load(hostPlan);
+    ICudaEngine* cudaEngine = load(cudaPlan);
+    ASSERT_NE(hostEngine, nullptr);
+    ASSERT_NE(cudaEngine, nullptr);
+    auto const expected = runHost(*hostEngine, shapes, inputs);
+    auto const actual = runDevice(*cudaEngine, shapes, inputs);
+    ASSERT_EQ(actual.size(), expected.size());
+    for (std::size_t o = 0; o < expected.size(); ++o)
+    {
+        ASSERT_EQ(actual[o].size(), expected[o].size()) << "output " << o;
+        int failures = 0;
+        for (std::size_t i = 0; i < expected[o].size() && failures < 10; ++i)
+        {
+            if (!(std::fabs(actual[o][i] - expected[o][i]) <= tolerance() * (1.F + std::fabs(expected[o][i]))))
+            {
+                ADD_FAILURE() << "output " << o << " element " << i << ": GPU " << actual[o][i] << ", host "
+                              << expected[o][i];
+                ++failures;
+            }
+        }
+    }
+    std::string const layers = engineLayers(*cudaEngine);
+    EXPECT_EQ(occurrences(layers, "LayerType: Embedding"), 2) << layers;
+    EXPECT_EQ(occurrences(layers, "LayerType: Select"), 0) << "the wrap is fused\n" << layers;
 }
 
 TEST_P(CudaFusedKernels, AttentionMatchesTheUnfusedHost)

@@ -193,6 +193,7 @@ public:
             }
             return runAttention(fused, *inputs[0], *inputs[1], *inputs[2], inputs.size() > 3 ? inputs[3] : nullptr,
                 outputs.front(), launch);
+        case FusedKernel::Kind::kEMBEDDING: return runEmbedding(fused, inputs, outputs.front(), launch);
         }
         return Error{ErrorCode::kINVALID_ARGUMENT, "a fused kernel of a kind kiln does not know"};
     }

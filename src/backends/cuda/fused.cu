@@ -262,6 +262,200 @@ void launchLayerNorm(void const* in, void const* gamma, void const* beta, void* 
     }
 }
 
+// ---- Embedding ----------------------------------------------------------------------------------------------------
+
+//! The output's outer axes (all but the last) a fused embedding indexes.
+constexpr int32_t kEmbeddingOuter = nvinfer1::Dims::MAX_DIMS - 1;
+
+//! What a fused embedding reads (FusedKernel::kEMBEDDING), passed by value: per lookup its table and indices, per
+//! addend its data, with the strides of the output's outer coordinates in the indices and in the addends' rows (0
+//! along a broadcast axis).
+struct EmbeddingTerms
+{
+    int32_t gathers{};
+    int32_t addends{};
+    int32_t outer{}; //!< The output's rank less one.
+    int64_t extents[kEmbeddingOuter]{};
+    void const* tables[kMaxEmbeddingTerms]{};
+    int64_t tableRows[kMaxEmbeddingTerms]{};
+    void const* indices[kMaxEmbeddingTerms]{};
+    int32_t wideIndices{}; //!< Bit k: lookup k's indices are kINT64 (else kINT32).
+    int32_t wrapped{};     //!< Bit k: lookup k's negative indices count from the end.
+    int64_t indexStrides[kMaxEmbeddingTerms][kEmbeddingOuter]{};
+    void const* addendData[kMaxEmbeddingTerms]{};
+    int64_t addendStrides[kMaxEmbeddingTerms][kEmbeddingOuter]{}; //!< In rows.
+    void const* gamma{};
+    void const* beta{};
+    bool normalize{};
+    float epsilon{};
+};
+
+//! One warp per output row of n elements (n <= 32 * kNormPerLane): the lookups' rows and the addends' rows summed in
+//! float, then optionally normalized as layerNormWarp does, stored once.
+template <DataType T, int32_t kVec>
+__global__ void embeddingWarp(EmbeddingTerms const terms, Storage<T>* __restrict__ out, int64_t rows, int32_t n)
+{
+    constexpr int32_t kChunks = kNormPerLane / kVec;
+    int64_t const row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp;
+    int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
+    if (row >= rows)
+    {
+        return;
+    }
+    int64_t indexAt[kMaxEmbeddingTerms]{};
+    int64_t addendAt[kMaxEmbeddingTerms]{};
+    int64_t rest = row;
+    for (int32_t a = terms.outer - 1; a >= 0; --a)
+    {
+        int64_t const coordinate = rest % terms.extents[a];
+        rest /= terms.extents[a];
+#pragma unroll
+        for (int32_t k = 0; k < kMaxEmbeddingTerms; ++k)
+        {
+            indexAt[k] += coordinate * terms.indexStrides[k][a];
+            addendAt[k] += coordinate * terms.addendStrides[k][a];
+        }
+    }
+    // Each lookup's table row, or null for an index out of range (it adds zeros, as the gather kernel writes them).
+    Storage<T> const* lookups[kMaxEmbeddingTerms]{};
+#pragma unroll
+    for (int32_t k = 0; k < kMaxEmbeddingTerms; ++k)
+    {
+        if (k < terms.gathers)
+        {
+            int64_t index = ((terms.wideIndices >> k) & 1) != 0
+                ? __ldg(static_cast<int64_t const*>(terms.indices[k]) + indexAt[k])
+                : static_cast<int64_t>(__ldg(static_cast<int32_t const*>(terms.indices[k]) + indexAt[k]));
+            if (((terms.wrapped >> k) & 1) != 0 && index < 0)
+            {
+                index += terms.tableRows[k];
+            }
+            if (index >= 0 && index < terms.tableRows[k])
+            {
+                lookups[k] = static_cast<Storage<T> const*>(terms.tables[k]) + index * n;
+            }
+        }
+    }
+    float values[kChunks][kVec];
+    float sum = 0.F;
+#pragma unroll
+    for (int32_t c = 0; c < kChunks; ++c)
+    {
+        int32_t const at = (c * kWarp + lane) * kVec;
+#pragma unroll
+        for (int32_t e = 0; e < kVec; ++e)
+        {
+            values[c][e] = 0.F;
+        }
+        if (at >= n)
+        {
+            continue;
+        }
+        float term[kVec];
+#pragma unroll
+        for (int32_t k = 0; k < kMaxEmbeddingTerms; ++k)
+        {
+            if (lookups[k] != nullptr)
+            {
+                loadVector<T, kVec>(lookups[k], at, term);
+#pragma unroll
+                for (int32_t e = 0; e < kVec; ++e)
+                {
+                    values[c][e] += term[e];
+                }
+            }
+            if (k < terms.addends)
+            {
+                loadVector<T, kVec>(static_cast<Storage<T> const*>(terms.addendData[k]) + addendAt[k] * n, at, term);
+#pragma unroll
+                for (int32_t e = 0; e < kVec; ++e)
+                {
+                    values[c][e] += term[e];
+                }
+            }
+        }
+#pragma unroll
+        for (int32_t e = 0; e < kVec; ++e)
+        {
+            sum += values[c][e];
+        }
+    }
+    float inverse = 1.F;
+    if (terms.normalize)
+    {
+        float const mean = warpSum(sum) / static_cast<float>(n);
+        float squares = 0.F;
+#pragma unroll
+        for (int32_t c = 0; c < kChunks; ++c)
+        {
+            if ((c * kWarp + lane) * kVec < n)
+            {
+#pragma unroll
+                for (int32_t e = 0; e < kVec; ++e)
+                {
+                    values[c][e] -= mean;
+                    squares += values[c][e] * values[c][e];
+                }
+            }
+        }
+        inverse = 1.F / sqrtf(warpSum(squares) / static_cast<float>(n) + terms.epsilon);
+    }
+    Storage<T>* y = out + row * n;
+    auto const* gamma = static_cast<Storage<T> const*>(terms.gamma);
+    auto const* beta = static_cast<Storage<T> const*>(terms.beta);
+#pragma unroll
+    for (int32_t c = 0; c < kChunks; ++c)
+    {
+        int32_t const at = (c * kWarp + lane) * kVec;
+        if (at >= n)
+        {
+            continue;
+        }
+        if (terms.normalize)
+        {
+            float scale[kVec];
+            float shift[kVec];
+#pragma unroll
+            for (int32_t e = 0; e < kVec; ++e)
+            {
+                scale[e] = 1.F;
+                shift[e] = 0.F;
+            }
+            if (gamma != nullptr)
+            {
+                loadVector<T, kVec>(gamma, at, scale);
+            }
+            if (beta != nullptr)
+            {
+                loadVector<T, kVec>(beta, at, shift);
+            }
+#pragma unroll
+            for (int32_t e = 0; e < kVec; ++e)
+            {
+                values[c][e] = values[c][e] * inverse * scale[e] + shift[e];
+            }
+        }
+        storeVector<T, kVec>(y, at, values[c]);
+    }
+}
+
+template <DataType T>
+void launchEmbedding(EmbeddingTerms const& terms, void* out, int64_t rows, int32_t n, bool vectors, cudaStream_t stream)
+{
+    constexpr int32_t kWarpsPerBlock = 4;
+    auto const blocks = static_cast<uint32_t>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    constexpr int32_t kVec = 16 / static_cast<int32_t>(sizeof(Storage<T>));
+    auto* y = static_cast<Storage<T>*>(out);
+    if (vectors && n % kVec == 0)
+    {
+        embeddingWarp<T, kVec><<<blocks, kWarpsPerBlock * kWarp, 0, stream>>>(terms, y, rows, n);
+    }
+    else
+    {
+        embeddingWarp<T, 1><<<blocks, kWarpsPerBlock * kWarp, 0, stream>>>(terms, y, rows, n);
+    }
+}
+
 // ---- Attention ----------------------------------------------------------------------------------------------------
 
 constexpr int32_t kQueriesPerBlock = 32; //!< Two warps of 16 rows: more blocks for short sequences.
@@ -1572,6 +1766,114 @@ Status runAttention(FusedKernel const& attention, DeviceTensor const& q, DeviceT
     if (status != cudaSuccess)
     {
         return cudaFailure(status, "launching the fused attention kernel");
+    }
+    return host::Done{};
+}
+
+Status runEmbedding(FusedKernel const& embedding, std::span<DeviceTensor const* const> inputs, DeviceTensor const& out,
+    Launch const& launch)
+{
+    DataType const type = out.type;
+    if (type != DataType::kFLOAT && type != DataType::kHALF && type != DataType::kBF16)
+    {
+        return invalid("a fused embedding writes kFLOAT, kHALF or kBF16");
+    }
+    int32_t const rank = out.dims.nbDims;
+    auto const lookups = static_cast<std::size_t>(std::max(embedding.gathers, 0)) * 2;
+    auto const affine = static_cast<std::size_t>(embedding.normalize ? std::max(embedding.normAffine, 0) : 0);
+    if (rank < 1 || rank > nvinfer1::Dims::MAX_DIMS || embedding.gathers < 1 || embedding.gathers > kMaxEmbeddingTerms
+        || inputs.size() < lookups + affine || inputs.size() - lookups - affine > kMaxEmbeddingTerms
+        || std::find(inputs.begin(), inputs.end(), nullptr) != inputs.end())
+    {
+        return invalid("a fused embedding takes 1 to 4 (table, indices) pairs, at most 4 addends and its layer norm's "
+                       "gamma and beta, into an output of rank 1 to 8");
+    }
+    int64_t const n = out.dims.d[rank - 1];
+    if (n < 1 || n > kMaxEmbeddingRow)
+    {
+        return invalid("a fused embedding's rows hold 1 to 1024 elements");
+    }
+    EmbeddingTerms terms;
+    terms.gathers = embedding.gathers;
+    terms.addends = static_cast<int32_t>(inputs.size() - lookups - affine);
+    terms.outer = rank - 1;
+    std::copy(out.dims.d, out.dims.d + rank - 1, terms.extents);
+    terms.wrapped = embedding.wrapped;
+    terms.normalize = embedding.normalize;
+    terms.epsilon = embedding.epsilon;
+    bool aligned = reinterpret_cast<uintptr_t>(out.data) % 16 == 0;
+    auto const align = [&](void const* p) { aligned = aligned && reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+    // The strides of the output's outer coordinates in a tensor of those extents or 1 (units: its outer elements).
+    auto const outerStrides = [&](Dims const& dims, int64_t* strides) {
+        int64_t stride = 1;
+        for (int32_t a = rank - 2; a >= 0; --a)
+        {
+            if (dims.d[a] != out.dims.d[a] && dims.d[a] != 1)
+            {
+                return false;
+            }
+            strides[a] = dims.d[a] == 1 ? 0 : stride;
+            stride *= dims.d[a];
+        }
+        return true;
+    };
+    for (int32_t k = 0; k < embedding.gathers; ++k)
+    {
+        DeviceTensor const& table = *inputs[2 * static_cast<std::size_t>(k)];
+        DeviceTensor const& indices = *inputs[2 * static_cast<std::size_t>(k) + 1];
+        if (table.type != type || table.dims.nbDims != 2 || table.dims.d[1] != n)
+        {
+            return invalid("a fused embedding's tables are [rows, " + std::to_string(n) + "] of its output's type");
+        }
+        if ((indices.type != DataType::kINT32 && indices.type != DataType::kINT64) || indices.dims.nbDims != rank - 1
+            || !outerStrides(indices.dims, terms.indexStrides[k]))
+        {
+            return invalid("a fused embedding's indices are kINT32 or kINT64, each extent the output's or 1");
+        }
+        terms.tables[k] = table.data;
+        terms.tableRows[k] = table.dims.d[0];
+        terms.indices[k] = indices.data;
+        terms.wideIndices |= indices.type == DataType::kINT64 ? 1 << k : 0;
+        align(table.data);
+    }
+    for (int32_t j = 0; j < terms.addends; ++j)
+    {
+        DeviceTensor const& addend = *inputs[lookups + static_cast<std::size_t>(j)];
+        if (addend.type != type || addend.dims.nbDims != rank || addend.dims.d[rank - 1] != n
+            || !outerStrides(addend.dims, terms.addendStrides[j]))
+        {
+            return invalid("a fused embedding's addends have its output's type and rank, its last extent, and each "
+                           "other extent the output's or 1");
+        }
+        terms.addendData[j] = addend.data;
+        align(addend.data);
+    }
+    for (std::size_t p = 0; p < affine; ++p)
+    {
+        DeviceTensor const& parameter = *inputs[inputs.size() - affine + p];
+        if (parameter.type != type || host::elementCount(parameter.dims) != n)
+        {
+            return invalid("a fused embedding's gamma and beta have its output's type and last extent");
+        }
+        (p == 0 ? terms.gamma : terms.beta) = parameter.data;
+        align(parameter.data);
+    }
+    int64_t const rows = host::elementCount(out.dims) / n;
+    if (rows == 0)
+    {
+        return host::Done{};
+    }
+    auto const width = static_cast<int32_t>(n);
+    switch (type)
+    {
+    case DataType::kHALF: launchEmbedding<DataType::kHALF>(terms, out.data, rows, width, aligned, launch.stream); break;
+    case DataType::kBF16: launchEmbedding<DataType::kBF16>(terms, out.data, rows, width, aligned, launch.stream); break;
+    default: launchEmbedding<DataType::kFLOAT>(terms, out.data, rows, width, aligned, launch.stream); break;
+    }
+    cudaError_t const status = cudaGetLastError();
+    if (status != cudaSuccess)
+    {
+        return cudaFailure(status, "launching the fused embedding kernel");
     }
     return host::Done{};
 }

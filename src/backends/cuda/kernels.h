@@ -154,6 +154,11 @@ Status runLayerNorm(float epsilon, DeviceTensor const& in, DeviceTensor const* g
 Status runAttention(FusedKernel const& attention, DeviceTensor const& q, DeviceTensor const& k, DeviceTensor const& v,
     DeviceTensor const* mask, DeviceTensor const& out, Launch const& launch, int64_t inputStride = 0);
 
+//! A fused embedding (FusedKernel::kEMBEDDING; inputs as it lists them): per row of out's last axis, the lookups'
+//! table rows and the addends' rows summed in float, then optionally layer-normalized, stored once.
+Status runEmbedding(FusedKernel const& embedding, std::span<DeviceTensor const* const> inputs, DeviceTensor const& out,
+    Launch const& launch);
+
 // ---- Libraries (matrix_multiply.cpp: cuBLASLt; convolution.cpp, deconvolution.cpp: cuDNN; libraries.cpp) ------------
 
 //! What a matrix multiply computes after the product (LayerRecord's fusions):
