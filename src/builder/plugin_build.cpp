@@ -41,6 +41,7 @@
 #include "plan/model_support.h"
 #include "plugin/aot_kernel.h"
 #include "plugin/plugin_fields.h"
+#include "plugin/plugin_quick.h"
 #include "plugin/plugin_v3.h"
 
 #include <algorithm>
@@ -544,7 +545,17 @@ Expected<PluginBuildResult> V3Build::run()
     mCaps = caps.value();
     mNbInputs = static_cast<std::size_t>(mParams.nbInputs);
     mIo = describePluginIo(mLayer, mNbInputs, mIn);
-    mAot = findAotBuildCapability(*mClone);
+    if (mCaps.quick != nullptr)
+    {
+        std::vector<int32_t> ranks;
+        for (std::size_t i = 0; i < mNbInputs; ++i)
+        {
+            ranks.push_back(mIo[i].declared.nbDims);
+        }
+        mCaps.quick->setInputRanks(std::move(ranks));
+    }
+    // A Quick AOT plugin's capability comes with its build capability; kiln's own is a base of the plugin's class.
+    mAot = mCaps.aot != nullptr ? mCaps.aot : findAotBuildCapability(*mClone);
     if (mAot != nullptr)
     {
         if (auto problem = aotProblem())
