@@ -208,7 +208,11 @@ public:
     {
     }
 
-    int32_t setTactic(int32_t tactic) noexcept override { return mQuick.setTactic(tactic); }
+    int32_t setTactic(int32_t tactic) noexcept override
+    {
+        mTactic = tactic;
+        return mQuick.setTactic(tactic);
+    }
 
     int32_t onShapeChange(PluginTensorDesc const* /*in*/, int32_t nbInputs, PluginTensorDesc const* /*out*/,
         int32_t nbOutputs) noexcept override
@@ -232,9 +236,31 @@ public:
             inputDesc, outputDesc, inputs, outputs, inStrides.data(), outStrides.data(), nbInputs, nbOutputs, stream);
     }
 
+    //! The plugin's clone, with the tactic set on this one set again (a Quick plugin has no attachToContext(); the
+    //! clone runs in the context, after the engine's setTactic()).
     IPluginV3* attachToContext(nvinfer1::IPluginResourceContext* /*context*/) noexcept override
     {
-        return mPlugin.clone();
+        std::unique_ptr<IPluginV3> clone{mPlugin.clone()};
+        if (clone == nullptr || !mTactic)
+        {
+            return clone.release();
+        }
+        nvinfer1::IPluginCapability* runtime = clone->getCapabilityInterface(nvinfer1::PluginCapabilityType::kRUNTIME);
+        if (runtime == nullptr || !isQuickKind(runtime->getInterfaceInfo(), kQuickRuntimeKind))
+        {
+            log(Severity::kERROR,
+                mWho + ": its clone() has no Quick runtime capability (getCapabilityInterface(kRUNTIME))");
+            return nullptr;
+        }
+        if (int32_t const status = static_cast<nvinfer1::IPluginV3QuickRuntime*>(runtime)->setTactic(*mTactic);
+            status != 0)
+        {
+            log(Severity::kERROR,
+                mWho + ": setTactic(" + std::to_string(*mTactic) + ") on its clone returned status "
+                    + std::to_string(status));
+            return nullptr;
+        }
+        return clone.release();
     }
 
     nvinfer1::PluginFieldCollection const* getFieldsToSerialize() noexcept override
@@ -257,6 +283,7 @@ private:
     nvinfer1::IPluginV3QuickRuntime& mQuick;
     std::string const& mWho;
     std::optional<std::pair<int32_t, int32_t>> mCounts;
+    std::optional<int32_t> mTactic; //!< The latest setTactic().
 };
 
 // ---- Host -----------------------------------------------------------------------------------------------------------

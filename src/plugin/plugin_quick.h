@@ -17,7 +17,8 @@
 // - getWorkspaceSize() is 0 and getFormatCombinationLimit() the default (a Quick plugin has neither).
 // - onShapeChange() records the numbers of inputs and outputs; enqueue() passes them with each tensor's strides (in
 //   elements, of the linear layout of its dims) to the Quick enqueue().
-// - attachToContext() gives the plugin's clone() (a Quick plugin has no resources to attach).
+// - attachToContext() gives the plugin's clone(), given the tactic of the latest setTactic() again (a Quick plugin
+//   has no resources to attach).
 // - The AOT build capability: setTactic(), getLaunchParams() and getKernel() become one getAotKernel().
 // - The host capability: kiln::IPluginV3QuickHost::enqueueHost() with the counts and strides enqueue() would get.
 #pragma once
