@@ -447,6 +447,15 @@ private:
         {
             return "setTactic(" + std::to_string(tactic) + ") returned status " + std::to_string(status);
         }
+        // The shapes again, from this builder: what a plugin keeps from getOutputShapes() (tensorrt.plugin keeps the
+        // input descriptors and their expressions) then belongs to the builder getLaunchParams() receives.
+        std::vector<DimsExprs> outputs(static_cast<std::size_t>(std::max(nbOutputs, 0)));
+        if (int32_t const status
+            = mQuick.getOutputShapes(inputs, nbInputs, nullptr, 0, outputs.data(), nbOutputs, exprBuilder);
+            status != 0)
+        {
+            return "getOutputShapes() returned status " + std::to_string(status) + " before getLaunchParams()";
+        }
         LaunchParams launch;
         SymExprs extra;
         if (int32_t const status

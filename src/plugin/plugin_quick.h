@@ -19,7 +19,9 @@
 //   elements, of the linear layout of its dims) to the Quick enqueue().
 // - attachToContext() gives the plugin's clone(), given the tactic of the latest setTactic() again (a Quick plugin
 //   has no resources to attach).
-// - The AOT build capability: setTactic(), getLaunchParams() and getKernel() become one getAotKernel().
+// - The AOT build capability: setTactic(), getOutputShapes() (again, with the AOT expression builder, so that the
+//   expressions a plugin keeps from it, as tensorrt.plugin does, belong to the builder of the next call),
+//   getLaunchParams() and getKernel() become one getAotKernel().
 // - The host capability: kiln::IPluginV3QuickHost::enqueueHost() with the counts and strides enqueue() would get.
 #pragma once
 
