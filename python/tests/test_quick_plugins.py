@@ -370,3 +370,42 @@ def test_get_capability_interface_gives_the_quick_capabilities():
         assert plugin.get_capability_interface(kind) is plugin
     assert isinstance(plugin, trt.IPluginV3QuickRuntime)
     assert plugin.plugin_name == "quick_add"
+
+
+@pytest.mark.skipif(not hasattr(trt, "OnnxParser"), reason="kiln was built without its ONNX parser")
+@pytest.mark.parametrize("aot, request_", [(None, "UNKNOWN"), (0, "STRICT_JIT")])
+def test_the_onnx_parser_creates_quick_plugins_from_the_op_type_with_the_request(registered, rng, aot, request_):
+    import onnx_bytes as ob
+
+    creator = registered(AddCreator())
+    attributes = [ob.attribute("plugin_namespace", NAMESPACE), ob.attribute("k", 0.5)]
+    if aot is not None:
+        attributes.append(ob.attribute("aot", aot))
+    model = ob.model([ob.node("quick_add", ["X"], ["Y"], name="the_node", attributes=attributes)],
+                     [ob.value_info("X", ["N", 4])], [ob.value_info("Y", ["N", 4])])
+    logger = CollectingLogger()
+    builder = trt.Builder(logger)
+    network = builder.create_network(0)
+    parser = trt.OnnxParser(network, logger)
+    assert parser.parse(model), logger.text()
+    name, namespace, phase, request = creator.requests[0]
+    assert (name, namespace, phase) == ("quick_add", NAMESPACE, trt.TensorRTPhase.BUILD)
+    assert request == getattr(trt.QuickPluginCreationRequest, request_)
+    assert not any("'aot' is ignored" in m for _, m in logger.messages), logger.text()
+    engine = trt.Runtime(logger).deserialize_cuda_engine(build_plan(builder, network, config_for_input(builder, "X")))
+    context = engine.create_execution_context()
+    x = rng.standard_normal((2, 4)).astype(np.float32)
+    y = np.zeros_like(x)
+    context.set_input_shape("X", x.shape)
+    context.set_tensor_address("X", x.ctypes.data)
+    context.set_tensor_address("Y", y.ctypes.data)
+    assert context.execute_async_v3(0)
+    np.testing.assert_allclose(y, x + 0.5, rtol=1e-6)
+
+
+def config_for_input(builder, name):
+    config = builder.create_builder_config()
+    profile = builder.create_optimization_profile()
+    profile.set_shape(name, (1, 4), (2, 4), (8, 4))
+    config.add_optimization_profile(profile)
+    return config
