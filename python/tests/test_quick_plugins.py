@@ -279,13 +279,30 @@ def test_a_jit_quick_plugin_builds_saves_loads_and_runs_on_the_host(registered, 
         np.testing.assert_allclose(run(engine, x), x + dtype(2.5), rtol=1e-3)
 
 
+class StridesSeen(AddPlugin):
+    """AddPlugin that records the strides enqueue_host received in a list shared by its clones."""
+
+    seen = []
+
+    def clone(self):
+        copy = StridesSeen(self.k)
+        copy.__dict__.update(self.__dict__)
+        return copy
+
+    def enqueue_host(self, input_desc, output_desc, inputs, outputs, in_strides, out_strides):
+        super().enqueue_host(input_desc, output_desc, inputs, outputs, in_strides, out_strides)
+        StridesSeen.seen.append(([tuple(s) for s in in_strides], [tuple(s) for s in out_strides]))
+
+
 def test_the_build_sees_ranks_and_the_run_sees_strides(registered, rng):
-    registered(AddCreator())
+    class Creator(AddCreator):
+        def create_plugin(self, name, namespace, fc, phase, qpcr=None):
+            return StridesSeen(float({f.name: f.data for f in fc}["k"][0]))
+
+    registered(Creator())
     builder = trt.Builder(CollectingLogger())
-    plugin = AddPlugin(1.0)
-    network = network_with(builder, plugin)
-    layer_plugin = network.get_layer(0).plugin
-    assert layer_plugin.ranks == [2]
+    network = network_with(builder, StridesSeen(1.0))
+    assert network.get_layer(0).plugin.ranks == [2]
     engine = trt.Runtime(trt.Logger()).deserialize_cuda_engine(build_plan(builder, network, config_for(builder)))
     context = engine.create_execution_context()
     x = rng.standard_normal((3, 4)).astype(np.float32)
@@ -293,8 +310,10 @@ def test_the_build_sees_ranks_and_the_run_sees_strides(registered, rng):
     context.set_input_shape("x", x.shape)
     context.set_tensor_address("x", x.ctypes.data)
     context.set_tensor_address("y", y.ctypes.data)
+    StridesSeen.seen.clear()
     assert context.execute_async_v3(0)
     np.testing.assert_allclose(y, x + 1.0)
+    assert StridesSeen.seen == [([(4, 1)], [(4, 1)])]
 
 
 @pytest.mark.parametrize("method", ["get_output_data_types", "get_supported_format_combinations",
