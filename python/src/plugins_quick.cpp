@@ -99,13 +99,7 @@ public:
                 types.append(inputTypes[i]);
                 ranks.append(inputRanks[i]);
             }
-            py::object const result = required("get_output_data_types")(types, ranks);
-            py::sequence const list = resultList(result, "get_output_data_types", nbOutputs, "DataTypes");
-            for (int32_t i = 0; i < nbOutputs; ++i)
-            {
-                outputTypes[i]
-                    = resultAs<DataType>(list[static_cast<py::size_t>(i)], "get_output_data_types", "a DataType");
-            }
+            readOutputTypes(required("get_output_data_types")(types, ranks), outputTypes, nbOutputs);
             return int32_t{0};
         });
     }
@@ -114,14 +108,8 @@ public:
         int32_t nbShapeInputs, DimsExprs* outputs, int32_t nbOutputs, IExprBuilder& exprBuilder) noexcept override
     {
         return call("get_output_shapes", int32_t{-1}, [&] {
-            py::object const builder = py::cast(&exprBuilder, py::return_value_policy::reference);
-            py::object const result = required("get_output_shapes")(
-                dimsExprsList(inputs, nbInputs), dimsExprsList(shapeInputs, nbShapeInputs), builder);
-            py::sequence const list = resultList(result, "get_output_shapes", nbOutputs, "DimsExprs");
-            for (int32_t i = 0; i < nbOutputs; ++i)
-            {
-                outputs[i] = toDimsExprs(list[static_cast<py::size_t>(i)]);
-            }
+            callOutputShapes(required("get_output_shapes"), inputs, nbInputs, shapeInputs, nbShapeInputs, outputs,
+                nbOutputs, exprBuilder);
             return int32_t{0};
         });
     }
@@ -223,16 +211,6 @@ protected:
     }
 
     py::function required(char const* name) const { return requiredMethod(static_cast<Base const*>(this), name); }
-
-    static py::list dimsExprsList(DimsExprs const* dims, int32_t count)
-    {
-        py::list list;
-        for (int32_t i = 0; i < count; ++i)
-        {
-            list.append(py::cast(dims[i]));
-        }
-        return list;
-    }
 
 private:
     //! What the optional method returned (a str, kept in kept), or nullptr when it is absent or returned None.

@@ -135,6 +135,39 @@ std::vector<int32_t> intList(py::handle result, char const* method)
     return values;
 }
 
+py::list dimsExprsList(DimsExprs const* dims, int32_t count)
+{
+    py::list list;
+    for (int32_t i = 0; i < count; ++i)
+    {
+        list.append(py::cast(dims[i]));
+    }
+    return list;
+}
+
+void readOutputTypes(py::handle result, DataType* outputTypes, int32_t nbOutputs)
+{
+    py::sequence const list = resultList(result, "get_output_data_types", nbOutputs, "DataTypes");
+    for (int32_t i = 0; i < nbOutputs; ++i)
+    {
+        outputTypes[i] = resultAs<DataType>(list[static_cast<py::size_t>(i)], "get_output_data_types", "a DataType");
+    }
+}
+
+void callOutputShapes(py::function const& method, DimsExprs const* inputs, int32_t nbInputs,
+    DimsExprs const* shapeInputs, int32_t nbShapeInputs, DimsExprs* outputs, int32_t nbOutputs,
+    IExprBuilder& exprBuilder)
+{
+    py::object const builder = py::cast(&exprBuilder, py::return_value_policy::reference);
+    py::object const result
+        = method(dimsExprsList(inputs, nbInputs), dimsExprsList(shapeInputs, nbShapeInputs), builder);
+    py::sequence const list = resultList(result, "get_output_shapes", nbOutputs, "DimsExprs");
+    for (int32_t i = 0; i < nbOutputs; ++i)
+    {
+        outputs[i] = toDimsExprs(list[static_cast<py::size_t>(i)]);
+    }
+}
+
 // ---- IPluginV3 ---------------------------------------------------------------------------------------------------
 
 namespace
@@ -295,13 +328,7 @@ public:
             {
                 types.append(inputTypes[i]);
             }
-            py::object const result = required("get_output_data_types")(types);
-            py::sequence const list = resultList(result, "get_output_data_types", nbOutputs, "DataTypes");
-            for (int32_t i = 0; i < nbOutputs; ++i)
-            {
-                outputTypes[i]
-                    = resultAs<DataType>(list[static_cast<py::size_t>(i)], "get_output_data_types", "a DataType");
-            }
+            readOutputTypes(required("get_output_data_types")(types), outputTypes, nbOutputs);
             return int32_t{0};
         });
     }
@@ -310,23 +337,8 @@ public:
         int32_t nbShapeInputs, DimsExprs* outputs, int32_t nbOutputs, IExprBuilder& exprBuilder) noexcept override
     {
         return call("get_output_shapes", int32_t{-1}, [&] {
-            py::list inputList;
-            for (int32_t i = 0; i < nbInputs; ++i)
-            {
-                inputList.append(py::cast(inputs[i]));
-            }
-            py::list shapeList;
-            for (int32_t i = 0; i < nbShapeInputs; ++i)
-            {
-                shapeList.append(py::cast(shapeInputs[i]));
-            }
-            py::object const builder = py::cast(&exprBuilder, py::return_value_policy::reference);
-            py::object const result = required("get_output_shapes")(inputList, shapeList, builder);
-            py::sequence const list = resultList(result, "get_output_shapes", nbOutputs, "DimsExprs");
-            for (int32_t i = 0; i < nbOutputs; ++i)
-            {
-                outputs[i] = toDimsExprs(list[static_cast<py::size_t>(i)]);
-            }
+            callOutputShapes(required("get_output_shapes"), inputs, nbInputs, shapeInputs, nbShapeInputs, outputs,
+                nbOutputs, exprBuilder);
             return int32_t{0};
         });
     }

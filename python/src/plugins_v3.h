@@ -259,6 +259,18 @@ T resultAs(py::handle item, char const* method, char const* expected)
 //! A list of ints from a Python sequence of them (get_valid_tactics()).
 std::vector<int32_t> intList(py::handle result, char const* method);
 
+//! A Python list of count DimsExprs (copies).
+py::list dimsExprsList(nvinfer1::DimsExprs const* dims, int32_t count);
+
+//! Writes the nbOutputs types of what get_output_data_types() returned to outputTypes (PluginCallProblem otherwise).
+void readOutputTypes(py::handle result, nvinfer1::DataType* outputTypes, int32_t nbOutputs);
+
+//! Calls method, a get_output_shapes(inputs, shape_inputs, expr_builder), and writes the nbOutputs DimsExprs it
+//! returns to outputs (PluginCallProblem otherwise).
+void callOutputShapes(py::function const& method, nvinfer1::DimsExprs const* inputs, int32_t nbInputs,
+    nvinfer1::DimsExprs const* shapeInputs, int32_t nbShapeInputs, nvinfer1::DimsExprs* outputs, int32_t nbOutputs,
+    nvinfer1::IExprBuilder& exprBuilder);
+
 //! The fields in what a Python method returned: a PluginFieldCollection, or a list or tuple of PluginField.
 std::vector<PyPluginField> fieldList(py::handle object, char const* method);
 

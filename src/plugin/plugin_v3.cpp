@@ -133,14 +133,12 @@ Expected<V3Capabilities> capabilitiesOf(
     }
     if (needs.host)
     {
-        auto host = caps.quick != nullptr && caps.runtime != nullptr
-                && isQuickKind(runtime.value()->getInterfaceInfo(), kQuickRuntimeKind)
-            ? caps.quick->host()
-            : requireHostCapability(plugin);
+        // A Quick runtime runs on the host through kiln::IPluginV3QuickHost (its adapter names the layer already).
+        bool const quickRuntime = isQuickKind(runtime.value()->getInterfaceInfo(), kQuickRuntimeKind);
+        auto host = quickRuntime ? caps.quick->host() : requireHostCapability(plugin);
         if (!host)
         {
-            return Error{
-                host.error().code, caps.quick != nullptr ? host.error().message : layer + ": " + host.error().message};
+            return Error{host.error().code, quickRuntime ? host.error().message : layer + ": " + host.error().message};
         }
         caps.host = host.value();
     }
