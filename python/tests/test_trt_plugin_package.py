@@ -3,8 +3,9 @@
 package's directory (``tensorrt/plugin`` extracted from a TensorRT wheel; it is not part of kiln). The check runs in a
 process of its own (trt_plugin_package_check.py), where that package is loaded as ``tensorrt.plugin`` over kiln's
 ``tensorrt`` compatibility package: a JIT plugin (register, autotune with two tactics, impl) is built in FP32 and
-FP16, serialized, loaded through its IPluginCreatorV3Quick and, on the host backend, run and checked against numpy;
-an AOT plugin (aot_impl) is built into a plan that keeps its kernel."""
+FP16, serialized, loaded through its IPluginCreatorV3Quick and run: on the host backend checked against numpy, on the
+CUDA backend (KILN_BACKEND=cuda, torch needed) with torch on the device; an AOT plugin (aot_impl) is built into a plan
+that keeps its kernel, which the CUDA backend launches."""
 
 import os
 import subprocess
@@ -29,5 +30,8 @@ def test_tensorrt_s_own_plugin_package_builds_loads_and_runs():
     if env["KILN_BACKEND"] == "host":
         expected += ["ok JIT run on the host backend (impl through the package's enqueue) float32",
                      "ok JIT run on the host backend (impl through the package's enqueue) float16"]
+    else:  # the CUDA backend: torch runs impl, the engine launches the AOT kernel
+        expected += ["ok JIT run on the GPU (impl with torch) float32", "ok JIT run on the GPU (impl with torch) float16",
+                     "ok AOT kernel run on the GPU"]
     for line in expected:
         assert line in lines, done.stdout + done.stderr

@@ -117,9 +117,61 @@ for dtype, npdtype in ((trt.float32, np.float32), (trt.float16, np.float16)):
             assert context.execute_async_v3(0)
             np.testing.assert_allclose(y, x + npdtype(2.0), rtol=1e-3)
         print("ok JIT run on the host backend (impl through the package's enqueue)", npdtype.__name__)
+    else:
+        import torch
 
-# AOT: a kernel the host never loads; the plan keeps it and loads without Python's creator being asked.
-PTX = b"// add_one's PTX (never loaded on the host)\n"
+        context = engine.create_execution_context()
+        stream = torch.cuda.Stream()
+        for rows in (1, 5, 16):
+            x = torch.randn((rows, 8), device="cuda", dtype=getattr(torch, npdtype.__name__))
+            y = torch.zeros_like(x)
+            context.set_input_shape("x", tuple(x.shape))
+            context.set_tensor_address("x", x.data_ptr())
+            context.set_tensor_address("y", y.data_ptr())
+            assert context.execute_async_v3(stream.cuda_stream)
+            stream.synchronize()
+            torch.testing.assert_close(y, x + 2.0, rtol=1e-3, atol=1e-3)
+        print("ok JIT run on the GPU (impl with torch)", npdtype.__name__)
+
+# AOT: add_one(x, n, y), compiled by nvcc -ptx (compute_80, PTX ISA 7.8) from
+#     extern "C" __global__ void add_one(float const* x, int n, float* y)
+#     { int const i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i] + 1.0f; }
+# The plan keeps it and loads without the package's creator being asked; the CUDA backend launches it.
+PTX = b""".version 7.8
+.target sm_80
+.address_size 64
+	// .globl	add_one
+.visible .entry add_one(
+	.param .u64 add_one_param_0,
+	.param .u32 add_one_param_1,
+	.param .u64 add_one_param_2
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .f32 	%f<3>;
+	.reg .b32 	%r<6>;
+	.reg .b64 	%rd<8>;
+	ld.param.u64 	%rd1, [add_one_param_0];
+	ld.param.u32 	%r2, [add_one_param_1];
+	ld.param.u64 	%rd2, [add_one_param_2];
+	mov.u32 	%r3, %ctaid.x;
+	mov.u32 	%r4, %ntid.x;
+	mov.u32 	%r5, %tid.x;
+	mad.lo.s32 	%r1, %r3, %r4, %r5;
+	setp.ge.s32 	%p1, %r1, %r2;
+	@%p1 bra 	$L__BB0_2;
+	cvta.to.global.u64 	%rd3, %rd1;
+	mul.wide.s32 	%rd4, %r1, 4;
+	add.s64 	%rd5, %rd3, %rd4;
+	ld.global.f32 	%f1, [%rd5];
+	add.f32 	%f2, %f1, 0f3F800000;
+	cvta.to.global.u64 	%rd6, %rd2;
+	add.s64 	%rd7, %rd6, %rd4;
+	st.global.f32 	[%rd7], %f2;
+$L__BB0_2:
+	ret;
+}
+"""
 
 
 @trtp.register("kiln_qdp::add_one")
@@ -151,3 +203,17 @@ assert engine is not None
 info = engine.create_engine_inspector().get_engine_information(trt.LayerInformationFormat.JSON)
 assert "add_one" in info and "\"ScalarArguments\": 1" in info, info
 print("ok AOT plan keeps the kernel")
+if not host:
+    import torch
+
+    context = engine.create_execution_context()
+    for rows in (1, 7, 16):
+        x = torch.randn((rows, 8), device="cuda")
+        y = torch.zeros_like(x)
+        context.set_input_shape("x", tuple(x.shape))
+        context.set_tensor_address("x", x.data_ptr())
+        context.set_tensor_address("y", y.data_ptr())
+        assert context.execute_async_v3(torch.cuda.current_stream().cuda_stream)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(y, x + 1.0)
+    print("ok AOT kernel run on the GPU")
