@@ -148,11 +148,23 @@ nvinfer1::IPluginV3Layer* addPluginV3Layer(Network& network, nvinfer1::ITensor* 
                             : "an interface that reports neither \"PLUGIN_V3ONE_CORE\" nor \"PLUGIN_V3QUICK_CORE\" "
                               "version 1");
     }
-    auto const* oneCore = static_cast<nvinfer1::IPluginV3OneCore const*>(core);
-    auto const* quickCoreOf = static_cast<nvinfer1::IPluginV3QuickCore const*>(core);
-    char const* name = quickCore ? quickCoreOf->getPluginName() : oneCore->getPluginName();
-    char const* version = quickCore ? quickCoreOf->getPluginVersion() : oneCore->getPluginVersion();
-    char const* pluginNamespace = quickCore ? quickCoreOf->getPluginNamespace() : oneCore->getPluginNamespace();
+    char const* name = nullptr;
+    char const* version = nullptr;
+    char const* pluginNamespace = nullptr;
+    if (quickCore)
+    {
+        auto const* identityOf = static_cast<nvinfer1::IPluginV3QuickCore const*>(core);
+        name = identityOf->getPluginName();
+        version = identityOf->getPluginVersion();
+        pluginNamespace = identityOf->getPluginNamespace();
+    }
+    else
+    {
+        auto const* identityOf = static_cast<nvinfer1::IPluginV3OneCore const*>(core);
+        name = identityOf->getPluginName();
+        version = identityOf->getPluginVersion();
+        pluginNamespace = identityOf->getPluginNamespace();
+    }
     PluginIdentity identity{name != nullptr ? name : "", version != nullptr ? version : "",
         pluginNamespace != nullptr ? pluginNamespace : ""};
     std::string const described = describePlugin(name, version, pluginNamespace);
