@@ -50,6 +50,8 @@ def add_k_desc(x: trtp.TensorDesc, k: float) -> trtp.TensorDesc:
 
 @trtp.autotune("kiln_qdp::add_k")
 def add_k_tune(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc]) -> List[trtp.AutoTuneCombination]:
+    # The shape expressions the package kept from get_output_shapes() are alive (the build's own).
+    assert x.shape_expr[1].constant_value() == 8 and not x.shape_expr[0].is_constant
     return [trtp.AutoTuneCombination("FP32|FP16, FP32|FP16", "LINEAR", [1, 2])]
 
 

@@ -78,7 +78,12 @@ public:
         }
         return nullptr;
     }
-    nvinfer1::IPluginV3* clone() noexcept override { return new QuickAddPlugin(mK, mLog, mBehaviour); }
+    nvinfer1::IPluginV3* clone() noexcept override
+    {
+        auto* copy = new QuickAddPlugin(mK, mLog, mBehaviour);
+        copy->mKeptExtent = mKeptExtent; // as tensorrt.plugin's clone() copies what get_output_shapes() kept
+        return copy;
+    }
 
     char const* getPluginName() const noexcept override { return kQuickName; }
     char const* getPluginVersion() const noexcept override { return "1"; }
@@ -96,6 +101,7 @@ public:
         int32_t /*nbOutputs*/, nvinfer1::IExprBuilder& /*exprBuilder*/) noexcept override
     {
         outputs[0] = inputs[0];
+        mKeptExtent = inputs[0].d[1];
         return 0;
     }
     int32_t configurePlugin(nvinfer1::DynamicPluginTensorDesc const* /*in*/, int32_t /*nbInputs*/,
@@ -106,6 +112,12 @@ public:
     int32_t getNbSupportedFormatCombinations(nvinfer1::DynamicPluginTensorDesc const* /*inOut*/, int32_t /*nbInputs*/,
         int32_t /*nbOutputs*/) noexcept override
     {
+        // getOutputShapes() came first, on this object or the one it was cloned from, and its expression is alive
+        // (tensorrt.plugin reads what it kept from getOutputShapes() here; ASan checks the memory).
+        if (mKeptExtent == nullptr || !mKeptExtent->isConstant() || mKeptExtent->getConstantValue() != 4)
+        {
+            return -3;
+        }
         return mBehaviour.nbCombinations;
     }
     int32_t getSupportedFormatCombinations(nvinfer1::DynamicPluginTensorDesc const* /*inOut*/, int32_t nbInputs,
@@ -172,6 +184,7 @@ private:
     std::shared_ptr<QuickLog> mLog;
     QuickBehaviour mBehaviour;
     int32_t mTactic{0};
+    nvinfer1::IDimensionExpr const* mKeptExtent{}; //!< inputs[0].d[1] of the latest getOutputShapes().
     nvinfer1::PluginField mField{};
     nvinfer1::PluginFieldCollection mFields{};
 };
