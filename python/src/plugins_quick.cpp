@@ -263,7 +263,7 @@ public:
             mLaunch = py::cast(launchParams, py::return_value_policy::reference);
             mArgs = py::cast(extraArgs, py::return_value_policy::reference);
             py::object const builder = py::cast(&exprBuilder, py::return_value_policy::reference);
-            required("get_launch_params")(dimsExprsList(inputs, nbInputs), dynamicDescList(inOut, nbInputs + nbOutputs),
+            required("get_launch_params")(castList(inputs, nbInputs), dynamicDescList(inOut, nbInputs + nbOutputs),
                 nbInputs, mLaunch, mArgs, builder);
             return int32_t{0};
         });
@@ -314,16 +314,6 @@ private:
 
 // ---- IPluginV3QuickRuntime -----------------------------------------------------------------------------------------
 
-py::list stridesList(Dims const* strides, int32_t count)
-{
-    py::list list;
-    for (int32_t i = 0; i < count; ++i)
-    {
-        list.append(py::cast(strides[i]));
-    }
-    return list;
-}
-
 //! The trampoline of trt.IPluginV3QuickRuntime.
 class PyPluginV3QuickRuntime : public IPluginV3QuickRuntime
 {
@@ -345,7 +335,7 @@ public:
         return call("enqueue", int32_t{-1}, [&] {
             required("enqueue")(descList(inputDesc, nbInputs), descList(outputDesc, nbOutputs),
                 addressList(inputs, nbInputs), addressList(const_cast<void const* const*>(outputs), nbOutputs),
-                stridesList(inputStrides, nbInputs), stridesList(outputStrides, nbOutputs),
+                castList(inputStrides, nbInputs), castList(outputStrides, nbOutputs),
                 py::int_(reinterpret_cast<std::uintptr_t>(stream)));
             return int32_t{0};
         });
@@ -594,7 +584,7 @@ public:
                 mObject.attr("enqueue_host")(descList(inputDesc, nbInputs), descList(outputDesc, nbOutputs),
                     hostTensorViews(inputDesc, inputs, nbInputs, false),
                     hostTensorViews(outputDesc, const_cast<void const* const*>(outputs), nbOutputs, true),
-                    stridesList(inputStrides, nbInputs), stridesList(outputStrides, nbOutputs));
+                    castList(inputStrides, nbInputs), castList(outputStrides, nbOutputs));
                 return int32_t{0};
             });
     }

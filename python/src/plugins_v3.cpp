@@ -135,16 +135,6 @@ std::vector<int32_t> intList(py::handle result, char const* method)
     return values;
 }
 
-py::list dimsExprsList(DimsExprs const* dims, int32_t count)
-{
-    py::list list;
-    for (int32_t i = 0; i < count; ++i)
-    {
-        list.append(py::cast(dims[i]));
-    }
-    return list;
-}
-
 void readOutputTypes(py::handle result, DataType* outputTypes, int32_t nbOutputs)
 {
     py::sequence const list = resultList(result, "get_output_data_types", nbOutputs, "DataTypes");
@@ -159,8 +149,7 @@ void callOutputShapes(py::function const& method, DimsExprs const* inputs, int32
     IExprBuilder& exprBuilder)
 {
     py::object const builder = py::cast(&exprBuilder, py::return_value_policy::reference);
-    py::object const result
-        = method(dimsExprsList(inputs, nbInputs), dimsExprsList(shapeInputs, nbShapeInputs), builder);
+    py::object const result = method(castList(inputs, nbInputs), castList(shapeInputs, nbShapeInputs), builder);
     py::sequence const list = resultList(result, "get_output_shapes", nbOutputs, "DimsExprs");
     for (int32_t i = 0; i < nbOutputs; ++i)
     {

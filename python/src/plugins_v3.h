@@ -259,8 +259,17 @@ T resultAs(py::handle item, char const* method, char const* expected)
 //! A list of ints from a Python sequence of them (get_valid_tactics()).
 std::vector<int32_t> intList(py::handle result, char const* method);
 
-//! A Python list of count DimsExprs (copies).
-py::list dimsExprsList(nvinfer1::DimsExprs const* dims, int32_t count);
+//! A Python list of copies of count items (descriptors, DimsExprs, Dims).
+template <typename T>
+py::list castList(T const* items, int32_t count)
+{
+    py::list list;
+    for (int32_t i = 0; i < count; ++i)
+    {
+        list.append(py::cast(items[i]));
+    }
+    return list;
+}
 
 //! Writes the nbOutputs types of what get_output_data_types() returned to outputTypes (PluginCallProblem otherwise).
 void readOutputTypes(py::handle result, nvinfer1::DataType* outputTypes, int32_t nbOutputs);
