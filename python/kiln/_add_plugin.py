@@ -2,10 +2,11 @@
 """``INetworkDefinition.add_plugin``: adds a plugin given as ``(inputs, shape_inputs, plugin)`` or as the callable
 ``tensorrt.plugin.op.ns.name(...)`` returns, through ``add_plugin_v3``.
 
-* ``add_plugin(op.ns.name(x, a=1))`` asks the callable for ``"PREFER_JIT"`` or ``"PREFER_AOT"`` after the
-  network's creation flags, else ``"UNKNOWN"``;
-* ``add_plugin(op.ns.name(x, a=1), aot=False)`` / ``aot=True`` asks for ``"STRICT_JIT"`` / ``"STRICT_AOT"``
-  (``tensorrt.plugin.aot_impl`` plugins; the rules are ``PluginDef.choose``'s);
+* ``add_plugin(op.ns.name(x, a=1))`` asks the callable for ``QuickPluginCreationRequest.PREFER_JIT`` or
+  ``PREFER_AOT`` after the network's creation flags, else ``UNKNOWN``;
+* ``add_plugin(op.ns.name(x, a=1), aot=False)`` / ``aot=True`` asks for ``STRICT_JIT`` / ``STRICT_AOT``
+  (``tensorrt.plugin.aot_impl`` plugins; the rules are ``PluginDef.choose``'s, or those of TensorRT's own package's
+  creator when that package made the callable);
 * ``add_plugin(op.ns.name(x, a=1)(None))`` adds the triple as it is (JIT).
 """
 
@@ -16,16 +17,17 @@ from typing import Any, Optional
 from . import _kiln
 
 
-def _request(network: Any, aot: Optional[bool]) -> str:
+def _request(network: Any, aot: Optional[bool]) -> Any:
+    request = _kiln.QuickPluginCreationRequest
     if aot is not None:
-        return "STRICT_AOT" if aot else "STRICT_JIT"
+        return request.STRICT_AOT if aot else request.STRICT_JIT
     flags = _kiln.NetworkDefinitionCreationFlag
     prefer_aot = network.get_flag(flags.PREFER_AOT_PYTHON_PLUGINS)
     prefer_jit = network.get_flag(flags.PREFER_JIT_PYTHON_PLUGINS)
     if prefer_aot and prefer_jit:
         raise ValueError("add_plugin: the network has both PREFER_AOT_PYTHON_PLUGINS and PREFER_JIT_PYTHON_PLUGINS; "
                          "set one of them")
-    return "PREFER_AOT" if prefer_aot else "PREFER_JIT" if prefer_jit else "UNKNOWN"
+    return request.PREFER_AOT if prefer_aot else request.PREFER_JIT if prefer_jit else request.UNKNOWN
 
 
 def add_plugin(self: Any, plugin: Any, aot: Optional[bool] = None) -> Any:

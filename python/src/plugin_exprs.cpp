@@ -19,22 +19,12 @@ using namespace nvinfer1;
 
 py::list descList(PluginTensorDesc const* descs, int32_t count)
 {
-    py::list list;
-    for (int32_t i = 0; i < count; ++i)
-    {
-        list.append(py::cast(descs[i]));
-    }
-    return list;
+    return castList(descs, count);
 }
 
 py::list dynamicDescList(DynamicPluginTensorDesc const* descs, int32_t count)
 {
-    py::list list;
-    for (int32_t i = 0; i < count; ++i)
-    {
-        list.append(py::cast(descs[i]));
-    }
-    return list;
+    return castList(descs, count);
 }
 
 namespace

@@ -16,6 +16,7 @@
 #include "plugins_v3.h"
 
 #include "kiln/plugin_host.h"
+#include "kiln/plugin_quick.h"
 
 namespace kiln::python
 {
@@ -204,6 +205,10 @@ std::unique_ptr<PluginV3Handle> makePluginHandle(py::object object, PyPluginV3& 
     }
     if (py::hasattr(object, "enqueue_host"))
     {
+        if (py::isinstance<IPluginV3QuickRuntime>(object))
+        {
+            return makeQuickHostHandle(std::move(object), plugin); // plugins_quick.cpp
+        }
         return std::make_unique<PluginV3HostHandle>(std::move(object), plugin);
     }
     return std::make_unique<PluginV3Handle>(std::move(object), plugin);

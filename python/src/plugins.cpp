@@ -12,6 +12,7 @@
 //     plugin = creator.create_plugin("roi", fields, trt.TensorRTPhase.BUILD)
 //     layer = network.add_plugin_v3([x, rois, batch], [], plugin)
 
+#include "kiln/plugin_quick.h"
 #include "libraries.h"
 #include "plugin_fields.h"
 #include "plugins_v2.h"
@@ -185,6 +186,10 @@ py::object creatorObject(IPluginCreatorInterface* creator)
     if (kind != nullptr && std::strcmp(kind, "PLUGIN CREATOR_V3ONE") == 0)
     {
         return py::cast(static_cast<IPluginCreatorV3One*>(creator), py::return_value_policy::reference);
+    }
+    if (kind != nullptr && std::strcmp(kind, "PLUGIN CREATOR_V3QUICK") == 0)
+    {
+        return py::cast(static_cast<nvinfer1::IPluginCreatorV3Quick*>(creator), py::return_value_policy::reference);
     }
     throw std::runtime_error("Unknown plugin creator type");
 }

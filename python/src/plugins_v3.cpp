@@ -58,6 +58,10 @@ std::string describePythonPlugin(py::handle self)
         {
             return *v2;
         }
+        if (std::optional<std::string> quick = describePythonQuick(self))
+        {
+            return *quick;
+        }
         if (py::isinstance<IPluginResource>(self))
         {
             text = "Python plugin resource";
@@ -92,9 +96,6 @@ void reportPluginProblem(py::handle self, char const* method, std::string const&
     }
 }
 
-namespace
-{
-
 //! A problem with a result: "<method>() returned <what was wrong>".
 PluginCallProblem badResult(char const* method, std::string const& problem)
 {
@@ -123,20 +124,6 @@ py::sequence resultList(py::handle result, char const* method, int64_t count, ch
     return sequence;
 }
 
-//! Converts item to T, or PluginCallProblem naming method and what was expected.
-template <typename T>
-T resultAs(py::handle item, char const* method, char const* expected)
-{
-    try
-    {
-        return item.cast<T>();
-    }
-    catch (py::cast_error const&)
-    {
-        throw badResult(method, "a " + typeName(item) + " where " + expected + " was expected");
-    }
-}
-
 //! A list of ints from a Python sequence of them (get_valid_tactics()).
 std::vector<int32_t> intList(py::handle result, char const* method)
 {
@@ -148,7 +135,27 @@ std::vector<int32_t> intList(py::handle result, char const* method)
     return values;
 }
 
-} // namespace
+void readOutputTypes(py::handle result, DataType* outputTypes, int32_t nbOutputs)
+{
+    py::sequence const list = resultList(result, "get_output_data_types", nbOutputs, "DataTypes");
+    for (int32_t i = 0; i < nbOutputs; ++i)
+    {
+        outputTypes[i] = resultAs<DataType>(list[static_cast<py::size_t>(i)], "get_output_data_types", "a DataType");
+    }
+}
+
+void callOutputShapes(py::function const& method, DimsExprs const* inputs, int32_t nbInputs,
+    DimsExprs const* shapeInputs, int32_t nbShapeInputs, DimsExprs* outputs, int32_t nbOutputs,
+    IExprBuilder& exprBuilder)
+{
+    py::object const builder = py::cast(&exprBuilder, py::return_value_policy::reference);
+    py::object const result = method(castList(inputs, nbInputs), castList(shapeInputs, nbShapeInputs), builder);
+    py::sequence const list = resultList(result, "get_output_shapes", nbOutputs, "DimsExprs");
+    for (int32_t i = 0; i < nbOutputs; ++i)
+    {
+        outputs[i] = toDimsExprs(list[static_cast<py::size_t>(i)]);
+    }
+}
 
 // ---- IPluginV3 ---------------------------------------------------------------------------------------------------
 
@@ -169,8 +176,12 @@ IPluginCapability* capabilityOf(py::handle object, PluginCapabilityType type)
         {
             return object.cast<IPluginV3OneCore*>();
         }
-        throw badResult(
-            "get_capability_interface", "a " + typeName(object) + " for CORE; it must derive from IPluginV3OneCore");
+        if (IPluginCapability* quick = quickCapabilityOf(object, type))
+        {
+            return quick;
+        }
+        throw badResult("get_capability_interface",
+            "a " + typeName(object) + " for CORE; it must derive from IPluginV3OneCore or IPluginV3QuickCore");
     case PluginCapabilityType::kBUILD:
         if (py::isinstance<IPluginV3OneBuildV2>(object))
         {
@@ -180,15 +191,25 @@ IPluginCapability* capabilityOf(py::handle object, PluginCapabilityType type)
         {
             return object.cast<IPluginV3OneBuild*>();
         }
+        if (IPluginCapability* quick = quickCapabilityOf(object, type))
+        {
+            return quick;
+        }
         throw badResult("get_capability_interface",
-            "a " + typeName(object) + " for BUILD; it must derive from IPluginV3OneBuild or IPluginV3OneBuildV2");
+            "a " + typeName(object)
+                + " for BUILD; it must derive from IPluginV3OneBuild, IPluginV3OneBuildV2, IPluginV3QuickBuild or "
+                  "IPluginV3QuickAOTBuild");
     case PluginCapabilityType::kRUNTIME:
         if (py::isinstance<IPluginV3OneRuntime>(object))
         {
             return object.cast<IPluginV3OneRuntime*>();
         }
+        if (IPluginCapability* quick = quickCapabilityOf(object, type))
+        {
+            return quick;
+        }
         throw badResult("get_capability_interface",
-            "a " + typeName(object) + " for RUNTIME; it must derive from IPluginV3OneRuntime");
+            "a " + typeName(object) + " for RUNTIME; it must derive from IPluginV3OneRuntime or IPluginV3QuickRuntime");
     }
     return nullptr;
 }
@@ -296,13 +317,7 @@ public:
             {
                 types.append(inputTypes[i]);
             }
-            py::object const result = required("get_output_data_types")(types);
-            py::sequence const list = resultList(result, "get_output_data_types", nbOutputs, "DataTypes");
-            for (int32_t i = 0; i < nbOutputs; ++i)
-            {
-                outputTypes[i]
-                    = resultAs<DataType>(list[static_cast<py::size_t>(i)], "get_output_data_types", "a DataType");
-            }
+            readOutputTypes(required("get_output_data_types")(types), outputTypes, nbOutputs);
             return int32_t{0};
         });
     }
@@ -311,23 +326,8 @@ public:
         int32_t nbShapeInputs, DimsExprs* outputs, int32_t nbOutputs, IExprBuilder& exprBuilder) noexcept override
     {
         return call("get_output_shapes", int32_t{-1}, [&] {
-            py::list inputList;
-            for (int32_t i = 0; i < nbInputs; ++i)
-            {
-                inputList.append(py::cast(inputs[i]));
-            }
-            py::list shapeList;
-            for (int32_t i = 0; i < nbShapeInputs; ++i)
-            {
-                shapeList.append(py::cast(shapeInputs[i]));
-            }
-            py::object const builder = py::cast(&exprBuilder, py::return_value_policy::reference);
-            py::object const result = required("get_output_shapes")(inputList, shapeList, builder);
-            py::sequence const list = resultList(result, "get_output_shapes", nbOutputs, "DimsExprs");
-            for (int32_t i = 0; i < nbOutputs; ++i)
-            {
-                outputs[i] = toDimsExprs(list[static_cast<py::size_t>(i)]);
-            }
+            callOutputShapes(required("get_output_shapes"), inputs, nbInputs, shapeInputs, nbShapeInputs, outputs,
+                nbOutputs, exprBuilder);
             return int32_t{0};
         });
     }
@@ -460,6 +460,8 @@ auto runtimeSelf(IPluginV3OneRuntime const* runtime)
     return [runtime] { return pythonSelf(runtime); };
 }
 
+} // namespace
+
 py::list addressList(void const* const* pointers, int32_t count)
 {
     py::list list;
@@ -469,8 +471,6 @@ py::list addressList(void const* const* pointers, int32_t count)
     }
     return list;
 }
-
-} // namespace
 
 int32_t PyPluginV3OneRuntime::setTactic(int32_t tactic) noexcept
 {
@@ -518,10 +518,6 @@ IPluginV3* PyPluginV3OneRuntime::attachToContext(IPluginResourceContext* context
     });
 }
 
-namespace
-{
-
-//! The fields in what a Python method returned: a PluginFieldCollection, or a list or tuple of PluginField.
 std::vector<PyPluginField> fieldList(py::handle object, char const* method)
 {
     if (py::isinstance<std::vector<PyPluginField>>(object))
@@ -539,8 +535,6 @@ std::vector<PyPluginField> fieldList(py::handle object, char const* method)
     }
     throw badResult(method, "a " + typeName(object) + "; it must return a PluginFieldCollection");
 }
-
-} // namespace
 
 PluginFieldCollection const* PyPluginV3OneRuntime::getFieldsToSerialize() noexcept
 {
@@ -649,60 +643,19 @@ void leaveRegistry(IPluginCreatorInterface const& creator) noexcept
 namespace
 {
 
-//! The trampoline of trt.IPluginCreatorV3One: the attributes name, plugin_version, plugin_namespace and field_names
-//! live here; create_plugin(name, field_collection, phase) is called in Python. A creator that Python frees while it
-//! is still registered in the process-wide registry deregisters itself first, so the registry never keeps a dangling
-//! creator (the registry's Python object keeps the creators registered through it, so this happens at exit).
-class PyPluginCreatorV3One : public IPluginCreatorV3One
+//! The trampoline of trt.IPluginCreatorV3One (its attributes: PyCreatorT); create_plugin(name, field_collection,
+//! phase) is called in Python.
+class PyPluginCreatorV3One : public PyCreatorT<IPluginCreatorV3One>
 {
 public:
-    ~PyPluginCreatorV3One() override { leaveRegistry(*this); }
-
-    APILanguage getAPILanguage() const noexcept override { return APILanguage::kPYTHON; }
-
     IPluginV3* createPlugin(
         AsciiChar const* pluginName, PluginFieldCollection const* fc, TensorRTPhase phase) noexcept override
     {
         auto const self = [this] { return pythonSelf(static_cast<IPluginCreatorV3One const*>(this)); };
         return callPlugin(self, "create_plugin", static_cast<IPluginV3*>(nullptr), [&] {
-            static PluginFieldCollection const kNoFields{};
-            py::object const fields = py::cast(fc != nullptr ? fc : &kNoFields, py::return_value_policy::reference);
             py::object const result = requiredMethod(static_cast<IPluginCreatorV3One const*>(this), "create_plugin")(
-                textToStr(pluginName), fields, phase);
+                textToStr(pluginName), fieldsObject(fc), phase);
             return adoptPlugin(result, "create_plugin");
-        });
-    }
-
-    PluginFieldCollection const* getFieldNames() noexcept override
-    {
-        return fieldNames ? &fieldNames->collection : unset<PluginFieldCollection const*>("field_names");
-    }
-
-    AsciiChar const* getPluginName() const noexcept override { return text(name, "name"); }
-    AsciiChar const* getPluginVersion() const noexcept override { return text(version, "plugin_version"); }
-    AsciiChar const* getPluginNamespace() const noexcept override { return text(pluginNamespace, "plugin_namespace"); }
-
-    std::optional<std::string> name;
-    std::optional<std::string> version;
-    std::optional<std::string> pluginNamespace;
-    py::object fieldNamesObject;
-    std::unique_ptr<FieldArray> fieldNames;
-
-private:
-    char const* text(std::optional<std::string> const& value, char const* attribute) const noexcept
-    {
-        return value ? value->c_str() : unset<char const*>(attribute);
-    }
-
-    //! Reports attribute as not set and gives nullptr.
-    template <typename Result>
-    Result unset(char const* attribute) const noexcept
-    {
-        auto const self = [this] { return pythonSelf(static_cast<IPluginCreatorV3One const*>(this)); };
-        return callPlugin(self, attribute, Result{nullptr}, [attribute]() -> Result {
-            throw PluginCallProblem(std::string("AttributeError: ") + attribute
-                + " not initialized; set name, plugin_version, plugin_namespace and field_names in the creator's "
-                  "__init__");
         });
     }
 };
@@ -720,13 +673,7 @@ std::optional<std::string> describeCreator(py::handle self)
         return std::nullopt;
     }
     auto const* creator = dynamic_cast<PyPluginCreatorV3One const*>(self.cast<IPluginCreatorV3One const*>());
-    if (creator == nullptr)
-    {
-        return std::nullopt;
-    }
-    return "Python plugin creator " + quotedOrUnset(creator->name) + " version " + quotedOrUnset(creator->version)
-        + " namespace " + quotedOrUnset(creator->pluginNamespace) + " (class "
-        + std::string(py::str(py::type::handle_of(self).attr("__qualname__"))) + ")";
+    return creator != nullptr ? std::optional<std::string>(creator->describe(self)) : std::nullopt;
 }
 
 } // namespace
@@ -735,49 +682,6 @@ std::optional<std::string> describeCreator(py::handle self)
 
 namespace
 {
-
-//! Deletes what Python constructed (always a trampoline) through the interface's virtual destructor.
-struct VirtualDelete
-{
-    template <typename T>
-    void operator()(T* object) const noexcept
-    {
-        delete object;
-    }
-};
-
-template <typename T>
-using Owned = std::unique_ptr<T, VirtualDelete>;
-
-//! Adds the str attribute name to cls: kept in Trampoline::*member for Python objects (AttributeError when read
-//! unset), read through getter and read-only for C++ objects.
-template <typename Class, typename Interface, typename Trampoline>
-void textProperty(Class& cls, char const* name, char const* (Interface::*getter)() const noexcept,
-    std::optional<std::string> Trampoline::*member)
-{
-    cls.def_property(
-        name,
-        [getter, member, name](Interface const& self) -> py::str {
-            if (auto const* python = dynamic_cast<Trampoline const*>(&self))
-            {
-                if (!(python->*member))
-                {
-                    throw py::attribute_error(std::string(name) + " not initialized");
-                }
-                return textToStr((python->*member)->c_str());
-            }
-            return textToStr((self.*getter)());
-        },
-        [member, name](Interface& self, std::string const& value) {
-            auto* const python = dynamic_cast<Trampoline*>(&self);
-            if (python == nullptr)
-            {
-                throw py::attribute_error(
-                    std::string("Can't set attribute: ") + name + " is read-only for C++ plugins");
-            }
-            python->*member = value;
-        });
-}
 
 //! The BuildFields of a Python build capability; AttributeError naming attribute for a C++ one.
 BuildFields& buildFields(IPluginV3OneBuild& self, char const* attribute)
@@ -801,6 +705,10 @@ py::object capabilityObject(IPluginCapability* capability, PluginCapabilityType 
     if (capability == nullptr)
     {
         return py::none();
+    }
+    if (py::object quick = quickCapabilityObject(capability); !quick.is_none())
+    {
+        return quick;
     }
     auto const reference = py::return_value_policy::reference;
     switch (type)
@@ -917,54 +825,13 @@ void bindRuntimeCapability(py::module_& m)
         .def(py::init<>());
 }
 
-//! The creator of cls's Python object; AttributeError for a C++ creator.
-PyPluginCreatorV3One& pythonCreator(IPluginCreatorV3One& self, char const* attribute)
-{
-    auto* const python = dynamic_cast<PyPluginCreatorV3One*>(&self);
-    if (python == nullptr)
-    {
-        throw py::attribute_error(std::string("Can't set attribute: ") + attribute + " is read-only for C++ creators");
-    }
-    return *python;
-}
-
 void bindCreatorV3(py::module_& m)
 {
     py::class_<IPluginCreatorV3One, IPluginCreatorInterface, PyPluginCreatorV3One, Owned<IPluginCreatorV3One>> creator(
         m, "IPluginCreatorV3One", py::module_local());
     creator.def(py::init<>());
-    textProperty(creator, "name", &IPluginCreatorV3One::getPluginName, &PyPluginCreatorV3One::name);
-    textProperty(creator, "plugin_version", &IPluginCreatorV3One::getPluginVersion, &PyPluginCreatorV3One::version);
-    textProperty(
-        creator, "plugin_namespace", &IPluginCreatorV3One::getPluginNamespace, &PyPluginCreatorV3One::pluginNamespace);
+    bindCreatorFields<IPluginCreatorV3One, PyPluginCreatorV3One>(creator);
     creator
-        .def_property(
-            "field_names",
-            [](py::object const& self) -> py::object {
-                auto& cpp = self.cast<IPluginCreatorV3One&>();
-                if (auto const* python = dynamic_cast<PyPluginCreatorV3One const*>(&cpp))
-                {
-                    if (!python->fieldNamesObject)
-                    {
-                        throw py::attribute_error("field_names not initialized");
-                    }
-                    return python->fieldNamesObject;
-                }
-                return py::cast(cpp.getFieldNames(), py::return_value_policy::reference_internal, self);
-            },
-            [](IPluginCreatorV3One& self, py::object const& fields) {
-                PyPluginCreatorV3One& python = pythonCreator(self, "field_names");
-                try
-                {
-                    python.fieldNames = std::make_unique<FieldArray>(fieldList(fields, "field_names"));
-                }
-                catch (PluginCallProblem const&)
-                {
-                    throw py::type_error("field_names must be a PluginFieldCollection (or a list of PluginField), not "
-                        + typeName(fields));
-                }
-                python.fieldNamesObject = fields;
-            })
         .def(
             "create_plugin",
             [](IPluginCreatorV3One& self, std::string const& name, std::vector<PyPluginField> const& fields,
@@ -1001,6 +868,7 @@ void bindPluginsV3(py::module_& m)
     bindBuildCapabilities(m);
     bindRuntimeCapability(m);
     bindCreatorV3(m);
+    bindPluginsQuick(m);
     bindPluginHost(m);
     bindPluginDlpack(m);
     bindPluginResources(m);

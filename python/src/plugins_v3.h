@@ -233,6 +233,226 @@ py::object acquirePluginResource(
 //! nothing (logged).
 int32_t releasePluginResource(nvinfer1::IPluginRegistry& registry, std::string const& key);
 
+//! A problem with a result: "<method>() returned <what was wrong>".
+PluginCallProblem badResult(char const* method, std::string const& problem);
+
+//! The name of object's type, for messages.
+std::string typeName(py::handle object);
+
+//! The items of a list or tuple that method returned, of exactly count items when count >= 0 (items names them).
+py::sequence resultList(py::handle result, char const* method, int64_t count, char const* items);
+
+//! Converts item to T, or PluginCallProblem naming method and what was expected.
+template <typename T>
+T resultAs(py::handle item, char const* method, char const* expected)
+{
+    try
+    {
+        return item.cast<T>();
+    }
+    catch (py::cast_error const&)
+    {
+        throw badResult(method, "a " + typeName(item) + " where " + expected + " was expected");
+    }
+}
+
+//! A list of ints from a Python sequence of them (get_valid_tactics()).
+std::vector<int32_t> intList(py::handle result, char const* method);
+
+//! A Python list of copies of count items (descriptors, DimsExprs, Dims).
+template <typename T>
+py::list castList(T const* items, int32_t count)
+{
+    py::list list;
+    for (int32_t i = 0; i < count; ++i)
+    {
+        list.append(py::cast(items[i]));
+    }
+    return list;
+}
+
+//! Writes the nbOutputs types of what get_output_data_types() returned to outputTypes (PluginCallProblem otherwise).
+void readOutputTypes(py::handle result, nvinfer1::DataType* outputTypes, int32_t nbOutputs);
+
+//! Calls method, a get_output_shapes(inputs, shape_inputs, expr_builder), and writes the nbOutputs DimsExprs it
+//! returns to outputs (PluginCallProblem otherwise).
+void callOutputShapes(py::function const& method, nvinfer1::DimsExprs const* inputs, int32_t nbInputs,
+    nvinfer1::DimsExprs const* shapeInputs, int32_t nbShapeInputs, nvinfer1::DimsExprs* outputs, int32_t nbOutputs,
+    nvinfer1::IExprBuilder& exprBuilder);
+
+//! The fields in what a Python method returned: a PluginFieldCollection, or a list or tuple of PluginField.
+std::vector<PyPluginField> fieldList(py::handle object, char const* method);
+
+//! Python ints of count addresses.
+py::list addressList(void const* const* pointers, int32_t count);
+
+//! Deletes what Python constructed (always a trampoline) through the interface's virtual destructor.
+struct VirtualDelete
+{
+    template <typename T>
+    void operator()(T* object) const noexcept
+    {
+        delete object;
+    }
+};
+
+template <typename T>
+using Owned = std::unique_ptr<T, VirtualDelete>;
+
+//! Adds the str attribute name to cls: kept in Trampoline::*member for Python objects (AttributeError when read
+//! unset), read through getter and read-only for C++ objects.
+template <typename Class, typename Interface, typename Trampoline>
+void textProperty(Class& cls, char const* name, char const* (Interface::*getter)() const noexcept,
+    std::optional<std::string> Trampoline::*member)
+{
+    cls.def_property(
+        name,
+        [getter, member, name](Interface const& self) -> py::str {
+            if (auto const* python = dynamic_cast<Trampoline const*>(&self))
+            {
+                if (!(python->*member))
+                {
+                    throw py::attribute_error(std::string(name) + " not initialized");
+                }
+                return textToStr((python->*member)->c_str());
+            }
+            return textToStr((self.*getter)());
+        },
+        [member, name](Interface& self, std::string const& value) {
+            auto* const python = dynamic_cast<Trampoline*>(&self);
+            if (python == nullptr)
+            {
+                throw py::attribute_error(
+                    std::string("Can't set attribute: ") + name + " is read-only for C++ plugins");
+            }
+            python->*member = value;
+        });
+}
+
+//! What a Python creator of Interface (IPluginCreatorV3One, IPluginCreatorV3Quick) keeps in C++: the attributes
+//! name, plugin_version, plugin_namespace and field_names. A creator that Python frees while it is still registered in
+//! the process-wide registry deregisters itself first, so the registry never keeps a dangling creator (the registry's
+//! Python object keeps the creators registered through it, so this happens at exit).
+template <typename Interface>
+class PyCreatorT : public Interface
+{
+public:
+    ~PyCreatorT() override { leaveRegistry(*this); }
+
+    nvinfer1::APILanguage getAPILanguage() const noexcept override { return nvinfer1::APILanguage::kPYTHON; }
+
+    nvinfer1::PluginFieldCollection const* getFieldNames() noexcept override
+    {
+        return fieldNames ? &fieldNames->collection : unset<nvinfer1::PluginFieldCollection const*>("field_names");
+    }
+    nvinfer1::AsciiChar const* getPluginName() const noexcept override { return text(name, "name"); }
+    nvinfer1::AsciiChar const* getPluginVersion() const noexcept override { return text(version, "plugin_version"); }
+    nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override
+    {
+        return text(pluginNamespace, "plugin_namespace");
+    }
+
+    //! "Python plugin creator "name" version "1" namespace "" (class C)", for messages (GIL held).
+    std::string describe(py::handle self) const
+    {
+        auto const quoted
+            = [](std::optional<std::string> const& v) { return v ? "\"" + *v + "\"" : std::string("(unset)"); };
+        return "Python plugin creator " + quoted(name) + " version " + quoted(version) + " namespace "
+            + quoted(pluginNamespace) + " (class "
+            + std::string(py::str(py::type::handle_of(self).attr("__qualname__"))) + ")";
+    }
+
+    std::optional<std::string> name;
+    std::optional<std::string> version;
+    std::optional<std::string> pluginNamespace;
+    py::object fieldNamesObject;
+    std::unique_ptr<FieldArray> fieldNames;
+
+protected:
+    //! fc as create_plugin() receives it (an empty collection for null). GIL held.
+    static py::object fieldsObject(nvinfer1::PluginFieldCollection const* fc)
+    {
+        static nvinfer1::PluginFieldCollection const kNoFields{};
+        return py::cast(fc != nullptr ? fc : &kNoFields, py::return_value_policy::reference);
+    }
+
+private:
+    char const* text(std::optional<std::string> const& value, char const* attribute) const noexcept
+    {
+        return value ? value->c_str() : unset<char const*>(attribute);
+    }
+
+    //! Reports attribute as not set and gives nullptr.
+    template <typename Result>
+    Result unset(char const* attribute) const noexcept
+    {
+        auto const self = [this] { return pythonSelf(static_cast<Interface const*>(this)); };
+        return callPlugin(self, attribute, Result{nullptr}, [attribute]() -> Result {
+            throw PluginCallProblem(std::string("AttributeError: ") + attribute
+                + " not initialized; set name, plugin_version, plugin_namespace and field_names in the creator's "
+                  "__init__");
+        });
+    }
+};
+
+//! Adds the attributes name, plugin_version, plugin_namespace and field_names to cls, the class of Interface whose
+//! Python trampoline is Trampoline (a PyCreatorT): kept in C++ for Python creators, read-only for C++ ones.
+template <typename Interface, typename Trampoline, typename Class>
+void bindCreatorFields(Class& cls)
+{
+    textProperty(cls, "name", &Interface::getPluginName, &Trampoline::name);
+    textProperty(cls, "plugin_version", &Interface::getPluginVersion, &Trampoline::version);
+    textProperty(cls, "plugin_namespace", &Interface::getPluginNamespace, &Trampoline::pluginNamespace);
+    cls.def_property(
+        "field_names",
+        [](py::object const& self) -> py::object {
+            auto& cpp = self.cast<Interface&>();
+            if (auto const* python = dynamic_cast<Trampoline const*>(&cpp))
+            {
+                if (!python->fieldNamesObject)
+                {
+                    throw py::attribute_error("field_names not initialized");
+                }
+                return python->fieldNamesObject;
+            }
+            return py::cast(cpp.getFieldNames(), py::return_value_policy::reference_internal, self);
+        },
+        [](Interface& self, py::object const& fields) {
+            auto* const python = dynamic_cast<Trampoline*>(&self);
+            if (python == nullptr)
+            {
+                throw py::attribute_error("Can't set attribute: field_names is read-only for C++ creators");
+            }
+            try
+            {
+                python->fieldNames = std::make_unique<FieldArray>(fieldList(fields, "field_names"));
+            }
+            catch (PluginCallProblem const&)
+            {
+                throw py::type_error(
+                    "field_names must be a PluginFieldCollection (or a list of PluginField), not " + typeName(fields));
+            }
+            python->fieldNamesObject = fields;
+        });
+}
+
+//! How messages name self when it is a Python Quick plugin or Quick creator (plugins_quick.cpp); nothing otherwise.
+//! GIL held.
+std::optional<std::string> describePythonQuick(py::handle self);
+
+//! A handle for object (a Python Quick JIT plugin whose class defines enqueue_host), whose IPluginV3 trampoline is
+//! plugin, with kiln's Quick host capability (plugins_quick.cpp). Call with the GIL held.
+std::unique_ptr<PluginV3Handle> makeQuickHostHandle(py::object object, PyPluginV3& plugin);
+
+//! The C++ Quick capability of type that object (what get_capability_interface() returned) implements, or nullptr
+//! when it implements none (plugins_quick.cpp).
+nvinfer1::IPluginCapability* quickCapabilityOf(py::handle object, nvinfer1::PluginCapabilityType type);
+
+//! The Python object of a C++ plugin's Quick capability (by its interface kind), or None when it is none.
+py::object quickCapabilityObject(nvinfer1::IPluginCapability* capability);
+
+void bindPluginsQuick(py::module_& m);
+
 void bindPluginExprs(py::module_& m);
 void bindPluginResources(py::module_& m);
 void bindPluginsV3(py::module_& m);

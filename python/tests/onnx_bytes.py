@@ -43,9 +43,20 @@ def value_info(name: str, dims) -> bytes:
     return _field(1, name) + _field(2, _field(1, tensor_type))
 
 
-def node(op_type: str, inputs, outputs, name: str = "", domain: str = "") -> bytes:
+def attribute(name: str, value) -> bytes:
+    """An AttributeProto: a float (FLOAT), an int (INT) or a str (STRING)."""
+    if isinstance(value, float):
+        return _field(1, name) + _varint(2 << 3 | 5) + struct.pack("<f", value) + _field(20, 1)
+    if isinstance(value, int):
+        return _field(1, name) + _field(3, value) + _field(20, 2)
+    return _field(1, name) + _field(4, value) + _field(20, 3)
+
+
+def node(op_type: str, inputs, outputs, name: str = "", domain: str = "", attributes=()) -> bytes:
+    """A NodeProto; attributes are attribute() bytes."""
     body = b"".join(_field(1, i) for i in inputs) + b"".join(_field(2, o) for o in outputs)
     body += _field(3, name or op_type) + _field(4, op_type)
+    body += b"".join(_field(5, a) for a in attributes)
     return body + (_field(7, domain) if domain else b"")
 
 

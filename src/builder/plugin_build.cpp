@@ -41,6 +41,7 @@
 #include "plan/model_support.h"
 #include "plugin/aot_kernel.h"
 #include "plugin/plugin_fields.h"
+#include "plugin/plugin_quick.h"
 #include "plugin/plugin_v3.h"
 
 #include <algorithm>
@@ -110,6 +111,7 @@ private:
     Expected<Timed> time(Candidate const& candidate, std::size_t profile, int32_t tactic, int64_t workspace);
     Expected<V3Capabilities> timingCapabilities();
     std::optional<Error> aotProblem() const;
+    std::optional<Error> quickShapes();
     Expected<AotKernelRecord> aotKernel(Candidate const& chosen, int32_t tactic);
     std::string cacheKeyText(Candidate const& candidate, std::size_t profile, int32_t tactic) const;
     //! The plugin's I/O with the candidate's types.
@@ -123,6 +125,8 @@ private:
     PluginV3Params const& mParams;
     PluginBuildInputs const& mIn;
     std::string mWho;
+    //! The expressions the Quick clone heard getOutputShapes() with (quickShapes()): they live as long as the build.
+    std::unique_ptr<AotExprRecorder> mQuickShapes;
     std::unique_ptr<nvinfer1::IPluginV3> mClone;
     V3Capabilities mCaps;
     //! What attachToContext() gave for timing, made when the first tactic is timed; its capabilities.
@@ -525,6 +529,34 @@ Expected<AotKernelRecord> V3Build::aotKernel(Candidate const& chosen, int32_t ta
     return record;
 }
 
+// ---- Quick plugins --------------------------------------------------------------------------------------------------
+
+//! A Quick plugin keeps what getOutputShapes() gave and reads it in later calls on the same object (tensorrt.plugin's
+//! template plugins keep their input and output descriptors, with their expressions, for the format combinations,
+//! autotune and aot_impl), so the build's clone hears getOutputShapes() itself, before the format combinations, as the
+//! network's object did; its expressions live as long as this build.
+std::optional<Error> V3Build::quickShapes()
+{
+    if (mParams.nbShapeInputs != 0)
+    {
+        return std::nullopt; // Quick plugins take none (tensorrt.plugin asserts so); the network's call said so
+    }
+    std::vector<Dims> declared;
+    for (std::size_t i = 0; i < mNbInputs; ++i)
+    {
+        declared.push_back(mIo[i].declared);
+    }
+    mQuickShapes = std::make_unique<AotExprRecorder>(declared);
+    std::vector<nvinfer1::DimsExprs> outputs(mIo.size() - mNbInputs);
+    int32_t const status = mCaps.build->getOutputShapes(mQuickShapes->inputs().data(), static_cast<int32_t>(mNbInputs),
+        nullptr, 0, outputs.data(), static_cast<int32_t>(outputs.size()), mQuickShapes->builder());
+    if (status != 0)
+    {
+        return fail(cat("getOutputShapes() returned status ", status, " on the build's clone"));
+    }
+    return std::nullopt;
+}
+
 // ---- The protocol ---------------------------------------------------------------------------------------------------
 
 Expected<PluginBuildResult> V3Build::run()
@@ -544,7 +576,21 @@ Expected<PluginBuildResult> V3Build::run()
     mCaps = caps.value();
     mNbInputs = static_cast<std::size_t>(mParams.nbInputs);
     mIo = describePluginIo(mLayer, mNbInputs, mIn);
-    mAot = findAotBuildCapability(*mClone);
+    if (mCaps.quick != nullptr)
+    {
+        std::vector<int32_t> ranks;
+        for (std::size_t i = 0; i < mNbInputs; ++i)
+        {
+            ranks.push_back(mIo[i].declared.nbDims);
+        }
+        mCaps.quick->setInputRanks(std::move(ranks));
+        if (auto problem = quickShapes())
+        {
+            return *problem;
+        }
+    }
+    // A Quick AOT plugin's capability comes with its build capability; kiln's own is a base of the plugin's class.
+    mAot = mCaps.aot != nullptr ? mCaps.aot : findAotBuildCapability(*mClone);
     if (mAot != nullptr)
     {
         if (auto problem = aotProblem())

@@ -16,6 +16,8 @@
 namespace kiln
 {
 
+class QuickAdapters; // plugin/plugin_quick.h
+
 using nvinfer1::DataType;
 using nvinfer1::Dims;
 using nvinfer1::Weights;
@@ -233,6 +235,8 @@ struct PluginV3Params
     //! plan.fields).
     std::unique_ptr<nvinfer1::IPluginV3> plugin;
     nvinfer1::IPluginV3OneBuild* build{}; //!< The clone's build capability (major 1 or 2).
+    //! For a Quick plugin, the adapters build points into (plugin/plugin_quick.h); null otherwise.
+    std::shared_ptr<QuickAdapters> quick;
     PluginIdentity identity;
     int32_t nbInputs{}; //!< The layer's first nbInputs inputs are data inputs, the rest shape inputs.
     int32_t nbShapeInputs{};

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "NvInferRuntime.h"
+#include "kiln/plugin_quick.h"
 
 #include <cstddef>
 #include <string>
@@ -41,8 +42,8 @@ struct RegisteredCreator
     PluginKey key;
 };
 
-//! The key creator reports, read through the interface of its kind ("PLUGIN CREATOR_V1" or "PLUGIN CREATOR_V3ONE");
-//! false for other kinds.
+//! The key creator reports, read through the interface of its kind ("PLUGIN CREATOR_V1", "PLUGIN CREATOR_V3ONE" or
+//! "PLUGIN CREATOR_V3QUICK"); false for other kinds.
 inline bool readCreatorKey(nvinfer1::IPluginCreatorInterface& creator, PluginKey& key)
 {
     auto const text = [](char const* s) { return s != nullptr ? std::string{s} : std::string{}; };
@@ -57,6 +58,12 @@ inline bool readCreatorKey(nvinfer1::IPluginCreatorInterface& creator, PluginKey
     {
         auto& v3 = static_cast<nvinfer1::IPluginCreatorV3One&>(creator);
         key = {text(v3.getPluginName()), text(v3.getPluginVersion()), text(v3.getPluginNamespace())};
+        return true;
+    }
+    if (kind != nullptr && std::string_view{kind} == "PLUGIN CREATOR_V3QUICK")
+    {
+        auto& quick = static_cast<nvinfer1::IPluginCreatorV3Quick&>(creator);
+        key = {text(quick.getPluginName()), text(quick.getPluginVersion()), text(quick.getPluginNamespace())};
         return true;
     }
     return false;

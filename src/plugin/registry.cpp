@@ -24,6 +24,7 @@ using nvinfer1::IPluginCreatorV3One;
 
 constexpr char const* kV2CreatorKind = "PLUGIN CREATOR_V1";
 constexpr char const* kV3OneCreatorKind = "PLUGIN CREATOR_V3ONE";
+constexpr char const* kV3QuickCreatorKind = "PLUGIN CREATOR_V3QUICK";
 constexpr std::size_t kMaxStringBytes = 1024; // including the terminating NUL
 
 //! How many listings of each kind stay valid after the registry changes (for readers on other threads).
@@ -71,6 +72,11 @@ CreatorNames namesOf(IPluginCreatorInterface const& creator, CreatorKind kind) n
     {
         auto& v2 = static_cast<IPluginCreator&>(mutableCreator);
         return {v2.getPluginName(), v2.getPluginVersion(), v2.getPluginNamespace()};
+    }
+    if (kind == CreatorKind::kV3Quick)
+    {
+        auto& quick = static_cast<nvinfer1::IPluginCreatorV3Quick&>(mutableCreator);
+        return {quick.getPluginName(), quick.getPluginVersion(), quick.getPluginNamespace()};
     }
     auto& v3 = static_cast<IPluginCreatorV3One&>(mutableCreator);
     return {v3.getPluginName(), v3.getPluginVersion(), v3.getPluginNamespace()};
@@ -120,10 +126,15 @@ Expected<CreatorKind> classifyCreator(IPluginCreatorInterface const& creator)
     {
         return CreatorKind::kV3One;
     }
+    if (info.kind != nullptr && std::strcmp(info.kind, kV3QuickCreatorKind) == 0 && info.major == 1)
+    {
+        return CreatorKind::kV3Quick;
+    }
     return Error{ErrorCode::kINVALID_ARGUMENT,
         "the creator reports interface kind " + quoted(info.kind) + " version " + std::to_string(info.major) + "."
-            + std::to_string(info.minor) + "; kiln accepts \"PLUGIN CREATOR_V1\" (IPluginCreator) and "
-            + "\"PLUGIN CREATOR_V3ONE\" version 1 (IPluginCreatorV3One)"};
+            + std::to_string(info.minor) + "; kiln accepts \"PLUGIN CREATOR_V1\" (IPluginCreator), "
+            + "\"PLUGIN CREATOR_V3ONE\" version 1 (IPluginCreatorV3One) and \"PLUGIN CREATOR_V3QUICK\" version 1 "
+            + "(IPluginCreatorV3Quick)"};
 }
 
 Expected<CreatorIdentity> identifyCreator(IPluginCreatorInterface& creator)
@@ -459,7 +470,8 @@ IPluginCreator* PluginRegistry::getPluginCreator(
         }
         log(Severity::kWARNING,
             "IPluginRegistry::getPluginCreator: " + describePlugin(pluginName, pluginVersion, pluginNamespace)
-                + " has a V3 creator (IPluginCreatorV3One); getPluginCreator returns V2 creators only, use getCreator");
+                + " has a V3 creator (IPluginCreatorV3One or IPluginCreatorV3Quick); getPluginCreator returns V2 "
+                  "creators only, use getCreator");
         return nullptr;
     });
 }

@@ -26,6 +26,8 @@ enum class CreatorKind
 {
     kV2,    //!< "PLUGIN CREATOR_V1": IPluginCreator, makes IPluginV2 plugins.
     kV3One, //!< "PLUGIN CREATOR_V3ONE": IPluginCreatorV3One, makes IPluginV3 plugins.
+    //! "PLUGIN CREATOR_V3QUICK": IPluginCreatorV3Quick (kiln/plugin_quick.h), makes Quick IPluginV3 plugins.
+    kV3Quick,
 };
 
 //! The kind of a creator, or an error naming the kind string it reported.

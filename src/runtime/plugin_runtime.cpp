@@ -5,6 +5,7 @@
 #include "plan/model_support.h"
 #include "plugin/plugin_fields.h"
 #include "plugin/plugin_lookup.h"
+#include "plugin/plugin_quick.h"
 #include "plugin/registry_lookup.h"
 
 #include <algorithm>
@@ -120,20 +121,36 @@ Expected<std::unique_ptr<EnginePlugin>> makeEnginePluginV3(
     std::string const described = describeIdentity(params.identity);
     auto found = findPluginCreator(registry, params.identity, where,
         {"PLUGIN CREATOR_V3ONE", "IPluginCreatorV3One", "a V3 plugin",
-            params.plan.language == nvinfer1::APILanguage::kPYTHON});
+            params.plan.language == nvinfer1::APILanguage::kPYTHON, kQuickCreatorKind});
     if (!found)
     {
         return found.error();
     }
-    auto* creator = static_cast<nvinfer1::IPluginCreatorV3One*>(found.value());
     FieldView const fields(params.plan.fields);
-    std::unique_ptr<nvinfer1::IPluginV3> plugin{
-        creator->createPlugin(layerName.c_str(), fields.collection(), nvinfer1::TensorRTPhase::kRUNTIME)};
+    std::unique_ptr<nvinfer1::IPluginV3> plugin;
+    std::string call;
+    if (isQuickKind(found.value()->getInterfaceInfo(), kQuickCreatorKind))
+    {
+        // A Quick creator makes the plugin from its own name and namespace; a plan holds JIT plugins only (an AOT
+        // one is a kernel), so the request is a strict JIT.
+        auto* creator = static_cast<nvinfer1::IPluginCreatorV3Quick*>(found.value());
+        plugin.reset(creator->createPlugin(params.identity.name.c_str(), params.identity.pluginNamespace.c_str(),
+            fields.collection(), nvinfer1::TensorRTPhase::kRUNTIME, nvinfer1::QuickPluginCreationRequest::kSTRICT_JIT));
+        call = "createPlugin(\"" + params.identity.name + "\", \"" + params.identity.pluginNamespace + "\", "
+            + std::to_string(params.plan.fields.size())
+            + " serialized fields, TensorRTPhase::kRUNTIME, QuickPluginCreationRequest::kSTRICT_JIT)";
+    }
+    else
+    {
+        auto* creator = static_cast<nvinfer1::IPluginCreatorV3One*>(found.value());
+        plugin.reset(creator->createPlugin(layerName.c_str(), fields.collection(), nvinfer1::TensorRTPhase::kRUNTIME));
+        call = "createPlugin(\"" + layerName + "\", " + std::to_string(params.plan.fields.size())
+            + " serialized fields, TensorRTPhase::kRUNTIME)";
+    }
     if (plugin == nullptr)
     {
-        return failure(ErrorCode::kINVALID_ARGUMENT,
-            where + ": the creator of " + described + " returned null from createPlugin(\"" + layerName + "\", "
-                + std::to_string(params.plan.fields.size()) + " serialized fields, TensorRTPhase::kRUNTIME)");
+        return failure(
+            ErrorCode::kINVALID_ARGUMENT, where + ": the creator of " + described + " returned null from " + call);
     }
     // The host capability is looked for on each context's clone, the object that runs: an engine whose contexts are
     // never made needs none.
@@ -183,13 +200,15 @@ Expected<nvinfer1::IPluginCreatorInterface*> findPluginCreator(nvinfer1::IPlugin
                 + describeNearMisses(registry, key));
     }
     nvinfer1::InterfaceInfo const info = creator->getInterfaceInfo();
-    if (info.kind == nullptr || std::strcmp(info.kind, wanted.kind) != 0 || info.major != 1)
+    bool const otherKind = wanted.otherKind != nullptr && info.kind != nullptr
+        && std::strcmp(info.kind, wanted.otherKind) == 0 && info.major == 1;
+    if (!otherKind && (info.kind == nullptr || std::strcmp(info.kind, wanted.kind) != 0 || info.major != 1))
     {
         return failure(ErrorCode::kINVALID_ARGUMENT,
             where + ": the creator registered for " + described + " reports interface "
                 + quoted(info.kind != nullptr ? info.kind : "(null)") + " version " + std::to_string(info.major)
                 + "; the plan holds " + wanted.planHolds + ", which needs an " + wanted.className + " (\"" + wanted.kind
-                + "\")");
+                + "\"" + (wanted.otherKind != nullptr ? std::string(" or \"") + wanted.otherKind + "\"" : "") + ")");
     }
     return creator;
 }

@@ -68,10 +68,11 @@ public:
 //! The interface a creator must report for a plugin the plan holds, and how messages name both.
 struct CreatorKind
 {
-    char const* kind;      //!< "PLUGIN CREATOR_V3ONE".
-    char const* className; //!< "IPluginCreatorV3One".
-    std::string planHolds; //!< "a V3 plugin".
-    bool python{};         //!< The plan records the plugin as written in Python (PluginPlanRecord::language).
+    char const* kind;        //!< "PLUGIN CREATOR_V3ONE".
+    char const* className;   //!< "IPluginCreatorV3One".
+    std::string planHolds;   //!< "a V3 plugin".
+    bool python{};           //!< The plan records the plugin as written in Python (PluginPlanRecord::language).
+    char const* otherKind{}; //!< Another kind that does as well ("PLUGIN CREATOR_V3QUICK"), or null.
 };
 
 //! The creator registry holds for identity, reporting interface wanted.kind version 1; otherwise an error after where

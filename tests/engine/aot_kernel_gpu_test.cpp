@@ -6,9 +6,9 @@
 #include "support/aot_plugin.h"
 #include "support/api_test.h"
 #include "support/gpu.h"
+#include "support/nvrtc_ptx.h"
 
 #include <cuda_runtime_api.h>
-#include <nvrtc.h>
 
 #include <gtest/gtest.h>
 
@@ -43,44 +43,6 @@ extern "C" __global__ void scale_rows(float const* x, int n, int cols, float* y)
 }
 )";
 
-//! PTX of kKernelSource for the current device, or an empty string (with a failure recorded).
-std::string compileKernel()
-{
-    cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess)
-    {
-        ADD_FAILURE() << "cudaGetDeviceProperties failed";
-        return {};
-    }
-    nvrtcProgram program{};
-    if (nvrtcCreateProgram(&program, kKernelSource, "scale_rows.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
-    {
-        ADD_FAILURE() << "nvrtcCreateProgram failed";
-        return {};
-    }
-    std::string const arch = "--gpu-architecture=compute_" + std::to_string(prop.major) + std::to_string(prop.minor);
-    char const* options[] = {arch.c_str()};
-    nvrtcResult const compiled = nvrtcCompileProgram(program, 1, options);
-    std::size_t logSize = 0;
-    nvrtcGetProgramLogSize(program, &logSize);
-    std::string log(logSize, '\0');
-    nvrtcGetProgramLog(program, log.data());
-    std::string ptx;
-    if (compiled == NVRTC_SUCCESS)
-    {
-        std::size_t size = 0;
-        nvrtcGetPTXSize(program, &size);
-        ptx.resize(size);
-        nvrtcGetPTX(program, ptx.data());
-    }
-    else
-    {
-        ADD_FAILURE() << "NVRTC: " << nvrtcGetErrorString(compiled) << "\n" << log;
-    }
-    nvrtcDestroyProgram(&program);
-    return ptx;
-}
-
 class AotKernelGpuTest : public ApiTest
 {
 protected:
@@ -97,7 +59,7 @@ protected:
 
 TEST_F(AotKernelGpuTest, TheEngineLaunchesTheKernelAndMatchesTheHost)
 {
-    std::string const ptx = compileKernel();
+    std::string const ptx = compilePtx(kKernelSource, "scale_rows.cu");
     ASSERT_FALSE(ptx.empty());
     constexpr int64_t kCols = 8;
     nvinfer1::ITensor* x = input("x", dims({-1, kCols}));

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The V3 plugin layer. The network keeps its own clone of the application's plugin (made with clone(), deleted
 // through IPluginV3* with the network) and reads the outputs through the clone's build capability, found with
-// getCapabilityInterface(kBUILD) and recognised by its interface kind "PLUGIN_V3ONE_BUILD", never by RTTI. Data
-// inputs come first among the layer's inputs, then the shape inputs (which only getOutputShapes sees).
+// getCapabilityInterface(kBUILD) and recognised by its interface kind "PLUGIN_V3ONE_BUILD", never by RTTI; a Quick
+// plugin's ("PLUGIN_V3QUICK_BUILD" or "PLUGIN_V3QUICKAOT_BUILD") through an adapter the layer keeps
+// (plugin/plugin_quick.h). Data inputs come first among the layer's inputs, then the shape inputs (which only
+// getOutputShapes sees).
 #include "network/checks.h"
 #include "network/network.h"
 #include "network/shape_inference.h"
 #include "network/shape_rules.h"
+#include "plugin/plugin_quick.h"
 
 #include <algorithm>
 #include <optional>
@@ -86,9 +89,15 @@ public:
         }
         mLayer.reporter().guard("ILayer::setInput", 0, [&] {
             std::vector<DataType> inputTypes;
+            std::vector<int32_t> ranks;
             for (int32_t i = 0; i < params.nbInputs; ++i)
             {
                 inputTypes.push_back(inputType(i));
+                ranks.push_back(inputDims(i).nbDims);
+            }
+            if (params.quick != nullptr)
+            {
+                params.quick->setInputRanks(std::move(ranks));
             }
             auto types = readOutputTypes(*params.build, static_cast<int32_t>(params.outputTypes.size()), inputTypes);
             if (!types)
@@ -131,15 +140,31 @@ nvinfer1::IPluginV3Layer* addPluginV3Layer(Network& network, nvinfer1::ITensor* 
     }
 
     nvinfer1::IPluginCapability* core = plugin.getCapabilityInterface(PluginCapabilityType::kCORE);
-    if (core == nullptr || !hasKind(*core, kCoreKind, 1, 1))
+    bool const quickCore = core != nullptr && isQuickKind(core->getInterfaceInfo(), kQuickCoreKind);
+    if (core == nullptr || (!quickCore && !hasKind(*core, kCoreKind, 1, 1)))
     {
         return network.fail(kWhere, "the plugin has no core capability: getCapabilityInterface(kCORE) returned ",
-            core == nullptr ? "null" : "an interface that does not report \"PLUGIN_V3ONE_CORE\" version 1");
+            core == nullptr ? "null"
+                            : "an interface that reports neither \"PLUGIN_V3ONE_CORE\" nor \"PLUGIN_V3QUICK_CORE\" "
+                              "version 1");
     }
-    auto* identityOf = static_cast<nvinfer1::IPluginV3OneCore*>(core);
-    char const* name = identityOf->getPluginName();
-    char const* version = identityOf->getPluginVersion();
-    char const* pluginNamespace = identityOf->getPluginNamespace();
+    char const* name = nullptr;
+    char const* version = nullptr;
+    char const* pluginNamespace = nullptr;
+    if (quickCore)
+    {
+        auto const* identityOf = static_cast<nvinfer1::IPluginV3QuickCore const*>(core);
+        name = identityOf->getPluginName();
+        version = identityOf->getPluginVersion();
+        pluginNamespace = identityOf->getPluginNamespace();
+    }
+    else
+    {
+        auto const* identityOf = static_cast<nvinfer1::IPluginV3OneCore const*>(core);
+        name = identityOf->getPluginName();
+        version = identityOf->getPluginVersion();
+        pluginNamespace = identityOf->getPluginNamespace();
+    }
     PluginIdentity identity{name != nullptr ? name : "", version != nullptr ? version : "",
         pluginNamespace != nullptr ? pluginNamespace : ""};
     std::string const described = describePlugin(name, version, pluginNamespace);
@@ -155,13 +180,31 @@ nvinfer1::IPluginV3Layer* addPluginV3Layer(Network& network, nvinfer1::ITensor* 
         return network.fail(
             kWhere, described, ": the plugin has no build capability: getCapabilityInterface(kBUILD) returned null");
     }
-    if (!hasKind(*build, kBuildKind, 1, 2))
+    nvinfer1::InterfaceInfo const buildInfo = build->getInterfaceInfo();
+    std::shared_ptr<QuickAdapters> quick;
+    IPluginV3OneBuild* buildCapability = nullptr;
+    if (isQuickKind(buildInfo, kQuickBuildKind) || isQuickKind(buildInfo, kQuickAotBuildKind))
     {
-        nvinfer1::InterfaceInfo const info = build->getInterfaceInfo();
-        return network.fail(kWhere, described, ": the build capability reports interface ", quotedText(info.kind),
-            " version ", info.major, "; kiln accepts \"PLUGIN_V3ONE_BUILD\" versions 1 and 2");
+        quick = std::make_shared<QuickAdapters>(*clone, "INetworkDefinition::addPluginV3: " + described);
+        buildCapability = quick->build(*static_cast<nvinfer1::IPluginV3QuickBuild*>(build));
+        std::vector<int32_t> ranks;
+        for (Tensor const* tensor : *data)
+        {
+            ranks.push_back(tensor->dims().nbDims);
+        }
+        quick->setInputRanks(std::move(ranks));
     }
-    auto* buildCapability = static_cast<IPluginV3OneBuild*>(build);
+    else if (hasKind(*build, kBuildKind, 1, 2))
+    {
+        buildCapability = static_cast<IPluginV3OneBuild*>(build);
+    }
+    else
+    {
+        return network.fail(kWhere, described, ": the build capability reports interface ", quotedText(buildInfo.kind),
+            " version ", buildInfo.major,
+            "; kiln accepts \"PLUGIN_V3ONE_BUILD\" versions 1 and 2, \"PLUGIN_V3QUICK_BUILD\" and "
+            "\"PLUGIN_V3QUICKAOT_BUILD\"");
+    }
     int32_t const nbOutputs = buildCapability->getNbOutputs();
     if (nbOutputs < 1)
     {
@@ -182,6 +225,7 @@ nvinfer1::IPluginV3Layer* addPluginV3Layer(Network& network, nvinfer1::ITensor* 
     PluginV3Params params;
     params.plugin = std::move(clone);
     params.build = buildCapability;
+    params.quick = std::move(quick);
     params.identity = std::move(identity);
     params.nbInputs = nbInputs;
     params.nbShapeInputs = nbShapeInputs;

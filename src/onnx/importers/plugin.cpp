@@ -31,6 +31,7 @@ enum class CreatorKind
 {
     kV1,
     kV3One,
+    kV3Quick, //!< IPluginCreatorV3Quick (tensorrt.plugin): created from the op type and namespace, with a request.
 };
 
 //! The creator's kind from its interface info; other kinds fail naming the plugin.
@@ -47,10 +48,31 @@ CreatorKind creatorKind(IPluginCreatorInterface const& creator, PluginMatch cons
     {
         return CreatorKind::kV3One;
     }
+    if (std::strcmp(kind, "PLUGIN CREATOR_V3QUICK") == 0)
+    {
+        return CreatorKind::kV3Quick;
+    }
     fail(ErrorCode::kUNSUPPORTED_NODE, "the creator of plugin \"", match.name, "\" version \"", match.version,
         "\" namespace \"", match.pluginNamespace, "\" has interface kind \"", kind,
-        "\"; kiln imports PLUGIN CREATOR_V1 and PLUGIN CREATOR_V3ONE creators");
+        "\"; kiln imports PLUGIN CREATOR_V1, PLUGIN CREATOR_V3ONE and PLUGIN CREATOR_V3QUICK creators");
     unreachableAfterFail();
+}
+
+//! What a Quick creator is asked for: the node's int attribute aot (non-zero kSTRICT_AOT, zero kSTRICT_JIT), else the
+//! network's PREFER_*_PYTHON_PLUGINS flag (both set fails the node), else kUNKNOWN.
+nvinfer1::QuickPluginCreationRequest quickRequest(ImportContext& ctx, Node const& node)
+{
+    using Request = nvinfer1::QuickPluginCreationRequest;
+    if (node.attrs.has("aot"))
+    {
+        return node.attrs.get<int64_t>("aot", 0) != 0 ? Request::kSTRICT_AOT : Request::kSTRICT_JIT;
+    }
+    bool const preferAot = ctx.network().getFlag(nvinfer1::NetworkDefinitionCreationFlag::kPREFER_AOT_PYTHON_PLUGINS);
+    bool const preferJit = ctx.network().getFlag(nvinfer1::NetworkDefinitionCreationFlag::kPREFER_JIT_PYTHON_PLUGINS);
+    require(!(preferAot && preferJit), ErrorCode::kUNSUPPORTED_GRAPH, "node ", node.name(),
+        ": the network has both kPREFER_AOT_PYTHON_PLUGINS and kPREFER_JIT_PYTHON_PLUGINS; a Quick plugin's creator "
+        "needs one preference");
+    return preferAot ? Request::kPREFER_AOT : preferJit ? Request::kPREFER_JIT : Request::kUNKNOWN;
 }
 
 //! The registered creator with exactly this name, version and namespace (the registry and its parents), or nullptr.
@@ -436,7 +458,8 @@ std::vector<Value> importPluginNode(ImportContext& ctx, Node& node)
     // Fields: only those the creator declares, in its order, from the attributes of the same names.
     PluginFieldCollection const* declared = kind == CreatorKind::kV1
         ? static_cast<IPluginCreator*>(match.creator)->getFieldNames()
-        : static_cast<IPluginCreatorV3One*>(match.creator)->getFieldNames();
+        : kind == CreatorKind::kV3Quick ? static_cast<nvinfer1::IPluginCreatorV3Quick*>(match.creator)->getFieldNames()
+                                        : static_cast<IPluginCreatorV3One*>(match.creator)->getFieldNames();
     std::vector<PluginField> fields;
     std::vector<std::vector<std::byte>> storage;
     std::vector<std::string> fieldNames; // in the creator's order
@@ -467,7 +490,9 @@ std::vector<Value> importPluginNode(ImportContext& ctx, Node& node)
     }
     for (auto const& [name, attribute] : node.attrs.all())
     {
-        if (std::find(fieldNames.begin(), fieldNames.end(), name) == fieldNames.end() && !isLookupAttribute(name))
+        bool const request = kind == CreatorKind::kV3Quick && name == "aot"; // JIT or AOT, read below
+        if (std::find(fieldNames.begin(), fieldNames.end(), name) == fieldNames.end() && !isLookupAttribute(name)
+            && !request)
         {
             std::string declaredList;
             for (std::string const& fieldName : fieldNames)
@@ -510,9 +535,12 @@ std::vector<Value> importPluginNode(ImportContext& ctx, Node& node)
     }
     else
     {
-        auto* creator = static_cast<IPluginCreatorV3One*>(match.creator);
-        nvinfer1::IPluginV3* plugin
-            = creator->createPlugin(layerName.c_str(), &collection, nvinfer1::TensorRTPhase::kBUILD);
+        nvinfer1::IPluginV3* plugin = kind == CreatorKind::kV3Quick
+            ? static_cast<nvinfer1::IPluginCreatorV3Quick*>(match.creator)
+                  ->createPlugin(match.name.c_str(), match.pluginNamespace.c_str(), &collection,
+                      nvinfer1::TensorRTPhase::kBUILD, quickRequest(ctx, node))
+            : static_cast<IPluginCreatorV3One*>(match.creator)
+                  ->createPlugin(layerName.c_str(), &collection, nvinfer1::TensorRTPhase::kBUILD);
         require(plugin != nullptr, ErrorCode::kUNSUPPORTED_NODE,
             "Could not create the plugin: the creator of plugin \"", match.name, "\" version \"", match.version,
             "\" namespace \"", match.pluginNamespace, "\" returned nullptr from createPlugin");
