@@ -43,20 +43,15 @@ def host_array(tensor):
     return np.frombuffer(buffer, dtype=dtype).reshape(tuple(tensor.shape))
 
 
-@trtp.register("kiln_qdp::add_k")
-def add_k_desc(x: trtp.TensorDesc, k: float) -> trtp.TensorDesc:
-    return x.like()
+# TensorRT 10.16's package rebuilds a float attribute with float(f.data), and PluginField.data is a 1-D array (in
+# TensorRT's bindings as in kiln's), which NumPy 2 refuses to convert ("only 0-dimensional arrays can be converted to
+# Python scalars"); an npt.NDArray annotation fails in its own register() (issubclass() of a generic alias) with the
+# NumPy and Python of the GPU machine. Both are the package's own limitations, seen with TensorRT itself. So with
+# NumPy 2 (or KILN_TRT_CHECK_NO_ATTRIBUTES=1) the plugin takes no attribute and adds 2 itself.
+SCALAR_ATTRIBUTES = int(np.__version__.split(".")[0]) < 2 and os.environ.get("KILN_TRT_CHECK_NO_ATTRIBUTES") != "1"
 
 
-@trtp.autotune("kiln_qdp::add_k")
-def add_k_tune(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc]) -> List[trtp.AutoTuneCombination]:
-    # The shape expressions the package kept from get_output_shapes() are alive (the build's own).
-    assert x.shape_expr[1].constant_value() == 8 and not x.shape_expr[0].is_constant
-    return [trtp.AutoTuneCombination("FP32|FP16, FP32|FP16", "LINEAR", [1, 2])]
-
-
-@trtp.impl("kiln_qdp::add_k")
-def add_k_impl(x: trtp.Tensor, k: float, outputs: Tuple[trtp.Tensor], stream: int, tactic: int) -> None:
+def add(x, k, outputs, stream):
     if host:
         out = host_array(outputs[0])
         out[...] = host_array(x) + out.dtype.type(k)
@@ -65,6 +60,31 @@ def add_k_impl(x: trtp.Tensor, k: float, outputs: Tuple[trtp.Tensor], stream: in
 
         with torch.cuda.stream(torch.cuda.ExternalStream(stream)):
             torch.add(torch.as_tensor(x, device="cuda"), k, out=torch.as_tensor(outputs[0], device="cuda"))
+
+
+if SCALAR_ATTRIBUTES:
+    @trtp.register("kiln_qdp::add_k")
+    def add_k_desc(x: trtp.TensorDesc, k: float) -> trtp.TensorDesc:
+        return x.like()
+
+    @trtp.impl("kiln_qdp::add_k")
+    def add_k_impl(x: trtp.Tensor, k: float, outputs: Tuple[trtp.Tensor], stream: int, tactic: int) -> None:
+        add(x, k, outputs, stream)
+else:
+    @trtp.register("kiln_qdp::add_k")
+    def add_k_desc(x: trtp.TensorDesc) -> trtp.TensorDesc:
+        return x.like()
+
+    @trtp.impl("kiln_qdp::add_k")
+    def add_k_impl(x: trtp.Tensor, outputs: Tuple[trtp.Tensor], stream: int, tactic: int) -> None:
+        add(x, 2.0, outputs, stream)
+
+
+@trtp.autotune("kiln_qdp::add_k")
+def add_k_tune(x: trtp.TensorDesc, outputs: Tuple[trtp.TensorDesc]) -> List[trtp.AutoTuneCombination]:
+    # The shape expressions the package kept from get_output_shapes() are alive (the build's own).
+    assert x.shape_expr[1].constant_value() == 8 and not x.shape_expr[0].is_constant
+    return [trtp.AutoTuneCombination("FP32|FP16, FP32|FP16", "LINEAR", [1, 2])]
 
 
 if host:
@@ -80,7 +100,8 @@ if host:
 def network_for(builder, dtype):
     network = builder.create_network(1 << int(trt.NetworkDefinitionCreationFlag.STRONGLY_TYPED))
     x = network.add_input("x", dtype, (-1, 8))
-    layer = network.add_plugin(trtp.op.kiln_qdp.add_k(x, k=2.0))
+    plugin = trtp.op.kiln_qdp.add_k(x, k=2.0) if SCALAR_ATTRIBUTES else trtp.op.kiln_qdp.add_k(x)
+    layer = network.add_plugin(plugin)
     assert layer is not None
     layer.get_output(0).name = "y"
     network.mark_output(layer.get_output(0))
