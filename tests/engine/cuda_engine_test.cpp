@@ -240,6 +240,13 @@ protected:
             }
             inputs.push_back(std::move(values));
         }
+        expectSameOnBothBackends(shapes, inputs, tolerance);
+    }
+
+    //! The network built for both backends and run on the given inputs (each as many 4-byte elements as its shape:
+    //! floats, or the bits of kINT32 values), the GPU's outputs within tolerance of the host's.
+    void expectSameOnBothBackends(std::vector<Dims> const& shapes, std::vector<Values> const& inputs, float tolerance)
+    {
         std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
         if (mReducedFlag)
         {
@@ -1713,37 +1720,9 @@ TEST_P(CudaFusedKernels, EmbeddingsMatchTheUnfusedHost)
         v = uniform(mRng);
     }
     inputs.push_back(std::move(extra));
-    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
-    if (mReducedFlag)
-    {
-        config->setFlag(*mReducedFlag);
-    }
-    auto const hostPlan = build("host", config.get());
-    auto const cudaPlan = build("cuda", config.get());
-    ASSERT_FALSE(hostPlan.empty());
-    ASSERT_FALSE(cudaPlan.empty());
-    ICudaEngine* hostEngine = load(hostPlan);
-    ICudaEngine* cudaEngine = load(cudaPlan);
-    ASSERT_NE(hostEngine, nullptr);
-    ASSERT_NE(cudaEngine, nullptr);
-    auto const expected = runHost(*hostEngine, shapes, inputs);
-    auto const actual = runDevice(*cudaEngine, shapes, inputs);
-    ASSERT_EQ(actual.size(), expected.size());
-    for (std::size_t o = 0; o < expected.size(); ++o)
-    {
-        ASSERT_EQ(actual[o].size(), expected[o].size()) << "output " << o;
-        int failures = 0;
-        for (std::size_t i = 0; i < expected[o].size() && failures < 10; ++i)
-        {
-            if (!(std::fabs(actual[o][i] - expected[o][i]) <= tolerance() * (1.F + std::fabs(expected[o][i]))))
-            {
-                ADD_FAILURE() << "output " << o << " element " << i << ": GPU " << actual[o][i] << ", host "
-                              << expected[o][i];
-                ++failures;
-            }
-        }
-    }
-    std::string const layers = engineLayers(*cudaEngine);
+    expectSameOnBothBackends(shapes, inputs, tolerance());
+    ASSERT_EQ(mEngines.size(), 2U);
+    std::string const layers = engineLayers(*mEngines[1]);
     EXPECT_EQ(occurrences(layers, "LayerType: Embedding"), 2) << layers;
     EXPECT_EQ(occurrences(layers, "LayerType: Select"), 0) << "the wrap is fused\n" << layers;
 }
