@@ -796,27 +796,8 @@ void bindCreatorV2(py::module_& m)
         std::unique_ptr<IPluginCreator, TrampolineDelete<Creator>>>
         creator(m, "IPluginCreator", py::module_local());
     creator.def(py::init<>());
-    auto const textProperty = [&](char const* name, AsciiChar const* (IPluginCreator::*getter)() const noexcept,
-                                  std::optional<std::string> Creator::*member) {
-        creator.def_property(
-            name,
-            [getter, member, name](IPluginCreator const& self) -> py::str {
-                if (auto const* python = dynamic_cast<Creator const*>(&self))
-                {
-                    if (!(python->*member))
-                    {
-                        throw py::attribute_error(std::string(name) + " not initialized");
-                    }
-                    return textToStr((python->*member)->c_str());
-                }
-                return textToStr((self.*getter)());
-            },
-            [member, name](IPluginCreator& self, std::string const& value) {
-                pythonPart<Creator>(self, name, "creators").*member = value;
-            });
-    };
-    textProperty("name", &IPluginCreator::getPluginName, &Creator::name);
-    textProperty("plugin_version", &IPluginCreator::getPluginVersion, &Creator::version);
+    textProperty(creator, "name", &IPluginCreator::getPluginName, &Creator::name, "creators");
+    textProperty(creator, "plugin_version", &IPluginCreator::getPluginVersion, &Creator::version, "creators");
     creator
         .def_property(
             "plugin_namespace",

@@ -300,10 +300,10 @@ template <typename T>
 using Owned = std::unique_ptr<T, VirtualDelete>;
 
 //! Adds the str attribute name to cls: kept in Trampoline::*member for Python objects (AttributeError when read
-//! unset), read through getter and read-only for C++ objects.
+//! unset), read through getter and read-only for C++ objects (the error calls them C++ `what`).
 template <typename Class, typename Interface, typename Trampoline>
 void textProperty(Class& cls, char const* name, char const* (Interface::*getter)() const noexcept,
-    std::optional<std::string> Trampoline::*member)
+    std::optional<std::string> Trampoline::*member, char const* what = "plugins")
 {
     cls.def_property(
         name,
@@ -318,12 +318,12 @@ void textProperty(Class& cls, char const* name, char const* (Interface::*getter)
             }
             return textToStr((self.*getter)());
         },
-        [member, name](Interface& self, std::string const& value) {
+        [member, name, what](Interface& self, std::string const& value) {
             auto* const python = dynamic_cast<Trampoline*>(&self);
             if (python == nullptr)
             {
                 throw py::attribute_error(
-                    std::string("Can't set attribute: ") + name + " is read-only for C++ plugins");
+                    std::string("Can't set attribute: ") + name + " is read-only for C++ " + what);
             }
             python->*member = value;
         });
