@@ -1929,6 +1929,53 @@ TEST_P(CudaFusedKernels, MaskedAttentionAsTransformersExportsItMatchesTheUnfused
     EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 4) << layers;
 }
 
+TEST_P(CudaFusedKernels, AttentionOfManyBlocksMatchesTheUnfusedHost)
+{
+    // Grids of at least kWideAttentionBlocks blocks of 64 queries (96 batches, 2 heads of 64, 130 queries: 576), where
+    // the 16-bit kernel takes 64 queries per block without splitting the keys (fused.cu, attentionMma<..., false>):
+    // partial tiles of queries and keys, a mask [B, 1, Sq, Skv] with a fully masked row and the NaN guard (the block's
+    // 64 rows staged), and a mask [B, 1, 1, Skv] of rows of 136 keys (copied with cp.async).
+    using nvinfer1::ElementWiseOperation;
+    struct Case
+    {
+        int64_t keys;
+        bool rowMask;
+    };
+    std::vector<Dims> shapes;
+    int32_t index = 0;
+    for (Case const c : {Case{130, true}, Case{136, false}})
+    {
+        std::string const suffix = std::to_string(index++);
+        Dims const queries{3, {96, 130, 128}};
+        Dims const keys{3, {96, c.keys, 128}};
+        Dims const maskShape{4, {96, 1, c.rowMask ? 130 : 1, c.keys}};
+        ITensor* q = typed(mNetwork->addInput(("q" + suffix).c_str(), DataType::kFLOAT, queries));
+        ITensor* k = typed(mNetwork->addInput(("k" + suffix).c_str(), DataType::kFLOAT, keys));
+        ITensor* v = typed(mNetwork->addInput(("v" + suffix).c_str(), DataType::kFLOAT, keys));
+        ITensor* m = mNetwork->addInput(("m" + suffix).c_str(), DataType::kFLOAT, maskShape);
+        shapes.insert(shapes.end(), {queries, keys, keys, maskShape});
+        auto const scalar = [&](float value) {
+            return mNetwork->addConstant(Dims{4, {1, 1, 1, 1}}, mScalars(value, DataType::kFLOAT))->getOutput(0);
+        };
+        float const infinity = std::numeric_limits<float>::infinity();
+        auto* kept = mNetwork->addElementWise(*m, *scalar(-0.5F), ElementWiseOperation::kGREATER)->getOutput(0);
+        ITensor* mask = mNetwork->addSelect(*kept, *scalar(0.F), *scalar(-infinity))->getOutput(0);
+        if (c.rowMask)
+        {
+            std::vector<float> rows(130, 0.F);
+            rows[5] = -infinity;
+            auto* masked = mNetwork->addConstant(Dims{4, {1, 1, 130, 1}}, mScalars(rows, DataType::kFLOAT));
+            mask = mNetwork->addElementWise(*mask, *masked->getOutput(0), ElementWiseOperation::kSUM)->getOutput(0);
+        }
+        output(test::exportedAttention(*mNetwork, *q, *k, *v, 2, typed(mask), c.rowMask, mScalars),
+            ("o" + suffix).c_str());
+    }
+    expectSameOnBothBackends(shapes, tolerance());
+    ASSERT_EQ(mEngines.size(), 2U);
+    std::string const layers = engineLayers(*mEngines[1]);
+    EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 2) << layers;
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, CudaFusedKernels, ::testing::Values(DataType::kFLOAT, DataType::kHALF, DataType::kBF16),
     [](::testing::TestParamInfo<DataType> const& param) {
         switch (param.param)

@@ -12,7 +12,9 @@
 // memory; each warp keeps the running maximum and sum of its 16 rows (online softmax) and its output accumulators.
 // kHALF and kBF16 multiply on tensor cores: mma.sync m16n8k16 with the scores, probabilities and output in registers
 // (attentionMma: four warps, two per 16 queries splitting the keys, merged at the end, with the keys and values copied
-// 128 at a time by cp.async and read by ldmatrix), or WMMA 16x16x16 through shared memory where the tensors are not
+// 128 at a time by cp.async and read by ldmatrix; where the grid has kWideAttentionBlocks blocks of 64 queries or
+// more, 64 queries per block, each warp 16 of them over every key, so that each block's keys and values serve twice
+// the queries), or WMMA 16x16x16 through shared memory where the tensors are not
 // 16-byte aligned (attentionWmma: two warps, 64 keys at a time); float accumulators in both. kFLOAT runs on the CUDA
 // cores in float (no TF32: the unfused matrix multiplies do not use it either). An additive mask (MaskView: any of [B,
 // H, Sq, Skv]'s axes broadcast by a stride of 0) is read from global memory: attentionMma stages each key tile's
@@ -32,6 +34,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -1122,6 +1125,16 @@ __device__ __forceinline__ void mma16816(float (&c)[4], uint32_t const (&a)[4], 
 // first 64 keys of every 128, the second the other 64, and the pair merges its two partial softmaxes at the end. Short
 // sequences (a batch of 1) get twice the warps on the same work, each with half the keys.
 constexpr int32_t kMmaThreads = 128;
+
+//! The queries an attentionMma block takes: 32 in two pairs of warps that split the keys, or 64 without the split.
+constexpr int32_t mmaQueries(bool split)
+{
+    return split ? kQueriesPerBlock : 4 * kRowsPerWarp;
+}
+
+//! The blocks of 64 queries a grid needs for attentionMma to take 64 queries per block: about four waves of the
+//! largest GPUs' 132 multiprocessors at three blocks each, so that the split's extra parallelism is not missed.
+constexpr int64_t kWideAttentionBlocks = 512;
 constexpr int32_t kMmaKeys = 2 * kKeysPerTile; //!< Keys a block copies to shared memory at a time.
 constexpr float kLog2e = 1.4426950408889634F;
 
@@ -1140,11 +1153,11 @@ __host__ __device__ constexpr int32_t maskElementBytes(DataType type)
 //! contiguous and every row 16-byte aligned: MaskView::async) as cp.async copies of 16 bytes that join the caller's
 //! next commit group (the keys', so they cost no wait of their own); otherwise through registers, each thread one key
 //! and eight rows of loads in flight at a time.
-template <typename M, bool kSameRows, bool kAsync>
+template <typename M, bool kSameRows, bool kAsync, int32_t kQueries>
 __device__ __forceinline__ void stageMaskOf(
     M* tile, MaskView const& mask, int64_t head, int64_t firstRow, int64_t rows, int64_t firstKey, int64_t keys)
 {
-    constexpr int32_t kRows = kSameRows ? 1 : kQueriesPerBlock;
+    constexpr int32_t kRows = kSameRows ? 1 : kQueries;
     M const* data = static_cast<M const*>(mask.data) + head;
     if constexpr (kAsync)
     {
@@ -1198,9 +1211,9 @@ __device__ __forceinline__ void stageMaskOf(
     }
 }
 
-//! stageMaskOf for the mask's layout. kAsync: only masks whose rows copy asynchronously (the others do nothing); else
-//! only the others.
-template <bool kAsync, typename M>
+//! stageMaskOf for the mask's layout and kQueries rows of queries. kAsync: only masks whose rows copy asynchronously
+//! (the others do nothing); else only the others.
+template <bool kAsync, int32_t kQueries, typename M>
 __device__ __forceinline__ void stageMask(
     M* tile, MaskView const& mask, int64_t head, int64_t firstRow, int64_t rows, int64_t firstKey, int64_t keys)
 {
@@ -1210,11 +1223,11 @@ __device__ __forceinline__ void stageMask(
     }
     if (mask.rowStride == 0)
     {
-        stageMaskOf<M, true, kAsync>(tile, mask, head, firstRow, rows, firstKey, keys);
+        stageMaskOf<M, true, kAsync, kQueries>(tile, mask, head, firstRow, rows, firstKey, keys);
     }
     else
     {
-        stageMaskOf<M, false, kAsync>(tile, mask, head, firstRow, rows, firstKey, keys);
+        stageMaskOf<M, false, kAsync, kQueries>(tile, mask, head, firstRow, rows, firstKey, keys);
     }
 }
 
@@ -1256,30 +1269,33 @@ __device__ __forceinline__ void readMask(
 //! keys and values 128 at a time are copied to shared memory with cp.async, [32 or 128][D + 8] each (rows 16-byte
 //! aligned, ldmatrix reads conflict-free), and read as fragments with ldmatrix (transposed for the values). M: the
 //! mask's element type (S or float; each key tile's values are staged in shared memory, stageMask), or void where
-//! there is none (mask ignored).
-template <typename S, int32_t kD, typename M>
+//! there is none (mask ignored). kSplit: the block's 32 queries in two pairs of warps that split the keys (above);
+//! otherwise 64 queries, each warp 16 of them over all the keys, no merge (wideQueries(): the block's keys and values
+//! are copied once for twice the queries, where the grid has blocks enough to fill the GPU).
+template <typename S, int32_t kD, typename M, bool kSplit = true>
 __global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
     attentionMma(S const* __restrict__ q, S const* __restrict__ k, S const* __restrict__ v, S* __restrict__ out,
         HeadView qView, HeadView kvView, float scale, MaskView mask, bool zeroMaskedRows)
 {
     constexpr int32_t kLd = kD + 8;
-    constexpr int32_t kTiles = kKeysPerTile / 8; // 8-key tiles of scores.
+    constexpr int32_t kQueries = mmaQueries(kSplit);
+    constexpr int32_t kTiles = kKeysPerTile / 8; // 8-key tiles of scores: a warp takes 64 keys at a time.
     extern __shared__ __align__(16) unsigned char shared[];
     S* sK = reinterpret_cast<S*>(shared);
     S* sV = sK + kMmaKeys * kLd;
     S* sQ = sV + kMmaKeys * kLd;
     constexpr bool kMasked = !std::is_void_v<M>;
     using MaskType = std::conditional_t<kMasked, M, float>;
-    auto* sMask = reinterpret_cast<MaskType*>(sQ + kQueriesPerBlock * kLd); // [32 or 1][kMaskLd].
+    auto* sMask = reinterpret_cast<MaskType*>(sQ + kQueries * kLd); // [kQueries or 1][kMaskLd].
     int32_t const warp = static_cast<int32_t>(threadIdx.x / kWarp);
     int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
-    int32_t const pair = warp % 2;    // Which 16 queries of the block.
-    int32_t const keyHalf = warp / 2; // Which 64 keys of every 128.
+    int32_t const pair = kSplit ? warp % 2 : warp; // Which 16 queries of the block.
+    int32_t const keyHalf = kSplit ? warp / 2 : 0; // Which 64 keys of every 128 (all of them without a split).
     int32_t const g = lane / 4;
     int32_t const t = lane % 4;
     int64_t const batch = blockIdx.z;
     int32_t const head = static_cast<int32_t>(blockIdx.y);
-    int64_t const firstQuery = static_cast<int64_t>(blockIdx.x) * kQueriesPerBlock + pair * kRowsPerWarp;
+    int64_t const firstQuery = static_cast<int64_t>(blockIdx.x) * kQueries + pair * kRowsPerWarp;
     S const* qHead = q + (batch * qView.rows) * qView.rowStride + head * kD;
     S const* kHead = k + (batch * kvView.rows) * kvView.rowStride + head * kD;
     S const* vHead = v + (batch * kvView.rows) * kvView.rowStride + head * kD;
@@ -1299,90 +1315,77 @@ __global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
         = [&](int64_t first) { return static_cast<int32_t>(min(static_cast<int64_t>(kMmaKeys), kvView.rows - first)); };
     // The block's queries travel with the first keys; each warp then takes its A fragments of q with ldmatrix:
     // matrices rows 0..7, then 8..15 (l / 8 % 2), columns kk * 16 + 0..7, then + 8..15 (l / 16).
-    int64_t const blockQuery = static_cast<int64_t>(blockIdx.x) * kQueriesPerBlock;
-    copyTileAsync<kD, kQueriesPerBlock, kMmaThreads>(sQ, kLd, qHead, qView.rowStride, blockQuery,
-        static_cast<int32_t>(min(static_cast<int64_t>(kQueriesPerBlock), qView.rows - blockQuery)));
+    int64_t const blockQuery = static_cast<int64_t>(blockIdx.x) * kQueries;
+    copyTileAsync<kD, kQueries, kMmaThreads>(sQ, kLd, qHead, qView.rowStride, blockQuery,
+        static_cast<int32_t>(min(static_cast<int64_t>(kQueries), qView.rows - blockQuery)));
     copyTileAsync<kD, kMmaKeys, kMmaThreads>(sK, kLd, kHead, kvView.rowStride, 0, blockKeys(0));
     if constexpr (kMasked)
     {
-        stageMask<true>(sMask, mask, maskHead, blockQuery, qView.rows, 0, kvView.rows);
+        stageMask<true, kQueries>(sMask, mask, maskHead, blockQuery, qView.rows, 0, kvView.rows);
     }
     commitCopies();
     copyTileAsync<kD, kMmaKeys, kMmaThreads>(sV, kLd, vHead, kvView.rowStride, 0, blockKeys(0));
     commitCopies();
     uint32_t qf[kD / 16][4]; // Loaded once the first copies have landed.
-    S const* myK = sK + keyHalf * kKeysPerTile * kLd;
-    S const* myV = sV + keyHalf * kKeysPerTile * kLd;
-    for (int64_t firstKey = 0; firstKey < kvView.rows; firstKey += kMmaKeys)
-    {
-        int64_t const myFirst = firstKey + keyHalf * kKeysPerTile;
-        // This warp's keys of the 128 (none where fewer than 65 are left: its scores are all -inf, changing nothing).
-        auto const keys = static_cast<int32_t>(
-            max(static_cast<int64_t>(0), min(static_cast<int64_t>(kKeysPerTile), kvView.rows - myFirst)));
-        int64_t const nextKey = firstKey + kMmaKeys;
-        // The mask's values of these keys in shared memory (copied with the keys, or here while the keys copy where
-        // its rows do not copy 16 bytes at a time), then the scores: (scale * q k^T + mask) * log2 e, -inf past the
-        // keys. Each row's maximum folds over its four lanes.
-        if constexpr (kMasked)
-        {
-            stageMask<false>(sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
-        }
-        if (kMasked && firstKey > 0 && mask.async)
-        {
-            // The first keys' mask values came with them; later ones are copied here, where the scores are not
-            // live (copying them with the keys costs 70 more registers), and waited for with the values.
-            stageMask<true>(sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
-            commitCopies();
-            waitCopies<0>();
-        }
-        waitCopies<1>(); // These keys (the values may still be in flight), and the queries the first time.
-        __syncthreads(); // Each warp reads the rows the others copied.
-        float s[kTiles][4] = {};
-        if constexpr (kMasked)
-        {
-            readMask(s, sMask, pair * kRowsPerWarp + g, mask.rowStride == 0, keyHalf * kKeysPerTile + 2 * t);
-        }
-        if (firstKey == 0)
-        {
+    auto const loadQueries = [&] {
 #pragma unroll
-            for (int32_t kk = 0; kk < kD / 16; ++kk)
-            {
-                loadMatrices<false>(qf[kk],
-                    sQ + (pair * kRowsPerWarp + (matrix % 2) * 8 + matrixRow) * kLd + kk * 16 + (matrix / 2) * 8);
-            }
-        }
-        float tileMax[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-        for (int32_t n = 0; n < kTiles; n += 2)
+        for (int32_t kk = 0; kk < kD / 16; ++kk)
         {
-            float c[2][4] = {};
-#pragma unroll
-            for (int32_t kk = 0; kk < kD / 16; ++kk)
-            {
-                // Matrices: keys of tile n, then n + 1 (l / 16), columns kk * 16 + 0..7, then + 8..15 (l / 8 % 2).
-                uint32_t b[4];
-                loadMatrices<false>(b, myK + ((n + matrix / 2) * 8 + matrixRow) * kLd + kk * 16 + (matrix % 2) * 8);
-                mma16816<S>(c[0], qf[kk], b[0], b[1]);
-                mma16816<S>(c[1], qf[kk], b[2], b[3]);
-            }
-#pragma unroll
-            for (int32_t h = 0; h < 2; ++h)
-            {
-#pragma unroll
-                for (int32_t e = 0; e < 4; ++e)
-                {
-                    int32_t const column = (n + h) * 8 + 2 * t + (e % 2);
-                    s[n + h][e] = column < keys ? fmaf(c[h][e], scaleLog2, s[n + h][e]) : -INFINITY;
-                    tileMax[e / 2] = fmaxf(tileMax[e / 2], s[n + h][e]);
-                }
-            }
+            loadMatrices<false>(
+                qf[kk], sQ + (pair * kRowsPerWarp + (matrix % 2) * 8 + matrixRow) * kLd + kk * 16 + (matrix / 2) * 8);
         }
-        __syncthreads(); // Every warp is done with the keys: the next ones may replace them.
-        if (nextKey < kvView.rows)
-        {
-            copyTileAsync<kD, kMmaKeys, kMmaThreads>(sK, kLd, kHead, kvView.rowStride, nextKey, blockKeys(nextKey));
-        }
-        commitCopies(); // Empty after the last keys: the group count stays the same on every path.
+    };
+    // The scores of this warp's rows and kKeysPerTile keys at keysTile (keys of them real, the rest -inf): (scale *
+    // q k^T + mask) * log2 e, the mask's values from column maskColumn of the staged tile; tileMax gets each row's
+    // maximum over them (within the lane's keys: the caller folds the four lanes of a row).
+    auto const scoresOf
+        = [&](float(&s)[kTiles][4], float(&tileMax)[2], S const* keysTile, int32_t keys, int32_t maskColumn) {
+#pragma unroll
+              for (int32_t n = 0; n < kTiles; ++n)
+              {
+#pragma unroll
+                  for (int32_t e = 0; e < 4; ++e)
+                  {
+                      s[n][e] = 0.F;
+                  }
+              }
+              if constexpr (kMasked)
+              {
+                  readMask(s, sMask, pair * kRowsPerWarp + g, mask.rowStride == 0, maskColumn);
+              }
+              tileMax[0] = -INFINITY;
+              tileMax[1] = -INFINITY;
+#pragma unroll
+              for (int32_t n = 0; n < kTiles; n += 2)
+              {
+                  float c[2][4] = {};
+#pragma unroll
+                  for (int32_t kk = 0; kk < kD / 16; ++kk)
+                  {
+                      // Matrices: keys of tile n, then n + 1 (l / 16), columns kk * 16 + 0..7, then + 8..15 (l / 8 %
+                      // 2).
+                      uint32_t b[4];
+                      loadMatrices<false>(
+                          b, keysTile + ((n + matrix / 2) * 8 + matrixRow) * kLd + kk * 16 + (matrix % 2) * 8);
+                      mma16816<S>(c[0], qf[kk], b[0], b[1]);
+                      mma16816<S>(c[1], qf[kk], b[2], b[3]);
+                  }
+#pragma unroll
+                  for (int32_t h = 0; h < 2; ++h)
+                  {
+#pragma unroll
+                      for (int32_t e = 0; e < 4; ++e)
+                      {
+                          int32_t const column = (n + h) * 8 + 2 * t + (e % 2);
+                          s[n + h][e] = column < keys ? fmaf(c[h][e], scaleLog2, s[n + h][e]) : -INFINITY;
+                          tileMax[e / 2] = fmaxf(tileMax[e / 2], s[n + h][e]);
+                      }
+                  }
+              }
+          };
+    // The online softmax's step: the running maximum and sum take these scores, which become probabilities, and the
+    // output so far is rescaled to the new maximum.
+    auto const softmaxStep = [&](float(&s)[kTiles][4], float(&tileMax)[2]) {
         float reference[2];
         float alpha[2];
 #pragma unroll
@@ -1421,16 +1424,16 @@ __global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
             o[dn][2] *= alpha[1];
             o[dn][3] *= alpha[1];
         }
-        waitCopies<1>(); // These values (the next keys may still be in flight).
-        __syncthreads();
-        // The probabilities (rounded to S, as the unfused layers store them) times the values.
+    };
+    // The probabilities (rounded to S, as the unfused layers store them) times the kKeysPerTile values at valuesTile.
+    auto const addValues = [&](float const(&s)[kTiles][4], S const* valuesTile) {
 #pragma unroll
         for (int32_t j = 0; j < kKeysPerTile / 16; ++j)
         {
             uint32_t const a[4] = {packPair<S>(s[2 * j][0], s[2 * j][1]), packPair<S>(s[2 * j][2], s[2 * j][3]),
                 packPair<S>(s[2 * j + 1][0], s[2 * j + 1][1]), packPair<S>(s[2 * j + 1][2], s[2 * j + 1][3])};
             // Transposed matrices: keys 16 j + 0..7, then + 8..15 (l / 8 % 2), columns dn * 8, then (dn + 1) * 8.
-            S const* value = myV + (16 * j + (matrix % 2) * 8 + matrixRow) * kLd + (matrix / 2) * 8;
+            S const* value = valuesTile + (16 * j + (matrix % 2) * 8 + matrixRow) * kLd + (matrix / 2) * 8;
 #pragma unroll
             for (int32_t dn = 0; dn < kD / 8; dn += 2)
             {
@@ -1440,14 +1443,131 @@ __global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
                 mma16816<S>(o[dn + 1], a, b[2], b[3]);
             }
         }
-        __syncthreads(); // Every warp is done with the values.
-        if (nextKey < kvView.rows)
+    };
+    if constexpr (!kSplit)
+    {
+        // 64 queries, each warp over every key: the keys and values of a tile (and its mask values) are waited for
+        // together, each half of them then goes through scores, softmax and values in turn, and the next tile is
+        // copied once every warp is done (sequences of at most 128 keys, BERT's, have one tile).
+        for (int64_t firstKey = 0; firstKey < kvView.rows; firstKey += kMmaKeys)
         {
-            copyTileAsync<kD, kMmaKeys, kMmaThreads>(sV, kLd, vHead, kvView.rowStride, nextKey, blockKeys(nextKey));
+            if constexpr (kMasked)
+            {
+                stageMask<false, kQueries>(sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
+            }
+            waitCopies<0>();
+            __syncthreads();
+            if (firstKey == 0)
+            {
+                loadQueries();
+            }
+#pragma unroll 1
+            for (int32_t part = 0; part < kMmaKeys / kKeysPerTile; ++part)
+            {
+                int64_t const partFirst = firstKey + part * kKeysPerTile;
+                if (partFirst >= kvView.rows)
+                {
+                    break;
+                }
+                auto const keys
+                    = static_cast<int32_t>(min(static_cast<int64_t>(kKeysPerTile), kvView.rows - partFirst));
+                float s[kTiles][4];
+                float tileMax[2];
+                scoresOf(s, tileMax, sK + part * kKeysPerTile * kLd, keys, part * kKeysPerTile + 2 * t);
+                softmaxStep(s, tileMax);
+                addValues(s, sV + part * kKeysPerTile * kLd);
+            }
+            __syncthreads(); // Every warp is done with the keys, values and mask values: the next ones may come.
+            int64_t const nextKey = firstKey + kMmaKeys;
+            if (nextKey < kvView.rows)
+            {
+                copyTileAsync<kD, kMmaKeys, kMmaThreads>(sK, kLd, kHead, kvView.rowStride, nextKey, blockKeys(nextKey));
+                copyTileAsync<kD, kMmaKeys, kMmaThreads>(sV, kLd, vHead, kvView.rowStride, nextKey, blockKeys(nextKey));
+                if constexpr (kMasked)
+                {
+                    stageMask<true, kQueries>(sMask, mask, maskHead, blockQuery, qView.rows, nextKey, kvView.rows);
+                }
+            }
+            commitCopies();
         }
-        commitCopies();
+    }
+    else
+    {
+        S const* myK = sK + keyHalf * kKeysPerTile * kLd;
+        S const* myV = sV + keyHalf * kKeysPerTile * kLd;
+        for (int64_t firstKey = 0; firstKey < kvView.rows; firstKey += kMmaKeys)
+        {
+            int64_t const myFirst = firstKey + keyHalf * kKeysPerTile;
+            // This warp's keys of the 128 (none where fewer than 65 are left: its scores are all -inf, changing
+            // nothing).
+            auto const keys = static_cast<int32_t>(
+                max(static_cast<int64_t>(0), min(static_cast<int64_t>(kKeysPerTile), kvView.rows - myFirst)));
+            int64_t const nextKey = firstKey + kMmaKeys;
+            // The mask's values of these keys in shared memory (copied with the keys, or here while the keys copy
+            // where its rows do not copy 16 bytes at a time), then the scores. Each row's maximum folds over its four
+            // lanes.
+            if constexpr (kMasked)
+            {
+                stageMask<false, kQueries>(sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
+            }
+            if (kMasked && firstKey > 0 && mask.async)
+            {
+                // The first keys' mask values came with them; later ones are copied here, where the scores are not
+                // live (copying them with the keys costs 70 more registers), and waited for with the values.
+                stageMask<true, kQueries>(sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
+                commitCopies();
+                waitCopies<0>();
+            }
+            waitCopies<1>(); // These keys (the values may still be in flight), and the queries the first time.
+            __syncthreads(); // Each warp reads the rows the others copied.
+            if (firstKey == 0)
+            {
+                loadQueries();
+            }
+            float s[kTiles][4];
+            float tileMax[2];
+            scoresOf(s, tileMax, myK, keys, keyHalf * kKeysPerTile + 2 * t);
+            __syncthreads(); // Every warp is done with the keys: the next ones may replace them.
+            if (nextKey < kvView.rows)
+            {
+                copyTileAsync<kD, kMmaKeys, kMmaThreads>(sK, kLd, kHead, kvView.rowStride, nextKey, blockKeys(nextKey));
+            }
+            commitCopies(); // Empty after the last keys: the group count stays the same on every path.
+            softmaxStep(s, tileMax);
+            waitCopies<1>(); // These values (the next keys may still be in flight).
+            __syncthreads();
+            addValues(s, myV);
+            __syncthreads(); // Every warp is done with the values.
+            if (nextKey < kvView.rows)
+            {
+                copyTileAsync<kD, kMmaKeys, kMmaThreads>(sV, kLd, vHead, kvView.rowStride, nextKey, blockKeys(nextKey));
+            }
+            commitCopies();
+        }
     }
     waitCopies<0>(); // Nothing left in flight (the last groups are empty) before the buffers hold the partials.
+    S* outHead = out + (batch * qView.rows) * qView.outStride + head * kD;
+    if constexpr (!kSplit)
+    {
+        // Each warp saw every key of its rows: they are final.
+#pragma unroll
+        for (int32_t i = 0; i < 2; ++i)
+        {
+            if (rows[i] < qView.rows)
+            {
+                bool const live = sum[i] > 0.F;
+                float const inverse = live ? 1.F / sum[i] : 0.F;
+                float const dead = deadRow(zeroMaskedRows);
+#pragma unroll
+                for (int32_t dn = 0; dn < kD / 8; ++dn)
+                {
+                    *reinterpret_cast<uint32_t*>(outHead + rows[i] * qView.outStride + dn * 8 + 2 * t)
+                        = packPair<S>(live ? o[dn][2 * i] * inverse : dead, live ? o[dn][2 * i + 1] * inverse : dead);
+                }
+            }
+        }
+        return;
+    }
 
     // The second warp of each pair hands its partial softmax (output, maximum and sum of its 16 rows) to the first
     // through shared memory; the first rescales both to the larger maximum, adds them and stores the rows.
@@ -1493,7 +1613,6 @@ __global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
         theirs[i] = other == -INFINITY ? 0.F : exp2f(other - reference);
         sum[i] = sum[i] * mine[i] + partialSum[g + 8 * i] * theirs[i];
     }
-    S* outHead = out + (batch * qView.rows) * qView.outStride + head * kD;
 #pragma unroll
     for (int32_t i = 0; i < 2; ++i)
     {
@@ -1524,31 +1643,42 @@ struct AttentionArgs
     float scale;
     MaskView mask;
     bool zeroMaskedRows;
+    bool wide{}; //!< attentionMma with 64 queries per block and no split of the keys (16-bit types, vectors).
 };
 
 //! attentionMma's shared memory with maskBytes of mask tile.
-template <typename S, int32_t kD>
+template <typename S, int32_t kD, bool kSplit>
 constexpr int32_t mmaSharedBytes(int32_t maskBytes)
 {
     // The partials of the merge (two warps' [16][D + 8] outputs and 16 maxima and sums) fit in the key buffer.
     static_assert(2 * (kRowsPerWarp * (kD + 8) + 2 * kRowsPerWarp) * 4 <= kMmaKeys * (kD + 8) * 2, "partials fit");
-    return (2 * kMmaKeys + kQueriesPerBlock) * (kD + 8) * static_cast<int32_t>(sizeof(S)) + maskBytes;
+    return (2 * kMmaKeys + mmaQueries(kSplit)) * (kD + 8) * static_cast<int32_t>(sizeof(S)) + maskBytes;
 }
 
-//! Launches attentionMma<S, kD, M>.
-template <typename S, int32_t kD, typename M>
+//! Launches attentionMma<S, kD, M, kSplit>.
+template <typename S, int32_t kD, typename M, bool kSplit>
 cudaError_t launchMma(
     void const* q, void const* k, void const* v, void* out, AttentionArgs const& a, dim3 grid, cudaStream_t stream)
 {
     // The mask's tile: one row when every query shares it, else the block's.
     constexpr int32_t kElement
         = std::is_void_v<M> ? 0 : static_cast<int32_t>(sizeof(std::conditional_t<std::is_void_v<M>, char, M>));
-    int32_t const maskRows = a.mask.rowStride == 0 ? 1 : kQueriesPerBlock;
-    return launchWithSharedUpTo<attentionMma<S, kD, M>, kMmaThreads>(grid,
-        mmaSharedBytes<S, kD>(maskRows * kMaskLd * kElement),
-        mmaSharedBytes<S, kD>(kQueriesPerBlock * kMaskLd * kElement), stream, static_cast<S const*>(q),
+    constexpr int32_t kQueries = mmaQueries(kSplit);
+    int32_t const maskRows = a.mask.rowStride == 0 ? 1 : kQueries;
+    return launchWithSharedUpTo<attentionMma<S, kD, M, kSplit>, kMmaThreads>(grid,
+        mmaSharedBytes<S, kD, kSplit>(maskRows * kMaskLd * kElement),
+        mmaSharedBytes<S, kD, kSplit>(kQueries * kMaskLd * kElement), stream, static_cast<S const*>(q),
         static_cast<S const*>(k), static_cast<S const*>(v), static_cast<S*>(out), a.qView, a.kvView, a.scale, a.mask,
         a.zeroMaskedRows);
+}
+
+//! launchMma with the split the grid was made for (AttentionArgs::wide).
+template <typename S, int32_t kD, typename M>
+cudaError_t launchMma(
+    void const* q, void const* k, void const* v, void* out, AttentionArgs const& a, dim3 grid, cudaStream_t stream)
+{
+    return a.wide ? launchMma<S, kD, M, false>(q, k, v, out, a, grid, stream)
+                  : launchMma<S, kD, M, true>(q, k, v, out, a, grid, stream);
 }
 
 //! launchMma for a's mask: none, of S or of float.
@@ -1737,16 +1867,25 @@ Status runAttention(FusedKernel const& attention, DeviceTensor const& q, DeviceT
         return invalid("a fused attention needs keys, and at most 65535 batches and heads");
     }
     int64_t const stride = inputStride > 0 ? inputStride : width;
-    AttentionArgs const args{HeadView{q.dims.d[1], stride, width}, HeadView{k.dims.d[1], stride, width},
-        attention.scale, maskOf.value(), attention.zeroMaskedRows};
-    int64_t const queriesPerBlock = q.type == DataType::kFLOAT ? kFloatQueries : kQueriesPerBlock;
-    dim3 const grid(static_cast<uint32_t>((args.qView.rows + queriesPerBlock - 1) / queriesPerBlock),
-        static_cast<uint32_t>(heads), static_cast<uint32_t>(batch));
+    AttentionArgs args{HeadView{q.dims.d[1], stride, width}, HeadView{k.dims.d[1], stride, width}, attention.scale,
+        maskOf.value(), attention.zeroMaskedRows};
     // The register-resident kernel (16-byte loads of q, k and v, 32-bit stores) where every row of every head starts
     // 16-byte aligned; the shared-memory one otherwise (16-bit types). Float attention loads its tiles 16 bytes at a
     // time under the same condition.
     auto const aligned = [](void const* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
     bool const vectors = aligned(q.data) && aligned(k.data) && aligned(v.data) && aligned(out.data);
+    // 64 queries per block without the split of the keys where the grid still fills the GPU (BERT at batch 32: 768
+    // blocks); KILN_ATTENTION_WIDE=0 or 1 forces the choice (a measuring aid).
+    auto const blocksOf = [&](int64_t queries) { return (args.qView.rows + queries - 1) / queries * heads * batch; };
+    static int const forced = [] {
+        char const* setting = std::getenv("KILN_ATTENTION_WIDE");
+        return setting == nullptr ? -1 : std::atoi(setting) != 0 ? 1 : 0;
+    }();
+    args.wide = q.type != DataType::kFLOAT && vectors
+        && (forced >= 0 ? forced == 1 : blocksOf(mmaQueries(false)) >= kWideAttentionBlocks);
+    int64_t const queriesPerBlock = q.type == DataType::kFLOAT ? kFloatQueries : mmaQueries(!args.wide);
+    dim3 const grid(static_cast<uint32_t>((args.qView.rows + queriesPerBlock - 1) / queriesPerBlock),
+        static_cast<uint32_t>(heads), static_cast<uint32_t>(batch));
     cudaError_t status = cudaSuccess;
     switch (d)
     {
