@@ -182,7 +182,10 @@ protected:
             }
             EXPECT_TRUE(context->setTensorAddress(name, device));
         }
-        EXPECT_TRUE(context->enqueueV3(mStream)) << mLogger.all();
+        for (int32_t run = 0; run < mEnqueues; ++run)
+        {
+            EXPECT_TRUE(context->enqueueV3(mStream)) << mLogger.all();
+        }
         EXPECT_EQ(cudaStreamSynchronize(mStream), cudaSuccess);
         for (auto& [device, values] : downloads)
         {
@@ -302,6 +305,9 @@ protected:
     std::mt19937 mRng{7};
     //! A builder flag for expectSameOnBothBackends' builds (BuilderFlag::kFP16 or kBF16), or none.
     std::optional<nvinfer1::BuilderFlag> mReducedFlag;
+    //! How many times runDevice enqueues before it synchronizes and reads the outputs (from the second on, the
+    //! executor replays its layers from a graph: executor.h, "Replay").
+    int32_t mEnqueues{1};
     int32_t mNbInputs{};
     std::vector<std::unique_ptr<IRuntime>> mRuntimes;
     std::vector<std::unique_ptr<ICudaEngine>> mEngines;
@@ -1974,6 +1980,37 @@ TEST_P(CudaFusedKernels, AttentionOfManyBlocksMatchesTheUnfusedHost)
     ASSERT_EQ(mEngines.size(), 2U);
     std::string const layers = engineLayers(*mEngines[1]);
     EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 2) << layers;
+}
+
+TEST_P(CudaFusedKernels, ChainsOfOverlappedLaunchesMatchTheUnfusedHost)
+{
+    // kiln's own kernels launch overlapped with the kernel before them (backends/cuda/launch.cuh: programmatic
+    // dependent launch on Hopper); each waits for its prerequisite before it touches memory. A chain where every
+    // layer norm, erf GELU and point-wise program reads the one before it (and the first input, so each program reads
+    // a tensor written two kernels earlier), run three times back to back (the later runs replayed from a graph): a
+    // kernel that read its input before the wait would read stale or partly written rows.
+    constexpr int64_t kRows = 512;
+    constexpr int64_t kWidth = 768;
+    constexpr int32_t kRounds = 6;
+    Dims const shape{3, {8, kRows / 8, kWidth}};
+    ITensor* x = typed(mNetwork->addInput("x", DataType::kFLOAT, shape));
+    ITensor* y = x;
+    auto const scalar = [&](float value) {
+        return typed(mNetwork->addConstant(Dims{3, {1, 1, 1}}, mScalars(value, DataType::kFLOAT))->getOutput(0));
+    };
+    for (int32_t round = 0; round < kRounds; ++round)
+    {
+        y = test::primitiveLayerNorm(*mNetwork, *y, 1e-5F, vector(kWidth, true), vector(kWidth, false), mScalars);
+        y = mNetwork->addActivation(*y, nvinfer1::ActivationType::kGELU_ERF)->getOutput(0);
+        y = mNetwork->addElementWise(*y, *scalar(0.75F), nvinfer1::ElementWiseOperation::kPROD)->getOutput(0);
+        y = mNetwork->addElementWise(*y, *x, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+    }
+    output(y, "y");
+    mEnqueues = 3;
+    expectSameOnBothBackends({shape}, 2.F * tolerance());
+    ASSERT_EQ(mEngines.size(), 2U);
+    std::string const layers = engineLayers(*mEngines[1]);
+    EXPECT_EQ(occurrences(layers, "LayerType: LayerNorm"), kRounds) << layers;
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, CudaFusedKernels, ::testing::Values(DataType::kFLOAT, DataType::kHALF, DataType::kBF16),

@@ -8,6 +8,7 @@
 #include "backends/cuda/activation.cuh"
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/launch.cuh"
 #include "backends/cuda/pointwise.cuh"
 #include "backends/host/activation.h"
 
@@ -55,6 +56,8 @@ template <DataType T, Type kType>
 __global__ void activationWideKernel(
     uint4 const* in, uint4* out, int64_t groups, float alpha, float beta, float inScale, float outScale)
 {
+    awaitPrerequisites();
+    allowDependents();
     constexpr int32_t kWide = static_cast<int32_t>(sizeof(uint4) / sizeof(Storage<T>));
     for (int64_t g = pointwise::firstIndex(); g < groups; g += pointwise::gridStride())
     {
@@ -88,9 +91,9 @@ bool launchWide(Type type, void const* in, void* out, int64_t groups, Activation
     float outScale, cudaStream_t stream)
 {
     auto const launch = [&]<Type kType>() {
-        activationWideKernel<T, kType>
-            <<<pointwise::grid(groups), pointwise::kBlock, 0, stream>>>(static_cast<uint4 const*>(in),
-                static_cast<uint4*>(out), groups, params.alpha, params.beta, inScale, outScale);
+        launchOverlapped<activationWideKernel<T, kType>>(pointwise::grid(groups), pointwise::kBlock, 0, stream,
+            static_cast<uint4 const*>(in), static_cast<uint4*>(out), groups, params.alpha, params.beta, inScale,
+            outScale);
         return true;
     };
     switch (type)

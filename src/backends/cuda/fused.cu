@@ -25,6 +25,7 @@
 // not positive (every score -inf, or NaN) gives zeros or NaN, as FusedKernel::zeroMaskedRows says.
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/launch.cuh"
 
 #include <mma.h>
 
@@ -116,6 +117,8 @@ template <DataType T, int32_t kVec>
 __global__ void layerNormWarp(Storage<T> const* __restrict__ in, Storage<T> const* __restrict__ gamma,
     Storage<T> const* __restrict__ beta, Storage<T>* __restrict__ out, int64_t rows, int32_t n, float epsilon)
 {
+    awaitPrerequisites();
+    allowDependents();
     constexpr int32_t kChunks = kNormPerLane / kVec;
     int64_t const row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp;
     int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
@@ -213,6 +216,8 @@ template <DataType T>
 __global__ void layerNormBlock(Storage<T> const* __restrict__ in, Storage<T> const* __restrict__ gamma,
     Storage<T> const* __restrict__ beta, Storage<T>* __restrict__ out, int32_t n, float epsilon)
 {
+    awaitPrerequisites();
+    allowDependents();
     __shared__ float partial[kWarp];
     int64_t const row = blockIdx.x;
     Storage<T> const* x = in + row * n;
@@ -248,7 +253,7 @@ void launchLayerNorm(void const* in, void const* gamma, void const* beta, void* 
     auto* y = static_cast<Storage<T>*>(out);
     if (n > kWarp * kNormPerLane)
     {
-        layerNormBlock<T><<<static_cast<uint32_t>(rows), 256, 0, stream>>>(x, g, b, y, n, epsilon);
+        launchOverlapped<layerNormBlock<T>>(static_cast<uint32_t>(rows), 256, 0, stream, x, g, b, y, n, epsilon);
         return;
     }
     constexpr int32_t kWarpsPerBlock = 4;
@@ -257,11 +262,11 @@ void launchLayerNorm(void const* in, void const* gamma, void const* beta, void* 
     auto const aligned = [&](void const* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; };
     if (n % kVec == 0 && aligned(in) && aligned(gamma) && aligned(beta) && aligned(out))
     {
-        layerNormWarp<T, kVec><<<blocks, kWarpsPerBlock * kWarp, 0, stream>>>(x, g, b, y, rows, n, epsilon);
+        launchOverlapped<layerNormWarp<T, kVec>>(blocks, kWarpsPerBlock * kWarp, 0, stream, x, g, b, y, rows, n, epsilon);
     }
     else
     {
-        layerNormWarp<T, 1><<<blocks, kWarpsPerBlock * kWarp, 0, stream>>>(x, g, b, y, rows, n, epsilon);
+        launchOverlapped<layerNormWarp<T, 1>>(blocks, kWarpsPerBlock * kWarp, 0, stream, x, g, b, y, rows, n, epsilon);
     }
 }
 
@@ -298,6 +303,8 @@ struct EmbeddingTerms
 template <DataType T, int32_t kVec>
 __global__ void embeddingWarp(EmbeddingTerms const terms, Storage<T>* __restrict__ out, int64_t rows, int32_t n)
 {
+    awaitPrerequisites();
+    allowDependents();
     constexpr int32_t kChunks = kNormPerLane / kVec;
     int64_t const row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp;
     int32_t const lane = static_cast<int32_t>(threadIdx.x % kWarp);
@@ -451,11 +458,11 @@ void launchEmbedding(EmbeddingTerms const& terms, void* out, int64_t rows, int32
     auto* y = static_cast<Storage<T>*>(out);
     if (vectors && n % kVec == 0)
     {
-        embeddingWarp<T, kVec><<<blocks, kWarpsPerBlock * kWarp, 0, stream>>>(terms, y, rows, n);
+        launchOverlapped<embeddingWarp<T, kVec>>(blocks, kWarpsPerBlock * kWarp, 0, stream, terms, y, rows, n);
     }
     else
     {
-        embeddingWarp<T, 1><<<blocks, kWarpsPerBlock * kWarp, 0, stream>>>(terms, y, rows, n);
+        launchOverlapped<embeddingWarp<T, 1>>(blocks, kWarpsPerBlock * kWarp, 0, stream, terms, y, rows, n);
     }
 }
 
@@ -607,6 +614,8 @@ __global__ void __launch_bounds__(kAttentionThreads)
     attentionWmma(S const* __restrict__ q, S const* __restrict__ k, S const* __restrict__ v, S* __restrict__ out,
         HeadView qView, HeadView kvView, float scale, MaskView mask, bool zeroMaskedRows, bool vectors)
 {
+    awaitPrerequisites();
+    allowDependents();
     using namespace nvcuda;
     constexpr int32_t kLd = kD + 8;
     constexpr int32_t kLdScores = kKeysPerTile + 4;
@@ -793,6 +802,8 @@ __global__ void __launch_bounds__(kFloatThreads) attentionFloat(float const* __r
     float const* __restrict__ k, float const* __restrict__ v, float* __restrict__ out, HeadView qView, HeadView kvView,
     float scale, MaskView mask, bool zeroMaskedRows, bool vectors)
 {
+    awaitPrerequisites();
+    allowDependents();
     constexpr int32_t kLd = kFloatLd<kD>;
     constexpr int32_t kColumnGroups = (kD + 63) / 64; //!< Groups of 64 output columns, 4 per thread.
     extern __shared__ __align__(16) unsigned char shared[];
@@ -1005,8 +1016,7 @@ cudaError_t launchWithSharedUpTo(dim3 grid, int32_t bytes, int32_t most, cudaStr
     {
         return status;
     }
-    kKernel<<<grid, kThreads, static_cast<size_t>(bytes), stream>>>(args...);
-    return cudaGetLastError();
+    return launchOverlapped<kKernel>(grid, kThreads, static_cast<size_t>(bytes), stream, args...);
 }
 
 template <auto kKernel, int32_t kThreads = kAttentionThreads, typename... Args>
@@ -1277,6 +1287,8 @@ __global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
     attentionMma(S const* __restrict__ q, S const* __restrict__ k, S const* __restrict__ v, S* __restrict__ out,
         HeadView qView, HeadView kvView, float scale, MaskView mask, bool zeroMaskedRows)
 {
+    awaitPrerequisites();
+    allowDependents();
     constexpr int32_t kLd = kD + 8;
     constexpr int32_t kQueries = mmaQueries(kSplit);
     constexpr int32_t kTiles = kKeysPerTile / 8; // 8-key tiles of scores: a warp takes 64 keys at a time.

@@ -17,6 +17,7 @@
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/elementwise.cuh"
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/launch.cuh"
 #include "backends/cuda/pointwise.cuh"
 #include "backends/cuda/unary.cuh"
 #include "backends/host/pointwise_program.h"
@@ -119,6 +120,8 @@ template <DataType T, typename I>
 __global__ void __launch_bounds__(pointwise::kBlock) pointwiseProgramKernel(__grid_constant__ Program const program,
     __grid_constant__ Layout<I> const layout, __grid_constant__ InputData<T> const inputs, Storage<T>* out, I count)
 {
+    awaitPrerequisites();
+    allowDependents();
     float values[kMaxInputs + kMaxSteps];
     I const stride = static_cast<I>(gridDim.x) * static_cast<I>(blockDim.x);
     for (I i = static_cast<I>(blockIdx.x) * static_cast<I>(blockDim.x) + static_cast<I>(threadIdx.x); i < count;
@@ -161,6 +164,8 @@ __global__ void __launch_bounds__(pointwise::kBlock)
         __grid_constant__ InputData<T> const inputs, Storage<T>* out, I vectors)
 {
     constexpr int32_t kVector = kVectorOf<T>;
+    awaitPrerequisites();
+    allowDependents();
     float values[kMaxInputs + kMaxSteps];
     I const stride = static_cast<I>(gridDim.x) * static_cast<I>(blockDim.x);
     for (I v = static_cast<I>(blockIdx.x) * static_cast<I>(blockDim.x) + static_cast<I>(threadIdx.x); v < vectors;
@@ -260,24 +265,24 @@ void launchProgram(Program const& program, pointwise::BroadcastIndex<kMaxInputs>
         int64_t const vectors = count / kVectorOf<T>;
         if (map.narrow)
         {
-            pointwiseProgramVectorKernel<T, uint32_t><<<pointwise::grid(vectors), pointwise::kBlock, 0, stream>>>(
+            launchOverlapped<pointwiseProgramVectorKernel<T, uint32_t>>(pointwise::grid(vectors), pointwise::kBlock, 0, stream,
                 program, layoutOf<uint32_t>(map), data, typedOut, static_cast<uint32_t>(vectors));
         }
         else
         {
-            pointwiseProgramVectorKernel<T, uint64_t><<<pointwise::grid(vectors), pointwise::kBlock, 0, stream>>>(
+            launchOverlapped<pointwiseProgramVectorKernel<T, uint64_t>>(pointwise::grid(vectors), pointwise::kBlock, 0, stream,
                 program, layoutOf<uint64_t>(map), data, typedOut, static_cast<uint64_t>(vectors));
         }
         return;
     }
     if (map.narrow)
     {
-        pointwiseProgramKernel<T, uint32_t><<<pointwise::grid(count), pointwise::kBlock, 0, stream>>>(
+        launchOverlapped<pointwiseProgramKernel<T, uint32_t>>(pointwise::grid(count), pointwise::kBlock, 0, stream,
             program, layoutOf<uint32_t>(map), data, typedOut, static_cast<uint32_t>(count));
     }
     else
     {
-        pointwiseProgramKernel<T, uint64_t><<<pointwise::grid(count), pointwise::kBlock, 0, stream>>>(
+        launchOverlapped<pointwiseProgramKernel<T, uint64_t>>(pointwise::grid(count), pointwise::kBlock, 0, stream,
             program, layoutOf<uint64_t>(map), data, typedOut, static_cast<uint64_t>(count));
     }
 }
