@@ -26,8 +26,8 @@
 // problem seen before makes no descriptor or heuristic call (a new bias pointer of the same alignment resets one
 // attribute).
 //
-// Tactics: the first kMaxTactics results of cublasLtMatmulAlgoGetHeuristic for the shapes, types and the pointers'
-// alignment; tactic 0 is cuBLASLt's first choice.
+// Tactics: the first results of cublasLtMatmulAlgoGetHeuristic for the shapes, types and the pointers' alignment
+// (tacticCount: 8, or 32 for products of at least 2^31 multiply-adds); tactic 0 is cuBLASLt's first choice.
 #include "backends/host/matrix_multiply.h"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/libraries.h"
@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -54,8 +55,13 @@ using host::Done;
 using host::MatrixOpInfo;
 using nvinfer1::MatrixOperation;
 
-//! How many heuristic results become tactics.
-constexpr int32_t kMaxTactics = 8;
+//! How many heuristic results become tactics: kFewTactics, or kManyTactics for a product of at least kManyTacticsWork
+//! multiply-adds. On BERT-base (fp16, H200) 32 candidates instead of 8 took 39 us off a 1.81 ms run at batch 32 (its
+//! products are 2.4e9 to 9.7e9 multiply-adds), and cost 11 us at batch 1 (0.2e9 to 0.3e9), where the candidates are
+//! within the timing's noise of each other (docs/performance.md, thirteenth session).
+constexpr int32_t kFewTactics = 8;
+constexpr int32_t kManyTactics = 32;
+constexpr int64_t kManyTacticsWork = int64_t{1} << 31;
 //! The most workspace a tactic may need (what cuBLASLt's documentation recommends for Hopper).
 constexpr uint64_t kMaxWorkspace = uint64_t{32} << 20;
 //! Where staged buffers start inside the workspace.
@@ -94,6 +100,35 @@ struct Gemm
     BatchAxis inner;              //!< cuBLASLt's strided batch.
     std::vector<BatchAxis> loops; //!< Host loops around it, outermost first.
 };
+
+//! KILN_MATMUL_TACTICS=<n> (a measuring aid): n candidates for every product instead of tacticCount's choice; 0 when
+//! unset or not a count from 1 to 64.
+int32_t tacticCountSetting()
+{
+    static int32_t const setting = [] {
+        char const* text = std::getenv("KILN_MATMUL_TACTICS");
+        int32_t const n = text == nullptr ? 0 : std::atoi(text);
+        return n >= 1 && n <= 64 ? n : 0;
+    }();
+    return setting;
+}
+
+int32_t tacticCount(Gemm const& g)
+{
+    if (int32_t const forced = tacticCountSetting(); forced > 0)
+    {
+        return forced;
+    }
+    int64_t batch = g.inner.extent;
+    for (BatchAxis const& loop : g.loops)
+    {
+        batch *= loop.extent;
+    }
+    // In double: the product of four extents may pass int64_t's range.
+    double const work = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k)
+        * static_cast<double>(batch);
+    return work >= static_cast<double>(kManyTacticsWork) ? kManyTactics : kFewTactics;
+}
 
 //! Checks the tensors as the host does and works out the product's geometry.
 Expected<Gemm> makeGemm(MatrixMultiplyParams const& params, DeviceTensor const& a, DeviceTensor const& b,
@@ -392,7 +427,7 @@ std::string algorithmName(cublasLtMatmulAlgo_t const& algo)
     return name;
 }
 
-//! The descriptors of g with epilogue (its bias at bias) and the heuristic's results (at most kMaxTactics, each
+//! The descriptors of g with epilogue (its bias at bias) and the heuristic's results (at most tacticCount(g), each
 //! usable), for operands at pointers. When no algorithm computes the epilogue, the plan is for the plain product
 //! (plan.epilogue says which).
 std::optional<Error> describe(cublasLtHandle_t handle, Gemm const& g, Pointers const& at, cublasLtEpilogue_t epilogue,
@@ -469,10 +504,11 @@ std::optional<Error> describe(cublasLtHandle_t handle, Gemm const& g, Pointers c
         KILN_CUBLAS(
             cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &triedBias, sizeof(triedBias)),
             "setting the bias pointer");
-        std::vector<cublasLtMatmulHeuristicResult_t> found(kMaxTactics);
+        int32_t const wanted = tacticCount(g);
+        std::vector<cublasLtMatmulHeuristicResult_t> found(static_cast<std::size_t>(wanted));
         int returned = 0;
         cublasStatus_t const status = cublasLtMatmulAlgoGetHeuristic(
-            handle, d.op, d.first, d.second, d.result, d.result, d.preference, kMaxTactics, found.data(), &returned);
+            handle, d.op, d.first, d.second, d.result, d.result, d.preference, wanted, found.data(), &returned);
         if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED)
         {
             return cublasFailure(status, "matrix multiply: cublasLtMatmulAlgoGetHeuristic");
