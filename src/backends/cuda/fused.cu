@@ -262,7 +262,8 @@ void launchLayerNorm(void const* in, void const* gamma, void const* beta, void* 
     auto const aligned = [&](void const* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; };
     if (n % kVec == 0 && aligned(in) && aligned(gamma) && aligned(beta) && aligned(out))
     {
-        launchOverlapped<layerNormWarp<T, kVec>>(blocks, kWarpsPerBlock * kWarp, 0, stream, x, g, b, y, rows, n, epsilon);
+        launchOverlapped<layerNormWarp<T, kVec>>(
+            blocks, kWarpsPerBlock * kWarp, 0, stream, x, g, b, y, rows, n, epsilon);
     }
     else
     {

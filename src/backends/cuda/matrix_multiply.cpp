@@ -125,8 +125,8 @@ int32_t tacticCount(Gemm const& g)
         batch *= loop.extent;
     }
     // In double: the product of four extents may pass int64_t's range.
-    double const work = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k)
-        * static_cast<double>(batch);
+    double const work
+        = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) * static_cast<double>(batch);
     return work >= static_cast<double>(kManyTacticsWork) ? kManyTactics : kFewTactics;
 }
 

@@ -265,13 +265,13 @@ void launchProgram(Program const& program, pointwise::BroadcastIndex<kMaxInputs>
         int64_t const vectors = count / kVectorOf<T>;
         if (map.narrow)
         {
-            launchOverlapped<pointwiseProgramVectorKernel<T, uint32_t>>(pointwise::grid(vectors), pointwise::kBlock, 0, stream,
-                program, layoutOf<uint32_t>(map), data, typedOut, static_cast<uint32_t>(vectors));
+            launchOverlapped<pointwiseProgramVectorKernel<T, uint32_t>>(pointwise::grid(vectors), pointwise::kBlock, 0,
+                stream, program, layoutOf<uint32_t>(map), data, typedOut, static_cast<uint32_t>(vectors));
         }
         else
         {
-            launchOverlapped<pointwiseProgramVectorKernel<T, uint64_t>>(pointwise::grid(vectors), pointwise::kBlock, 0, stream,
-                program, layoutOf<uint64_t>(map), data, typedOut, static_cast<uint64_t>(vectors));
+            launchOverlapped<pointwiseProgramVectorKernel<T, uint64_t>>(pointwise::grid(vectors), pointwise::kBlock, 0,
+                stream, program, layoutOf<uint64_t>(map), data, typedOut, static_cast<uint64_t>(vectors));
         }
         return;
     }
