@@ -1093,6 +1093,7 @@ Expected<EngineModel> buildEngineModel(
     if (model.backend == PlanBackend::kCUDA)
     {
         pass("reshaped constants folded", foldConstantReshapes);
+        pass("values of fixed extents folded", foldStaticValues);
     }
     pass("GELU fusion (primitive erf and tanh forms into one activation)", fuseGelu);
     if (model.backend == PlanBackend::kCUDA)
@@ -1101,6 +1102,7 @@ Expected<EngineModel> buildEngineModel(
             fuseEpilogues);
         pass("residual fusion (shortcut additions and their activation into convolutions)", fuseConvolutionResiduals);
         pass("attention fusion", fuseAttention);
+        pass("attention masks narrowed", narrowAttentionMasks);
         pass("q, k and v products packed into one", [&](EngineModel& m) { return fuseQkvProducts(m, kept.widened); });
         pass("layer normalization fusion", fuseLayerNorms);
         pass("embedding fusion (table lookups, their sum and its layer norm)", fuseEmbeddings);

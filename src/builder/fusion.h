@@ -5,6 +5,9 @@
 // - foldConstantReshapes (fold_constants.cpp): a shuffle that only reshapes a constant (the broadcast of an ONNX
 //   initializer: a product's weights [K, N] to [1, K, N], a bias [N] to [1, 1, N]) becomes a constant of the new shape
 //   over the same weights, so runs copy nothing and the fusions below see a constant (GELU's scalars among them).
+// - foldStaticValues (fold_values.cpp): values that depend on no input (index arithmetic, ranges and comparisons over
+//   fixed extents: a sequence length of 128 behind a dynamic batch) computed by the host backend and kept as
+//   constants, so that the fusions below see them (narrowAttentionMasks: an all-true part of a mask).
 // - fuseGelu (fusion_gelu.cpp; a host build runs it too, then removeUnreadLayers): GELU written with primitive
 //   layers, the exporters' erf form x * (1 + erf(x / sqrt(2))) * 0.5 and tanh form
 //   0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))), becomes one activation layer of kGELU_ERF or
@@ -29,6 +32,9 @@
 //   that reads q, k, v (and the mask) with their heads interleaved and writes the heads merged
 //   (FusedKernel::kATTENTION): the transformers export's eleven layers and four transposes' memory traffic become one
 //   kernel.
+// - narrowAttentionMasks (fusion_mask.cpp): a fused attention's mask that a select makes from a widened condition (an
+//   ONNX Expand, an And with a constant true everywhere) is made from the narrower one: BERT's [B, 1, S, S] mask of
+//   identical rows becomes [B, 1, 1, S], and the attention broadcasts it.
 // - fuseLayerNorms: mean, centering, variance, + epsilon, sqrt and division (then * gamma and + beta when they follow)
 //   over the last axis become one fused layer norm (FusedKernel::kLAYER_NORM).
 // - fuseEmbeddings (fusion_embedding.cpp): table lookups (gathers of constant tables along axis 0, the ONNX parser's
@@ -48,10 +54,12 @@
 // absorbed layer move to the layer that absorbed it.
 //
 //     foldConstantReshapes(model);   // model.backend == PlanBackend::kCUDA (first: GELU's scalars are broadcast)
+//     foldStaticValues(model);
 //     fuseGelu(model);               // both backends
 //     fuseEpilogues(model);
 //     fuseConvolutionResiduals(model);
 //     fuseAttention(model);
+//     narrowAttentionMasks(model);
 //     fuseQkvProducts(model, widened);
 //     fuseLayerNorms(model);
 //     fuseEmbeddings(model);
@@ -83,10 +91,20 @@ int32_t fuseConvolutionResiduals(EngineModel& model);
 //! it leaves unread go with removeUnreadLayers).
 int32_t foldConstantReshapes(EngineModel& model);
 
+//! Values that do not depend on the engine's inputs (index arithmetic, ranges and comparisons over fixed extents)
+//! computed at build time by the host reference backend and kept as constants (fold_values.cpp). The count of layers
+//! made constants.
+int32_t foldStaticValues(EngineModel& model);
+
 //! Replaces each attention built from primitive layers (head splits, scores, mask, softmax, NaN guard, context, head
 //! merge) with one fused attention (FusedKernel::kATTENTION); returns the layers removed. Runs after fuseEpilogues
 //! (which folds the scores' scale, and may fold the mask as the scores' bias).
 int32_t fuseAttention(EngineModel& model);
+
+//! A fused attention's mask made by a select of a condition that was widened (an ONNX Expand, an And with a constant
+//! true everywhere) is made from the narrower condition and keeps its extents (fusion_mask.cpp); run after
+//! fuseAttention, before fuseQkvProducts. The count of masks narrowed.
+int32_t narrowAttentionMasks(EngineModel& model);
 
 //! A model tensor a fusion made larger than the network tensor it stands for: its extent along axis is factor times
 //! the network's (the memory plan and the tactic timing scale the network's shapes by it).

@@ -9,10 +9,7 @@
 
 namespace kiln
 {
-namespace
-{
 
-//! Whether a layer of this kind computes the same values from the same inputs and may run on the host backend.
 bool deterministicKind(LayerRecord const& layer)
 {
     switch (layer.type)
@@ -38,8 +35,6 @@ bool deterministicKind(LayerRecord const& layer)
     default: return false;
     }
 }
-
-} // namespace
 
 std::vector<uint8_t> shapeValueCandidates(EngineModel const& model)
 {

@@ -27,4 +27,8 @@ namespace kiln
 //! Per layer of model: 1 when the layer computes values from input shapes alone (see above).
 std::vector<uint8_t> shapeValueCandidates(EngineModel const& model);
 
+//! Whether a layer of this kind computes the same values from the same inputs (shape arithmetic, index comparisons, a
+//! linear fill: no random fill, plugin or loop boundary) and may run on the host backend.
+bool deterministicKind(LayerRecord const& layer);
+
 } // namespace kiln

@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <string>
@@ -609,6 +611,137 @@ TEST_F(ExportedAttention, AMaskMadeInTheNetworkAndAnOutputFusesToo)
                                            "isnan, select and the merge's 2; the context holds the fusion";
     ASSERT_EQ(fusedLayers(model).size(), 1U);
     EXPECT_EQ(inputNames(model, *fusedLayers(model).front()).back(), "mask");
+}
+
+//! BERT's padding mask as transformers exports it (test::exportedPaddingMask) on an attention of batch 2 and S = 12
+//! keys, the constant [1, 1, S, 1] true everywhere or not: the CUDA build's layers and the fused attention's mask. (Of
+//! a batch known only at run time, the ONNX parser's Expand keeps its select(extents == 1, ...) form: BERT's export,
+//! measured on the GPU in bench/models, has it.)
+class ExportedPaddingMask : public ExportedAttention
+{
+protected:
+    EngineModel build(bool allTrue)
+    {
+        ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {2, 12, 128}});
+        ITensor* pad = mNetwork->addInput("pad", DataType::kFLOAT, Dims{4, {2, 1, 1, 12}});
+        ITensor* mask
+            = test::exportedPaddingMask(*mNetwork, *pad, DataType::kFLOAT, allTrue, mScalars, mIntegers, mBools);
+        output(exportedAttention(*mNetwork, *q, *q, *q, 2, mask, true, mScalars), "o");
+        return FusedKernels::build();
+    }
+    //! The fused attention's mask extents (-1 for one that is not a constant); empty without one attention.
+    static std::vector<int64_t> maskExtents(EngineModel const& model)
+    {
+        std::vector<LayerRecord const*> const fused = fusedLayers(model);
+        if (fused.size() != 1 || fused[0]->inputs.size() != 4)
+        {
+            return {};
+        }
+        std::vector<int64_t> extents;
+        for (uint32_t e : model.tensors[static_cast<std::size_t>(fused[0]->inputs[3])].shape)
+        {
+            extents.push_back(constantExtent(model, e).value_or(-1));
+        }
+        return extents;
+    }
+    static int32_t layersOfType(EngineModel const& model, LayerType type)
+    {
+        return static_cast<int32_t>(std::count_if(
+            model.layers.begin(), model.layers.end(), [&](LayerRecord const& l) { return l.type == type; }));
+    }
+    std::deque<std::vector<int64_t>> mIntegers;
+    std::deque<std::vector<uint8_t>> mBools;
+};
+
+TEST_F(ExportedPaddingMask, ItsIdenticalRowsBecomeOneRowTheAttentionBroadcasts)
+{
+    // Fixed extents: foldStaticValues makes the Expand's sizes and strides constants; the slice of stride 0 over the
+    // And's one row, and the And with the constant true everywhere, are stepped over; both go unread.
+    EngineModel const model = build(true);
+    EXPECT_EQ(maskExtents(model), (std::vector<int64_t>{2, 1, 1, 12}));
+    EXPECT_EQ(layersOfType(model, LayerType::kSLICE), 0);
+    EXPECT_EQ(layersOfType(model, LayerType::kELEMENTWISE), 1) << "the comparison alone";
+    EXPECT_EQ(layersOfType(model, LayerType::kSHAPE), 0);
+}
+
+TEST_F(ExportedPaddingMask, WithAQueryMaskedItKeepsItsRows)
+{
+    // One false value in the constant: the And makes rows that differ, so the mask stays [B, 1, S, S] (the slice of
+    // the identity Expand is still stepped over).
+    EngineModel const model = build(false);
+    EXPECT_EQ(maskExtents(model), (std::vector<int64_t>{2, 1, 12, 12}));
+    EXPECT_EQ(layersOfType(model, LayerType::kSLICE), 0);
+}
+
+TEST_F(FusedKernels, ValuesOfFixedExtentsAreFoldedAndOthersLeft)
+{
+    // x [-1, 6]: a range over its fixed extent (Shape, Gather of index 1, Fill) compared with -1 and a range over its
+    // batch. The first becomes one constant of its values; the batch's stays computed.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {-1, 6}});
+    ITensor* extents = mNetwork->addShape(*x)->getOutput(0);
+    auto const index = [&](int64_t i, Dims dims) {
+        mStorage.emplace_back(sizeof(int64_t));
+        std::memcpy(mStorage.back().data(), &i, sizeof(i));
+        return mNetwork->addConstant(dims, nvinfer1::Weights{DataType::kINT64, mStorage.back().data(), 1})
+            ->getOutput(0);
+    };
+    auto const range = [&](int64_t axis) -> ITensor* {
+        auto* gather = mNetwork->addGather(*extents, *index(axis, Dims{0, {}}), 0);
+        EXPECT_NE(gather, nullptr) << mLogger.all();
+        if (gather == nullptr)
+        {
+            return nullptr;
+        }
+        auto* asVector = mNetwork->addShuffle(*gather->getOutput(0));
+        asVector->setReshapeDimensions(Dims{1, {1}});
+        auto* fill = mNetwork->addFill(Dims{1, {0}}, nvinfer1::FillOperation::kLINSPACE, DataType::kINT64);
+        EXPECT_NE(fill, nullptr) << mLogger.all();
+        if (fill == nullptr)
+        {
+            return nullptr;
+        }
+        fill->setInput(0, *asVector->getOutput(0));
+        fill->setAlphaInt64(0);
+        fill->setBetaInt64(1);
+        return fill->getOutput(0);
+    };
+    ITensor* columnRange = range(1);
+    ITensor* batchRange = range(0);
+    ASSERT_NE(columnRange, nullptr);
+    ASSERT_NE(batchRange, nullptr);
+    ITensor* columns
+        = mNetwork->addElementWise(*columnRange, *index(-1, Dims{1, {1}}), nvinfer1::ElementWiseOperation::kGREATER)
+              ->getOutput(0);
+    auto* row = mNetwork->addShuffle(*columns);
+    row->setReshapeDimensions(Dims{2, {1, 6}});
+    ITensor* zero = constant(Dims{2, {1, 1}});
+    output(mNetwork->addSelect(*row->getOutput(0), *x, *zero)->getOutput(0), "y");
+    output(mNetwork->addCast(*batchRange, DataType::kINT32)->getOutput(0), "batch");
+    auto* profile = mBuilder->createOptimizationProfile();
+    profile->setDimensions("x", nvinfer1::OptProfileSelector::kMIN, Dims{2, {1, 6}});
+    profile->setDimensions("x", nvinfer1::OptProfileSelector::kOPT, Dims{2, {2, 6}});
+    profile->setDimensions("x", nvinfer1::OptProfileSelector::kMAX, Dims{2, {4, 6}});
+    mConfig->addOptimizationProfile(profile);
+    EngineModel const model = build();
+    int32_t fills = 0;
+    LayerRecord const* select = nullptr;
+    for (LayerRecord const& layer : model.layers)
+    {
+        fills += layer.type == LayerType::kFILL ? 1 : 0;
+        select = layer.type == LayerType::kSELECT ? &layer : select;
+    }
+    EXPECT_EQ(fills, 1) << "the batch's range alone";
+    ASSERT_NE(select, nullptr);
+    int32_t const condition = producerOf(model, select->inputs[0]);
+    ASSERT_GE(condition, 0);
+    LayerRecord const& folded = model.layers[static_cast<std::size_t>(condition)];
+    ASSERT_EQ(folded.type, LayerType::kCONSTANT) << folded.name;
+    auto const& values = std::get<ConstantParams>(folded.params);
+    EXPECT_EQ(values.weights.type, DataType::kBOOL);
+    ASSERT_EQ(values.weights.count, 6);
+    auto const* bits = static_cast<uint8_t const*>(values.weights.values);
+    EXPECT_TRUE(std::all_of(bits, bits + 6, [](uint8_t b) { return b == 1; }));
+    EXPECT_EQ(host::elementCount(values.dims), 6);
 }
 
 TEST_F(ExportedAttention, ProbabilitiesReadElsewhereAreNotFused)

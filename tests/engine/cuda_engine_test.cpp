@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <initializer_list>
 #include <limits>
@@ -1618,6 +1619,8 @@ protected:
     test::ScalarWeights mScalars;
     std::vector<std::unique_ptr<int32_t>> mIndexWeights;
     std::vector<int32_t> mPositions;
+    std::deque<std::vector<int64_t>> mIntegers;
+    std::deque<std::vector<uint8_t>> mBools;
 };
 
 TEST_P(CudaFusedKernels, LayerNormMatchesTheUnfusedHost)
@@ -1980,6 +1983,33 @@ TEST_P(CudaFusedKernels, AttentionOfManyBlocksMatchesTheUnfusedHost)
     ASSERT_EQ(mEngines.size(), 2U);
     std::string const layers = engineLayers(*mEngines[1]);
     EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 2) << layers;
+}
+
+TEST_P(CudaFusedKernels, APaddingMaskAsTransformersExportsItMatchesTheUnfusedHost)
+{
+    // BERT's padding mask as transformers exports it (test::exportedPaddingMask: pad > -0.5, And-ed with a constant
+    // [1, 1, S, 1] true everywhere, expanded to the shape it has, select(keep, 0, -inf)), 130 keys in 2 heads of 64:
+    // the CUDA build narrows the mask to [B, 1, 1, S] (builder/fusion_mask.cpp) and the attention broadcasts its one
+    // row per batch; with one query masked in the constant the mask keeps its rows. Both against the host's layers.
+    std::vector<Dims> shapes;
+    for (bool const allTrue : {true, false})
+    {
+        std::string const suffix = allTrue ? "0" : "1";
+        Dims const queries{3, {3, 130, 128}};
+        Dims const padShape{4, {3, 1, 1, 130}};
+        ITensor* q = typed(mNetwork->addInput(("q" + suffix).c_str(), DataType::kFLOAT, queries));
+        ITensor* k = typed(mNetwork->addInput(("k" + suffix).c_str(), DataType::kFLOAT, queries));
+        ITensor* v = typed(mNetwork->addInput(("v" + suffix).c_str(), DataType::kFLOAT, queries));
+        ITensor* pad = mNetwork->addInput(("pad" + suffix).c_str(), DataType::kFLOAT, padShape);
+        shapes.insert(shapes.end(), {queries, queries, queries, padShape});
+        ITensor* mask = test::exportedPaddingMask(*mNetwork, *pad, GetParam(), allTrue, mScalars, mIntegers, mBools);
+        output(test::exportedAttention(*mNetwork, *q, *k, *v, 2, mask, true, mScalars), ("o" + suffix).c_str());
+    }
+    expectSameOnBothBackends(shapes, tolerance());
+    ASSERT_EQ(mEngines.size(), 2U);
+    std::string const layers = engineLayers(*mEngines[1]);
+    EXPECT_EQ(occurrences(layers, "LayerType: Attention"), 2) << layers;
+    EXPECT_EQ(occurrences(layers, "LayerType: Slice"), 0) << "the Expands are stepped over: " << layers;
 }
 
 TEST_P(CudaFusedKernels, ChainsOfOverlappedLaunchesMatchTheUnfusedHost)

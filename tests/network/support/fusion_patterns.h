@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <vector>
 
 namespace kiln::test
@@ -287,6 +288,63 @@ inline nvinfer1::ITensor* exportedAttention(nvinfer1::INetworkDefinition& networ
     auto* reshape = network.addShuffle(*transpose->getOutput(0));
     reshape->setReshapeDimensions(nvinfer1::Dims{3, {0, 0, width}});
     return reshape->getOutput(0);
+}
+
+//! ONNX's Expand of x to the extents target (a 1-D kINT64 tensor of x's rank) as the ONNX parser writes it when the
+//! shape is known only at run time: a slice from 0 with strides select(extents == 1, 0, 1) and sizes
+//! select(extents == 1, target, extents) over x's own extents.
+inline nvinfer1::ITensor* onnxExpand(nvinfer1::INetworkDefinition& network, nvinfer1::ITensor& x,
+    nvinfer1::ITensor& target, std::deque<std::vector<int64_t>>& storage)
+{
+    int32_t const rank = x.getDimensions().nbDims;
+    auto const integers = [&](int64_t value, int64_t count) {
+        storage.emplace_back(static_cast<std::size_t>(count), value);
+        return network
+            .addConstant(
+                nvinfer1::Dims{1, {count}}, nvinfer1::Weights{nvinfer1::DataType::kINT64, storage.back().data(), count})
+            ->getOutput(0);
+    };
+    nvinfer1::ITensor* extents = network.addShape(x)->getOutput(0);
+    nvinfer1::ITensor* isOne
+        = network.addElementWise(*extents, *integers(1, 1), nvinfer1::ElementWiseOperation::kEQUAL)->getOutput(0);
+    nvinfer1::ITensor* size = network.addSelect(*isOne, target, *extents)->getOutput(0);
+    nvinfer1::ITensor* stride = network.addSelect(*isOne, *integers(0, rank), *integers(1, rank))->getOutput(0);
+    nvinfer1::Dims zeros{rank, {}};
+    auto* slice = network.addSlice(x, zeros, zeros, zeros);
+    slice->setInput(2, *size);
+    slice->setInput(3, *stride);
+    return slice->getOutput(0);
+}
+
+//! A padding mask as transformers' exports build BERT's (masking_utils, the SDPA path): keep = pad > -0.5 ([B, 1, 1,
+//! S]), And-ed with a constant [1, 1, S, 1] true everywhere (the queries' part, computed from fixed extents) into
+//! [B, 1, S, S], expanded (onnxExpand) to the shape it has, then select(keep, 0, -inf) in type. allTrue false puts
+//! one false value in the constant (a mask that is not the same on every row).
+inline nvinfer1::ITensor* exportedPaddingMask(nvinfer1::INetworkDefinition& network, nvinfer1::ITensor& pad,
+    nvinfer1::DataType type, bool allTrue, ScalarWeights& scalars, std::deque<std::vector<int64_t>>& integers,
+    std::deque<std::vector<uint8_t>>& bools)
+{
+    int64_t const keys = pad.getDimensions().d[3];
+    auto const scalar = [&](float value, nvinfer1::DataType t) {
+        return network.addConstant(nvinfer1::Dims{4, {1, 1, 1, 1}}, scalars(value, t))->getOutput(0);
+    };
+    nvinfer1::ITensor* keep
+        = network.addElementWise(pad, *scalar(-0.5F, pad.getType()), nvinfer1::ElementWiseOperation::kGREATER)
+              ->getOutput(0);
+    bools.emplace_back(static_cast<std::size_t>(keys), uint8_t{1});
+    if (!allTrue)
+    {
+        bools.back()[1] = 0;
+    }
+    nvinfer1::ITensor* queries = network
+                                     .addConstant(nvinfer1::Dims{4, {1, 1, keys, 1}},
+                                         nvinfer1::Weights{nvinfer1::DataType::kBOOL, bools.back().data(), keys})
+                                     ->getOutput(0);
+    nvinfer1::ITensor* both
+        = network.addElementWise(*queries, *keep, nvinfer1::ElementWiseOperation::kAND)->getOutput(0);
+    nvinfer1::ITensor* expanded = onnxExpand(network, *both, *network.addShape(*both)->getOutput(0), integers);
+    float const infinity = std::numeric_limits<float>::infinity();
+    return network.addSelect(*expanded, *scalar(0.F, type), *scalar(-infinity, type))->getOutput(0);
 }
 
 //! Two ResNet-like blocks after x ([N, C, H, W], C a multiple of 8), layers in the order torchvision's ONNX export
