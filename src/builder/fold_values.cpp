@@ -9,8 +9,8 @@
 // fixed extents, at most kMostFoldedBytes, and its producer is a shape-arithmetic layer (deterministicKind:
 // runtime/shape_values.h) of which shape inference tracked every value as a constant or whose inputs are known (a
 // kSHAPE layer only needs its input's extents fixed): the host reference backend computes it. A known tensor that a
-// layer still reads, and that is not network I/O or a debug tensor, has its producer become a constant layer of its
-// values; what then goes unread is removed later (removeUnreadLayers).
+// layer still reads, and that is not network I/O, a debug tensor or read by a symbol, has its producer become a
+// constant layer of its values; what then goes unread is removed later (removeUnreadLayers).
 #include "backends/backend.h"
 #include "builder/fusion.h"
 #include "builder/fusion_graph.h"
@@ -212,8 +212,8 @@ int32_t foldStaticValues(EngineModel& model)
     for (std::size_t t = 0; t < model.tensors.size(); ++t)
     {
         TensorRecord const& record = model.tensors[t];
-        if (!known[t] || !known[t]->computed || record.producer < 0 || record.isInput || record.isOutput
-            || record.isDebug)
+        // Not network I/O, a debug tensor or values a symbol is bound from (readers.pinned): those keep their layer.
+        if (!known[t] || !known[t]->computed || record.producer < 0 || readers.pinned[t])
         {
             continue;
         }

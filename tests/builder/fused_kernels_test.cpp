@@ -620,12 +620,18 @@ TEST_F(ExportedAttention, AMaskMadeInTheNetworkAndAnOutputFusesToo)
 class ExportedPaddingMask : public ExportedAttention
 {
 protected:
-    EngineModel build(bool allTrue)
+    //! half: q in kHALF and the float mask cast to it (the cast is narrowed with the select).
+    EngineModel build(bool allTrue, bool half = false)
     {
-        ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {2, 12, 128}});
+        DataType const type = half ? DataType::kHALF : DataType::kFLOAT;
+        ITensor* q = mNetwork->addInput("q", type, Dims{3, {2, 12, 128}});
         ITensor* pad = mNetwork->addInput("pad", DataType::kFLOAT, Dims{4, {2, 1, 1, 12}});
         ITensor* mask
             = test::exportedPaddingMask(*mNetwork, *pad, DataType::kFLOAT, allTrue, mScalars, mIntegers, mBools);
+        if (half)
+        {
+            mask = mNetwork->addCast(*mask, DataType::kHALF)->getOutput(0);
+        }
         output(exportedAttention(*mNetwork, *q, *q, *q, 2, mask, true, mScalars), "o");
         return FusedKernels::build();
     }
@@ -662,6 +668,33 @@ TEST_F(ExportedPaddingMask, ItsIdenticalRowsBecomeOneRowTheAttentionBroadcasts)
     EXPECT_EQ(layersOfType(model, LayerType::kSLICE), 0);
     EXPECT_EQ(layersOfType(model, LayerType::kELEMENTWISE), 1) << "the comparison alone";
     EXPECT_EQ(layersOfType(model, LayerType::kSHAPE), 0);
+}
+
+TEST_F(ExportedPaddingMask, ACastOfItIsNarrowedWithIt)
+{
+    // The select in float and a cast to the attention's kHALF: both tensors take the narrower extents.
+    EngineModel const model = build(true, true);
+    EXPECT_EQ(maskExtents(model), (std::vector<int64_t>{2, 1, 1, 12}));
+    EXPECT_EQ(layersOfType(model, LayerType::kSLICE), 0);
+    int32_t const cast = producerOf(model, fusedLayers(model).front()->inputs[3]);
+    ASSERT_GE(cast, 0);
+    LayerRecord const& castLayer = model.layers[static_cast<std::size_t>(cast)];
+    ASSERT_EQ(castLayer.type, LayerType::kCAST);
+    std::vector<uint32_t> const& selected = model.tensors[static_cast<std::size_t>(castLayer.inputs[0])].shape;
+    ASSERT_EQ(selected.size(), 4U);
+    EXPECT_EQ(constantExtent(model, selected[2]), 1) << "the select's output is narrowed too";
+}
+
+TEST_F(ExportedPaddingMask, AMaskReadBesidesTheAttentionKeepsItsRows)
+{
+    // The mask is also a network output: its extents are the network's to keep.
+    ITensor* q = mNetwork->addInput("q", DataType::kFLOAT, Dims{3, {2, 12, 128}});
+    ITensor* pad = mNetwork->addInput("pad", DataType::kFLOAT, Dims{4, {2, 1, 1, 12}});
+    ITensor* mask = test::exportedPaddingMask(*mNetwork, *pad, DataType::kFLOAT, true, mScalars, mIntegers, mBools);
+    output(exportedAttention(*mNetwork, *q, *q, *q, 2, mask, true, mScalars), "o");
+    output(mask, "mask");
+    EngineModel const model = FusedKernels::build();
+    EXPECT_EQ(maskExtents(model), (std::vector<int64_t>{2, 1, 12, 12}));
 }
 
 TEST_F(ExportedPaddingMask, WithAQueryMaskedItKeepsItsRows)
