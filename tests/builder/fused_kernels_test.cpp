@@ -895,13 +895,38 @@ std::unique_ptr<nvonnxparser::IParser> parseOnnxAttention(
 //! Shape, Gather, Unsqueeze and Concat of the input (a dynamic batch), q and k each times D^-1/4, the scores plus
 //! Where(mask, 0, -inf) (a BOOL mask input; or a FLOAT one, added as it is), the softmax, the NaN guard
 //! Where(IsNaN(p), 0, p), the context and the head merge.
-onnx_test::ModelBuilder exportedAttentionModel(bool boolMask)
+onnx_test::ModelBuilder exportedAttentionModel(bool boolMask, bool paddingMask = false)
 {
     using onnx_test::floatTensor;
     using onnx_test::int64Tensor;
     onnx_test::ModelBuilder m(17);
     m.input("x", {-1, 12, 128});
-    m.input("mask", {-1, 1, 12, 12}, boolMask ? ::onnx::TensorProto::BOOL : ::onnx::TensorProto::FLOAT);
+    if (paddingMask)
+    {
+        // transformers' padding mask (masking_utils, the SDPA path): attention_mask [B, S] as bool [B, 1, 1, S],
+        // And-ed with queries >= 0 over a range of the sequence length ([1, 1, S, 1], true everywhere), expanded to
+        // the shape it has.
+        m.input("attention_mask", {-1, 12}, ::onnx::TensorProto::INT64);
+        onnx_test::attrInt(m.node("Cast", {"attention_mask"}, {"keep"}), "to", ::onnx::TensorProto::BOOL);
+        m.initializer(int64Tensor("mask_axes", {2}, {1, 2}));
+        m.node("Unsqueeze", {"keep", "mask_axes"}, {"keep4"});
+        m.initializer(int64Tensor("range_start", {}, {0}));
+        m.initializer(int64Tensor("range_step", {}, {1}));
+        m.initializer(int64Tensor("length_index", {}, {1}));
+        m.node("Shape", {"x"}, {"x_shape"});
+        m.node("Gather", {"x_shape", "length_index"}, {"queries_count"});
+        m.node("Range", {"range_start", "queries_count", "range_step"}, {"queries"});
+        m.initializer(int64Tensor("query_axes", {3}, {0, 1, 3}));
+        m.node("Unsqueeze", {"queries", "query_axes"}, {"queries4"});
+        m.node("GreaterOrEqual", {"queries4", "range_start"}, {"queries_valid"});
+        m.node("And", {"queries_valid", "keep4"}, {"both"});
+        m.node("Shape", {"both"}, {"both_shape"});
+        m.node("Expand", {"both", "both_shape"}, {"mask"});
+    }
+    else
+    {
+        m.input("mask", {-1, 1, 12, 12}, boolMask ? ::onnx::TensorProto::BOOL : ::onnx::TensorProto::FLOAT);
+    }
     std::vector<float> const weights(128 * 128, 0.01F);
     std::vector<float> const bias(128, 0.1F);
     for (char const* name : {"q", "k", "v"})
@@ -938,11 +963,11 @@ onnx_test::ModelBuilder exportedAttentionModel(bool boolMask)
     m.node("MatMul", {"qs", "ks"}, {"scores"});
     m.initializer(floatTensor("c8", {1}, {0.F}));
     m.initializer(floatTensor("c9", {1}, {-std::numeric_limits<float>::infinity()}));
-    if (boolMask)
+    if (boolMask || paddingMask)
     {
         m.node("Where", {"mask", "c8", "c9"}, {"additive"});
     }
-    m.node("Add", {"scores", boolMask ? "additive" : "mask"}, {"masked"});
+    m.node("Add", {"scores", boolMask || paddingMask ? "additive" : "mask"}, {"masked"});
     onnx_test::attrInt(m.node("Softmax", {"masked"}, {"p"}), "axis", -1);
     m.node("IsNaN", {"p"}, {"nan"});
     m.initializer(floatTensor("c10", {1}, {0.F}));
@@ -1046,6 +1071,51 @@ TEST_F(FusedKernels, OnnxAttentionAsTransformersExportsItFuses)
     {
         EXPECT_NE(layer.type, nvinfer1::LayerType::kSOFTMAX) << layer.name;
         EXPECT_NE(layer.type, nvinfer1::LayerType::kUNARY) << layer.name;
+    }
+}
+
+TEST_F(FusedKernels, OnnxPaddingMaskAsTransformersExportsItIsNarrowed)
+{
+    // Through the ONNX parser, the batch known only at run time: the queries' range folds to a constant true
+    // everywhere (foldStaticValues), the Expand keeps the parser's select(extents == 1, ...) form over kSHAPE, and the
+    // Where that makes the mask reads the [B, 1, 1, S] padding mask itself (narrowAttentionMasks).
+    onnx_test::ModelBuilder const onnx = exportedAttentionModel(true, true);
+    std::unique_ptr<nvonnxparser::IParser> parser{nvonnxparser::createParser(*mNetwork, mLogger)};
+    std::string const bytes = onnx.bytes();
+    ASSERT_TRUE(parser->parse(bytes.data(), bytes.size()));
+    auto* profile = mBuilder->createOptimizationProfile();
+    for (auto const& [name, one] :
+        {std::pair{"x", Dims{3, {1, 12, 128}}}, std::pair{"attention_mask", Dims{2, {1, 12}}}})
+    {
+        Dims four = one;
+        four.d[0] = 4;
+        profile->setDimensions(name, nvinfer1::OptProfileSelector::kMIN, one);
+        profile->setDimensions(name, nvinfer1::OptProfileSelector::kOPT, four);
+        profile->setDimensions(name, nvinfer1::OptProfileSelector::kMAX, four);
+    }
+    mConfig->addOptimizationProfile(profile);
+    EngineModel model = build(PlanBackend::kHOST);
+    model.backend = PlanBackend::kCUDA;
+    foldConstantReshapes(model);
+    EXPECT_GT(foldStaticValues(model), 0);
+    fuseEpilogues(model);
+    fuseAttention(model);
+    EXPECT_EQ(narrowAttentionMasks(model), 1);
+    removeUnreadLayers(model);
+    std::vector<LayerRecord const*> const fused = fusedLayers(model);
+    ASSERT_EQ(fused.size(), 1U);
+    ASSERT_EQ(fused.front()->inputs.size(), 4U);
+    std::vector<uint32_t> const& mask = model.tensors[static_cast<std::size_t>(fused.front()->inputs[3])].shape;
+    ASSERT_EQ(mask.size(), 4U);
+    EXPECT_FALSE(constantExtent(model, mask[0]).has_value()) << "the batch";
+    EXPECT_EQ(constantExtent(model, mask[1]), 1);
+    EXPECT_EQ(constantExtent(model, mask[2]), 1) << "one row for every query";
+    EXPECT_EQ(constantExtent(model, mask[3]), 12);
+    for (LayerRecord const& layer : model.layers)
+    {
+        EXPECT_NE(layer.type, nvinfer1::LayerType::kSLICE) << layer.name << ": the Expand";
+        EXPECT_NE(layer.type, nvinfer1::LayerType::kFILL) << layer.name << ": the queries' range";
+        EXPECT_NE(elementWiseOp(layer), nvinfer1::ElementWiseOperation::kAND) << layer.name;
     }
 }
 
