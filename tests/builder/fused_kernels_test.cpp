@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <string>
@@ -106,6 +107,21 @@ protected:
         auto model = buildEngineModel(Network::of(*mNetwork), BuilderConfig::of(*mConfig).settings(), backend);
         EXPECT_TRUE(model.ok()) << (model.ok() ? std::string() : model.error().message);
         return model.ok() ? std::move(model.value()) : EngineModel{};
+    }
+
+    //! A profile for the named inputs, each from its shape at batch 1 (kMIN) to batch 4 (kOPT and kMAX).
+    void addBatchProfile(std::initializer_list<std::pair<char const*, Dims>> inputs)
+    {
+        auto* profile = mBuilder->createOptimizationProfile();
+        for (auto const& [name, one] : inputs)
+        {
+            Dims four = one;
+            four.d[0] = 4;
+            profile->setDimensions(name, nvinfer1::OptProfileSelector::kMIN, one);
+            profile->setDimensions(name, nvinfer1::OptProfileSelector::kOPT, four);
+            profile->setDimensions(name, nvinfer1::OptProfileSelector::kMAX, four);
+        }
+        mConfig->addOptimizationProfile(profile);
     }
 
     ITensor* constant(Dims dims, DataType type = DataType::kFLOAT)
@@ -1033,18 +1049,7 @@ TEST(ExportedAttentionOnTheHost, AFullyMaskedRowGivesZerosThroughTheGuard)
 TEST_F(FusedKernels, OnnxAttentionAsTransformersExportsItFuses)
 {
     auto const parser = parseExportedAttention(*mNetwork, mLogger);
-    auto* profile = mBuilder->createOptimizationProfile();
-    for (char const* name : {"x", "mask"})
-    {
-        bool const x = std::string(name) == "x";
-        Dims const one = x ? Dims{3, {1, 12, 128}} : Dims{4, {1, 1, 12, 12}};
-        Dims four = one;
-        four.d[0] = 4;
-        profile->setDimensions(name, nvinfer1::OptProfileSelector::kMIN, one);
-        profile->setDimensions(name, nvinfer1::OptProfileSelector::kOPT, four);
-        profile->setDimensions(name, nvinfer1::OptProfileSelector::kMAX, four);
-    }
-    mConfig->addOptimizationProfile(profile);
+    addBatchProfile({{"x", Dims{3, {1, 12, 128}}}, {"mask", Dims{4, {1, 1, 12, 12}}}});
     EngineModel model = build(PlanBackend::kHOST);
     model.backend = PlanBackend::kCUDA;
     foldConstantReshapes(model);
@@ -1083,17 +1088,7 @@ TEST_F(FusedKernels, OnnxPaddingMaskAsTransformersExportsItIsNarrowed)
     std::unique_ptr<nvonnxparser::IParser> parser{nvonnxparser::createParser(*mNetwork, mLogger)};
     std::string const bytes = onnx.bytes();
     ASSERT_TRUE(parser->parse(bytes.data(), bytes.size()));
-    auto* profile = mBuilder->createOptimizationProfile();
-    for (auto const& [name, one] :
-        {std::pair{"x", Dims{3, {1, 12, 128}}}, std::pair{"attention_mask", Dims{2, {1, 12}}}})
-    {
-        Dims four = one;
-        four.d[0] = 4;
-        profile->setDimensions(name, nvinfer1::OptProfileSelector::kMIN, one);
-        profile->setDimensions(name, nvinfer1::OptProfileSelector::kOPT, four);
-        profile->setDimensions(name, nvinfer1::OptProfileSelector::kMAX, four);
-    }
-    mConfig->addOptimizationProfile(profile);
+    addBatchProfile({{"x", Dims{3, {1, 12, 128}}}, {"attention_mask", Dims{2, {1, 12}}}});
     EngineModel model = build(PlanBackend::kHOST);
     model.backend = PlanBackend::kCUDA;
     foldConstantReshapes(model);
