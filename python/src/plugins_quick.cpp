@@ -55,15 +55,8 @@ public:
 private:
     char const* field(std::optional<std::string> const& value, char const* attribute) const noexcept
     {
-        if (value)
-        {
-            return value->c_str();
-        }
-        auto const self = [this] { return pythonSelf(static_cast<IPluginV3QuickCore const*>(this)); };
-        return callPlugin(self, attribute, static_cast<char const*>(nullptr), [&]() -> char const* {
-            throw PluginCallProblem(
-                std::string("AttributeError: ") + attribute + " not initialized; set it in the plugin's __init__");
-        });
+        return attributeText([this] { return pythonSelf(static_cast<IPluginV3QuickCore const*>(this)); }, value,
+            attribute, kSetInPluginInit);
     }
 };
 

@@ -193,14 +193,7 @@ private:
     //! value's text, or nullptr reported as an unset attribute.
     char const* field(std::optional<std::string> const& value, char const* attribute) const noexcept
     {
-        if (value)
-        {
-            return value->c_str();
-        }
-        return call(attribute, static_cast<char const*>(nullptr), [attribute]() -> char const* {
-            throw PluginCallProblem(
-                std::string("AttributeError: ") + attribute + " not initialized; set it in the plugin's __init__");
-        });
+        return attributeText([this] { return self(); }, value, attribute, kSetInPluginInit);
     }
 
     //! The numbers of inputs (from the latest configure_plugin()) and outputs (num_outputs) method needs, as the
@@ -700,19 +693,14 @@ private:
 
     char const* text(std::optional<std::string> const& value, char const* attribute) const noexcept
     {
-        return value ? value->c_str() : unset<char const*>(attribute);
+        return attributeText([this] { return pythonSelf(static_cast<IPluginCreator const*>(this)); }, value, attribute,
+            kSetInCreatorInit);
     }
-
-    //! Reports attribute as not set and gives nullptr.
     template <typename Result>
     Result unset(char const* attribute) const noexcept
     {
-        auto const self = [this] { return pythonSelf(static_cast<IPluginCreator const*>(this)); };
-        return callPlugin(self, attribute, Result{nullptr}, [attribute]() -> Result {
-            throw PluginCallProblem(std::string("AttributeError: ") + attribute
-                + " not initialized; set name, plugin_version, plugin_namespace and field_names in the creator's "
-                  "__init__");
-        });
+        return unsetAttribute<Result>(
+            [this] { return pythonSelf(static_cast<IPluginCreator const*>(this)); }, attribute, kSetInCreatorInit);
     }
 };
 

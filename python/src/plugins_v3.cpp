@@ -257,15 +257,8 @@ IPluginV3* PyPluginV3::clone() noexcept
 
 char const* PyPluginV3OneCore::field(std::optional<std::string> const& value, char const* attribute) const noexcept
 {
-    if (value)
-    {
-        return value->c_str();
-    }
-    auto const self = [this] { return pythonSelf(static_cast<IPluginV3OneCore const*>(this)); };
-    return callPlugin(self, attribute, static_cast<char const*>(nullptr), [&]() -> char const* {
-        throw PluginCallProblem(
-            std::string("AttributeError: ") + attribute + " not initialized; set it in the plugin's __init__");
-    });
+    return attributeText(
+        [this] { return pythonSelf(static_cast<IPluginV3OneCore const*>(this)); }, value, attribute, kSetInPluginInit);
 }
 
 // ---- IPluginV3OneBuild ---------------------------------------------------------------------------------------------

@@ -95,6 +95,30 @@ Result callPlugin(Self&& self, char const* method, Result failure, Body&& body) 
     return failure;
 }
 
+//! Where a plugin's or a creator's Python class sets the attributes unsetAttribute reports.
+inline constexpr char const* kSetInPluginInit = "set it in the plugin's __init__";
+inline constexpr char const* kSetInCreatorInit
+    = "set name, plugin_version, plugin_namespace and field_names in the creator's __init__";
+
+//! What an attribute the Python class never set gives C++ (nullptr of Result), reported naming self() (a callable
+//! giving the Python object) and attribute as not initialized; remedy says where to set it (kSetInPluginInit,
+//! kSetInCreatorInit).
+template <typename Result, typename Self>
+Result unsetAttribute(Self&& self, char const* attribute, char const* remedy) noexcept
+{
+    return callPlugin(std::forward<Self>(self), attribute, Result{nullptr}, [&]() -> Result {
+        throw PluginCallProblem(std::string("AttributeError: ") + attribute + " not initialized; " + remedy);
+    });
+}
+
+//! value's text, or unsetAttribute's nullptr.
+template <typename Self>
+char const* attributeText(
+    Self&& self, std::optional<std::string> const& value, char const* attribute, char const* remedy) noexcept
+{
+    return value ? value->c_str() : unsetAttribute<char const*>(std::forward<Self>(self), attribute, remedy);
+}
+
 //! The trampoline of trt.IPluginV3: get_capability_interface(type) and clone() in Python; destroy() is called
 //! through the PluginV3Handle that C++ deletes.
 class PyPluginV3 : public nvinfer1::IPluginV3
@@ -377,21 +401,18 @@ protected:
     }
 
 private:
+    auto self() const
+    {
+        return [this] { return pythonSelf(static_cast<Interface const*>(this)); };
+    }
     char const* text(std::optional<std::string> const& value, char const* attribute) const noexcept
     {
-        return value ? value->c_str() : unset<char const*>(attribute);
+        return attributeText(self(), value, attribute, kSetInCreatorInit);
     }
-
-    //! Reports attribute as not set and gives nullptr.
     template <typename Result>
     Result unset(char const* attribute) const noexcept
     {
-        auto const self = [this] { return pythonSelf(static_cast<Interface const*>(this)); };
-        return callPlugin(self, attribute, Result{nullptr}, [attribute]() -> Result {
-            throw PluginCallProblem(std::string("AttributeError: ") + attribute
-                + " not initialized; set name, plugin_version, plugin_namespace and field_names in the creator's "
-                  "__init__");
-        });
+        return unsetAttribute<Result>(self(), attribute, kSetInCreatorInit);
     }
 };
 
