@@ -8,6 +8,7 @@
 
 #include "builder/memory_plan.h"
 #include "core/data_type.h"
+#include "runtime/shape_values.h"
 
 #include <algorithm>
 #include <array>
@@ -114,8 +115,9 @@ Expected<ProfileRecord> planProfile(
         }
     }
 
-    // A plugin output aliasing an input lives in the input's memory: the input's buffer lives as long as both.
-    std::vector<int32_t> const roots = aliasRoots(model);
+    // A plugin output aliasing an input, and a reshape's view of its input (runtime/shape_values.h), live in the
+    // input's memory: the input's buffer lives as long as both.
+    std::vector<int32_t> const roots = memoryRoots(model);
     for (std::size_t t = 0; t < model.tensors.size(); ++t)
     {
         auto const root = static_cast<std::size_t>(roots[t]);

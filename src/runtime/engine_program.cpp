@@ -183,7 +183,7 @@ std::vector<std::pair<int32_t, int32_t>> tensorLifetimes(EngineModel const& m, L
             }
         }
     }
-    std::vector<int32_t> const roots = aliasRoots(m);
+    std::vector<int32_t> const roots = memoryRoots(m);
     for (std::size_t t = 0; t < m.tensors.size(); ++t)
     {
         auto const root = static_cast<std::size_t>(roots[t]);
@@ -558,8 +558,9 @@ Expected<bool> EngineProgram::prepare()
     {
         mWeightBytes += static_cast<int64_t>(blob.view().size());
     }
-    // A plugin output written in place of an input has the input's type and format.
-    mAliasRoots = aliasRoots(m);
+    // A plugin output written in place of an input, or a reshape's view of its input, has the input's type and format.
+    mAliasRoots = memoryRoots(m);
+    mReshapeViews = reshapeViews(m);
     for (std::size_t t = 0; t < mAliasRoots.size(); ++t)
     {
         TensorRecord const& tensor = m.tensors[t];

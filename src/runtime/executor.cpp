@@ -6,6 +6,7 @@
 #include "backends/host/reformat.h"
 #include "runtime/executor_support.h"
 #include "runtime/plugin_runtime.h"
+#include "runtime/shape_values.h"
 
 #include "core/data_type.h"
 #include "network/layer_kinds.h"
@@ -146,7 +147,7 @@ Executor::Executor(EngineProgram const& program, std::unique_ptr<Backend> backen
     mWeightsConstants.assign(model.layers.size(), false);
     if (program.onDevice())
     {
-        std::vector<int32_t> const roots = aliasRoots(model);
+        std::vector<int32_t> const roots = memoryRoots(model);
         std::vector<bool> aliased(model.tensors.size(), false);
         for (std::size_t t = 0; t < roots.size(); ++t)
         {
@@ -957,7 +958,8 @@ host::Status Executor::runLayerAt(
     {
         mViews[static_cast<std::size_t>(layer.outputs[0])].data = const_cast<void*>(weights);
     }
-    auto const ran = weights != nullptr ? host::Status{host::Done{}}
+    // A reshape whose output is a view of its input's memory has nothing to do either.
+    auto const ran = weights != nullptr || mProgram.reshapeView(index) ? host::Status{host::Done{}}
         : plugin && mPlugins != nullptr ? mPlugins->run(index, inputs, outputs, outputDims, stream)
                                         : backend.runLayer(layer, model, inputs, outputs, stream);
     if (!ran)

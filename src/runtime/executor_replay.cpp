@@ -41,8 +41,11 @@ bool Executor::capturableProgram() const
         {
             return false;
         }
-        if (std::any_of(layer.outputs.begin(), layer.outputs.end(),
-                [&](int32_t output) { return mProgram.mirrored(output) || mProgram.aliasRoot(output) != output; }))
+        // A plugin's output written in place of an input is not replayed; a reshape's view of its input is.
+        if (std::any_of(layer.outputs.begin(), layer.outputs.end(), [&](int32_t output) {
+                return mProgram.mirrored(output)
+                    || (mProgram.aliasRoot(output) != output && !mProgram.reshapeView(index));
+            }))
         {
             return false;
         }

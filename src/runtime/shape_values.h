@@ -31,4 +31,15 @@ std::vector<uint8_t> shapeValueCandidates(EngineModel const& model);
 //! linear fill: no random fill, plugin or loop boundary) and may run on the host backend.
 bool deterministicKind(LayerRecord const& layer);
 
+//! Per layer of model: 1 when the layer is a reshape whose output is a view of its input's memory rather than a copy
+//! (it runs nothing): a shuffle without transposes, its input made by a layer other than a constant and no network
+//! output, its output no network output, debug or shape tensor, both of one type, scale and kLINEAR, of extents known
+//! before any layer runs, the layer no shape-value candidate; none in an engine with loops, conditionals,
+//! data-dependent layers or plugins.
+std::vector<uint8_t> reshapeViews(EngineModel const& model);
+
+//! Per tensor: the tensor whose memory it lives in. aliasRoots (a plugin's output written in place of an input), and
+//! each reshapeViews output in its input's memory.
+std::vector<int32_t> memoryRoots(EngineModel const& model);
+
 } // namespace kiln

@@ -11,6 +11,7 @@
 #include "builder/layout.h"
 #include "model_builder.h"
 #include "plan/engine_codec.h"
+#include "runtime/shape_values.h"
 #include "support/api_test.h"
 #include "support/fusion_patterns.h"
 
@@ -720,6 +721,52 @@ TEST_F(ExportedPaddingMask, WithAQueryMaskedItKeepsItsRows)
     EngineModel const model = build(false);
     EXPECT_EQ(maskExtents(model), (std::vector<int64_t>{2, 1, 12, 12}));
     EXPECT_EQ(layersOfType(model, LayerType::kSLICE), 0);
+}
+
+TEST_F(FusedKernels, ReshapesOfMadeTensorsAreViewsAndOthersCopies)
+{
+    // x [2, 6]: a = x + x; views: a reshaped [2, 2, 3] (read by a sum). Copies: a transposed, a constant reshaped, a
+    // reshape whose output is a network output, and a reshape of the network input.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {2, 6}});
+    ITensor* a = mNetwork->addElementWise(*x, *x, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+    auto const reshape = [&](ITensor& t, Dims shape, char const* name) {
+        auto* shuffle = mNetwork->addShuffle(t);
+        shuffle->setReshapeDimensions(shape);
+        shuffle->setName(name);
+        return shuffle->getOutput(0);
+    };
+    ITensor* view = reshape(*a, Dims{3, {2, 2, 3}}, "view");
+    output(mNetwork->addElementWise(*view, *view, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0), "doubled");
+    auto* transpose = mNetwork->addShuffle(*a);
+    nvinfer1::Permutation swap{};
+    swap.order[0] = 1;
+    swap.order[1] = 0;
+    transpose->setFirstTranspose(swap);
+    transpose->setName("transpose");
+    output(
+        mNetwork
+            ->addElementWise(*transpose->getOutput(0), *transpose->getOutput(0), nvinfer1::ElementWiseOperation::kSUM)
+            ->getOutput(0),
+        "transposed");
+    ITensor* constantView = reshape(*constant(Dims{2, {2, 6}}), Dims{3, {2, 2, 3}}, "of a constant");
+    output(mNetwork->addElementWise(*constantView, *view, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0), "c");
+    output(reshape(*a, Dims{3, {2, 3, 2}}, "an output"), "reshaped");
+    ITensor* ofInput = reshape(*x, Dims{3, {2, 3, 2}}, "of the input");
+    output(mNetwork->addElementWise(*ofInput, *ofInput, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0), "d");
+    EngineModel const model = build(PlanBackend::kHOST);
+    std::vector<uint8_t> const views = reshapeViews(model);
+    std::vector<int32_t> const roots = memoryRoots(model);
+    std::vector<std::string> viewed;
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        if (views[l] != 0)
+        {
+            viewed.push_back(model.layers[l].name);
+            LayerRecord const& layer = model.layers[l];
+            EXPECT_EQ(roots[static_cast<std::size_t>(layer.outputs[0])], layer.inputs[0]) << layer.name;
+        }
+    }
+    EXPECT_EQ(viewed, (std::vector<std::string>{"view"}));
 }
 
 TEST_F(FusedKernels, ValuesOfFixedExtentsAreFoldedAndOthersLeft)

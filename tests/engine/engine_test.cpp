@@ -182,6 +182,47 @@ TEST_F(EngineTest, BuildSerializeDeserializeRunAcrossTheProfile)
     runReluScale(*second, 5, random, scale);
 }
 
+TEST_F(EngineTest, ReshapesBetweenLayersReadTheirInputsMemory)
+{
+    // a = x * x; r = a reshaped [N, 2, 3] (a view of a's memory: runtime/shape_values.h, reshapeViews); s = r + r;
+    // p = s * s; q = p + r; y = q reshaped [N, 6] (a copy: y is the network's output) = 4 x^4 + x^2. a's last direct
+    // reader is the reshape, so only r's reads keep its memory from going to s or p; at every batch of the profile.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, dims({-1, 6}));
+    ITensor* a = mNetwork->addElementWise(*x, *x, nvinfer1::ElementWiseOperation::kPROD)->getOutput(0);
+    auto* r = mNetwork->addShuffle(*a);
+    r->setReshapeDimensions(dims({-1, 2, 3}));
+    ITensor* view = r->getOutput(0);
+    ITensor* s = mNetwork->addElementWise(*view, *view, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+    ITensor* p = mNetwork->addElementWise(*s, *s, nvinfer1::ElementWiseOperation::kPROD)->getOutput(0);
+    ITensor* q = mNetwork->addElementWise(*p, *view, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0);
+    auto* y = mNetwork->addShuffle(*q);
+    y->setReshapeDimensions(dims({-1, 6}));
+    y->getOutput(0)->setName("y");
+    mNetwork->markOutput(*y->getOutput(0));
+    auto config = batchConfig("x", dims({-1, 6}), 4, 8);
+    ICudaEngine* engine = load(build(*config));
+    ASSERT_NE(engine, nullptr) << mLogger.all();
+    std::unique_ptr<IExecutionContext> context{engine->createExecutionContext()};
+    ASSERT_NE(context, nullptr);
+    std::mt19937 random(3);
+    std::uniform_real_distribution<float> uniform(-2.F, 2.F);
+    for (int64_t const n : {8, 1, 5, 5})
+    {
+        std::vector<float> in(static_cast<std::size_t>(n * 6));
+        std::generate(in.begin(), in.end(), [&] { return uniform(random); });
+        std::vector<float> out(in.size(), NAN);
+        ASSERT_TRUE(context->setInputShape("x", dims({n, 6})));
+        ASSERT_TRUE(context->setTensorAddress("x", in.data()));
+        ASSERT_TRUE(context->setTensorAddress("y", out.data()));
+        ASSERT_TRUE(context->enqueueV3(nullptr)) << mLogger.all();
+        for (std::size_t i = 0; i < in.size(); ++i)
+        {
+            float const square = in[i] * in[i];
+            EXPECT_FLOAT_EQ(out[i], 4.F * square * square + square) << "batch " << n << " element " << i;
+        }
+    }
+}
+
 TEST_F(EngineTest, AContextSwitchesBetweenTwoProfiles)
 {
     addReluScale();
