@@ -31,6 +31,7 @@
 #include "plan/loops.h"
 #include "plugin/plugin_v3.h"
 #include "plugin/v2_handles.h"
+#include "runtime/shape_values.h"
 
 #include <algorithm>
 #include <chrono>
@@ -1155,6 +1156,13 @@ Expected<EngineModel> buildEngineModel(
     if (auto problem = orderLoops(model))
     {
         return *problem;
+    }
+    // Reshapes whose outputs can live in their inputs' memory run nothing (runtime/shape_values.h), before the memory
+    // plan gives every other tensor its bytes.
+    std::vector<uint8_t> const views = reshapeViews(model);
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        model.layers[l].viewsInput = views[l] != 0;
     }
     if (auto problem = planProfiles(model, kept, concrete))
     {

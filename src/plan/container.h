@@ -32,8 +32,9 @@ constexpr uint32_t kPlanFormatMajor = 4; // 4: channels-last poolings and padded
 // 1: packed q, k and v of a fused attention (FusedKernel::packedQkv); 2: the engine's profiling verbosity; 3: debug
 // tensors (TensorRecord::isDebug); 4: plugin libraries carried in the plan (EngineModel::pluginLibraries);
 // 5: a V3 plugin's API language (PluginPlan.language); 6: ahead-of-time kernels standing for V3 plugins
-// (PluginPlanRecord::aot); 7: fused embeddings (FusedKernel::kEMBEDDING).
-constexpr uint32_t kPlanFormatMinor = 7;
+// (PluginPlanRecord::aot); 7: fused embeddings (FusedKernel::kEMBEDDING); 8: reshapes that view their input
+// (LayerRecord::viewsInput).
+constexpr uint32_t kPlanFormatMinor = 8;
 
 //! What the header records besides the payload.
 struct PlanInfo

@@ -585,6 +585,7 @@ Expected<EngineModel> Decoder::run()
                 }
             }
             record.scale = flat.scale();
+            record.viewsInput = flat.views_input();
             if (auto const* fused = flat.fused())
             {
                 record.fused = FusedKernel{static_cast<FusedKernel::Kind>(fused->kind()), fused->epsilon(),

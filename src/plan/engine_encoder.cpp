@@ -421,7 +421,7 @@ Offset<fb::Layer> Encoder::layer(std::size_t index)
     auto const refit = refittable ? mBuilder.CreateVector(record.refit.data(), record.refit.size())
                                   : Offset<flatbuffers::Vector<int32_t>>{};
     return fb::CreateLayer(mBuilder, name, static_cast<int32_t>(record.type), inputs, outputs, member, flatParams,
-        metadata, record.tactic, epilogue, pointwise, record.scale, fused, tacticName, refit);
+        metadata, record.tactic, epilogue, pointwise, record.scale, fused, tacticName, refit, record.viewsInput);
 }
 
 Offset<fb::ProfileInput> Encoder::profileInput(ProfileRecord::Input const& input)

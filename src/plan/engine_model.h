@@ -241,6 +241,10 @@ struct LayerRecord
     //! slot 1: the bias), the EngineModel::refit.weights entry the field holds a form of, or -1 when it is not
     //! refittable (plan/refit.h).
     std::array<int32_t, 2> refit{-1, -1};
+    //! A reshape (a shuffle without transposes) whose output is a view of input 0's memory: it runs nothing, and the
+    //! input's memory lives as long as the output (memoryRoots, runtime/shape_values.h). The builder sets it where
+    //! reshapeViews allows; the model check refuses it on any other layer.
+    bool viewsInput{};
 };
 
 //! A condition on shapes that must hold at run time (a non-zero value), recorded by a layer's shape rule.

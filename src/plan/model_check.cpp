@@ -283,6 +283,40 @@ std::optional<std::string> pluginProblem(PluginIdentity const& identity, PluginP
     return std::nullopt;
 }
 
+//! What is wrong with a layer that views its input (LayerRecord::viewsInput): it must be a plain reshape (a shuffle
+//! without transposes, fusions, epilogue or tactic) of a tensor that is no network I/O into one of its type, scale and
+//! kLINEAR format that is no network output, debug or shape tensor. Indices are valid here.
+std::optional<std::string> viewProblem(LayerRecord const& record, EngineModel const& model)
+{
+    auto const* shuffle = std::get_if<ShuffleParams>(&record.params);
+    auto const identity = [](nvinfer1::Permutation const& order) {
+        for (int32_t i = 0; i < Dims::MAX_DIMS; ++i)
+        {
+            if (order.order[i] != i)
+            {
+                return false;
+            }
+        }
+        return true;
+    };
+    bool const plain = record.type == LayerType::kSHUFFLE && shuffle != nullptr && identity(shuffle->firstTranspose)
+        && identity(shuffle->secondTranspose) && !record.fused && record.pointwise.empty() && !record.epilogue
+        && record.tactic == 0 && record.outputs.size() == 1 && !record.inputs.empty() && record.inputs[0] != kNoTensor;
+    if (!plain)
+    {
+        return std::string("views its input, but only a shuffle without transposes, fusions or a tactic may");
+    }
+    TensorRecord const& in = model.tensors[static_cast<std::size_t>(record.inputs[0])];
+    TensorRecord const& out = model.tensors[static_cast<std::size_t>(record.outputs[0])];
+    if (in.isInput || in.isOutput || out.isOutput || out.isDebug || out.isShapeTensor || in.type != out.type
+        || in.scale != out.scale || in.format != nvinfer1::TensorFormat::kLINEAR || out.format != in.format)
+    {
+        return std::string("views its input, but its input or output is network I/O, a debug or shape tensor, or "
+                           "they differ in type, scale or format (or are not kLINEAR)");
+    }
+    return std::nullopt;
+}
+
 //! What is wrong with a layer's fused point-wise program (LayerRecord::pointwise), in a CUDA engine or not.
 std::optional<std::string> pointwiseProblem(LayerRecord const& record, bool cuda)
 {
@@ -872,6 +906,13 @@ std::optional<std::string> ModelCheck::layers()
         if (auto const problem = ParamsCheck(mBlobs, mModel.weights.size()).run(record.params))
         {
             return cat(layer(l), " (", layerClassName(record.type), ") ", *problem);
+        }
+        if (record.viewsInput)
+        {
+            if (auto const problem = viewProblem(record, mModel))
+            {
+                return cat(layer(l), " (", layerClassName(record.type), ") ", *problem);
+            }
         }
         if (auto const problem = sizeProblem(record))
         {

@@ -560,7 +560,11 @@ Expected<bool> EngineProgram::prepare()
     }
     // A plugin output written in place of an input, or a reshape's view of its input, has the input's type and format.
     mAliasRoots = memoryRoots(m);
-    mReshapeViews = reshapeViews(m);
+    mReshapeViews.assign(m.layers.size(), 0);
+    for (std::size_t l = 0; l < m.layers.size(); ++l)
+    {
+        mReshapeViews[l] = m.layers[l].viewsInput ? 1 : 0;
+    }
     for (std::size_t t = 0; t < mAliasRoots.size(); ++t)
     {
         TensorRecord const& tensor = m.tensors[t];

@@ -232,7 +232,8 @@ public:
 
     //! The tensor whose memory tensor lives in (itself unless a plugin writes it in place of an input).
     int32_t aliasRoot(int32_t tensor) const { return mAliasRoots.at(static_cast<std::size_t>(tensor)); }
-    //! Whether layer is a reshape whose output is a view of its input's memory: it runs nothing (reshapeViews).
+    //! Whether layer is a reshape whose output is a view of its input's memory: it runs nothing
+    //! (LayerRecord::viewsInput).
     bool reshapeView(int32_t layer) const { return mReshapeViews.at(static_cast<std::size_t>(layer)) != 0; }
 
     //! The total size of the weights.

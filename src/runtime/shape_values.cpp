@@ -212,13 +212,11 @@ std::vector<uint8_t> reshapeViews(EngineModel const& model)
 std::vector<int32_t> memoryRoots(EngineModel const& model)
 {
     std::vector<int32_t> roots = aliasRoots(model);
-    std::vector<uint8_t> const views = reshapeViews(model);
     // Layers run in order, so a view's input has its root before the view is looked at.
-    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    for (LayerRecord const& layer : model.layers)
     {
-        if (views[l] != 0)
+        if (layer.viewsInput && layer.outputs.size() == 1 && !layer.inputs.empty() && layer.inputs[0] != kNoTensor)
         {
-            LayerRecord const& layer = model.layers[l];
             roots[static_cast<std::size_t>(layer.outputs[0])] = roots[static_cast<std::size_t>(layer.inputs[0])];
         }
     }

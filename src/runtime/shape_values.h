@@ -39,7 +39,8 @@ bool deterministicKind(LayerRecord const& layer);
 std::vector<uint8_t> reshapeViews(EngineModel const& model);
 
 //! Per tensor: the tensor whose memory it lives in. aliasRoots (a plugin's output written in place of an input), and
-//! each reshapeViews output in its input's memory.
+//! the output of each layer with LayerRecord::viewsInput (the builder sets it where reshapeViews allows) in its input's
+//! memory.
 std::vector<int32_t> memoryRoots(EngineModel const& model);
 
 } // namespace kiln

@@ -753,7 +753,7 @@ TEST_F(FusedKernels, ReshapesOfMadeTensorsAreViewsAndOthersCopies)
     output(reshape(*a, Dims{3, {2, 3, 2}}, "an output"), "reshaped");
     ITensor* ofInput = reshape(*x, Dims{3, {2, 3, 2}}, "of the input");
     output(mNetwork->addElementWise(*ofInput, *ofInput, nvinfer1::ElementWiseOperation::kSUM)->getOutput(0), "d");
-    EngineModel const model = build(PlanBackend::kHOST);
+    EngineModel model = build(PlanBackend::kHOST);
     std::vector<uint8_t> const views = reshapeViews(model);
     std::vector<int32_t> const roots = memoryRoots(model);
     std::vector<std::string> viewed;
@@ -767,6 +767,26 @@ TEST_F(FusedKernels, ReshapesOfMadeTensorsAreViewsAndOthersCopies)
         }
     }
     EXPECT_EQ(viewed, (std::vector<std::string>{"view"}));
+
+    // The build marks the view in the plan (format 4.8); the reader keeps the mark, and refuses it on a transpose.
+    auto const named = [&](char const* name) {
+        return std::find_if(
+            model.layers.begin(), model.layers.end(), [&](LayerRecord const& layer) { return layer.name == name; });
+    };
+    ASSERT_NE(named("view"), model.layers.end());
+    EXPECT_TRUE(named("view")->viewsInput);
+    EXPECT_FALSE(named("transpose")->viewsInput);
+    EngineModel const loaded = throughAPlan(model);
+    ASSERT_EQ(loaded.layers.size(), model.layers.size());
+    for (std::size_t l = 0; l < model.layers.size(); ++l)
+    {
+        EXPECT_EQ(loaded.layers[l].viewsInput, model.layers[l].viewsInput) << model.layers[l].name;
+    }
+    named("transpose")->viewsInput = true;
+    auto const plan = encodeEngine(model);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_NE(plan.error().message.find("views its input, but only a shuffle without transposes"), std::string::npos)
+        << plan.error().message;
 }
 
 TEST_F(FusedKernels, ValuesOfFixedExtentsAreFoldedAndOthersLeft)
