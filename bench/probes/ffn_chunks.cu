@@ -14,6 +14,8 @@
 // block's. On a GPU machine:
 //
 //     nvcc -O3 -std=c++17 -arch=sm_90 bench/probes/ffn_chunks.cu -o /tmp/ffn_chunks -lcublasLt && /tmp/ffn_chunks
+#include "check.h"
+
 #include <cublasLt.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -28,17 +30,6 @@
 
 namespace
 {
-
-#define CHECK(call)                                                                                                    \
-    do                                                                                                                 \
-    {                                                                                                                  \
-        auto const status_ = (call);                                                                                   \
-        if (static_cast<int>(status_) != 0)                                                                            \
-        {                                                                                                              \
-            std::printf("%s:%d %s failed (%d)\n", __FILE__, __LINE__, #call, static_cast<int>(status_));               \
-            std::exit(1);                                                                                              \
-        }                                                                                                              \
-    } while (0)
 
 constexpr int64_t kRows = 32 * 128;
 constexpr int64_t kWidth = 768;

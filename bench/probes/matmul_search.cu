@@ -33,6 +33,8 @@
 //
 //     nvcc -O3 -std=c++17 -arch=sm_90 bench/probes/matmul_search.cu -o /tmp/matmul_search -lcublasLt
 //     /tmp/matmul_search
+#include "check.h"
+
 #include <cublasLt.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -55,17 +57,6 @@
 
 namespace
 {
-
-#define CHECK(call)                                                                                                    \
-    do                                                                                                                 \
-    {                                                                                                                  \
-        auto const status_ = (call);                                                                                   \
-        if (static_cast<int>(status_) != 0)                                                                            \
-        {                                                                                                              \
-            std::printf("%s:%d %s failed (%d)\n", __FILE__, __LINE__, #call, static_cast<int>(status_));               \
-            std::exit(1);                                                                                              \
-        }                                                                                                              \
-    } while (0)
 
 constexpr size_t kWorkspace = size_t{32} << 20;
 constexpr int kHeuristicRequest = 64;
