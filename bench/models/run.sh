@@ -6,7 +6,8 @@
 # bench/results/models):
 #
 #   models.jsonl           every JSON line (bench/README.md, "Real models")
-#   report.md              bench/report.py's tables (also printed)
+#   report.md              bench/report.py's tables (also printed), then kiln's layer profile grouped by repeated
+#                          layer (layer_summary.py)
 #   kiln_model_bench.log   kiln_model_bench's stderr;  kiln_layers.log  kiln's time per layer (IProfiler)
 #   torch_models.log       torch_models.py's stderr (export and torch steps);  tiny.log  the tiny model's check
 #
@@ -171,6 +172,11 @@ if [[ ${SIZE_SWEEP:-0} == 1 ]]; then
 fi
 
 "$python" bench/report.py "$lines" | tee "$results/report.md"
+# Where the time goes: kiln's layer profile grouped by repeated layer (layer_summary.py), below the tables.
+if grep -q "^kiln_model_bench: layers of" "$results/kiln_layers.log" 2>/dev/null; then
+    { echo; echo "## kiln's layer profile, grouped (kiln_layers.log)"; echo
+      "$python" bench/models/layer_summary.py "$results/kiln_layers.log"; } >>"$results/report.md"
+fi
 grep -Eq '"error": ?"' "$lines" && status=1
 echo "run.sh: $(wc -l <"$lines") JSON lines in $lines, $(($(date +%s) - start)) s" >&2
 exit "$status"
