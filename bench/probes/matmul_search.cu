@@ -760,28 +760,16 @@ struct SummaryRow
     float best8{}, best32{}, searched{};
 };
 
-//! The best graph time among the heuristic's graph-timed results of rank below limit, and that rank.
-std::pair<float, int> bestBelow(std::vector<Candidate> const& heuristic, int limit)
+//! The best time (the member time: finalUs, graph-timed, or quickUs, the first screen) among the heuristic's results
+//! of rank below limit, and that rank.
+std::pair<float, int> bestBelow(std::vector<Candidate> const& heuristic, int limit, float Candidate::*time)
 {
     std::pair<float, int> best{INFINITY, -1};
     for (Candidate const& h : heuristic)
     {
-        if (h.rank < limit && h.finalUs < best.first)
+        if (h.rank < limit && h.*time < best.first)
         {
-            best = {h.finalUs, h.rank};
-        }
-    }
-    return best;
-}
-
-std::pair<float, int> quickBelow(std::vector<Candidate> const& heuristic, int limit)
-{
-    std::pair<float, int> best{INFINITY, -1};
-    for (Candidate const& h : heuristic)
-    {
-        if (h.rank < limit && h.quickUs < best.first)
-        {
-            best = {h.quickUs, h.rank};
+            best = {h.*time, h.rank};
         }
     }
     return best;
@@ -820,7 +808,7 @@ SummaryRow runShape(Shape const& shape, int number, std::vector<Caps> const& all
             ++heuristicFailed;
         }
     }
-    auto const quickBest = quickBelow(heuristic, count);
+    auto const quickBest = bestBelow(heuristic, count, &Candidate::quickUs);
 
     std::map<int32_t, Caps const*> capsById;
     for (Caps const& caps : allCaps)
@@ -1112,15 +1100,15 @@ SummaryRow runShape(Shape const& shape, int number, std::vector<Caps> const& all
     std::sort(search.timed.begin(), search.timed.end(),
         [](Candidate const& x, Candidate const& y) { return x.finalUs < y.finalUs; });
 
-    auto const quick8 = quickBelow(heuristic, 8);
-    auto const quick32 = quickBelow(heuristic, 32);
+    auto const quick8 = bestBelow(heuristic, 8, &Candidate::quickUs);
+    auto const quick32 = bestBelow(heuristic, 32, &Candidate::quickUs);
     std::printf("heuristic: %d results (%d failed); mean of %d: #1 %.2f, best of 8 %.2f (#%d), of 32 %.2f (#%d), "
                 "of all %.2f (#%d) us\n",
         count, heuristicFailed, kTimedLaunches, count > 0 ? heuristic[0].quickUs : NAN, quick8.first, quick8.second + 1,
         quick32.first, quick32.second + 1, quickBest.first, quickBest.second + 1);
-    auto const final8 = bestBelow(heuristic, 8);
-    auto const final32 = bestBelow(heuristic, 32);
-    auto const finalAll = bestBelow(heuristic, count);
+    auto const final8 = bestBelow(heuristic, 8, &Candidate::finalUs);
+    auto const final32 = bestBelow(heuristic, 32, &Candidate::finalUs);
+    auto const finalAll = bestBelow(heuristic, count, &Candidate::finalUs);
     float const first = count > 0 ? heuristic[0].finalUs : NAN;
     std::printf("heuristic, graphs: #1 %.2f us %.0f TF/s; best of 8 %.2f (#%d) %.0f; of 32 %.2f (#%d) %.0f; "
                 "of all %.2f (#%d) %.0f\n",
