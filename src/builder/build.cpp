@@ -1180,7 +1180,30 @@ Expected<EngineModel> buildEngineModel(
             return found == concrete.front().tensors.end() ? std::nullopt
                                                            : std::optional(kept.shapeOf(tensor, found->second.opt));
         };
-        if (auto problem = cuda::chooseTactics(model, optShape, settings.avgTimingIterations))
+        // The build's timing cache (the config's, or the build's own) remembers each problem's variant: identical
+        // layers are timed once, and a later build with the config's cache times none it holds.
+        std::optional<cuda::TacticMemo> memo;
+        if (TimingCache* const cache = timing.value().cache)
+        {
+            memo = cuda::TacticMemo{
+                [cache](std::string const& problem, std::span<std::string const> names) -> std::optional<int32_t> {
+                    auto const hit = cache->lookup(makeTimingCacheKey(problem));
+                    if (!hit)
+                    {
+                        return std::nullopt;
+                    }
+                    auto const found = std::find_if(names.begin(), names.end(),
+                        [&](std::string const& name) { return hashTactic(name) == hit->tacticHash; });
+                    return found == names.end() ? std::nullopt
+                                                : std::optional(static_cast<int32_t>(found - names.begin()));
+                },
+                [cache](std::string const& problem, std::string const& name, float milliseconds) {
+                    return cache->record(
+                        makeTimingCacheKey(problem), nvinfer1::TimingCacheValue{hashTactic(name), milliseconds});
+                },
+                hasFlag(settings, nvinfer1::BuilderFlag::kERROR_ON_TIMING_CACHE_MISS)};
+        }
+        if (auto problem = cuda::chooseTactics(model, optShape, settings.avgTimingIterations, memo ? &*memo : nullptr))
         {
             return *problem;
         }

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 #include <string>
+#include <variant>
 
 namespace kiln
 {
@@ -139,6 +141,87 @@ int32_t chosenTactic(LayerRecord const& layer, std::span<std::string const> name
     }
     auto const found = std::find(names.begin(), names.end(), layer.tacticName);
     return found == names.end() ? 0 : static_cast<int32_t>(found - names.begin());
+}
+
+namespace
+{
+
+//! "[d0,d1,...]", or "[-]" for rank -1.
+std::string dimsText(Dims const& dims)
+{
+    if (dims.nbDims < 0)
+    {
+        return "[-]";
+    }
+    std::string text = "[";
+    for (int32_t i = 0; i < dims.nbDims; ++i)
+    {
+        text += (i == 0 ? "" : ",") + std::to_string(dims.d[i]);
+    }
+    return text + "]";
+}
+
+//! The geometry a convolution's or deconvolution's kernels read (both parameter structs have these members).
+template <typename Params>
+std::string geometryText(Params const& p)
+{
+    return "maps " + std::to_string(p.nbOutputMaps) + " kernel " + dimsText(p.kernelSize) + " stride "
+        + dimsText(p.stride) + " pre " + dimsText(p.prePadding) + " post " + dimsText(p.postPadding) + " dilation "
+        + dimsText(p.dilation) + " padding " + std::to_string(static_cast<int32_t>(p.paddingMode)) + " groups "
+        + std::to_string(p.nbGroups) + " weights " + std::to_string(static_cast<int32_t>(p.kernel.type)) + ":"
+        + std::to_string(p.kernel.count) + " bias " + std::to_string(static_cast<int32_t>(p.bias.type)) + ":"
+        + std::to_string(p.bias.count);
+}
+
+} // namespace
+
+std::string tacticProblemText(LayerRecord const& layer, EngineModel const& model, std::span<Dims const> inputDims,
+    Dims const& outputDims, std::span<std::string const> names)
+{
+    std::string text = "kiln layer " + std::to_string(static_cast<int32_t>(layer.type));
+    if (auto const* convolution = std::get_if<ConvolutionParams>(&layer.params))
+    {
+        text += "|" + geometryText(*convolution);
+    }
+    else if (auto const* deconvolution = std::get_if<DeconvolutionParams>(&layer.params))
+    {
+        text += "|" + geometryText(*deconvolution);
+    }
+    else if (auto const* product = std::get_if<MatrixMultiplyParams>(&layer.params))
+    {
+        text += "|ops " + std::to_string(static_cast<int32_t>(product->ops[0])) + ","
+            + std::to_string(static_cast<int32_t>(product->ops[1]));
+    }
+    if (layer.epilogue)
+    {
+        text += "|epilogue " + std::to_string(static_cast<int32_t>(layer.epilogue->type)) + " "
+            + std::to_string(layer.epilogue->alpha) + " " + std::to_string(layer.epilogue->beta);
+    }
+    text += "|scale " + std::to_string(layer.scale);
+    // A tensor as its kernels see it: type, format and extents ("-" for an absent optional input).
+    auto const tensorText = [&](int32_t index, Dims const& dims) {
+        if (index < 0 || static_cast<std::size_t>(index) >= model.tensors.size())
+        {
+            return std::string("-");
+        }
+        TensorRecord const& tensor = model.tensors[static_cast<std::size_t>(index)];
+        return std::to_string(static_cast<int32_t>(tensor.type)) + ":"
+            + std::to_string(static_cast<int32_t>(tensor.format)) + ":" + dimsText(dims);
+    };
+    for (std::size_t i = 0; i < layer.inputs.size(); ++i)
+    {
+        text += "|in " + tensorText(layer.inputs[i], i < inputDims.size() ? inputDims[i] : Dims{-1, {}});
+    }
+    for (int32_t const output : layer.outputs)
+    {
+        text += "|out " + tensorText(output, outputDims);
+    }
+    text += "|variants " + std::to_string(names.size());
+    for (std::string const& name : names)
+    {
+        text += "|" + name;
+    }
+    return text;
 }
 
 } // namespace kiln

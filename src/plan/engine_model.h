@@ -448,4 +448,13 @@ std::vector<int32_t> aliasRoots(EngineModel const& model);
 //! or GPU that lacks the variant: the engine still runs, perhaps slower).
 int32_t chosenTactic(LayerRecord const& layer, std::span<std::string const> names) noexcept;
 
+//! What the time of each of layer's variants depends on, as text for a timing cache key: the layer's kind, the
+//! parameters its kernels read (a convolution's or deconvolution's geometry and groups, a matrix multiply's
+//! operations), its fused epilogue and scale, each input's and the output's type, format and extents (inputDims and
+//! outputDims, the shapes it is timed at; an absent optional input has rank -1), and the variants' names (names, in the
+//! order the kernel family lists them). Not the layer's name nor its weights' values: layers that differ only in those
+//! have the same text, so a build times them once.
+std::string tacticProblemText(LayerRecord const& layer, EngineModel const& model, std::span<Dims const> inputDims,
+    Dims const& outputDims, std::span<std::string const> names);
+
 } // namespace kiln

@@ -1233,6 +1233,85 @@ void expectNear(Values const& actual, Values const& expected, char const* what)
     }
 }
 
+TEST_F(CudaEngine, IdenticalLayersAreTimedOnceAndACachedBuildTimesNone)
+{
+    // Two matrix multiplies of one problem ([256, 512] x [512, 512] in float, weights of their own): the build's
+    // timing cache (the config's here) keeps the first one's choice, which the second takes untimed; a second build
+    // with that cache times neither; a build with an empty cache under kERROR_ON_TIMING_CACHE_MISS fails, naming the
+    // layer. Each engine computes what the host's does.
+    std::vector<float> weights(2 * 512 * 512);
+    for (std::size_t i = 0; i < weights.size(); ++i)
+    {
+        weights[i] = static_cast<float>(static_cast<int32_t>(i * 7919 % 255) - 127) / 2048.F;
+    }
+    ITensor* y = mNetwork->addInput("x", DataType::kFLOAT, Dims{2, {256, 512}});
+    for (int32_t k = 0; k < 2; ++k)
+    {
+        auto* w = mNetwork->addConstant(
+            Dims{2, {512, 512}}, nvinfer1::Weights{DataType::kFLOAT, weights.data() + k * 512 * 512, 512 * 512});
+        auto* product = mNetwork->addMatrixMultiply(
+            *y, nvinfer1::MatrixOperation::kNONE, *w->getOutput(0), nvinfer1::MatrixOperation::kNONE);
+        product->setName(k == 0 ? "first" : "second");
+        y = product->getOutput(0);
+    }
+    mNetwork->markOutput(*y);
+    auto const count = [&](char const* text) {
+        std::vector<std::string> const verbose = mLogger.messages(nvinfer1::ILogger::Severity::kVERBOSE);
+        return std::count_if(
+            verbose.begin(), verbose.end(), [&](std::string const& m) { return m.find(text) != std::string::npos; });
+    };
+    setenv("KILN_BACKEND", "cuda", 1); // The caches are the CUDA builds' (their identity names the device).
+    std::unique_ptr<nvinfer1::IBuilderConfig> config{mBuilder->createBuilderConfig()};
+    std::unique_ptr<nvinfer1::ITimingCache> cache{config->createTimingCache(nullptr, 0)};
+    ASSERT_NE(cache, nullptr);
+    ASSERT_TRUE(config->setTimingCache(*cache, false));
+    std::vector<uint8_t> const first = build("cuda", config.get());
+    ASSERT_FALSE(first.empty());
+    if (count("chose tactic ") == 0)
+    {
+        GTEST_SKIP() << "cuBLASLt offers one variant for this product here: nothing to time";
+    }
+    EXPECT_EQ(count("chose tactic "), 2) << mLogger.all();
+    EXPECT_EQ(count("layer 'second': tactic "), 1) << "only its choice, untimed: " << mLogger.all();
+    EXPECT_EQ(count(" from the timing cache"), 1) << mLogger.all();
+
+    std::vector<uint8_t> const second = build("cuda", config.get());
+    ASSERT_FALSE(second.empty());
+    EXPECT_EQ(count(" from the timing cache"), 3) << "both layers of the second build: " << mLogger.all();
+
+    std::unique_ptr<nvinfer1::IBuilderConfig> strict{mBuilder->createBuilderConfig()};
+    std::unique_ptr<nvinfer1::ITimingCache> empty{strict->createTimingCache(nullptr, 0)};
+    ASSERT_TRUE(strict->setTimingCache(*empty, false));
+    strict->setFlag(nvinfer1::BuilderFlag::kERROR_ON_TIMING_CACHE_MISS);
+    std::unique_ptr<nvinfer1::IHostMemory> refused{mBuilder->buildSerializedNetwork(*mNetwork, *strict)};
+    EXPECT_EQ(refused, nullptr);
+    EXPECT_NE(mLogger.all().find("layer 'first': the timing cache has no choice among its"), std::string::npos)
+        << mLogger.all();
+
+    std::vector<uint8_t> const host = build("host");
+    Values input(256 * 512);
+    for (std::size_t i = 0; i < input.size(); ++i)
+    {
+        input[i] = static_cast<float>(static_cast<int32_t>(i * 104729 % 201) - 100) / 100.F;
+    }
+    ICudaEngine* hostEngine = load(host);
+    ASSERT_NE(hostEngine, nullptr);
+    auto const expected = runHost(*hostEngine, {Dims{2, {256, 512}}}, {input});
+    for (std::vector<uint8_t> const* plan : {&first, &second})
+    {
+        ICudaEngine* engine = load(*plan);
+        ASSERT_NE(engine, nullptr);
+        auto const actual = runDevice(*engine, {Dims{2, {256, 512}}}, {input});
+        ASSERT_EQ(actual.size(), 1U);
+        ASSERT_EQ(expected.size(), 1U);
+        ASSERT_EQ(actual[0].size(), expected[0].size());
+        for (std::size_t j = 0; j < expected[0].size(); ++j)
+        {
+            ASSERT_NEAR(actual[0][j], expected[0][j], 1e-3F * (1.F + std::fabs(expected[0][j]))) << "element " << j;
+        }
+    }
+}
+
 TEST_F(CudaEngine, ShapeValuesLeaveEnqueueCapturableInACudaGraph)
 {
     // BERT's position subgraph: a folded Range constant read as a slice start on the host and as data on the GPU,

@@ -782,6 +782,108 @@ TEST(PlanEngineCodec, ChosenTacticFollowsTheRecordedName)
     EXPECT_EQ(chosenTactic(LayerRecord{}, std::vector<std::string>(1)), 0);
 }
 
+// The timing cache's problem text of a layer (tacticProblemText): layers that differ only in their names and their
+// weights' values give one text, so a build times them once; whatever a variant's time depends on changes it.
+TEST(PlanEngineCodec, TacticProblemsDifferOnlyInWhatTheTimesDependOn)
+{
+    // Tensors t0..t5 of kHALF in kLINEAR, then the one change a case makes.
+    auto const modelWith = [](std::function<void(EngineModel&)> const& change) {
+        EngineModel model;
+        for (int32_t t = 0; t < 6; ++t)
+        {
+            TensorRecord tensor;
+            tensor.name = "t" + std::to_string(t);
+            tensor.type = DataType::kHALF;
+            model.tensors.push_back(tensor);
+        }
+        change(model);
+        return model;
+    };
+    EngineModel const model = modelWith([](EngineModel&) {});
+    std::vector<float> const weightsA(64 * 3 * 9, 0.5F);
+    std::vector<float> const weightsB(64 * 3 * 9, -2.F);
+    // A 3x3 convolution of 64 maps, then the one change a case makes.
+    auto const convolution = [&](std::string name, int32_t input, int32_t output, std::vector<float> const& values,
+                                 std::function<void(LayerRecord&, ConvolutionParams&)> const& change) {
+        LayerRecord layer;
+        layer.name = std::move(name);
+        layer.type = LayerType::kCONVOLUTION;
+        layer.inputs = {input};
+        layer.outputs = {output};
+        ConvolutionParams params;
+        params.nbOutputMaps = 64;
+        params.kernelSize = Dims{2, {3, 3}};
+        params.stride = Dims{2, {1, 1}};
+        params.prePadding = Dims{2, {1, 1}};
+        params.postPadding = Dims{2, {1, 1}};
+        params.dilation = Dims{2, {1, 1}};
+        params.kernel = Weights{DataType::kFLOAT, values.data(), static_cast<int64_t>(values.size())};
+        change(layer, params);
+        layer.params = params;
+        return layer;
+    };
+    auto const same = [](LayerRecord&, ConvolutionParams&) {};
+    std::vector<std::string> const names = {"engine 0", "engine 3", "engine 7"};
+    std::vector<Dims> const in{Dims{4, {8, 3, 56, 56}}};
+    Dims const out{4, {8, 64, 56, 56}};
+    LayerRecord const first = convolution("conv1", 0, 1, weightsA, same);
+    std::string const text = tacticProblemText(first, model, in, out, names);
+    EXPECT_EQ(tacticProblemText(convolution("conv7", 2, 3, weightsB, same), model, in, out, names), text);
+
+    LayerRecord const strided = convolution("s", 0, 1, weightsA, [](LayerRecord&, ConvolutionParams& p) {
+        p.stride = Dims{2, {2, 2}};
+    });
+    EXPECT_NE(tacticProblemText(strided, model, in, out, names), text) << "the stride alone";
+    LayerRecord const grouped
+        = convolution("g", 0, 1, weightsA, [](LayerRecord&, ConvolutionParams& p) { p.nbGroups = 3; });
+    EXPECT_NE(tacticProblemText(grouped, model, in, out, names), text);
+    LayerRecord const activated = convolution("a", 0, 1, weightsA, [](LayerRecord& layer, ConvolutionParams&) {
+        layer.epilogue = ActivationParams{nvinfer1::ActivationType::kRELU, 0.F, 0.F};
+    });
+    EXPECT_NE(tacticProblemText(activated, model, in, out, names), text);
+    EXPECT_NE(tacticProblemText(first, model, std::vector<Dims>{Dims{4, {16, 3, 56, 56}}}, out, names), text);
+    EXPECT_NE(tacticProblemText(first, model, in, out, std::vector<std::string>{"engine 0", "engine 3"}), text);
+    EXPECT_NE(
+        tacticProblemText(first, model, in, out, std::vector<std::string>{"engine 0", "engine 7", "engine 3"}), text)
+        << "the order of the variants: a recorded choice is found by its name, but the list is the library's answer";
+    EngineModel const channelsLast
+        = modelWith([](EngineModel& m) { m.tensors[0].format = nvinfer1::TensorFormat::kHWC8; });
+    EXPECT_NE(tacticProblemText(first, channelsLast, in, out, names), text);
+    EngineModel const single = modelWith([](EngineModel& m) { m.tensors[1].type = DataType::kFLOAT; });
+    EXPECT_NE(tacticProblemText(first, single, in, out, names), text);
+
+    // q [4096, 768] times k^T, a residual and no bias, then the one change a case makes.
+    auto const product = [](std::function<void(LayerRecord&, MatrixMultiplyParams&)> const& change) {
+        LayerRecord layer;
+        layer.type = LayerType::kMATRIX_MULTIPLY;
+        layer.inputs = {0, 1, kNoTensor, 2};
+        layer.outputs = {3};
+        MatrixMultiplyParams ops;
+        ops.ops[1] = nvinfer1::MatrixOperation::kTRANSPOSE;
+        change(layer, ops);
+        layer.params = ops;
+        return layer;
+    };
+    std::vector<Dims> const operands{Dims{2, {4096, 768}}, Dims{2, {2304, 768}}, Dims{-1, {}}, Dims{2, {4096, 2304}}};
+    Dims const result{2, {4096, 2304}};
+    std::string const productText
+        = tacticProblemText(product([](LayerRecord&, MatrixMultiplyParams&) {}), model, operands, result, names);
+    EXPECT_NE(productText, text);
+    EXPECT_NE(tacticProblemText(
+                  product([](LayerRecord&, MatrixMultiplyParams& p) { p.ops[1] = nvinfer1::MatrixOperation::kNONE; }),
+                  model, operands, result, names),
+        productText);
+    EXPECT_NE(tacticProblemText(product([](LayerRecord& layer, MatrixMultiplyParams&) { layer.scale = 0.125F; }), model,
+                  operands, result, names),
+        productText);
+    EXPECT_NE(tacticProblemText(product([](LayerRecord& layer, MatrixMultiplyParams&) {
+        layer.inputs = {0, 1, kNoTensor, kNoTensor};
+    }),
+                  model, operands, result, names),
+        productText)
+        << "without the residual";
+}
+
 TEST(PlanEngineCodec, ChecksTacticsAndFusedActivations)
 {
     EngineModel negative = sampleModel();

@@ -913,8 +913,8 @@ std::optional<float> timeTactic(CudaBackend& backend, LayerRecord& layer, int32_
 
 } // namespace
 
-std::optional<Error> chooseTactics(
-    EngineModel& model, std::function<std::optional<Dims>(int32_t)> const& optShape, int32_t iterations)
+std::optional<Error> chooseTactics(EngineModel& model, std::function<std::optional<Dims>(int32_t)> const& optShape,
+    int32_t iterations, TacticMemo const* memo)
 {
     auto const timed = [](LayerRecord const& layer) {
         return !layer.fused
@@ -990,7 +990,34 @@ std::optional<Error> chooseTactics(
         auto const names = backend.tacticNames(layer, model, inputs, views.back());
         int32_t best = 0;
         auto const count = names ? static_cast<int32_t>(names.value().size()) : 0;
-        if (count > 1)
+        // The problem as the timing cache knows it: a layer whose problem it holds takes the variant recorded there.
+        std::optional<std::string> key;
+        std::optional<int32_t> remembered;
+        if (memo != nullptr && count > 1)
+        {
+            std::vector<Dims> inputDims;
+            for (std::size_t i = 0; i < layer.inputs.size(); ++i)
+            {
+                inputDims.push_back(layer.inputs[i] == kNoTensor ? Dims{-1, {}} : views[i].dims);
+            }
+            key = tacticProblemText(layer, model, inputDims, views.back().dims, names.value());
+            remembered = memo->lookup(*key, names.value());
+            if (!remembered && memo->errorOnMiss)
+            {
+                problem = Error{ErrorCode::kINVALID_CONFIG,
+                    "layer '" + layer.name + "': the timing cache has no choice among its " + std::to_string(count)
+                        + " variants, and BuilderFlag::kERROR_ON_TIMING_CACHE_MISS is set"};
+                break;
+            }
+        }
+        if (remembered && *remembered >= 0 && *remembered < count)
+        {
+            best = *remembered;
+            log(Severity::kVERBOSE,
+                "layer '" + layer.name + "': tactic " + names.value()[static_cast<std::size_t>(best)]
+                    + " from the timing cache");
+        }
+        else if (count > 1)
         {
             std::optional<float> fastest;
             layer.tacticName.clear(); // Tactics timed by their index.
@@ -1004,6 +1031,14 @@ std::optional<Error> chooseTactics(
                 {
                     fastest = ms;
                     best = tactic;
+                }
+            }
+            if (key && fastest)
+            {
+                if (auto refused = memo->record(*key, names.value()[static_cast<std::size_t>(best)], *fastest))
+                {
+                    problem = Error{refused->code, "layer '" + layer.name + "': " + refused->message};
+                    break;
                 }
             }
         }

@@ -18,6 +18,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
 
 namespace kiln::cuda
 {
@@ -65,11 +67,25 @@ private:
 //! A CUDA backend for one execution context (its libraries' handles and scratch memory are its own).
 std::unique_ptr<Backend> makeCudaBackend(std::shared_ptr<DeviceWeights const> weights);
 
-//! Times every variant of model's convolutions and matrix multiplies on the GPU, on zeroed buffers at the shapes
-//! optShape gives (the first profile's kOPT; a tensor without one keeps its layer at the default variant), and
-//! records the fastest in each layer's tactic. A variant that fails is passed over.
-std::optional<Error> chooseTactics(
-    EngineModel& model, std::function<std::optional<Dims>(int32_t tensor)> const& optShape, int32_t iterations);
+//! Choices of variants by problem (tacticProblemText), kept across layers and builds: the build's timing cache. lookup
+//! gives the index in names of the variant recorded for problem, if any; record keeps a layer's choice and its time;
+//! with errorOnMiss a problem lookup does not know is an error instead of timed (BuilderFlag::
+//! kERROR_ON_TIMING_CACHE_MISS).
+struct TacticMemo
+{
+    std::function<std::optional<int32_t>(std::string const& problem, std::span<std::string const> names)> lookup;
+    std::function<std::optional<Error>(std::string const& problem, std::string const& name, float milliseconds)> record;
+    bool errorOnMiss{};
+};
+
+//! Times every variant of model's convolutions and matrix multiplies on the GPU, on buffers of values in [-1, 1] at the
+//! shapes optShape gives (the first profile's kOPT; a tensor without one keeps its layer at the default variant), and
+//! records the fastest in each layer's tactic. A variant that fails is passed over. With memo, a layer whose problem
+//! memo knows takes the variant recorded there untimed (so identical layers are timed once), and every layer timed
+//! records its choice there.
+std::optional<Error> chooseTactics(EngineModel& model,
+    std::function<std::optional<Dims>(int32_t tensor)> const& optShape, int32_t iterations,
+    TacticMemo const* memo = nullptr);
 
 //! A CUDA backend for building: checkLayer only (runLayer refuses).
 std::unique_ptr<Backend> makeCudaBuildBackend();

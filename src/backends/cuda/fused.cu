@@ -1222,23 +1222,15 @@ __device__ __forceinline__ void stageMaskOf(
     }
 }
 
-//! stageMaskOf for the mask's layout and kQueries rows of queries. kAsync: only masks whose rows copy asynchronously
-//! (the others do nothing); else only the others.
-template <bool kAsync, int32_t kQueries, typename M>
+//! stageMaskOf for kQueries rows of queries of a mask whose rows every query shares (kSameRows: mask.rowStride 0) or
+//! not. kAsync: only masks whose rows copy asynchronously (the others do nothing); else only the others.
+template <bool kAsync, int32_t kQueries, bool kSameRows, typename M>
 __device__ __forceinline__ void stageMask(
     M* tile, MaskView const& mask, int64_t head, int64_t firstRow, int64_t rows, int64_t firstKey, int64_t keys)
 {
-    if (mask.async != kAsync)
+    if (mask.async == kAsync)
     {
-        return;
-    }
-    if (mask.rowStride == 0)
-    {
-        stageMaskOf<M, true, kAsync, kQueries>(tile, mask, head, firstRow, rows, firstKey, keys);
-    }
-    else
-    {
-        stageMaskOf<M, false, kAsync, kQueries>(tile, mask, head, firstRow, rows, firstKey, keys);
+        stageMaskOf<M, kSameRows, kAsync, kQueries>(tile, mask, head, firstRow, rows, firstKey, keys);
     }
 }
 
@@ -1282,8 +1274,10 @@ __device__ __forceinline__ void readMask(
 //! mask's element type (S or float; each key tile's values are staged in shared memory, stageMask), or void where
 //! there is none (mask ignored). kSplit: the block's 32 queries in two pairs of warps that split the keys (above);
 //! otherwise 64 queries, each warp 16 of them over all the keys, no merge (wideQueries(): the block's keys and values
-//! are copied once for twice the queries, where the grid has blocks enough to fill the GPU).
-template <typename S, int32_t kD, typename M, bool kSplit = true>
+//! are copied once for twice the queries, where the grid has blocks enough to fill the GPU). kSameRows: the mask's
+//! rows are one every query shares (mask.rowStride 0), compiled apart from the other layout, whose staging of a block
+//! of rows would otherwise take registers the common layout then spills (ptxas: 368 bytes a thread with a float mask).
+template <typename S, int32_t kD, typename M, bool kSplit = true, bool kSameRows = false>
 __global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
     attentionMma(S const* __restrict__ q, S const* __restrict__ k, S const* __restrict__ v, S* __restrict__ out,
         HeadView qView, HeadView kvView, float scale, MaskView mask, bool zeroMaskedRows)
@@ -1334,7 +1328,7 @@ __global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
     copyTileAsync<kD, kMmaKeys, kMmaThreads>(sK, kLd, kHead, kvView.rowStride, 0, blockKeys(0));
     if constexpr (kMasked)
     {
-        stageMask<true, kQueries>(sMask, mask, maskHead, blockQuery, qView.rows, 0, kvView.rows);
+        stageMask<true, kQueries, kSameRows>(sMask, mask, maskHead, blockQuery, qView.rows, 0, kvView.rows);
     }
     commitCopies();
     copyTileAsync<kD, kMmaKeys, kMmaThreads>(sV, kLd, vHead, kvView.rowStride, 0, blockKeys(0));
@@ -1364,7 +1358,7 @@ __global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
               }
               if constexpr (kMasked)
               {
-                  readMask(s, sMask, pair * kRowsPerWarp + g, mask.rowStride == 0, maskColumn);
+                  readMask(s, sMask, pair * kRowsPerWarp + g, kSameRows, maskColumn);
               }
               tileMax[0] = -INFINITY;
               tileMax[1] = -INFINITY;
@@ -1466,7 +1460,8 @@ __global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
         {
             if constexpr (kMasked)
             {
-                stageMask<false, kQueries>(sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
+                stageMask<false, kQueries, kSameRows>(
+                    sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
             }
             waitCopies<0>();
             __syncthreads();
@@ -1498,7 +1493,8 @@ __global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
                 copyTileAsync<kD, kMmaKeys, kMmaThreads>(sV, kLd, vHead, kvView.rowStride, nextKey, blockKeys(nextKey));
                 if constexpr (kMasked)
                 {
-                    stageMask<true, kQueries>(sMask, mask, maskHead, blockQuery, qView.rows, nextKey, kvView.rows);
+                    stageMask<true, kQueries, kSameRows>(
+                        sMask, mask, maskHead, blockQuery, qView.rows, nextKey, kvView.rows);
                 }
             }
             commitCopies();
@@ -1521,13 +1517,15 @@ __global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
             // lanes.
             if constexpr (kMasked)
             {
-                stageMask<false, kQueries>(sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
+                stageMask<false, kQueries, kSameRows>(
+                    sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
             }
             if (kMasked && firstKey > 0 && mask.async)
             {
                 // The first keys' mask values came with them; later ones are copied here, where the scores are not
                 // live (copying them with the keys costs 70 more registers), and waited for with the values.
-                stageMask<true, kQueries>(sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
+                stageMask<true, kQueries, kSameRows>(
+                    sMask, mask, maskHead, blockQuery, qView.rows, firstKey, kvView.rows);
                 commitCopies();
                 waitCopies<0>();
             }
@@ -1668,8 +1666,8 @@ constexpr int32_t mmaSharedBytes(int32_t maskBytes)
     return (2 * kMmaKeys + mmaQueries(kSplit)) * (kD + 8) * static_cast<int32_t>(sizeof(S)) + maskBytes;
 }
 
-//! Launches attentionMma<S, kD, M, kSplit>.
-template <typename S, int32_t kD, typename M, bool kSplit>
+//! Launches attentionMma<S, kD, M, kSplit, kSameRows>.
+template <typename S, int32_t kD, typename M, bool kSplit, bool kSameRows>
 cudaError_t launchMma(
     void const* q, void const* k, void const* v, void* out, AttentionArgs const& a, dim3 grid, cudaStream_t stream)
 {
@@ -1677,8 +1675,8 @@ cudaError_t launchMma(
     constexpr int32_t kElement
         = std::is_void_v<M> ? 0 : static_cast<int32_t>(sizeof(std::conditional_t<std::is_void_v<M>, char, M>));
     constexpr int32_t kQueries = mmaQueries(kSplit);
-    int32_t const maskRows = a.mask.rowStride == 0 ? 1 : kQueries;
-    return launchWithSharedUpTo<attentionMma<S, kD, M, kSplit>, kMmaThreads>(grid,
+    int32_t const maskRows = kSameRows ? 1 : kQueries;
+    return launchWithSharedUpTo<attentionMma<S, kD, M, kSplit, kSameRows>, kMmaThreads>(grid,
         mmaSharedBytes<S, kD, kSplit>(maskRows * kMaskLd * kElement),
         mmaSharedBytes<S, kD, kSplit>(kQueries * kMaskLd * kElement), stream, static_cast<S const*>(q),
         static_cast<S const*>(k), static_cast<S const*>(v), static_cast<S*>(out), a.qView, a.kvView, a.scale, a.mask,
@@ -1686,12 +1684,28 @@ cudaError_t launchMma(
 }
 
 //! launchMma with the split the grid was made for (AttentionArgs::wide).
+template <typename S, int32_t kD, typename M, bool kSameRows>
+cudaError_t launchMma(
+    void const* q, void const* k, void const* v, void* out, AttentionArgs const& a, dim3 grid, cudaStream_t stream)
+{
+    return a.wide ? launchMma<S, kD, M, false, kSameRows>(q, k, v, out, a, grid, stream)
+                  : launchMma<S, kD, M, true, kSameRows>(q, k, v, out, a, grid, stream);
+}
+
+//! launchMma for the layout of a's mask (M void: none).
 template <typename S, int32_t kD, typename M>
 cudaError_t launchMma(
     void const* q, void const* k, void const* v, void* out, AttentionArgs const& a, dim3 grid, cudaStream_t stream)
 {
-    return a.wide ? launchMma<S, kD, M, false>(q, k, v, out, a, grid, stream)
-                  : launchMma<S, kD, M, true>(q, k, v, out, a, grid, stream);
+    if constexpr (std::is_void_v<M>)
+    {
+        return launchMma<S, kD, M, false>(q, k, v, out, a, grid, stream);
+    }
+    else
+    {
+        return a.mask.rowStride == 0 ? launchMma<S, kD, M, true>(q, k, v, out, a, grid, stream)
+                                     : launchMma<S, kD, M, false>(q, k, v, out, a, grid, stream);
+    }
 }
 
 //! launchMma for a's mask: none, of S or of float.

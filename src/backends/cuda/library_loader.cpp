@@ -148,6 +148,19 @@
         (cublasLtMatmulAlgo_t const* algorithm, cublasLtMatmulAlgoConfigAttributes_t attribute, void* value,           \
             size_t bytes, size_t* written),                                                                            \
         (algorithm, attribute, value, bytes, written))                                                                 \
+    X(kCUBLAS_LT, cublasStatus_t, cublasLtMatmulAlgoConfigSetAttribute,                                                \
+        (cublasLtMatmulAlgo_t * algorithm, cublasLtMatmulAlgoConfigAttributes_t attribute, void const* value,          \
+            size_t bytes),                                                                                             \
+        (algorithm, attribute, value, bytes))                                                                          \
+    X(kCUBLAS_LT, cublasStatus_t, cublasLtMatmulAlgoCapGetAttribute,                                                   \
+        (cublasLtMatmulAlgo_t const* algorithm, cublasLtMatmulAlgoCapAttributes_t attribute, void* value,              \
+            size_t bytes, size_t* written),                                                                            \
+        (algorithm, attribute, value, bytes, written))                                                                 \
+    X(kCUBLAS_LT, cublasStatus_t, cublasLtMatmulAlgoCheck,                                                             \
+        (cublasLtHandle_t handle, cublasLtMatmulDesc_t operation, cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,  \
+            cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d, cublasLtMatmulAlgo_t const* algorithm,                 \
+            cublasLtMatmulHeuristicResult_t* result),                                                                  \
+        (handle, operation, a, b, c, d, algorithm, result))                                                            \
     X(kCUBLAS_LT, cublasStatus_t, cublasLtMatmul,                                                                      \
         (cublasLtHandle_t handle, cublasLtMatmulDesc_t operation, void const* alpha, void const* a,                    \
             cublasLtMatrixLayout_t aDesc, void const* b, cublasLtMatrixLayout_t bDesc, void const* beta,               \

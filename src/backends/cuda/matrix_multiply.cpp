@@ -27,7 +27,8 @@
 // attribute).
 //
 // Tactics: the first results of cublasLtMatmulAlgoGetHeuristic for the shapes, types and the pointers' alignment
-// (tacticCount: 8, or 32 for products of at least 2^31 multiply-adds); tactic 0 is cuBLASLt's first choice.
+// (tacticCount: 8, or 32 for products of at least 2^31 multiply-adds); tactic 0 is cuBLASLt's first choice. A product
+// of at least 2^31 multiply-adds in 16-bit types also gets variants of that choice in other tiles (addVariants).
 #include "backends/host/matrix_multiply.h"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/libraries.h"
@@ -36,8 +37,10 @@
 #include "backends/host/activation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -56,12 +59,16 @@ using host::MatrixOpInfo;
 using nvinfer1::MatrixOperation;
 
 //! How many heuristic results become tactics: kFewTactics, or kManyTactics for a product of at least kManyTacticsWork
-//! multiply-adds. On BERT-base (fp16, H200) 32 candidates instead of 8 took 39 us off a 1.81 ms run at batch 32 (its
-//! products are 2.4e9 to 9.7e9 multiply-adds), and cost 11 us at batch 1 (0.2e9 to 0.3e9), where the candidates are
-//! within the timing's noise of each other (docs/performance.md, thirteenth session).
+//! multiply-adds. (cuBLASLt 13.1 on an H200 returns no more than 8 for BERT-base's products, bench/probes/
+//! matmul_search.cu: what a large product gains are the variants, addVariants.)
 constexpr int32_t kFewTactics = 8;
 constexpr int32_t kManyTactics = 32;
 constexpr int64_t kManyTacticsWork = int64_t{1} << 31;
+//! addVariants: the most variants of a large product's first heuristic result, the least wave efficiency (waves over
+//! whole waves) a variant must have, and the custom options tried besides the first result's own.
+constexpr std::size_t kMaxVariants = 256;
+constexpr float kMinWaveEfficiency = 0.9F;
+constexpr uint32_t kVariantOptions[] = {0, 1, 3};
 //! The most workspace a tactic may need (what cuBLASLt's documentation recommends for Hopper).
 constexpr uint64_t kMaxWorkspace = uint64_t{32} << 20;
 //! Where staged buffers start inside the workspace.
@@ -111,6 +118,16 @@ int32_t tacticCountSetting()
         return n >= 1 && n <= 64 ? n : 0;
     }();
     return setting;
+}
+
+//! Whether KILN_MATMUL_VARIANTS leaves addVariants on (anything but "0"; a measuring aid), read once.
+bool variantsAllowed()
+{
+    static bool const allowed = [] {
+        char const* setting = std::getenv("KILN_MATMUL_VARIANTS");
+        return setting == nullptr || std::strcmp(setting, "0") != 0;
+    }();
+    return allowed;
 }
 
 int32_t tacticCount(Gemm const& g)
@@ -427,8 +444,100 @@ std::string algorithmName(cublasLtMatmulAlgo_t const& algo)
     return name;
 }
 
+//! Appends to d.results variants of its first (the heuristic's first choice): the same algorithm and stages with every
+//! tile the algorithm offers, in clusters of 1x1x1 and 2x1x1, with the first's custom option and kVariantOptions (those
+//! the algorithm has), where cublasLtMatmulAlgoCheck accepts them within kMaxWorkspace and their grid fills whole
+//! waves of the GPU to kMinWaveEfficiency (the check's wavesCount); the most efficient kMaxVariants of them (ties:
+//! fewer waves, then the order of the tile list). The heuristic ranks few tiles; for BERT-base's products at batch 32
+//! tiles it leaves out fill the multiprocessors in fuller waves, 8 to 10% faster for the q/k/v and attention-output
+//! products on an H200 (bench/probes/matmul_search.cu: 128x144 and 64x192, custom options 1 and 3). The list depends
+//! only on the problem, the device and cuBLASLt's version, as tactics must; the build's timing cache times each
+//! problem's list once however many layers share it.
+void addVariants(cublasLtHandle_t handle, MatmulPlan& d)
+{
+    cublasLtMatmulAlgo_t const first = d.results.front().algo;
+    size_t bytes = 0;
+    if (cublasLtMatmulAlgoCapGetAttribute(&first, CUBLASLT_ALGO_CAP_TILE_IDS, nullptr, 0, &bytes)
+            != CUBLAS_STATUS_SUCCESS
+        || bytes == 0)
+    {
+        return;
+    }
+    std::vector<uint32_t> tiles(bytes / sizeof(uint32_t));
+    int32_t optionMax = 0;
+    uint32_t ownOption = 0;
+    if (cublasLtMatmulAlgoCapGetAttribute(&first, CUBLASLT_ALGO_CAP_TILE_IDS, tiles.data(), bytes, &bytes)
+            != CUBLAS_STATUS_SUCCESS
+        || cublasLtMatmulAlgoCapGetAttribute(
+               &first, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, &optionMax, sizeof(optionMax), &bytes)
+            != CUBLAS_STATUS_SUCCESS
+        || cublasLtMatmulAlgoConfigGetAttribute(
+               &first, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &ownOption, sizeof(ownOption), &bytes)
+            != CUBLAS_STATUS_SUCCESS)
+    {
+        return;
+    }
+    std::vector<uint32_t> options{ownOption};
+    for (uint32_t const option : kVariantOptions)
+    {
+        if (static_cast<int64_t>(option) <= optionMax && option != ownOption)
+        {
+            options.push_back(option);
+        }
+    }
+    struct Variant
+    {
+        cublasLtMatmulHeuristicResult_t result;
+        float efficiency;
+    };
+    std::vector<Variant> variants;
+    for (uint32_t const tile : tiles)
+    {
+        for (uint16_t const cluster : {uint16_t{CUBLASLT_CLUSTER_SHAPE_1x1x1}, uint16_t{CUBLASLT_CLUSTER_SHAPE_2x1x1}})
+        {
+            for (uint32_t const option : options)
+            {
+                cublasLtMatmulAlgo_t algo = first;
+                cublasLtMatmulHeuristicResult_t checked{};
+                if (tile == CUBLASLT_MATMUL_TILE_UNDEFINED
+                    || cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof(tile))
+                        != CUBLAS_STATUS_SUCCESS
+                    || cublasLtMatmulAlgoConfigSetAttribute(
+                           &algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &cluster, sizeof(cluster))
+                        != CUBLAS_STATUS_SUCCESS
+                    || cublasLtMatmulAlgoConfigSetAttribute(
+                           &algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &option, sizeof(option))
+                        != CUBLAS_STATUS_SUCCESS
+                    || cublasLtMatmulAlgoCheck(handle, d.op, d.first, d.second, d.result, d.result, &algo, &checked)
+                        != CUBLAS_STATUS_SUCCESS
+                    || checked.workspaceSize > kMaxWorkspace || !(checked.wavesCount > 0.F))
+                {
+                    continue;
+                }
+                float const efficiency = checked.wavesCount / std::ceil(checked.wavesCount);
+                if (efficiency >= kMinWaveEfficiency)
+                {
+                    checked.algo = algo;
+                    checked.state = CUBLAS_STATUS_SUCCESS;
+                    variants.push_back(Variant{checked, efficiency});
+                }
+            }
+        }
+    }
+    std::stable_sort(variants.begin(), variants.end(), [](Variant const& x, Variant const& y) {
+        return x.efficiency != y.efficiency ? x.efficiency > y.efficiency
+                                            : std::ceil(x.result.wavesCount) < std::ceil(y.result.wavesCount);
+    });
+    variants.resize(std::min(variants.size(), kMaxVariants));
+    for (Variant const& variant : variants)
+    {
+        d.results.push_back(variant.result);
+    }
+}
+
 //! The descriptors of g with epilogue (its bias at bias) and the heuristic's results (at most tacticCount(g), each
-//! usable), for operands at pointers. When no algorithm computes the epilogue, the plan is for the plain product
+//! usable), for operands at pointers, and for a large product (kManyTacticsWork) in 16-bit types their variants
+//! (addVariants). When no algorithm computes the epilogue, the plan is for the plain product
 //! (plan.epilogue says which).
 std::optional<Error> describe(cublasLtHandle_t handle, Gemm const& g, Pointers const& at, cublasLtEpilogue_t epilogue,
     void const* bias, MatmulPlan& d)
@@ -532,6 +641,12 @@ std::optional<Error> describe(cublasLtHandle_t handle, Gemm const& g, Pointers c
     {
         return cublasFailure(
             CUBLAS_STATUS_NOT_SUPPORTED, "matrix multiply: cublasLtMatmulAlgoGetHeuristic (no algorithm)");
+    }
+    bool const sixteenBits
+        = (g.operandType == CUDA_R_16F || g.operandType == CUDA_R_16BF) && g.resultType == g.operandType;
+    if (sixteenBits && tacticCountSetting() == 0 && tacticCount(g) == kManyTactics && variantsAllowed())
+    {
+        addVariants(handle, d);
     }
     // Named by their configurations; one the heuristic lists twice is one tactic.
     std::vector<cublasLtMatmulHeuristicResult_t> distinct;

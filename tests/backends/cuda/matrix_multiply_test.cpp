@@ -53,8 +53,9 @@ double reductionExtra(DataType type, int64_t k)
 class CudaMatrixMultiply : public CudaKernelTest
 {
 protected:
-    //! One product on the device, with every tactic, against the host reference.
-    void check(DataType type, MOp op0, MOp op1, Dims const& batchA, Dims const& batchB, int64_t m, int64_t k, int64_t n)
+    //! One product on the device, with every tactic, against the host reference; the tactics' names to names.
+    void check(DataType type, MOp op0, MOp op1, Dims const& batchA, Dims const& batchB, int64_t m, int64_t k, int64_t n,
+        TacticNames* tacticNames = nullptr)
     {
         int64_t const rowsA = op0 == MOp::kVECTOR ? 1 : m;
         int64_t const colsB = op1 == MOp::kVECTOR ? 1 : n;
@@ -92,6 +93,10 @@ protected:
         for (std::string const& name : names)
         {
             EXPECT_TRUE(name.empty() ? tactics == 1 : name.rfind("cublasLt algo ", 0) == 0) << name;
+        }
+        if (tacticNames != nullptr)
+        {
+            *tacticNames = names;
         }
         int64_t const bytes = storageBytes(type, host::elementCount(expected.tensor()));
         for (int32_t tactic = 0; tactic < tactics; ++tactic)
@@ -159,6 +164,23 @@ TEST_F(CudaMatrixMultiply, AlignedShapesEveryType)
         check(type, MOp::kNONE, MOp::kNONE, Dims{1, {2}}, Dims{1, {2}}, 128, 64, 96);
         check(type, MOp::kNONE, MOp::kTRANSPOSE, Dims{0, {}}, Dims{0, {}}, 256, 128, 64);
         check(type, MOp::kTRANSPOSE, MOp::kNONE, Dims{1, {3}}, Dims{1, {1}}, 32, 160, 48);
+    }
+}
+
+TEST_F(CudaMatrixMultiply, LargeProductsAddTileVariantsThatMatchTheHost)
+{
+    // 2^31 multiply-adds in a 16-bit type: besides cuBLASLt's heuristic results (at most 8 for such a product on an
+    // H200), variants of its first choice in other tiles, clusters and custom options (matrix_multiply.cpp,
+    // addVariants); every one computes the product.
+    int32_t device = 0;
+    int32_t major = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    TacticNames names;
+    check(DataType::kHALF, MOp::kNONE, MOp::kNONE, Dims{0, {}}, Dims{0, {}}, 4096, 512, 1024, &names);
+    if (major == 9)
+    {
+        EXPECT_GT(names.size(), 8U);
     }
 }
 
