@@ -1137,6 +1137,16 @@ __device__ __forceinline__ void mma16816(float (&c)[4], uint32_t const (&a)[4], 
 // sequences (a batch of 1) get twice the warps on the same work, each with half the keys.
 constexpr int32_t kMmaThreads = 128;
 
+//! The blocks of attentionMma a multiprocessor must hold (its registers a thread at most: 168 at three, 128 at four).
+//! Four for the wide kernel with a mask row every query shares, where ptxas spills 40 bytes a thread at 128 registers
+//! and the grid (BERT's at batch 32: 768 blocks) then takes fewer waves: 18.5 against 19.3 us a layer, BERT fp16 batch
+//! 32 1.662 and 1.677 against 1.690 and 1.685 ms in alternate runs (session 15, docs/performance.md); three elsewhere
+//! with a head of 64 or less, where four spill 260-496 bytes (a mask row per query); one for larger heads.
+constexpr int32_t mmaMinBlocks(int32_t d, bool split, bool sameRows)
+{
+    return d > 64 ? 1 : !split && sameRows ? 4 : 3;
+}
+
 //! The queries an attentionMma block takes: 32 in two pairs of warps that split the keys, or 64 without the split.
 constexpr int32_t mmaQueries(bool split)
 {
@@ -1278,7 +1288,7 @@ __device__ __forceinline__ void readMask(
 //! rows are one every query shares (mask.rowStride 0), compiled apart from the other layout, whose staging of a block
 //! of rows would otherwise take registers the common layout then spills (ptxas: 368 bytes a thread with a float mask).
 template <typename S, int32_t kD, typename M, bool kSplit = true, bool kSameRows = false>
-__global__ void __launch_bounds__(kMmaThreads, kD <= 64 ? 3 : 1)
+__global__ void __launch_bounds__(kMmaThreads, mmaMinBlocks(kD, kSplit, kSameRows))
     attentionMma(S const* __restrict__ q, S const* __restrict__ k, S const* __restrict__ v, S* __restrict__ out,
         HeadView qView, HeadView kvView, float scale, MaskView mask, bool zeroMaskedRows)
 {
