@@ -18,11 +18,13 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -865,21 +867,11 @@ bool fillForTiming(HostTensor const& t, int64_t count, uint32_t seed)
     return true;
 }
 
-//! Milliseconds per run of layer with tactic, or nullopt when the tactic fails.
-std::optional<float> timeTactic(CudaBackend& backend, LayerRecord& layer, int32_t tactic, EngineModel const& model,
-    std::span<HostTensor const* const> inputs, HostTensor const& output, cudaStream_t stream, int32_t iterations)
+//! Milliseconds of the best of three timed batches of runs of layer, each batch launched by launchBatch (which
+//! enqueues its runs on stream and says whether it could), or nullopt when a batch fails.
+template <typename LaunchBatch>
+std::optional<float> bestOfThree(cudaStream_t stream, int32_t iterations, LaunchBatch const& launchBatch)
 {
-    layer.tactic = tactic;
-    std::span<HostTensor const> const outputs(&output, 1);
-    // Two runs to warm up (the libraries prepare the shape on the first), then the best of three timed batches.
-    for (int32_t k = 0; k < 2; ++k)
-    {
-        if (!backend.runLayer(layer, model, inputs, outputs, stream) || cudaStreamSynchronize(stream) != cudaSuccess)
-        {
-            static_cast<void>(cudaGetLastError());
-            return std::nullopt;
-        }
-    }
     cudaEvent_t start{};
     cudaEvent_t stop{};
     static_cast<void>(cudaEventCreate(&start));
@@ -888,11 +880,7 @@ std::optional<float> timeTactic(CudaBackend& backend, LayerRecord& layer, int32_
     std::optional<float> best;
     for (int32_t batch = 0; ok && batch < 3; ++batch)
     {
-        ok = cudaEventRecord(start, stream) == cudaSuccess;
-        for (int32_t k = 0; ok && k < iterations; ++k)
-        {
-            ok = static_cast<bool>(backend.runLayer(layer, model, inputs, outputs, stream));
-        }
+        ok = cudaEventRecord(start, stream) == cudaSuccess && launchBatch();
         float milliseconds = 0.F;
         ok = ok && cudaEventRecord(stop, stream) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess
             && cudaEventElapsedTime(&milliseconds, start, stop) == cudaSuccess;
@@ -909,6 +897,100 @@ std::optional<float> timeTactic(CudaBackend& backend, LayerRecord& layer, int32_
         return std::nullopt;
     }
     return *best / static_cast<float>(iterations);
+}
+
+//! A CUDA graph of iterations runs of layer, each run followed by an event record node, so that no run starts before
+//! the one before it has finished (a kernel launched for programmatic dependent launch, as cuBLASLt's and some of
+//! cuDNN's are on Hopper, otherwise overlaps the next copy of itself, and a kernel on a few multiprocessors looks
+//! twice as fast back to back as it runs between other layers) and no host work lies between runs (a cuDNN graph
+//! execution costs the host about as long as a small convolution takes on the GPU). Null where a run cannot be
+//! captured; the stream is then out of capture and its error cleared.
+cudaGraphExec_t latencyGraph(CudaBackend& backend, LayerRecord const& layer, EngineModel const& model,
+    std::span<HostTensor const* const> inputs, std::span<HostTensor const> outputs, cudaStream_t stream,
+    cudaEvent_t barrier, int32_t iterations)
+{
+    if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return nullptr;
+    }
+    bool captured = true;
+    for (int32_t k = 0; captured && k < iterations; ++k)
+    {
+        captured = static_cast<bool>(backend.runLayer(layer, model, inputs, outputs, stream))
+            && cudaEventRecordWithFlags(barrier, stream, cudaEventRecordExternal) == cudaSuccess;
+    }
+    cudaGraph_t graph{};
+    captured = cudaStreamEndCapture(stream, &graph) == cudaSuccess && captured;
+    cudaGraphExec_t exec{};
+    captured = captured && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+    if (graph != nullptr)
+    {
+        static_cast<void>(cudaGraphDestroy(graph));
+    }
+    if (!captured)
+    {
+        static_cast<void>(cudaGetLastError());
+        return nullptr;
+    }
+    return exec;
+}
+
+//! Milliseconds per run of layer with tactic, or nullopt when the tactic fails: each run's latency on the GPU alone
+//! (latencyGraph), or where its runs cannot be captured, their time back to back as the stream takes them.
+std::optional<float> timeTactic(CudaBackend& backend, LayerRecord& layer, int32_t tactic, EngineModel const& model,
+    std::span<HostTensor const* const> inputs, HostTensor const& output, cudaStream_t stream, int32_t iterations)
+{
+    layer.tactic = tactic;
+    std::span<HostTensor const> const outputs(&output, 1);
+    // Two runs to warm up (the libraries prepare the shape and size their workspace on the first), then the best of
+    // three timed batches.
+    for (int32_t k = 0; k < 2; ++k)
+    {
+        if (!backend.runLayer(layer, model, inputs, outputs, stream) || cudaStreamSynchronize(stream) != cudaSuccess)
+        {
+            static_cast<void>(cudaGetLastError());
+            return std::nullopt;
+        }
+    }
+    static bool const latency = [] {
+        char const* setting = std::getenv("KILN_TACTIC_LATENCY");
+        return setting == nullptr || std::string_view(setting) != "0";
+    }();
+    cudaEvent_t barrier{};
+    cudaGraphExec_t exec = nullptr;
+    if (latency && cudaEventCreateWithFlags(&barrier, cudaEventDisableTiming) == cudaSuccess)
+    {
+        exec = latencyGraph(backend, layer, model, inputs, outputs, stream, barrier, iterations);
+    }
+    static_cast<void>(cudaGetLastError());
+    std::optional<float> milliseconds;
+    if (exec != nullptr)
+    {
+        milliseconds = cudaGraphLaunch(exec, stream) == cudaSuccess && cudaStreamSynchronize(stream) == cudaSuccess
+            ? bestOfThree(stream, iterations, [&] { return cudaGraphLaunch(exec, stream) == cudaSuccess; })
+            : std::nullopt;
+        static_cast<void>(cudaGraphExecDestroy(exec));
+    }
+    else
+    {
+        milliseconds = bestOfThree(stream, iterations, [&] {
+            for (int32_t k = 0; k < iterations; ++k)
+            {
+                if (!backend.runLayer(layer, model, inputs, outputs, stream))
+                {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+    if (barrier != nullptr)
+    {
+        static_cast<void>(cudaEventDestroy(barrier));
+    }
+    static_cast<void>(cudaGetLastError());
+    return milliseconds;
 }
 
 } // namespace
