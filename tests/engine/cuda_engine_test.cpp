@@ -25,6 +25,7 @@
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -1310,6 +1311,46 @@ TEST_F(CudaEngine, IdenticalLayersAreTimedOnceAndACachedBuildTimesNone)
             ASSERT_NEAR(actual[0][j], expected[0][j], 1e-3F * (1.F + std::fabs(expected[0][j]))) << "element " << j;
         }
     }
+}
+
+TEST_F(CudaEngine, ConvolutionAndProductVariantsAreTimedByTheirLatencyInACudaGraph)
+{
+    // The builder times each variant's runs captured in a CUDA graph with an event record node after each run
+    // (cuda_backend.cpp, timeTactic). A run that cannot be captured (a synchronisation or an allocation inside a
+    // library call) is timed back to back instead, where cuBLASLt's kernels overlap the next copy of themselves and
+    // small cuDNN convolutions time the host: every variant of a convolution and of a matrix multiply is timed in a
+    // graph here, and the engine computes what the host's does.
+    ITensor* x = mNetwork->addInput("x", DataType::kFLOAT, Dims{4, {2, 16, 32, 32}});
+    auto* conv = mNetwork->addConvolutionNd(*x, 16, Dims{2, {3, 3}}, weights(16 * 16 * 3 * 3), weights(16));
+    conv->setPaddingNd(Dims{2, {1, 1}});
+    conv->setName("conv");
+    auto* flat = mNetwork->addShuffle(*conv->getOutput(0));
+    flat->setReshapeDimensions(Dims{2, {2 * 16, 32 * 32}});
+    auto* w = mNetwork->addConstant(Dims{2, {32 * 32, 256}}, weights(32 * 32 * 256));
+    auto* product = mNetwork->addMatrixMultiply(
+        *flat->getOutput(0), nvinfer1::MatrixOperation::kNONE, *w->getOutput(0), nvinfer1::MatrixOperation::kNONE);
+    product->setName("product");
+    mNetwork->markOutput(*product->getOutput(0));
+    expectSameOnBothBackends({Dims{4, {2, 16, 32, 32}}}, 1e-3F);
+    std::map<std::string, int32_t> timed;
+    for (std::string const& message : mLogger.messages(nvinfer1::ILogger::Severity::kVERBOSE))
+    {
+        for (char const* layer : {"conv", "product"})
+        {
+            if (message.starts_with(std::string("layer '") + layer + "': tactic ")
+                && message.find(" from the timing cache") == std::string::npos
+                && message.find(": failed, skipped") == std::string::npos)
+            {
+                ++timed[layer];
+                EXPECT_NE(message.find(" ms (latency, in a CUDA graph)"), std::string::npos) << message;
+            }
+        }
+    }
+    if (timed.empty())
+    {
+        GTEST_SKIP() << "cuDNN and cuBLASLt offer one variant each here: nothing to time";
+    }
+    EXPECT_GE(timed["conv"] + timed["product"], 2) << mLogger.all();
 }
 
 TEST_F(CudaEngine, ShapeValuesLeaveEnqueueCapturableInACudaGraph)

@@ -936,9 +936,16 @@ cudaGraphExec_t latencyGraph(CudaBackend& backend, LayerRecord const& layer, Eng
     return exec;
 }
 
-//! Milliseconds per run of layer with tactic, or nullopt when the tactic fails: each run's latency on the GPU alone
+//! A tactic's time per run, and how it was taken.
+struct TacticTime
+{
+    float milliseconds{};
+    bool latency{}; //!< Each run alone in a CUDA graph (latencyGraph); else the runs back to back.
+};
+
+//! The time per run of layer with tactic, or nullopt when the tactic fails: each run's latency on the GPU alone
 //! (latencyGraph), or where its runs cannot be captured, their time back to back as the stream takes them.
-std::optional<float> timeTactic(CudaBackend& backend, LayerRecord& layer, int32_t tactic, EngineModel const& model,
+std::optional<TacticTime> timeTactic(CudaBackend& backend, LayerRecord& layer, int32_t tactic, EngineModel const& model,
     std::span<HostTensor const* const> inputs, HostTensor const& output, cudaStream_t stream, int32_t iterations)
 {
     layer.tactic = tactic;
@@ -965,7 +972,8 @@ std::optional<float> timeTactic(CudaBackend& backend, LayerRecord& layer, int32_
     }
     static_cast<void>(cudaGetLastError());
     std::optional<float> milliseconds;
-    if (exec != nullptr)
+    bool const captured = exec != nullptr;
+    if (captured)
     {
         milliseconds = cudaGraphLaunch(exec, stream) == cudaSuccess && cudaStreamSynchronize(stream) == cudaSuccess
             ? bestOfThree(stream, iterations, [&] { return cudaGraphLaunch(exec, stream) == cudaSuccess; })
@@ -990,7 +998,11 @@ std::optional<float> timeTactic(CudaBackend& backend, LayerRecord& layer, int32_
         static_cast<void>(cudaEventDestroy(barrier));
     }
     static_cast<void>(cudaGetLastError());
-    return milliseconds;
+    if (!milliseconds)
+    {
+        return std::nullopt;
+    }
+    return TacticTime{*milliseconds, captured};
 }
 
 } // namespace
@@ -1105,13 +1117,15 @@ std::optional<Error> chooseTactics(EngineModel& model, std::function<std::option
             layer.tacticName.clear(); // Tactics timed by their index.
             for (int32_t tactic = 0; tactic < count; ++tactic)
             {
-                auto const ms = timeTactic(backend, layer, tactic, model, inputs, views.back(), stream, iterations);
+                auto const time = timeTactic(backend, layer, tactic, model, inputs, views.back(), stream, iterations);
                 log(Severity::kVERBOSE,
                     "layer '" + layer.name + "': tactic " + names.value()[static_cast<std::size_t>(tactic)] + ": "
-                        + (ms ? std::to_string(*ms) + " ms" : std::string("failed, skipped")));
-                if (ms && (!fastest || *ms < *fastest))
+                        + (time ? std::to_string(time->milliseconds) + " ms"
+                                    + (time->latency ? " (latency, in a CUDA graph)" : " (back to back)")
+                                : std::string("failed, skipped")));
+                if (time && (!fastest || time->milliseconds < *fastest))
                 {
-                    fastest = ms;
+                    fastest = time->milliseconds;
                     best = tactic;
                 }
             }
