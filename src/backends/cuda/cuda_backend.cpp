@@ -972,15 +972,18 @@ std::optional<TacticTime> timeTactic(CudaBackend& backend, LayerRecord& layer, i
     }
     static_cast<void>(cudaGetLastError());
     std::optional<float> milliseconds;
-    bool const captured = exec != nullptr;
-    if (captured)
+    // The graph's first launch warms it up; where it fails, the runs are timed back to back instead.
+    bool const captured = exec != nullptr && cudaGraphLaunch(exec, stream) == cudaSuccess
+        && cudaStreamSynchronize(stream) == cudaSuccess;
+    if (exec != nullptr)
     {
-        milliseconds = cudaGraphLaunch(exec, stream) == cudaSuccess && cudaStreamSynchronize(stream) == cudaSuccess
+        milliseconds = captured
             ? bestOfThree(stream, iterations, [&] { return cudaGraphLaunch(exec, stream) == cudaSuccess; })
             : std::nullopt;
         static_cast<void>(cudaGraphExecDestroy(exec));
+        static_cast<void>(cudaGetLastError());
     }
-    else
+    if (!captured)
     {
         milliseconds = bestOfThree(stream, iterations, [&] {
             for (int32_t k = 0; k < iterations; ++k)
@@ -1113,7 +1116,10 @@ std::optional<Error> chooseTactics(EngineModel& model, std::function<std::option
         }
         else if (count > 1)
         {
-            std::optional<float> fastest;
+            // The fastest of the variants timed by their latency; one whose runs could not be captured in a graph
+            // (timed back to back, where its runs may overlap) only where no variant could: an engine captured in a
+            // graph, by the application or by the executor's replay, needs capturable variants.
+            std::optional<TacticTime> fastest;
             layer.tacticName.clear(); // Tactics timed by their index.
             for (int32_t tactic = 0; tactic < count; ++tactic)
             {
@@ -1123,15 +1129,19 @@ std::optional<Error> chooseTactics(EngineModel& model, std::function<std::option
                         + (time ? std::to_string(time->milliseconds) + " ms"
                                     + (time->latency ? " (latency, in a CUDA graph)" : " (back to back)")
                                 : std::string("failed, skipped")));
-                if (time && (!fastest || time->milliseconds < *fastest))
+                bool const better = time
+                    && (!fastest || time->latency > fastest->latency
+                        || (time->latency == fastest->latency && time->milliseconds < fastest->milliseconds));
+                if (better)
                 {
-                    fastest = time->milliseconds;
+                    fastest = time;
                     best = tactic;
                 }
             }
             if (key && fastest)
             {
-                if (auto refused = memo->record(*key, names.value()[static_cast<std::size_t>(best)], *fastest))
+                if (auto refused
+                    = memo->record(*key, names.value()[static_cast<std::size_t>(best)], fastest->milliseconds))
                 {
                     problem = Error{refused->code, "layer '" + layer.name + "': " + refused->message};
                     break;
