@@ -93,6 +93,37 @@ TEST_F(CudaCast, FloatingEdges)
     }
 }
 
+TEST_F(CudaCast, WholeVectorsOfFloatingTypes)
+{
+    // Counts that are multiples of eight: between kFLOAT, kHALF and kBF16 the cast runs eight elements at a time in
+    // 16-byte accesses (cast.cu, castWideKernel). The floating edges repeated to 8 x 33 values, then 8 x 4099 random
+    // ones, at output scales 1 and 0.5; the host's rounding and saturation for each.
+    double const inf = std::numeric_limits<double>::infinity();
+    std::vector<double> const edges{0.0, -0.0, std::nan(""), inf, -inf, 1.2, -2.7, -0.5, 2.5, 3.5, 127.6, 255.9, 300.0,
+        -1000.0, 3.0e9, -3.0e9, 65519.0, -65520.0, 70000.0, 0x1p-25, 3 * 0x1p-26, 1.0 + 0x1p-11, 1.0 + 0x1p-8,
+        1.0 + 3 * 0x1p-8, 3.0e38, 17.0, 448.0, std::ldexp(1.0, -149), 1.0e-40, -1.0e-30, 0.1, -0.3, 6.5e4};
+    std::vector<double> repeated;
+    for (int32_t k = 0; k < 8; ++k)
+    {
+        repeated.insert(repeated.end(), edges.begin(), edges.end());
+    }
+    ASSERT_EQ(repeated.size() % 8, 0U);
+    std::uniform_real_distribution<double> uniform(-7.0e4, 7.0e4);
+    std::vector<double> random(8 * 4099);
+    for (double& value : random)
+    {
+        value = uniform(mRng);
+    }
+    for (DataType const from : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        for (std::vector<double> const* values : {&repeated, &random})
+        {
+            compareToEveryType(from, *values);
+            compareToEveryType(from, *values, 0.5F);
+        }
+    }
+}
+
 TEST_F(CudaCast, IntegerEdges)
 {
     std::vector<double> const values{0, 1, -1, 5, 17, 255, 257, 300, -300, 65519, 65520, -65520, (1 << 24) + 1,
