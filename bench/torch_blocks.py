@@ -41,7 +41,8 @@ except ImportError as error:  # Reported as JSON lines by main(); the generator 
 else:
     TORCH_IMPORT_ERROR = ""
 
-BLOCKS = ("conv_stack", "transformer_block", "resnet_stem")
+BLOCKS = ("conv_stack", "transformer_block", "resnet_stem", "gelu", "pointwise_broadcast")
+DEFAULT_BLOCKS = BLOCKS[:3]  # as kiln_bench: gelu and pointwise_broadcast run when asked (--block)
 PRECISIONS = ("fp32", "fp16")
 SYSTEMS = ("torch_eager", "torch_compile")
 
@@ -185,10 +186,39 @@ def stem_forward(p, x):
     return F.max_pool2d(x, 3, stride=2, padding=1)
 
 
+POINTWISE_ROWS, POINTWISE_COLUMNS = 4096, 3072  # BERT-base's MLP activation at batch 32
+
+
+def no_gflop():
+    return 0.0
+
+
+def gelu_params():
+    return {"input": gen_values(3, (POINTWISE_ROWS, POINTWISE_COLUMNS), 2.0)}
+
+
+def gelu_forward(p, x):
+    return x * (torch.erf(x / 1.4142135) + 1.0) * 0.5  # the exporters' erf form, as kiln_bench builds it
+
+
+def pointwise_broadcast_params():
+    return {
+        "input": gen_values(4, (POINTWISE_ROWS, POINTWISE_COLUMNS), 1.0),
+        "scale": gen_values(50, (1, POINTWISE_COLUMNS), 0.5, 1.0),
+        "bias": gen_values(51, (1, POINTWISE_COLUMNS), 0.1),
+    }
+
+
+def pointwise_broadcast_forward(p, x):
+    return torch.relu(x * p["scale"] + p["bias"])
+
+
 BLOCK_DEFS = {
     "conv_stack": (conv_params, conv_forward, conv_gflop),
     "transformer_block": (transformer_params, transformer_forward, transformer_gflop),
     "resnet_stem": (stem_params, stem_forward, stem_gflop),
+    "gelu": (gelu_params, gelu_forward, no_gflop),
+    "pointwise_broadcast": (pointwise_broadcast_params, pointwise_broadcast_forward, no_gflop),
 }
 
 
@@ -351,7 +381,7 @@ def main():
     args = parser.parse_args()
     if args.iterations < 1 or args.warmup < 0:
         parser.error("--iterations must be at least 1 and --warmup at least 0")
-    blocks = args.block or list(BLOCKS)
+    blocks = args.block or list(DEFAULT_BLOCKS)
     precisions = args.precision or list(PRECISIONS)
     systems = args.system or list(SYSTEMS)
 

@@ -10,9 +10,11 @@
 // x [8, 128, 512] with mean and variance [8, 128, 1] and gamma and beta [1, 1, 512], is then of rank 2. The index
 // arithmetic is 32-bit when the output has fewer than 2^31 elements.
 //
-// An element's values (its inputs' elements, then the steps' results) sit in a per-thread array that the steps index
-// by operand: local memory, cached. The program, read by every thread alike, stays in the parameter space
-// (__grid_constant__) rather than being copied per thread.
+// A thread computes one element, or where the innermost merged dimension allows, 4 or 8 neighbouring ones ("lanes")
+// read and written in 16-byte vectors. It walks the steps once for all of its lanes: each step's operation is chosen
+// once (no switch per element), the previous step's result stays in registers, inputs are read where a step takes
+// them, and only a result that a later step than the next one reads is saved in local memory. The program, read by
+// every thread alike, stays in the parameter space (__grid_constant__) rather than being copied per thread.
 #include "backends/cuda/activation.cuh"
 #include "backends/cuda/elements.cuh"
 #include "backends/cuda/elementwise.cuh"
@@ -22,9 +24,13 @@
 #include "backends/cuda/unary.cuh"
 #include "backends/host/pointwise_program.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <string>
+#include <type_traits>
 
 namespace kiln::cuda
 {
@@ -37,8 +43,23 @@ constexpr int32_t kMaxSteps = static_cast<int32_t>(kMaxPointwiseSteps);
 constexpr int32_t kMaxInputs = static_cast<int32_t>(kMaxPointwiseInputs);
 constexpr int32_t kMaxRank = nvinfer1::Dims::MAX_DIMS;
 
-//! A step as the kernel reads it. a and b are slots of the element's values: input k at k, step s at kMaxInputs + s
-//! (b is a for one-operand steps).
+//! Where a step's operand comes from (Step::a and b): input k (0 to kMaxInputs - 1), the previous step's result,
+//! which the kernel keeps in registers (kPrevious), or an earlier step's result that its step saved in a slot
+//! (kSaved + slot). Slots are reused once their value's last reader has run.
+constexpr int32_t kPrevious = -1;
+constexpr int32_t kSaved = kMaxInputs;
+
+//! The slots a thread of the one-lane kernel has (one per step, so every program fits), and a thread of the wide
+//! kernels: a program whose saved values need more runs one lane per thread.
+constexpr int32_t kSlots = kMaxSteps;
+constexpr int32_t kWideSlots = 4;
+
+//! The slots of the kernel of L lanes.
+template <int32_t L>
+inline constexpr int32_t kSlotsOf = L == 1 ? kSlots : kWideSlots;
+
+//! A step as the kernel reads it: its operands' sources, and whether a step after the next reads its result (which the
+//! kernel then saves in local memory).
 struct Step
 {
     Kind kind;
@@ -46,13 +67,16 @@ struct Step
     float alpha;
     float beta;
     int32_t a;
-    int32_t b;
+    int32_t b;    //!< a for one-operand steps (never read).
+    int32_t save; //!< The slot that the result is saved in, or -1.
 };
 
 struct Program
 {
     int32_t nbInputs;
     int32_t nbSteps;
+    int32_t nbSlots;         //!< The slots that the steps save in.
+    uint32_t innerBroadcast; //!< Bit k: input k has stride 0 in the innermost merged dimension.
     Step steps[kMaxSteps];
 };
 
@@ -72,16 +96,66 @@ struct InputData
     Storage<T> const* data[kMaxInputs];
 };
 
-__device__ __forceinline__ float evaluate(Step const& step, float a, float b)
+//! f(std::integral_constant<int32_t, op>{}) for the runtime op in [Low, High), found by halving the range: one
+//! instantiation per operation, so that a step's operation is chosen once for all of a thread's lanes and the lanes'
+//! loop computes it without a switch. The host's check keeps op in range.
+template <int32_t Low, int32_t High, typename F>
+__device__ __forceinline__ void withOp(int32_t op, F&& f)
+{
+    if constexpr (High - Low == 1)
+    {
+        f(std::integral_constant<int32_t, Low>{});
+    }
+    else
+    {
+        constexpr int32_t kMiddle = (Low + High) / 2;
+        if (op < kMiddle)
+        {
+            withOp<Low, kMiddle>(op, f);
+        }
+        else
+        {
+            withOp<kMiddle, High>(op, f);
+        }
+    }
+}
+
+//! result = step on a (and b), lane by lane.
+template <int32_t L>
+__device__ __forceinline__ void evaluate(Step const& step, float const (&a)[L], float const (&b)[L], float (&result)[L])
 {
     switch (step.kind)
     {
-    case Kind::kELEMENTWISE: return elementwise::apply(static_cast<nvinfer1::ElementWiseOperation>(step.op), a, b);
-    case Kind::kUNARY: return unary::apply(static_cast<nvinfer1::UnaryOperation>(step.op), a);
+    case Kind::kELEMENTWISE:
+        withOp<0, nvinfer1::EnumMax<nvinfer1::ElementWiseOperation>()>(step.op, [&](auto op) {
+#pragma unroll
+            for (int32_t j = 0; j < L; ++j)
+            {
+                result[j]
+                    = elementwise::apply(static_cast<nvinfer1::ElementWiseOperation>(decltype(op)::value), a[j], b[j]);
+            }
+        });
+        return;
+    case Kind::kUNARY:
+        withOp<0, nvinfer1::EnumMax<nvinfer1::UnaryOperation>()>(step.op, [&](auto op) {
+#pragma unroll
+            for (int32_t j = 0; j < L; ++j)
+            {
+                result[j] = unary::apply(static_cast<nvinfer1::UnaryOperation>(decltype(op)::value), a[j]);
+            }
+        });
+        return;
     case Kind::kACTIVATION:
-        return activation::apply(static_cast<nvinfer1::ActivationType>(step.op), a, step.alpha, step.beta);
+        withOp<0, nvinfer1::EnumMax<nvinfer1::ActivationType>()>(step.op, [&](auto op) {
+#pragma unroll
+            for (int32_t j = 0; j < L; ++j)
+            {
+                result[j] = activation::apply(
+                    static_cast<nvinfer1::ActivationType>(decltype(op)::value), a[j], step.alpha, step.beta);
+            }
+        });
+        return;
     }
-    return 0.F;
 }
 
 //! The offsets of output element i in each input (the layout's strides at i's coordinates).
@@ -115,122 +189,169 @@ __device__ __forceinline__ void inputOffsets(Layout<I> const& layout, I i, I (&a
     }
 }
 
-//! out[i] = the program on the inputs' elements that output element i reads, for i below count.
-template <DataType T, typename I>
+//! The value of operand source for the L elements from the thread's group: the previous step's result, a saved one, or
+//! the input's elements at offset at[source] (L > 1: contiguous, read in 16-byte loads, or one element for all lanes
+//! where the input broadcasts in the innermost dimension).
+template <DataType T, typename I, int32_t L>
+__device__ __forceinline__ void fetch(int32_t source, Program const& program, InputData<T> const& inputs,
+    I const (&at)[kMaxInputs], float const (&previous)[L], float const (&saved)[kSlotsOf<L>][L], float (&value)[L])
+{
+    if (source == kPrevious)
+    {
+#pragma unroll
+        for (int32_t j = 0; j < L; ++j)
+        {
+            value[j] = previous[j];
+        }
+        return;
+    }
+    if (source >= kSaved)
+    {
+#pragma unroll
+        for (int32_t j = 0; j < L; ++j)
+        {
+            value[j] = saved[source - kSaved][j];
+        }
+        return;
+    }
+    // The offset by constant indices, so that at stays in registers.
+    I offset = 0;
+#pragma unroll
+    for (int32_t k = 0; k < kMaxInputs; ++k)
+    {
+        offset = k == source ? at[k] : offset;
+    }
+    Storage<T> const* const p = inputs.data[source] + offset;
+    if constexpr (L == 1)
+    {
+        value[0] = loadFloat<T>(p, 0);
+    }
+    else if (((program.innerBroadcast >> source) & 1U) != 0)
+    {
+        float const x = loadFloat<T>(p, 0);
+#pragma unroll
+        for (int32_t j = 0; j < L; ++j)
+        {
+            value[j] = x;
+        }
+    }
+    else
+    {
+        constexpr int32_t kLoads = L * static_cast<int32_t>(sizeof(Storage<T>)) / 16;
+        uint4 loaded[kLoads];
+#pragma unroll
+        for (int32_t v = 0; v < kLoads; ++v)
+        {
+            loaded[v] = reinterpret_cast<uint4 const*>(p)[v];
+        }
+        Storage<T> elements[L];
+        memcpy(elements, loaded, sizeof(elements));
+#pragma unroll
+        for (int32_t j = 0; j < L; ++j)
+        {
+            value[j] = loadFloat<T>(elements, j);
+        }
+    }
+}
+
+//! out = the program, for L neighbouring output elements per thread and step of the loop (groups: the element count
+//! divided by L). L = 1 takes every layout. L > 1 needs what vectorizable checks: the innermost merged extent a
+//! multiple of L, each input's stride in it 1 (read in 16-byte loads) or 0, and 16-byte aligned tensors.
+//!
+//! The previous step's result stays in registers, inputs are read where a step takes them (a second read of an input
+//! hits the cache), and only a result that a later step than the next one reads goes to local memory. Each step's
+//! operation is chosen once for the L lanes (evaluate).
+template <DataType T, typename I, int32_t L>
 __global__ void __launch_bounds__(pointwise::kBlock) pointwiseProgramKernel(__grid_constant__ Program const program,
-    __grid_constant__ Layout<I> const layout, __grid_constant__ InputData<T> const inputs, Storage<T>* out, I count)
+    __grid_constant__ Layout<I> const layout, __grid_constant__ InputData<T> const inputs, Storage<T>* out, I groups)
 {
     awaitPrerequisites();
     allowDependents();
-    float values[kMaxInputs + kMaxSteps];
+    float saved[kSlotsOf<L>][L];
     I const stride = static_cast<I>(gridDim.x) * static_cast<I>(blockDim.x);
-    for (I i = static_cast<I>(blockIdx.x) * static_cast<I>(blockDim.x) + static_cast<I>(threadIdx.x); i < count;
-         i += stride)
+    for (I g = static_cast<I>(blockIdx.x) * static_cast<I>(blockDim.x) + static_cast<I>(threadIdx.x); g < groups;
+         g += stride)
     {
-        // The loops run over every dimension and input, guarded, so that they unroll and read the layout by constant
-        // indices (inputOffsets).
+        I const first = g * static_cast<I>(L);
         I at[kMaxInputs]{};
-        inputOffsets(layout, i, at);
-#pragma unroll
-        for (int32_t k = 0; k < kMaxInputs; ++k)
-        {
-            if (k < program.nbInputs)
-            {
-                values[k] = loadFloat<T>(inputs.data[k], static_cast<int64_t>(at[k]));
-            }
-        }
-        float result = 0.F;
+        inputOffsets(layout, first, at);
+        float previous[L]{};
         for (int32_t s = 0; s < program.nbSteps; ++s)
         {
             Step const& step = program.steps[s];
-            result = evaluate(step, values[step.a], values[step.b]);
-            values[kMaxInputs + s] = result;
-        }
-        storeFloat<T>(out, static_cast<int64_t>(i), result);
-    }
-}
-
-//! 16 bytes of elements of type T.
-template <DataType T>
-inline constexpr int32_t kVectorOf = static_cast<int32_t>(16 / sizeof(Storage<T>));
-
-//! The program on kVectorOf<T> neighbouring elements per step of the loop: the launch checked that the innermost merged
-//! dimension is a multiple of the vector and that each input's stride in it is 1 (read as one 16-byte load, aligned)
-//! or 0 (one element for the whole vector: BERT's position embeddings against the batch's, a bias). vectors is the
-//! element count divided by the vector.
-template <DataType T, typename I>
-__global__ void __launch_bounds__(pointwise::kBlock)
-    pointwiseProgramVectorKernel(__grid_constant__ Program const program, __grid_constant__ Layout<I> const layout,
-        __grid_constant__ InputData<T> const inputs, Storage<T>* out, I vectors)
-{
-    constexpr int32_t kVector = kVectorOf<T>;
-    awaitPrerequisites();
-    allowDependents();
-    float values[kMaxInputs + kMaxSteps];
-    I const stride = static_cast<I>(gridDim.x) * static_cast<I>(blockDim.x);
-    for (I v = static_cast<I>(blockIdx.x) * static_cast<I>(blockDim.x) + static_cast<I>(threadIdx.x); v < vectors;
-         v += stride)
-    {
-        I const first = v * static_cast<I>(kVector);
-        I at[kMaxInputs]{};
-        inputOffsets(layout, first, at);
-        uint4 loaded[kMaxInputs];
-#pragma unroll
-        for (int32_t k = 0; k < kMaxInputs; ++k)
-        {
-            if (k < program.nbInputs && layout.strides[k][layout.rank - 1] != 0)
+            float a[L];
+            float b[L];
+            fetch<T, I, L>(step.a, program, inputs, at, previous, saved, a);
+            if (step.kind == Kind::kELEMENTWISE)
             {
-                loaded[k] = *reinterpret_cast<uint4 const*>(inputs.data[k] + at[k]);
+                fetch<T, I, L>(step.b, program, inputs, at, previous, saved, b);
             }
-        }
-        uint4 stored;
-        auto const* const lanes = reinterpret_cast<Storage<T> const*>(loaded);
-        for (int32_t j = 0; j < kVector; ++j)
-        {
-#pragma unroll
-            for (int32_t k = 0; k < kMaxInputs; ++k)
+            evaluate<L>(step, a, b, previous);
+            if (step.save >= 0)
             {
-                if (k < program.nbInputs)
+#pragma unroll
+                for (int32_t j = 0; j < L; ++j)
                 {
-                    values[k] = layout.strides[k][layout.rank - 1] != 0
-                        ? loadFloat<T>(lanes + k * kVector, j)
-                        : loadFloat<T>(inputs.data[k], static_cast<int64_t>(at[k]));
+                    saved[step.save][j] = previous[j];
                 }
             }
-            float result = 0.F;
-            for (int32_t s = 0; s < program.nbSteps; ++s)
-            {
-                Step const& step = program.steps[s];
-                result = evaluate(step, values[step.a], values[step.b]);
-                values[kMaxInputs + s] = result;
-            }
-            storeFloat<T>(reinterpret_cast<Storage<T>*>(&stored), j, result);
         }
-        *reinterpret_cast<uint4*>(out + first) = stored;
+        if constexpr (L == 1)
+        {
+            storeFloat<T>(out, static_cast<int64_t>(first), previous[0]);
+        }
+        else
+        {
+            Storage<T> results[L];
+#pragma unroll
+            for (int32_t j = 0; j < L; ++j)
+            {
+                storeFloat<T>(results, j, previous[j]);
+            }
+            constexpr int32_t kStores = L * static_cast<int32_t>(sizeof(Storage<T>)) / 16;
+            uint4 stored[kStores];
+            memcpy(stored, results, sizeof(results));
+#pragma unroll
+            for (int32_t v = 0; v < kStores; ++v)
+            {
+                reinterpret_cast<uint4*>(out + first)[v] = stored[v];
+            }
+        }
     }
 }
 
-//! Whether the vector kernel may run: the innermost merged extent a multiple of the vector, every input contiguous or
-//! broadcast in it, and every pointer read or written by vector 16-byte aligned.
+//! The lanes of the wide kernel: eight elements (one or two 16-byte vectors), or for kFLOAT four (one vector) where
+//! the innermost extent is a multiple of four only.
 template <DataType T>
-bool vectorizable(pointwise::BroadcastIndex<kMaxInputs> const& map, std::span<DeviceTensor const* const> inputs,
-    DeviceTensor const& out)
+inline constexpr int32_t kVectorOf = static_cast<int32_t>(16 / sizeof(Storage<T>));
+constexpr int32_t kWideLanes = 8;
+
+//! The lanes that the kernel may run with (1 when no vector fits): the innermost merged extent a multiple of them,
+//! every input contiguous or broadcast in it, every pointer read or written by vector 16-byte aligned, and the
+//! program's saved values within the wide kernel's slots.
+template <DataType T>
+int32_t lanesFor(Program const& program, pointwise::BroadcastIndex<kMaxInputs> const& map,
+    std::span<DeviceTensor const* const> inputs, DeviceTensor const& out)
 {
-    constexpr auto kVector = static_cast<int64_t>(kVectorOf<T>);
     auto const aligned = [](void const* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-    if (map.rank < 1 || map.extents[map.rank - 1] % kVector != 0 || !aligned(out.data))
+    if (map.rank < 1 || !aligned(out.data))
     {
-        return false;
+        return 1;
     }
     for (std::size_t k = 0; k < inputs.size(); ++k)
     {
         int64_t const inner = map.strides[k][map.rank - 1];
         if (inner != 0 && (inner != 1 || !aligned(inputs[k]->data)))
         {
-            return false;
+            return 1;
         }
     }
-    return true;
+    int64_t const extent = map.extents[map.rank - 1];
+    if (program.nbSlots > kWideSlots)
+    {
+        return 1;
+    }
+    return extent % kWideLanes == 0 ? kWideLanes : extent % kVectorOf<T> == 0 ? kVectorOf<T> : 1;
 }
 
 //! The layout of map (narrowed to I).
@@ -250,40 +371,60 @@ Layout<I> layoutOf(pointwise::BroadcastIndex<kMaxInputs> const& map)
     return layout;
 }
 
+template <DataType T, typename I, int32_t L>
+void launchLanes(Program const& program, pointwise::BroadcastIndex<kMaxInputs> const& map, InputData<T> const& data,
+    Storage<T>* out, int64_t count, cudaStream_t stream)
+{
+    int64_t const groups = count / L;
+    launchOverlapped<pointwiseProgramKernel<T, I, L>>(pointwise::grid(groups), pointwise::kBlock, 0, stream, program,
+        layoutOf<I>(map), data, out, static_cast<I>(groups));
+}
+
+template <DataType T, typename I>
+void launchIndexed(int32_t lanes, Program const& program, pointwise::BroadcastIndex<kMaxInputs> const& map,
+    InputData<T> const& data, Storage<T>* out, int64_t count, cudaStream_t stream)
+{
+    if (lanes == kWideLanes)
+    {
+        launchLanes<T, I, kWideLanes>(program, map, data, out, count, stream);
+    }
+    else if constexpr (kVectorOf<T> != kWideLanes)
+    {
+        if (lanes == kVectorOf<T>)
+        {
+            launchLanes<T, I, kVectorOf<T>>(program, map, data, out, count, stream);
+            return;
+        }
+        launchLanes<T, I, 1>(program, map, data, out, count, stream);
+    }
+    else
+    {
+        launchLanes<T, I, 1>(program, map, data, out, count, stream);
+    }
+}
+
 template <DataType T>
-void launchProgram(Program const& program, pointwise::BroadcastIndex<kMaxInputs> const& map,
+void launchProgram(Program program, pointwise::BroadcastIndex<kMaxInputs> const& map,
     std::span<DeviceTensor const* const> inputs, DeviceTensor const& out, int64_t count, cudaStream_t stream)
 {
     InputData<T> data{};
     for (std::size_t k = 0; k < inputs.size(); ++k)
     {
         data.data[k] = static_cast<Storage<T> const*>(inputs[k]->data);
+        if (map.rank > 0 && map.strides[k][map.rank - 1] == 0)
+        {
+            program.innerBroadcast |= 1U << k;
+        }
     }
     auto* const typedOut = static_cast<Storage<T>*>(out.data);
-    if (vectorizable<T>(map, inputs, out))
-    {
-        int64_t const vectors = count / kVectorOf<T>;
-        if (map.narrow)
-        {
-            launchOverlapped<pointwiseProgramVectorKernel<T, uint32_t>>(pointwise::grid(vectors), pointwise::kBlock, 0,
-                stream, program, layoutOf<uint32_t>(map), data, typedOut, static_cast<uint32_t>(vectors));
-        }
-        else
-        {
-            launchOverlapped<pointwiseProgramVectorKernel<T, uint64_t>>(pointwise::grid(vectors), pointwise::kBlock, 0,
-                stream, program, layoutOf<uint64_t>(map), data, typedOut, static_cast<uint64_t>(vectors));
-        }
-        return;
-    }
+    int32_t const lanes = lanesFor<T>(program, map, inputs, out);
     if (map.narrow)
     {
-        launchOverlapped<pointwiseProgramKernel<T, uint32_t>>(pointwise::grid(count), pointwise::kBlock, 0, stream,
-            program, layoutOf<uint32_t>(map), data, typedOut, static_cast<uint32_t>(count));
+        launchIndexed<T, uint32_t>(lanes, program, map, data, typedOut, count, stream);
     }
     else
     {
-        launchOverlapped<pointwiseProgramKernel<T, uint64_t>>(pointwise::grid(count), pointwise::kBlock, 0, stream,
-            program, layoutOf<uint64_t>(map), data, typedOut, static_cast<uint64_t>(count));
+        launchIndexed<T, uint64_t>(lanes, program, map, data, typedOut, count, stream);
     }
 }
 
@@ -292,10 +433,59 @@ Error invalid(std::string const& what)
     return Error{nvinfer1::ErrorCode::kINVALID_ARGUMENT, "pointwise program: " + what};
 }
 
-//! The slot of a checked operand (Step).
-int32_t slotOf(int32_t operand) noexcept
+//! The kernel's form of program: each operand's source, and the slots of the results that a step after the next one
+//! reads, allocated by their values' lifetimes.
+Program compile(std::span<PointwiseStep const> program, std::size_t nbInputs)
 {
-    return operand >= 0 ? operand : kMaxInputs + (-1 - operand);
+    auto const size = static_cast<int32_t>(program.size());
+    // lastReader[e]: the last step after e + 1 that reads step e's result (-1: none, the result is not saved).
+    std::array<int32_t, kMaxSteps> lastReader{};
+    lastReader.fill(-1);
+    for (int32_t t = 0; t < size; ++t)
+    {
+        PointwiseStep const& step = program[t];
+        for (int32_t const operand : {step.a, step.kind == Kind::kELEMENTWISE ? step.b : step.a})
+        {
+            int32_t const e = -1 - operand;
+            if (operand < 0 && e < t - 1)
+            {
+                lastReader[e] = t;
+            }
+        }
+    }
+    Program compiled{};
+    compiled.nbInputs = static_cast<int32_t>(nbInputs);
+    compiled.nbSteps = size;
+    std::array<int32_t, kMaxSteps> slotOf{};
+    std::array<int32_t, kSlots> occupant{}; // the step whose result a slot holds, or -1
+    occupant.fill(-1);
+    auto const sourceOf = [&](int32_t operand, int32_t t) {
+        int32_t const e = -1 - operand;
+        return operand >= 0 ? operand : e == t - 1 ? kPrevious : kSaved + slotOf[e];
+    };
+    for (int32_t t = 0; t < size; ++t)
+    {
+        PointwiseStep const& step = program[t];
+        int32_t const a = sourceOf(step.a, t);
+        int32_t const b = step.kind == Kind::kELEMENTWISE ? sourceOf(step.b, t) : a;
+        int32_t save = -1;
+        if (lastReader[t] >= 0)
+        {
+            // A slot whose value no step from t on reads (its readers fetch before t saves).
+            for (int32_t slot = 0; slot < kSlots && save < 0; ++slot)
+            {
+                if (occupant[slot] < 0 || lastReader[occupant[slot]] <= t)
+                {
+                    save = slot;
+                }
+            }
+            occupant[save] = t;
+            slotOf[t] = save;
+            compiled.nbSlots = std::max(compiled.nbSlots, save + 1);
+        }
+        compiled.steps[t] = {step.kind, step.op, step.alpha, step.beta, a, b, save};
+    }
+    return compiled;
 }
 
 } // namespace
@@ -358,16 +548,7 @@ Status runPointwiseProgram(std::span<PointwiseStep const> program, std::span<Dev
         return host::Done{};
     }
 
-    Program steps{};
-    steps.nbInputs = static_cast<int32_t>(inputs.size());
-    steps.nbSteps = static_cast<int32_t>(program.size());
-    for (std::size_t s = 0; s < program.size(); ++s)
-    {
-        PointwiseStep const& step = program[s];
-        int32_t const a = slotOf(step.a);
-        steps.steps[s]
-            = {step.kind, step.op, step.alpha, step.beta, a, step.kind == Kind::kELEMENTWISE ? slotOf(step.b) : a};
-    }
+    Program const steps = compile(program, inputs.size());
     pointwise::BroadcastIndex<kMaxInputs> const map = pointwise::broadcastIndex<kMaxInputs>(out.dims, dims);
     switch (out.type)
     {

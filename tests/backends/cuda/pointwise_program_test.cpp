@@ -378,6 +378,35 @@ TEST_F(CudaPointwiseProgram, RandomProgramsMatchTheHost)
     RecordProperty("unstable", std::to_string(total.unstable));
 }
 
+//! Random programs on shapes whose innermost extent is a multiple of 8 (and of 4 only, which kFLOAT runs four lanes
+//! wide): the wide kernels, with inputs contiguous or broadcast in the innermost dimension, and programs of up to
+//! kMaxPointwiseSteps steps whose saved results reuse slots, or need more than the wide kernel has and run one lane
+//! per thread.
+TEST_F(CudaPointwiseProgram, RandomProgramsInVectors)
+{
+    std::array<int64_t, 6> const inner{8, 16, 24, 64, 4, 12};
+    Counts total;
+    for (DataType const type : kProgramTypes)
+    {
+        for (int32_t trial = 0; trial < 48; ++trial)
+        {
+            int64_t const columns = inner[static_cast<std::size_t>(trial) % inner.size()];
+            Dims const outDims = trial % 2 == 0 ? Dims{2, {static_cast<int64_t>(1 + mRng() % 40), columns}}
+                                                : Dims{3, {static_cast<int64_t>(1 + mRng() % 5), 3, columns}};
+            auto const nbInputs = static_cast<int32_t>(1 + mRng() % kMaxPointwiseInputs);
+            auto const nbSteps
+                = trial % 4 == 3 ? static_cast<int32_t>(kMaxPointwiseSteps) : static_cast<int32_t>(1 + mRng() % 12);
+            std::vector<HostBuffer> const inputs = randomInputs(type, outDims, nbInputs);
+            Program const program = randomProgram(mRng, nbSteps, nbInputs);
+            Counts const counts = compare(program, inputs, type, outDims,
+                std::string(dataTypeName(type)) + " trial " + std::to_string(trial) + ", output "
+                    + host::shapeString(outDims) + ": " + describe(program));
+            total.compared += counts.compared;
+        }
+    }
+    EXPECT_GT(total.compared, 0);
+}
+
 //! Each operation alone, on broadcast inputs with special values: the device computes the operation it is asked.
 TEST_F(CudaPointwiseProgram, EveryOperationAlone)
 {
