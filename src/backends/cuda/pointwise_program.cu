@@ -10,10 +10,11 @@
 // x [8, 128, 512] with mean and variance [8, 128, 1] and gamma and beta [1, 1, 512], is then of rank 2. The index
 // arithmetic is 32-bit when the output has fewer than 2^31 elements.
 //
-// A thread computes one element, or where the innermost merged dimension allows, 4 or 8 neighbouring ones ("lanes")
-// read and written in 16-byte vectors. It walks the steps once for all of its lanes: each step's operation is chosen
-// once (no switch per element), the previous step's result stays in registers, inputs are read where a step takes
-// them, and only a result that a later step than the next one reads is saved in local memory. The program, read by
+// A thread computes one element, or where the innermost merged dimension allows, 16 or 32 bytes of neighbouring ones
+// ("lanes") read and written in 16-byte vectors. It walks the steps once for all of its lanes: each step's operation
+// is chosen once (no switch per element), the previous step's result stays in registers, inputs are read where a step
+// takes them (at offsets from the coordinates found once per group), and only a result that a later step than the
+// next one reads is saved in local memory. The program, read by
 // every thread alike, stays in the parameter space (__grid_constant__) rather than being copied per thread.
 #include "backends/cuda/activation.cuh"
 #include "backends/cuda/elements.cuh"
@@ -158,9 +159,9 @@ __device__ __forceinline__ void evaluate(Step const& step, float const (&a)[L], 
     }
 }
 
-//! The offsets of output element i in each input (the layout's strides at i's coordinates).
+//! The coordinates of output element i in the merged dimensions below the layout's rank.
 template <typename I>
-__device__ __forceinline__ void inputOffsets(Layout<I> const& layout, I i, I (&at)[kMaxInputs])
+__device__ __forceinline__ void coordinatesOf(Layout<I> const& layout, I i, I (&coordinates)[kMaxRank])
 {
     I rest = i;
 #pragma unroll
@@ -170,31 +171,36 @@ __device__ __forceinline__ void inputOffsets(Layout<I> const& layout, I i, I (&a
         {
             I const extent = layout.extents[d];
             I const quotient = rest / extent;
-            I const coordinate = rest - quotient * extent;
-#pragma unroll
-            for (int32_t k = 0; k < kMaxInputs; ++k)
-            {
-                at[k] += coordinate * layout.strides[k][d];
-            }
+            coordinates[d] = rest - quotient * extent;
             rest = quotient;
         }
     }
-    if (layout.rank > 0)
-    {
+    coordinates[0] = rest;
+}
+
+//! The offset in input k of the element at coordinates (k at run time: the layout is read from the parameter space).
+template <typename I>
+__device__ __forceinline__ I offsetIn(Layout<I> const& layout, int32_t k, I const (&coordinates)[kMaxRank])
+{
+    I offset = 0;
 #pragma unroll
-        for (int32_t k = 0; k < kMaxInputs; ++k)
+    for (int32_t d = 0; d < kMaxRank; ++d)
+    {
+        if (d < layout.rank)
         {
-            at[k] += rest * layout.strides[k][0];
+            offset += coordinates[d] * layout.strides[k][d];
         }
     }
+    return offset;
 }
 
 //! The value of operand source for the L elements from the thread's group: the previous step's result, a saved one, or
-//! the input's elements at offset at[source] (L > 1: contiguous, read in 16-byte loads, or one element for all lanes
+//! the input's elements at coordinates (L > 1: contiguous, read in 16-byte loads, or one element for all lanes
 //! where the input broadcasts in the innermost dimension).
 template <DataType T, typename I, int32_t L>
-__device__ __forceinline__ void fetch(int32_t source, Program const& program, InputData<T> const& inputs,
-    I const (&at)[kMaxInputs], float const (&previous)[L], float const (&saved)[kSlotsOf<L>][L], float (&value)[L])
+__device__ __forceinline__ void fetch(int32_t source, Program const& program, Layout<I> const& layout,
+    InputData<T> const& inputs, I const (&coordinates)[kMaxRank], float const (&previous)[L],
+    float const (&saved)[kSlotsOf<L>][L], float (&value)[L])
 {
     if (source == kPrevious)
     {
@@ -214,14 +220,7 @@ __device__ __forceinline__ void fetch(int32_t source, Program const& program, In
         }
         return;
     }
-    // The offset by constant indices, so that at stays in registers.
-    I offset = 0;
-#pragma unroll
-    for (int32_t k = 0; k < kMaxInputs; ++k)
-    {
-        offset = k == source ? at[k] : offset;
-    }
-    Storage<T> const* const p = inputs.data[source] + offset;
+    Storage<T> const* const p = inputs.data[source] + offsetIn(layout, source, coordinates);
     if constexpr (L == 1)
     {
         value[0] = loadFloat<T>(p, 0);
@@ -273,18 +272,18 @@ __global__ void __launch_bounds__(pointwise::kBlock) pointwiseProgramKernel(__gr
          g += stride)
     {
         I const first = g * static_cast<I>(L);
-        I at[kMaxInputs]{};
-        inputOffsets(layout, first, at);
+        I coordinates[kMaxRank]{};
+        coordinatesOf(layout, first, coordinates);
         float previous[L]{};
         for (int32_t s = 0; s < program.nbSteps; ++s)
         {
             Step const& step = program.steps[s];
             float a[L];
             float b[L];
-            fetch<T, I, L>(step.a, program, inputs, at, previous, saved, a);
+            fetch<T, I, L>(step.a, program, layout, inputs, coordinates, previous, saved, a);
             if (step.kind == Kind::kELEMENTWISE)
             {
-                fetch<T, I, L>(step.b, program, inputs, at, previous, saved, b);
+                fetch<T, I, L>(step.b, program, layout, inputs, coordinates, previous, saved, b);
             }
             evaluate<L>(step, a, b, previous);
             if (step.save >= 0)
@@ -320,11 +319,12 @@ __global__ void __launch_bounds__(pointwise::kBlock) pointwiseProgramKernel(__gr
     }
 }
 
-//! The lanes of the wide kernel: eight elements (one or two 16-byte vectors), or for kFLOAT four (one vector) where
-//! the innermost extent is a multiple of four only.
+//! The lanes of the wide kernels: 32 bytes of elements (16 of kHALF and kBF16, 8 of kFLOAT), or 16 bytes where the
+//! innermost extent is a multiple of those only.
 template <DataType T>
 inline constexpr int32_t kVectorOf = static_cast<int32_t>(16 / sizeof(Storage<T>));
-constexpr int32_t kWideLanes = 8;
+template <DataType T>
+inline constexpr int32_t kWideOf = 2 * kVectorOf<T>;
 
 //! The lanes that the kernel may run with (1 when no vector fits): the innermost merged extent a multiple of them,
 //! every input contiguous or broadcast in it, every pointer read or written by vector 16-byte aligned, and the
@@ -351,7 +351,7 @@ int32_t lanesFor(Program const& program, pointwise::BroadcastIndex<kMaxInputs> c
     {
         return 1;
     }
-    return extent % kWideLanes == 0 ? kWideLanes : extent % kVectorOf<T> == 0 ? kVectorOf<T> : 1;
+    return extent % kWideOf<T> == 0 ? kWideOf<T> : extent % kVectorOf<T> == 0 ? kVectorOf<T> : 1;
 }
 
 //! The layout of map (narrowed to I).
@@ -384,18 +384,13 @@ template <DataType T, typename I>
 void launchIndexed(int32_t lanes, Program const& program, pointwise::BroadcastIndex<kMaxInputs> const& map,
     InputData<T> const& data, Storage<T>* out, int64_t count, cudaStream_t stream)
 {
-    if (lanes == kWideLanes)
+    if (lanes == kWideOf<T>)
     {
-        launchLanes<T, I, kWideLanes>(program, map, data, out, count, stream);
+        launchLanes<T, I, kWideOf<T>>(program, map, data, out, count, stream);
     }
-    else if constexpr (kVectorOf<T> != kWideLanes)
+    else if (lanes == kVectorOf<T>)
     {
-        if (lanes == kVectorOf<T>)
-        {
-            launchLanes<T, I, kVectorOf<T>>(program, map, data, out, count, stream);
-            return;
-        }
-        launchLanes<T, I, 1>(program, map, data, out, count, stream);
+        launchLanes<T, I, kVectorOf<T>>(program, map, data, out, count, stream);
     }
     else
     {
