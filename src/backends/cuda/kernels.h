@@ -260,7 +260,8 @@ public:
     //! The cuDNN handle for planning, made on first use and left on whatever stream it is bound to.
     Expected<void*> planningCudnn();
     //! At least bytes of device scratch memory, valid until the next call (the previous block is freed in stream
-    //! order on stream).
+    //! order on stream). Grown while stream is captured into a graph, the block is allocated outside the graph and the
+    //! previous one kept until the libraries go (the graph may use it).
     Expected<void*> workspace(int64_t bytes, cudaStream_t stream);
     //! Ends a run on stream: the work queued there that may still use the scratch block is fenced by an event, so that
     //! a later request from any stream waits for it without naming stream again (which may be destroyed by then).
@@ -273,6 +274,7 @@ public:
 
 private:
     struct State;
+    static Expected<void*> growInCapture(State& s, int64_t bytes);
     std::unique_ptr<State> mState;
     std::unique_ptr<MatmulCache> mMatmulCache;
 };

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kiln::cuda
 {
@@ -92,6 +93,12 @@ struct Libraries::State
     cudaStream_t blockStream{}; //!< The stream of the last workspace request: the block's uses are ordered on it.
     cudaEvent_t handOver{};     //!< Orders a new stream after the old one when the workspace changes streams.
     bool handedOver{}; //!< finishRun recorded handOver after the block's last use: blockStream is not named again.
+    //! The block was allocated during a stream capture, outside the graph (cudaMalloc): it is never freed in stream
+    //! order, but retired.
+    bool blockOutsideOrder{};
+    //! Blocks given up while a graph may still use them (one replaced during a capture, or one from cudaMalloc), freed
+    //! with the libraries. Each is at most half of the next, so together they are at most the current block's size.
+    std::vector<void*> retired;
 };
 
 Libraries::Libraries()
@@ -107,6 +114,10 @@ Libraries::~Libraries()
     if (mState->block != nullptr)
     {
         static_cast<void>(cudaFree(mState->block));
+    }
+    for (void* block : mState->retired)
+    {
+        static_cast<void>(cudaFree(block));
     }
     if (mState->handOver != nullptr)
     {
@@ -198,6 +209,36 @@ bool capturing(cudaStream_t stream) noexcept
 
 } // namespace
 
+//! The workspace grown to bytes while its stream is captured into an application's graph (TensorRT asks for an
+//! enqueueV3 outside a capture after each shape change, which sizes it; this is the case where that run was skipped).
+//! A stream-ordered allocation there would be a node of the graph: the block would be the graph's, gone with it, and
+//! the old block could not be freed there (only a graph's own allocations can). So the block is allocated outside the
+//! graph, with this thread's capture mode relaxed for the call, and the old block, which the capture may already use,
+//! is retired until the libraries go.
+Expected<void*> Libraries::growInCapture(State& s, int64_t bytes)
+{
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    static_cast<void>(cudaThreadExchangeStreamCaptureMode(&mode));
+    void* block = nullptr;
+    cudaError_t const status = cudaMalloc(&block, static_cast<size_t>(bytes));
+    static_cast<void>(cudaThreadExchangeStreamCaptureMode(&mode));
+    if (status != cudaSuccess)
+    {
+        static_cast<void>(cudaGetLastError());
+        return Error{nvinfer1::ErrorCode::kFAILED_ALLOCATION,
+            "workspace: cudaMalloc of " + std::to_string(bytes) + " bytes during a stream capture failed: "
+                + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")"};
+    }
+    if (s.block != nullptr)
+    {
+        s.retired.push_back(s.block);
+    }
+    s.block = block;
+    s.blockBytes = bytes;
+    s.blockOutsideOrder = true;
+    return block;
+}
+
 Expected<void*> Libraries::workspace(int64_t bytes, cudaStream_t stream)
 {
     State& s = *mState;
@@ -246,14 +287,23 @@ Expected<void*> Libraries::workspace(int64_t bytes, cudaStream_t stream)
     constexpr int64_t kMiB = int64_t{1} << 20;
     int64_t const wanted = std::max(bytes, 2 * s.blockBytes);
     int64_t const rounded = (wanted + kMiB - 1) / kMiB * kMiB;
+    if (capturing(stream))
+    {
+        return growInCapture(s, rounded);
+    }
     if (s.block != nullptr)
     {
-        if (cudaError_t const status = cudaFreeAsync(s.block, stream); status != cudaSuccess)
+        if (s.blockOutsideOrder)
+        {
+            s.retired.push_back(s.block);
+        }
+        else if (cudaError_t const status = cudaFreeAsync(s.block, stream); status != cudaSuccess)
         {
             return cudaFailure(status, "workspace: cudaFreeAsync");
         }
         s.block = nullptr;
         s.blockBytes = 0;
+        s.blockOutsideOrder = false;
     }
     void* block = nullptr;
     if (cudaError_t const status = cudaMallocAsync(&block, static_cast<size_t>(rounded), stream); status != cudaSuccess)
