@@ -218,7 +218,10 @@ bool capturing(cudaStream_t stream) noexcept
 Expected<void*> Libraries::growInCapture(State& s, int64_t bytes)
 {
     cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    static_cast<void>(cudaThreadExchangeStreamCaptureMode(&mode));
+    if (cudaError_t const status = cudaThreadExchangeStreamCaptureMode(&mode); status != cudaSuccess)
+    {
+        return cudaFailure(status, "workspace: cudaThreadExchangeStreamCaptureMode");
+    }
     void* block = nullptr;
     cudaError_t const status = cudaMalloc(&block, static_cast<size_t>(bytes));
     static_cast<void>(cudaThreadExchangeStreamCaptureMode(&mode));
@@ -249,30 +252,31 @@ Expected<void*> Libraries::workspace(int64_t bytes, cudaStream_t stream)
     }
     // Work already queued on the block's stream may still use it: a request from another stream waits for that work
     // (without blocking the host) before the block is used or freed there. After finishRun that work is fenced by
-    // handOver already, and its stream is no longer named. A stream being captured may not wait for work outside the
-    // capture (cudaErrorStreamCaptureIsolation): there the block's stream orders it as before.
-    if (s.block != nullptr && s.handedOver && !capturing(stream))
+    // handOver already, and its stream is no longer named (it may be destroyed). A stream being captured into a graph
+    // waits as an external event node (a plain wait there on work outside the capture is
+    // cudaErrorStreamCaptureIsolation): each launch of the graph waits for the work recorded before it.
+    if (s.block != nullptr && (s.handedOver || stream != s.blockStream))
     {
-        if (cudaError_t const status = cudaStreamWaitEvent(stream, s.handOver, 0); status != cudaSuccess)
+        bool const captured = capturing(stream);
+        bool recordedOutside = true;
+        if (!s.handedOver)
         {
-            return cudaFailure(status, "workspace: cudaStreamWaitEvent");
-        }
-    }
-    else if (s.block != nullptr && stream != s.blockStream)
-    {
-        if (s.handOver == nullptr)
-        {
-            if (cudaError_t const status = cudaEventCreateWithFlags(&s.handOver, cudaEventDisableTiming);
-                status != cudaSuccess)
+            if (s.handOver == nullptr)
             {
-                return cudaFailure(status, "workspace: cudaEventCreateWithFlags");
+                if (cudaError_t const status = cudaEventCreateWithFlags(&s.handOver, cudaEventDisableTiming);
+                    status != cudaSuccess)
+                {
+                    return cudaFailure(status, "workspace: cudaEventCreateWithFlags");
+                }
+            }
+            recordedOutside = !capturing(s.blockStream);
+            if (cudaError_t const status = cudaEventRecord(s.handOver, s.blockStream); status != cudaSuccess)
+            {
+                return cudaFailure(status, "workspace: cudaEventRecord");
             }
         }
-        if (cudaError_t const status = cudaEventRecord(s.handOver, s.blockStream); status != cudaSuccess)
-        {
-            return cudaFailure(status, "workspace: cudaEventRecord");
-        }
-        if (cudaError_t const status = cudaStreamWaitEvent(stream, s.handOver, 0); status != cudaSuccess)
+        unsigned int const flags = captured && recordedOutside ? cudaEventWaitExternal : cudaEventWaitDefault;
+        if (cudaError_t const status = cudaStreamWaitEvent(stream, s.handOver, flags); status != cudaSuccess)
         {
             return cudaFailure(status, "workspace: cudaStreamWaitEvent");
         }

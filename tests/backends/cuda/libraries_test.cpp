@@ -2,12 +2,14 @@
 // The workspace of an execution context's libraries (kernels.h: Libraries::workspace) on a real device: grown in
 // stream order outside a capture, and grown while its stream is captured into an application's graph (an enqueueV3
 // captured after a shape change without the run outside a capture that TensorRT asks for), where the block must not
-// become the graph's and the old block must stay valid. Skipped without a usable GPU.
+// become the graph's and the old block must stay valid; and a request captured on another stream than the last plain
+// run's, which must wait for that run inside the graph. Skipped without a usable GPU.
 #include "backends/cuda/kernels.h"
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -139,6 +141,74 @@ TEST_F(CudaLibraries, WorkspaceGrownInsideACaptureIsNotTheGraphsAndTheOldBlockSt
     ASSERT_NE(again, nullptr);
     EXPECT_TRUE(holds(again, 32 * kMiB, 7));
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+//! Captures one request of bytes on stream (with a write into the block) and says whether the capture stayed valid;
+//! the graph's node types in types.
+bool captureRequest(Libraries& libraries, cudaStream_t stream, int64_t bytes, std::vector<cudaGraphNodeType>& types)
+{
+    cudaGraph_t graph{};
+    if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) != cudaSuccess)
+    {
+        return false;
+    }
+    Expected<void*> const block = libraries.workspace(bytes, stream);
+    bool const written
+        = block.ok() && cudaMemsetAsync(block.value(), 9, static_cast<std::size_t>(bytes), stream) == cudaSuccess;
+    cudaError_t const ended = cudaStreamEndCapture(stream, &graph);
+    EXPECT_TRUE(block.ok()) << (block.ok() ? "" : block.error().message);
+    EXPECT_EQ(ended, cudaSuccess) << cudaGetErrorString(ended);
+    if (ended != cudaSuccess || !written)
+    {
+        static_cast<void>(cudaGetLastError());
+        if (graph != nullptr)
+        {
+            static_cast<void>(cudaGraphDestroy(graph));
+        }
+        return false;
+    }
+    types = nodeTypes(graph);
+    cudaGraphExec_t exec{};
+    bool const ran = cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess
+        && cudaGraphLaunch(exec, stream) == cudaSuccess && cudaStreamSynchronize(stream) == cudaSuccess;
+    if (exec != nullptr)
+    {
+        static_cast<void>(cudaGraphExecDestroy(exec));
+    }
+    static_cast<void>(cudaGraphDestroy(graph));
+    return ran;
+}
+
+//! A plain run on one stream, then a run captured on another (torch.cuda.graph captures on a stream of its own after
+//! warm-up runs on the current one): the capture waits for the plain run's use of the block as an external event
+//! node, whether the plain run ended (finishRun; its stream then destroyed) or not.
+TEST_F(CudaLibraries, ARequestCapturedOnAnotherStreamWaitsForThePlainRunInTheGraph)
+{
+    for (bool const finished : {true, false})
+    {
+        Libraries libraries;
+        cudaStream_t plain{};
+        ASSERT_EQ(cudaStreamCreateWithFlags(&plain, cudaStreamNonBlocking), cudaSuccess);
+        Expected<void*> const block = libraries.workspace(kMiB, plain);
+        ASSERT_TRUE(block.ok()) << block.error().message;
+        ASSERT_EQ(cudaMemsetAsync(block.value(), 1, kMiB, plain), cudaSuccess);
+        if (finished)
+        {
+            libraries.finishRun(plain);
+            ASSERT_EQ(cudaStreamDestroy(plain), cudaSuccess);
+            plain = nullptr;
+        }
+        std::vector<cudaGraphNodeType> types;
+        EXPECT_TRUE(captureRequest(libraries, mStream, kMiB, types)) << (finished ? "after finishRun" : "mid-run");
+        EXPECT_NE(std::find(types.begin(), types.end(), cudaGraphNodeTypeWaitEvent), types.end())
+            << "the graph does not wait for the plain run's work on the block";
+        EXPECT_TRUE(holds(block.value(), kMiB, 2));
+        if (plain != nullptr)
+        {
+            EXPECT_EQ(cudaStreamSynchronize(plain), cudaSuccess);
+            EXPECT_EQ(cudaStreamDestroy(plain), cudaSuccess);
+        }
+    }
 }
 
 } // namespace
