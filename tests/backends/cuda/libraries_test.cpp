@@ -6,6 +6,8 @@
 // run's, which must wait for that run inside the graph. Skipped without a usable GPU.
 #include "backends/cuda/kernels.h"
 
+#include "cuda_test_util.h"
+
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -13,35 +15,17 @@
 #include <cstdint>
 #include <vector>
 
-namespace kiln::cuda
+namespace kiln::cuda::test
 {
 namespace
 {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
 
-class CudaLibraries : public ::testing::Test
+//! CudaKernelTest's stream; each test makes the libraries it needs.
+class CudaLibraries : public CudaKernelTest
 {
 protected:
-    void SetUp() override
-    {
-        int count = 0;
-        cudaError_t const status = cudaGetDeviceCount(&count);
-        if (status != cudaSuccess || count == 0)
-        {
-            static_cast<void>(cudaGetLastError());
-            GTEST_SKIP() << "no usable GPU: " << (status != cudaSuccess ? cudaGetErrorString(status) : "no devices");
-        }
-        ASSERT_EQ(cudaStreamCreateWithFlags(&mStream, cudaStreamNonBlocking), cudaSuccess);
-    }
-    void TearDown() override
-    {
-        if (mStream != nullptr)
-        {
-            EXPECT_EQ(cudaStreamDestroy(mStream), cudaSuccess);
-        }
-    }
-
     //! The workspace of bytes, asserted to be given.
     void* workspace(Libraries& libraries, int64_t bytes)
     {
@@ -58,8 +42,6 @@ protected:
             && cudaMemcpyAsync(back.data(), block, back.size(), cudaMemcpyDeviceToHost, mStream) == cudaSuccess
             && cudaStreamSynchronize(mStream) == cudaSuccess && back.front() == value && back.back() == value;
     }
-
-    cudaStream_t mStream{};
 };
 
 //! The node types of graph.
@@ -212,4 +194,4 @@ TEST_F(CudaLibraries, ARequestCapturedOnAnotherStreamWaitsForThePlainRunInTheGra
 }
 
 } // namespace
-} // namespace kiln::cuda
+} // namespace kiln::cuda::test
